@@ -1,0 +1,9 @@
+// Each part of the binding registers its functions from its own file.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace fastenough::bindings {
+void RegisterTrace(nanobind::module_& m);   // trace_bindings.cc
+void RegisterSample(nanobind::module_& m);  // sample_bindings.cc
+}  // namespace fastenough::bindings

@@ -1,0 +1,3 @@
+from fastenough.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""`fastenough` entry point: parses the subcommand and maps errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from fastenough import __version__
+from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
+
+# Subcommand modules under fastenough.cli, in the order --help lists them.
+SUBCOMMANDS = ["analyze"]
+
+DESCRIPTION = """\
+fastenough measures where a PyTorch run's time goes, finds the waste that can
+be removed, and says how much each fix can save at most.
+
+  fastenough analyze trace.json.gz     diagnose a profiler trace you already have
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse exits with 2 on usage errors already; keep its message short.
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"fastenough: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fastenough",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"fastenough {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"fastenough.cli.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except FastenoughError as e:
+        sys.stderr.write(f"fastenough: {e}\n")
+        return e.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("fastenough: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # noqa: BLE001 - last line of defence: no tracebacks for users
+        import traceback
+
+        sys.stderr.write(
+            f"fastenough: internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in fastenough; the details follow.\n"
+        )
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL

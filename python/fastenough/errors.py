@@ -1,0 +1,42 @@
+"""The one error hierarchy of fastenough, and the exit code each error maps to.
+
+The C++ core reports problems as Status values; the binding raises the class
+named here for each status code. The CLI catches FastenoughError, prints its
+message and exits with its exit_code: never a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+# Exit codes shared by every subcommand.
+EXIT_OK = 0
+EXIT_FINDINGS_OR_COUNTERS = 1  # analysis ran, but error counters were raised
+EXIT_USAGE = 2  # usage error or unreadable input
+EXIT_INTERNAL = 3  # a bug in fastenough
+
+
+class FastenoughError(Exception):
+    exit_code = EXIT_INTERNAL
+
+
+class UsageError(FastenoughError):
+    """A wrong flag or value."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputNotFoundError(FastenoughError):
+    """A file the user named does not exist or cannot be opened."""
+
+    exit_code = EXIT_USAGE
+
+
+class BadInputError(FastenoughError):
+    """The input exists but cannot be read: not a trace, or damaged beyond repair."""
+
+    exit_code = EXIT_USAGE
+
+
+class InternalError(FastenoughError):
+    """A bug in fastenough."""
+
+    exit_code = EXIT_INTERNAL
