@@ -1,0 +1,54 @@
+// Finding: one diagnosed waste (DESIGN.md section 5), produced by a detector
+// and serialised by the report writer. Codes come from the catalog
+// (DESIGN.md section 6); they are stable identifiers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace fastenough::findings {
+
+enum class Verdict : uint8_t {
+  kAvoidable,             // waste with a known fix
+  kBounded,               // reasonable under the current protocol (say what bounds it)
+  kInsufficientEvidence,  // a suspicion; name the measurement that would decide
+};
+const char* VerdictName(Verdict v);
+
+// A named piece of evidence; the unit is part of the key ("calls_per_step").
+using EvidenceValue = std::variant<int64_t, double, std::string>;
+
+// Where the waste is: a source location, or an op/kernel/stream.
+struct Location {
+  std::string file;
+  int line = 0;
+  std::string function;
+  std::string op;
+  std::string kernel;
+  int64_t stream = -1;
+  int rank = -1;
+};
+
+struct Saving {
+  int64_t per_step_ns = -1;   // -1: not known
+  double share_of_step = -1;  // fraction of a steady step; -1: not known
+  int64_t total_ns = -1;      // over the whole trace window; -1: not known
+  bool upper_bound = true;    // savings are upper bounds from measured time
+};
+
+struct Finding {
+  std::string code;
+  Verdict verdict = Verdict::kInsufficientEvidence;
+  std::string title;
+  std::string source = "trace";  // trace | agent | lint | sampler
+  std::vector<std::pair<std::string, EvidenceValue>> evidence;
+  std::vector<Location> where;
+  Saving saving;
+  std::string action;
+  int rank = -1;  // the rank it was found on; -1 for cross-rank findings
+};
+
+}  // namespace fastenough::findings
