@@ -62,7 +62,9 @@ def _check_paths(paths: list[str]) -> int:
         if not os.path.exists(path):
             raise InputNotFoundError(f"{path}: no such file")
         if os.path.isdir(path):
-            raise UsageError(f"{path}: is a directory; name the trace files (e.g. {path}/*.json.gz)")
+            raise UsageError(
+                f"{path}: is a directory; name the trace files (e.g. {path}/*.json.gz)"
+            )
         if not os.access(path, os.R_OK):
             raise InputNotFoundError(f"{path}: permission denied")
         total += os.path.getsize(path)

@@ -1,0 +1,56 @@
+"""Markdown report: the same sections as the terminal report."""
+
+from __future__ import annotations
+
+from fastenough.render import sections
+
+
+def _escape(cell: str) -> str:
+    return cell.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(t: sections.Table) -> str:
+    lines = [f"## {t.title}", ""]
+    lines.append("| " + " | ".join(t.header) + " |")
+    lines.append(
+        "|" + "|".join("---:" if i in t.right else "---" for i in range(len(t.header))) + "|"
+    )
+    for row in t.rows:
+        lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
+    if t.note:
+        lines += ["", f"_{t.note}_"]
+    return "\n".join(lines) + "\n\n"
+
+
+def report_to_markdown(report: dict) -> str:
+    out = ["# fastenough report\n\n"]
+    run = report.get("run")
+    if run:
+        out.append(f"Command: `{run.get('command', '')}`, exit status {run.get('exit_status')}, "
+                   f"run directory `{run.get('run_dir', '')}`\n\n")
+    for make in sections.TABLES_BEFORE_STEPS:
+        t = make(report)
+        if t:
+            out.append(_table(t))
+    steps = sections.steps_lines(report)
+    if steps:
+        out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")
+    for make in sections.TABLES_AFTER_STEPS:
+        t = make(report)
+        if t:
+            out.append(_table(t))
+    views = sections.findings_views(report)
+    out.append("## Findings\n\n")
+    if not views:
+        out.append("None: nothing in this input is avoidable waste that fastenough detects.\n")
+    for v in views:
+        out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {v.title}\n\n")
+        out.append(f"- **saving**: {v.saving}\n")
+        for w in v.where:
+            out.append(f"- **where**: `{w}`\n")
+        if v.evidence:
+            out.append("- **evidence**: " + "; ".join(v.evidence) + "\n")
+        if v.action:
+            out.append(f"- **fix**: {v.action}\n")
+        out.append("\n")
+    return "".join(out)

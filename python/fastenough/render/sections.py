@@ -1,0 +1,242 @@
+"""The report's sections as plain rows (title, header, rows), so that every
+renderer (terminal, Markdown) shows the same content from one definition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fastenough.render.units import (
+    fmt_bytes,
+    fmt_evidence_value,
+    fmt_ns,
+    fmt_num,
+    fmt_saving,
+    fmt_share,
+    fmt_where,
+    share,
+    shorten,
+)
+
+TOP_N = 10
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    right: set[int] = field(default_factory=set)  # right-aligned (numeric) columns
+
+
+def inputs_table(report: dict) -> Table | None:
+    inputs = report.get("inputs") or []
+    if not inputs:
+        return None
+    rows = [
+        [
+            i.get("path", "-"),
+            i.get("format", "-"),
+            fmt_bytes(i.get("bytes")),
+            fmt_num(i.get("events")),
+            ", ".join(str(r) for r in (i.get("ranks") or [])) or "-",
+        ]
+        for i in inputs
+    ]
+    return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, right={2, 3})
+
+
+def counters_table(report: dict) -> Table | None:
+    counters = [c for c in report.get("counters") or [] if c.get("count")]
+    if not counters:
+        return None
+    rows = [
+        [c["name"], c.get("severity", "-"), fmt_num(c["count"]), c.get("description", "")]
+        for c in counters
+    ]
+    return Table("Trace problems (counted, parsing went on)", ["counter", "severity", "count",
+                 "meaning"], rows, right={2})
+
+
+def phases_table(report: dict) -> Table | None:
+    phases = report.get("phases") or []
+    if not phases:
+        return None
+    multi_rank = len({p.get("rank") for p in phases}) > 1
+    header = (["rank"] if multi_rank else []) + [
+        "phase", "host time", "device busy", "util", "power", "mem used", "alloc peak",
+        "reserved peak",
+    ]
+    rows = []
+    for p in phases:
+        power = p.get("power_mean_w")
+        util = p.get("util_mean")
+        row = [
+            p.get("name", "-"),
+            fmt_ns(p.get("host_ns")),
+            fmt_share(p.get("device_busy_share")),
+            "-" if util is None else f"{util:.0f}%",
+            "-" if power is None else f"{power:.0f} W",
+            fmt_bytes(p.get("mem_used_max")),
+            fmt_bytes(p.get("alloc_peak")),
+            fmt_bytes(p.get("reserved_peak")),
+        ]
+        rows.append(([str(p.get("rank"))] if multi_rank else []) + row)
+    off = 1 if multi_rank else 0
+    return Table("Phases", header, rows, right={i + off for i in range(1, 8)})
+
+
+def steps_lines(report: dict) -> list[str]:
+    steps = report.get("steps") or {}
+    if not steps or not steps.get("count"):
+        return []
+    line = (
+        f"{steps['count']} steps: median {fmt_ns(steps.get('median_ns'))}, "
+        f"p10 {fmt_ns(steps.get('p10_ns'))}, p90 {fmt_ns(steps.get('p90_ns'))}"
+    )
+    out = [line]
+    rates = []
+    if steps.get("steady_steps_per_s"):
+        rates.append(f"{steps['steady_steps_per_s']:.2f} steps/s")
+    if steps.get("items_per_s"):
+        rates.append(f"{steps['items_per_s']:.1f} items/s")
+    if steps.get("tokens_per_s"):
+        rates.append(f"{steps['tokens_per_s']:.0f} tokens/s")
+    if rates:
+        out.append("steady state: " + ", ".join(rates))
+    return out
+
+
+def devices_table(report: dict) -> Table | None:
+    devices = report.get("devices") or []
+    if not devices:
+        return None
+    rows = []
+    for d in devices:
+        span = d.get("span_ns")
+        rows.append([
+            str(d.get("rank", "-")),
+            _device_label(d),
+            fmt_ns(span),
+            fmt_share(share(d.get("busy_ns"), span)),
+            fmt_share(share(d.get("compute_ns"), span)),
+            fmt_share(share(d.get("comm_ns"), span)),
+            fmt_share(share(d.get("memcpy_ns"), span)),
+            fmt_share(share(d.get("memset_ns"), span)),
+            fmt_num(d.get("kernel_count")),
+        ])
+    return Table(
+        "Device time (share of the span from first to last device activity)",
+        ["rank", "device", "span", "busy", "compute", "comm", "memcpy", "memset", "kernels"],
+        rows,
+        note="busy = compute + comm + memcpy + memset; communication overlapped with "
+        "compute counts as compute.",
+        right=set(range(2, 9)),
+    )
+
+
+def idle_table(report: dict) -> Table | None:
+    devices = report.get("devices") or []
+    if not devices:
+        return None
+    rows = []
+    for d in devices:
+        span = d.get("span_ns")
+        idle = d.get("idle_breakdown") or {}
+        rows.append([
+            str(d.get("rank", "-")),
+            _device_label(d),
+            fmt_share(share(d.get("idle_ns"), span)),
+            fmt_ns(idle.get("host_wait_ns")),
+            fmt_ns(idle.get("kernel_wait_ns")),
+            fmt_ns(idle.get("other_ns")),
+            fmt_num(d.get("short_kernel_count")),
+        ])
+    return Table(
+        "Why the device was idle",
+        ["rank", "device", "idle", "host wait", "kernel wait", "other", "short kernels"],
+        rows,
+        note="host wait: the device had finished and the host had not yet launched the next "
+        "op; kernel wait: short gaps between back-to-back ops; short kernels: kernels that "
+        "ran shorter than the call that launched them.",
+        right=set(range(2, 7)),
+    )
+
+
+def _device_label(d: dict) -> str:
+    label = str(d.get("device", "-"))
+    if d.get("name"):
+        label += f" {d['name']}"
+    return label
+
+
+def top_kernels_table(report: dict) -> Table | None:
+    kernels = (report.get("top_kernels") or [])[:TOP_N]
+    if not kernels:
+        return None
+    rows = [
+        [
+            shorten(k.get("name", "?"), 70),
+            fmt_num(k.get("count")),
+            fmt_ns(k.get("total_ns")),
+            fmt_ns(k.get("mean_ns")),
+            fmt_share(k.get("share_of_busy")),
+        ]
+        for k in kernels
+    ]
+    return Table("Top kernels", ["kernel", "calls", "total", "mean", "of busy"], rows,
+                 right={1, 2, 3, 4})
+
+
+def top_ops_table(report: dict) -> Table | None:
+    ops = (report.get("top_ops") or [])[:TOP_N]
+    if not ops:
+        return None
+    rows = [
+        [
+            shorten(o.get("name", "?"), 60),
+            fmt_num(o.get("count")),
+            fmt_ns(o.get("total_ns")),
+            fmt_ns(o.get("self_ns")),
+        ]
+        for o in ops
+    ]
+    return Table("Top CPU ops", ["op", "calls", "total", "self"], rows, right={1, 2, 3})
+
+
+@dataclass
+class FindingView:
+    rank: int
+    code: str
+    verdict: str
+    title: str
+    saving: str
+    where: list[str]
+    action: str
+    evidence: list[str]
+
+
+def findings_views(report: dict) -> list[FindingView]:
+    views = []
+    for i, f in enumerate(report.get("findings") or [], start=1):
+        evidence = [
+            f"{k} = {fmt_evidence_value(k, v)}" for k, v in (f.get("evidence") or {}).items()
+        ]
+        views.append(
+            FindingView(
+                rank=i,
+                code=f.get("code", "?"),
+                verdict=f.get("verdict", "?"),
+                title=f.get("title", ""),
+                saving=fmt_saving(f.get("saving")),
+                where=[fmt_where(w) for w in (f.get("where") or [])][:5],
+                action=f.get("action", ""),
+                evidence=evidence,
+            )
+        )
+    return views
+
+
+# The order in which renderers show the tables: before and after the step line.
+TABLES_BEFORE_STEPS = (inputs_table, counters_table, phases_table)
+TABLES_AFTER_STEPS = (devices_table, idle_table, top_kernels_table, top_ops_table)

@@ -1,0 +1,71 @@
+"""Terminal report (rich): the same sections as the Markdown report."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from fastenough.render import sections
+
+VERDICT_STYLE = {
+    "avoidable": "bold red",
+    "bounded": "yellow",
+    "insufficient-evidence": "cyan",
+}
+
+
+def _rich_table(t: sections.Table) -> RichTable:
+    table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=False)
+    for i, h in enumerate(t.header):
+        table.add_column(h, justify="right" if i in t.right else "left", overflow="fold")
+    for row in t.rows:
+        table.add_row(*row)
+    if t.note:
+        table.caption = t.note
+        table.caption_justify = "left"
+    return table
+
+
+def print_report(report: dict, console: Console | None = None) -> None:
+    console = console or Console()
+    run = report.get("run")
+    if run:
+        status = run.get("exit_status")
+        console.print(f"[bold]Run[/bold] {run.get('command', '')}  exit {status}  "
+                      f"[dim]{run.get('run_dir', '')}[/dim]")
+    for make in sections.TABLES_BEFORE_STEPS:
+        t = make(report)
+        if t:
+            console.print(_rich_table(t))
+    for line in sections.steps_lines(report):
+        console.print(f"[bold]Steps[/bold] {line}")
+    for make in sections.TABLES_AFTER_STEPS:
+        t = make(report)
+        if t:
+            console.print(_rich_table(t))
+    print_findings(report, console)
+
+
+def print_findings(report: dict, console: Console) -> None:
+    views = sections.findings_views(report)
+    if not views:
+        console.print("[bold]Findings[/bold]: none. Nothing in this trace is avoidable waste "
+                      "that fastenough knows how to detect.")
+        return
+    console.print(f"[bold]Findings[/bold] ({len(views)}, largest possible saving first)")
+    for v in views:
+        head = Text()
+        head.append(f"{v.rank}. ", style="bold")
+        head.append(f"[{v.verdict}] ", style=VERDICT_STYLE.get(v.verdict, ""))
+        head.append(f"{v.code}: ", style="bold")
+        head.append(v.title)
+        console.print(head)
+        console.print(f"   saving: {v.saving}")
+        for w in v.where:
+            console.print(f"   where:  {w}", markup=False, highlight=False)
+        if v.evidence:
+            console.print("   evidence: " + "; ".join(v.evidence), markup=False,
+                          highlight=False)
+        if v.action:
+            console.print(f"   fix:    {v.action}", markup=False, highlight=False)

@@ -1,0 +1,116 @@
+"""Human units for durations, bytes and shares, shared by every renderer."""
+
+from __future__ import annotations
+
+import math
+
+
+def _absent(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def fmt_ns(ns) -> str:
+    """1234567 -> '1.23 ms'. None -> '-'."""
+    if _absent(ns):
+        return "-"
+    ns = float(ns)
+    a = abs(ns)
+    if a >= 60e9:
+        return f"{ns / 60e9:.1f} min"
+    if a >= 1e9:
+        return f"{ns / 1e9:.2f} s"
+    if a >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if a >= 1e3:
+        return f"{ns / 1e3:.1f} µs"
+    return f"{ns:.0f} ns"
+
+
+def fmt_bytes(b) -> str:
+    if _absent(b) or b < 0:
+        return "-"
+    b = float(b)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(b) < 1024 or unit == "TiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return f"{b:.1f} TiB"
+
+
+def fmt_share(x) -> str:
+    """0.312 -> '31.2%'."""
+    if _absent(x) or x < 0:
+        return "-"
+    return f"{100.0 * x:.1f}%"
+
+
+def fmt_num(x, digits: int = 1) -> str:
+    if _absent(x):
+        return "-"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:,.{digits}f}"
+
+
+def share(part, whole) -> float | None:
+    if _absent(part) or _absent(whole) or not whole:
+        return None
+    return part / whole
+
+
+def fmt_evidence_value(key: str, v) -> str:
+    """Evidence keys carry their unit: *_ns, *_bytes, *_share, *_pct."""
+    if isinstance(v, str):
+        return v
+    if key.endswith("_ns"):
+        return fmt_ns(v)
+    if key.endswith("_bytes"):
+        return fmt_bytes(v)
+    if key.endswith("_share"):
+        return fmt_share(v)
+    if key.endswith("_pct"):
+        return f"{v:.1f}%"
+    if isinstance(v, float):
+        return f"{v:,.3g}"
+    return f"{v:,}"
+
+
+def fmt_where(where: dict) -> str:
+    if where.get("file"):
+        loc = f"{where['file']}:{where.get('line', 0)}"
+        if where.get("function"):
+            loc += f" ({where['function']})"
+        return loc
+    parts = []
+    if where.get("op"):
+        parts.append(where["op"])
+    if where.get("kernel"):
+        parts.append(f"kernel {shorten(where['kernel'], 70)}")
+    if where.get("stream", -1) not in (-1, None):
+        parts.append(f"stream {where['stream']}")
+    if where.get("rank", -1) not in (-1, None):
+        parts.append(f"rank {where['rank']}")
+    return ", ".join(parts) or "-"
+
+
+def shorten(name: str, width: int = 60) -> str:
+    """Kernel names are long C++ templates: keep the head, mark the cut."""
+    if len(name) <= width:
+        return name
+    return name[: width - 1] + "…"
+
+
+def fmt_saving(saving: dict | None) -> str:
+    if not saving:
+        return "-"
+    bits = []
+    if saving.get("per_step_ns") not in (None, -1):
+        bits.append(f"{fmt_ns(saving['per_step_ns'])}/step")
+    if saving.get("share_of_step") not in (None, -1):
+        bits.append(f"({fmt_share(saving['share_of_step'])} of a step)")
+    if not bits and saving.get("total_ns") not in (None, -1):
+        bits.append(fmt_ns(saving["total_ns"]) + " total")
+    if not bits:
+        return "-"
+    prefix = "≤ " if saving.get("upper_bound", True) else ""
+    return prefix + " ".join(bits)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything fastenough needs on a fresh Debian machine (as root, or
+# with the packages already there), then builds and installs the package in
+# editable mode. Safe to run again: it skips what is already in place.
+#
+#   bash scripts/setup.sh            # user set-up
+#   bash scripts/setup.sh --tests    # also builds the C++ unit tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WITH_TESTS=OFF
+[[ "${1:-}" == "--tests" ]] && WITH_TESTS=ON
+
+# Debian packages: compilers, the C++ libraries of the core, and the tools of
+# the test suite (clang for the fuzz target, sqlite3 CLI for inspecting history).
+APT_PACKAGES=(build-essential cmake libsimdjson-dev libdeflate-dev zlib1g-dev libgtest-dev
+              clang libclang-rt-14-dev sqlite3)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+# torch is pinned: an unpinned install would pull a multi-GB CUDA build.
+"$PY" -m pip install -q --disable-pip-version-check \
+  "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" ruff \
+  "torch==2.13.0" transformers 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
+
+# Editable install; C++ objects are kept in build/<wheel tag> between runs.
+"$PY" -m pip install -q --disable-pip-version-check --no-build-isolation -e . \
+  --config-settings=cmake.define.FASTENOUGH_BUILD_TESTS=$WITH_TESTS \
+  --config-settings=build.verbose=false 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
+"$PY" -c "import fastenough._core" || { echo "setup: the fastenough build failed" >&2; exit 1; }
+echo "setup: fastenough $("$PY" -m fastenough --version | cut -d' ' -f2) ready"
