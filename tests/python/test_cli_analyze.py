@@ -1,0 +1,112 @@
+"""`fastenough analyze` as a user runs it: outputs, formats, errors, exit codes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from conftest import REPO
+
+EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
+
+
+def assert_clean_error(proc, *needles: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("fastenough") or "usage:" in proc.stderr
+    for n in needles:
+        assert n in proc.stderr, proc.stderr
+
+
+def test_terminal_report_of_the_example(cli):
+    proc = cli("analyze", EXAMPLE)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for heading in ("Inputs", "Device time", "Why the device was idle", "Top kernels",
+                    "Top CPU ops", "Findings"):
+        assert heading in out, heading
+    assert "A100" in out
+    assert "6 steps" in out
+
+
+def test_json_report_is_the_documented_schema(cli):
+    proc = cli("analyze", "--json", EXAMPLE)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["schema"] == "fastenough.report/1"
+    assert report["inputs"][0]["format"] == "kineto"
+    assert report["inputs"][0]["ranks"] == [3]
+    (device,) = report["devices"]
+    assert device["rank"] == 3
+    parts = device["compute_ns"] + device["comm_ns"] + device["memcpy_ns"] + device["memset_ns"]
+    assert parts == device["busy_ns"]
+    assert device["busy_ns"] + device["idle_ns"] == device["span_ns"]
+    assert report["steps"]["count"] == 6
+    assert isinstance(report["findings"], list)
+
+
+def test_markdown_report(cli):
+    proc = cli("analyze", "--md", EXAMPLE)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# fastenough report")
+    assert "| rank | device |" in proc.stdout
+
+
+def test_several_files_at_once(cli, corpus_dir):
+    a = corpus_dir / "trace_filter" / "sampled_rank-0.json.gz"
+    b = corpus_dir / "trace_filter" / "sampled_rank-1.json.gz"
+    proc = cli("analyze", "--json", a, b)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [i["path"] for i in report["inputs"]] == [str(a), str(b)]
+    assert {d["rank"] for d in report["devices"]} == {0, 1}
+
+
+def test_missing_file(cli, tmp_path):
+    missing = tmp_path / "nope.json.gz"
+    assert_clean_error(cli("analyze", missing), str(missing))
+
+
+def test_directory_instead_of_file(cli, tmp_path):
+    assert_clean_error(cli("analyze", tmp_path), "is a directory")
+
+
+def test_empty_file(cli, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert_clean_error(cli("analyze", empty), str(empty))
+
+
+def test_garbage_file(cli, tmp_path):
+    junk = tmp_path / "junk.json"
+    junk.write_bytes(b"\x00\x01hello world, not a trace" * 10)
+    assert_clean_error(cli("analyze", junk), str(junk))
+
+
+def test_gzip_of_garbage(cli, tmp_path):
+    junk = tmp_path / "junk.json.gz"
+    junk.write_bytes(gzip.compress(b"[1, 2, 3"))
+    proc = cli("analyze", junk)
+    assert proc.returncode in (1, 2)
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_flag(cli):
+    assert_clean_error(cli("analyze", "--frobnicate", EXAMPLE), "unrecognized arguments")
+
+
+def test_no_paths(cli):
+    assert_clean_error(cli("analyze"), "required")
+
+
+def test_progress_does_not_pollute_json(cli):
+    proc = cli("analyze", "--json", EXAMPLE, env={"FASTENOUGH_FORCE_PROGRESS": "1"})
+    assert proc.returncode == 0, proc.stderr
+    json.loads(proc.stdout)
+
+
+def test_help_teaches(cli):
+    proc = cli("analyze", "--help")
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout
+    assert "exit status" in proc.stdout
