@@ -7,18 +7,33 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
 namespace fastenough::report {
 
 struct AnalyzeOptions {
-  // Progress over all inputs: (bytes done, bytes total). Thread-safe callers only.
+  // Progress over all inputs: (bytes done, bytes total). Called from worker
+  // threads (one at a time: the pipeline serialises the calls).
   std::function<void(uint64_t done, uint64_t total)> progress;
   int threads = 0;  // 0: one per input, at most the hardware concurrency
+  analysis::RankOptions rank;
+  size_t top_n = 20;  // rows of top_kernels / top_ops
 };
 
-// Returns the report as fastenough.report/1 JSON text.
+// Loads, analyses and builds the Report (findings included, ranked). A file
+// that fails to load fails the call; the message starts with its path.
+StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
+                               const AnalyzeOptions& options = {});
+
+// AnalyzeTraces + ReportToJson.
 StatusOr<std::string> AnalyzeTracesToJson(const std::vector<std::string>& paths,
                                           const AnalyzeOptions& options = {});
+
+// The part of AnalyzeTraces after loading, for callers that hold stores
+// (tests, `fastenough run`). Stores must be Finalize()d.
+Report BuildReport(const std::vector<const trace::EventStore*>& stores,
+                   const AnalyzeOptions& options = {});
 
 }  // namespace fastenough::report

@@ -1,0 +1,152 @@
+#include "fastenough/analysis/gemm_patterns.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "fastenough/analysis/python_stack.h"
+
+namespace fastenough::analysis {
+
+using trace::EventKind;
+using trace::kNoRow;
+
+bool IsMatmulOp(std::string_view n) {
+  return n == "aten::linear" || n == "aten::matmul" || n == "aten::mm" || n == "aten::addmm" ||
+         n == "aten::bmm" || n == "aten::baddbmm";
+}
+
+std::string_view FirstInputDims(std::string_view d) {
+  const size_t open = d.find('[', d.find('[') + 1);
+  if (open == std::string_view::npos) return d;
+  const size_t close = d.find(']', open);
+  if (close == std::string_view::npos) return d;
+  return d.substr(open, close - open + 1);
+}
+
+namespace {
+
+bool IsScope(const trace::EventStore& store, int32_t row) {
+  const EventKind k = store.kind[row];
+  if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) return true;
+  if (k != EventKind::kPythonFunction) return false;
+  const PythonFrame f = ParsePythonFrame(store.name_of(row));
+  return f.valid() && !IsLibraryFrame(f.file);
+}
+
+}  // namespace
+
+std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree& tree,
+                                  const timeline::IntervalSet& busy, size_t min_len) {
+  const size_t n = store.size();
+  std::vector<uint8_t> matmul_name(store.strings().size(), 0);
+  for (StringId id = 1; id < store.strings().size(); ++id) {
+    matmul_name[id] = IsMatmulOp(store.strings().Get(id)) ? 1 : 0;
+  }
+  // Top-level matmul calls with their scope.
+  struct Call {
+    int32_t scope;
+    uint32_t row;
+  };
+  std::vector<Call> calls;
+  // Top-level matmul row -> index into `stats` (few calls; no per-row column).
+  std::unordered_map<uint32_t, size_t> call_index;
+  for (uint32_t r : tree.host_order) {
+    if (store.kind[r] != EventKind::kCpuOp || !matmul_name[store.name[r]]) continue;
+    int32_t scope = kNoRow;
+    bool nested = false;
+    for (int32_t p = tree.parent[r]; p != kNoRow; p = tree.parent[p]) {
+      if (store.kind[p] == EventKind::kCpuOp && matmul_name[store.name[p]]) {
+        nested = true;
+        break;
+      }
+      if (IsScope(store, p)) {
+        scope = p;
+        break;
+      }
+    }
+    if (nested) continue;
+    call_index.emplace(r, calls.size());
+    calls.push_back({scope, r});
+  }
+  // Kernels per call: walk up from the launch to the top-level matmul op.
+  struct Stat {
+    int64_t ns = 0, count = 0, first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
+    int32_t first_row = kNoRow;
+  };
+  std::vector<Stat> stats(calls.size());
+  if (!calls.empty()) {
+    for (size_t i = 0; i < n; ++i) {
+      if (store.kind[i] != EventKind::kKernel) continue;
+      int32_t p = store.launch_row[i] != kNoRow ? store.launch_row[i] : store.cpu_op_row[i];
+      auto it = call_index.end();
+      for (; p != kNoRow; p = tree.parent[p]) {
+        it = call_index.find(static_cast<uint32_t>(p));
+        if (it != call_index.end()) break;
+      }
+      if (p == kNoRow) continue;
+      Stat& s = stats[it->second];
+      s.ns += store.dur_ns[i];
+      s.count += 1;
+      if (store.ts_ns[i] < s.first_start) {
+        s.first_start = store.ts_ns[i];
+        s.first_row = static_cast<int32_t>(i);
+      }
+      s.last_end = std::max(s.last_end, store.end_ns(i));
+    }
+  }
+  std::stable_sort(calls.begin(), calls.end(), [&](const Call& a, const Call& b) {
+    if (a.scope != b.scope) return a.scope < b.scope;
+    return store.ts_ns[a.row] < store.ts_ns[b.row];
+  });
+  std::vector<GemmRun> runs;
+  size_t i = 0;
+  while (i < calls.size()) {
+    size_t j = i + 1;
+    const std::string_view first = FirstInputDims(store.strings().Get(store.input_dims[calls[i].row]));
+    const bool has_dims = store.input_dims[calls[i].row] != kNoString;
+    while (has_dims && j < calls.size() && calls[j].scope == calls[i].scope &&
+           FirstInputDims(store.strings().Get(store.input_dims[calls[j].row])) == first) {
+      ++j;
+    }
+    if (j - i >= min_len) {
+      GemmRun run;
+      run.scope = calls[i].scope;
+      run.min_kernel_ns = std::numeric_limits<int64_t>::max();
+      int64_t prev_end = -1;
+      for (size_t k = i; k < j; ++k) {
+        const uint32_t r = calls[k].row;
+        const Stat& st = stats[call_index.at(r)];
+        run.calls.push_back(r);
+        if (store.input_dims[r] != store.input_dims[calls[i].row]) run.identical_dims = false;
+        if (store.name[r] != store.name[calls[i].row]) run.same_op_name = false;
+        run.kernel_count += st.count;
+        run.kernel_ns += st.ns;
+        run.min_kernel_ns = std::min(run.min_kernel_ns, st.ns);
+        run.max_kernel_ns = std::max(run.max_kernel_ns, st.ns);
+        if (st.count > 0) {
+          if (run.kernel_name.empty()) run.kernel_name = std::string(store.name_of(st.first_row));
+          if (prev_end >= 0 && st.first_start > prev_end) {
+            // Only the part where the whole device was idle is recoverable.
+            run.gap_ns += (st.first_start - prev_end) - busy.LengthWithin(prev_end, st.first_start);
+          }
+          if (run.start_ns == 0) run.start_ns = st.first_start;
+          prev_end = std::max(prev_end, st.last_end);
+          run.end_ns = prev_end;
+        }
+      }
+      if (run.kernel_count == 0) {
+        run.min_kernel_ns = 0;
+        run.start_ns = store.ts_ns[calls[i].row];
+        run.end_ns = store.end_ns(calls[j - 1].row);
+      }
+      runs.push_back(std::move(run));
+    }
+    i = j;
+  }
+  std::sort(runs.begin(), runs.end(),
+            [](const GemmRun& a, const GemmRun& b) { return a.start_ns < b.start_ns; });
+  return runs;
+}
+
+}  // namespace fastenough::analysis

@@ -1,0 +1,53 @@
+// Runs of matmul calls that a grouped/batched GEMM or a fused projection
+// could replace. A "matmul call" is a top-level aten::linear / matmul / mm /
+// addmm / bmm (not one nested in another matmul op). Calls are siblings when
+// they share the same scope: the nearest enclosing cpu op, user annotation or
+// user Python frame (library frames such as torch/nn/modules/linear.py are
+// skipped, so the 8 iterations of
+//   for e in experts: y += e(x)        # moe.py(31): forward
+// are siblings under "moe.py(31): forward"). A run is a maximal sequence of
+// sibling calls in time order whose first input has the same "Input Dims":
+//   args: {"Input Dims": [[64, 512], [2048, 512], [2048]], "Input type": ["float", ...]}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fastenough/analysis/call_tree.h"
+#include "fastenough/timeline/interval_set.h"
+#include "fastenough/trace/event_store.h"
+
+namespace fastenough::analysis {
+
+bool IsMatmulOp(std::string_view name);
+// The first element of an "Input Dims" JSON text: "[[8, 16], [4, 16]]" -> "[8, 16]".
+std::string_view FirstInputDims(std::string_view dims_json);
+
+struct GemmRun {
+  int32_t scope = -1;             // the enclosing scope row (kNoRow: thread top level)
+  std::vector<uint32_t> calls;    // the matmul op rows, time order
+  bool identical_dims = true;     // every call has the same full Input Dims
+  bool same_op_name = true;
+  int64_t kernel_count = 0;       // kernels launched by the calls
+  int64_t kernel_ns = 0;          // their summed duration
+  int64_t min_kernel_ns = 0;      // the shortest per-call kernel time
+  int64_t max_kernel_ns = 0;      // the longest per-call kernel time
+  int64_t gap_ns = 0;             // device idle between the first and last kernel
+  std::string kernel_name;        // of the first call's first kernel
+  int64_t start_ns = 0;           // first kernel start (host start when none)
+  int64_t end_ns = 0;
+  // Saving bound if grouped into one call: the idle gaps plus (n-1)/n of the
+  // per-call floor (n calls x the shortest call's kernel time).
+  int64_t saving_bound_ns() const {
+    const int64_t n = static_cast<int64_t>(calls.size());
+    return gap_ns + (n > 0 ? (n - 1) * min_kernel_ns : 0);
+  }
+};
+
+// Runs of length >= min_len, in time order. busy: union of device activity.
+std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree& tree,
+                                  const timeline::IntervalSet& busy, size_t min_len = 2);
+
+}  // namespace fastenough::analysis

@@ -1,0 +1,61 @@
+#include "fastenough/analysis/memcpy.h"
+
+#include <algorithm>
+
+#include "fastenough/analysis/device_breakdown.h"
+
+namespace fastenough::analysis {
+
+const char* CopyDirectionName(CopyDirection d) {
+  switch (d) {
+    case CopyDirection::kHtoD: return "HtoD";
+    case CopyDirection::kDtoH: return "DtoH";
+    case CopyDirection::kDtoD: return "DtoD";
+    case CopyDirection::kHtoH: return "HtoH";
+    case CopyDirection::kOther: return "other";
+  }
+  return "other";
+}
+
+CopyDirection ParseCopyDirection(std::string_view n) {
+  if (n.find("HtoD") != std::string_view::npos) return CopyDirection::kHtoD;
+  if (n.find("DtoH") != std::string_view::npos) return CopyDirection::kDtoH;
+  if (n.find("DtoD") != std::string_view::npos) return CopyDirection::kDtoD;
+  if (n.find("HtoH") != std::string_view::npos) return CopyDirection::kHtoH;
+  return CopyDirection::kOther;
+}
+
+bool IsPageableCopy(std::string_view n) { return n.find("Pageable") != std::string_view::npos; }
+
+timeline::IntervalSet ComputeUnion(const trace::EventStore& store) {
+  std::vector<timeline::Interval> iv;
+  for (size_t i = 0; i < store.size(); ++i) {
+    if (store.kind[i] != trace::EventKind::kKernel) continue;
+    if (IsCommunicationKernel(store, i)) continue;
+    iv.push_back({store.ts_ns[i], store.end_ns(i)});
+  }
+  return timeline::IntervalSet::FromUnsorted(std::move(iv));
+}
+
+std::vector<CopyRow> FindCopies(const trace::EventStore& store,
+                                const timeline::IntervalSet& compute) {
+  std::vector<CopyRow> out;
+  for (size_t i = 0; i < store.size(); ++i) {
+    if (store.kind[i] != trace::EventKind::kMemcpy) continue;
+    CopyRow c;
+    c.row = static_cast<uint32_t>(i);
+    const std::string_view n = store.name_of(i);
+    c.direction = ParseCopyDirection(n);
+    c.pageable = IsPageableCopy(n);
+    c.bytes = std::max<int64_t>(store.bytes[i], 0);
+    c.start_ns = store.ts_ns[i];
+    c.end_ns = store.end_ns(i);
+    c.overlap_compute_ns = compute.LengthWithin(c.start_ns, c.end_ns);
+    out.push_back(c);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CopyRow& a, const CopyRow& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+}  // namespace fastenough::analysis

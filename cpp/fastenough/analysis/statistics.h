@@ -1,0 +1,34 @@
+// Order statistics with documented edge cases (the google/benchmark rule).
+//
+// Percentile(p) uses linear interpolation between closest ranks, numpy's
+// default method ("linear", type 7 of Hyndman & Fan): with the n values
+// sorted as x[0..n-1], h = (n - 1) * p, the result is
+// x[floor(h)] + (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)]).
+//   n = 0: NaN (absent; the JSON writer prints null).
+//   n = 1: that value for every p.
+//   n = 2: x0 + p * (x1 - x0), so the median is the mean of the two.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fastenough::analysis {
+
+// Sorts `values` in place and returns the p-quantile (p in [0, 1]).
+double Percentile(std::vector<int64_t>& values, double p);
+// Same, for values already sorted ascending.
+double PercentileSorted(const std::vector<int64_t>& sorted, double p);
+
+struct Distribution {
+  int64_t count = 0;
+  double median = 0;  // NaN when count == 0 (all of these)
+  double p10 = 0;
+  double p90 = 0;
+  double mean = 0;
+  int64_t min = 0;  // 0 when count == 0
+  int64_t max = 0;
+};
+// Sorts `values` in place.
+Distribution Summarize(std::vector<int64_t>& values);
+
+}  // namespace fastenough::analysis

@@ -1,0 +1,18 @@
+#include "fastenough/report/report.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace fastenough::report {
+
+void RankFindings(std::vector<findings::Finding>& f) {
+  auto key = [](const findings::Finding& x) {
+    return std::make_tuple(x.saving.total_ns, x.saving.per_step_ns, x.saving.share_of_step);
+  };
+  std::stable_sort(f.begin(), f.end(), [&](const findings::Finding& a,
+                                           const findings::Finding& b) {
+    return key(a) > key(b);  // -1 (unknown) sorts last
+  });
+}
+
+}  // namespace fastenough::report

@@ -1,0 +1,109 @@
+// The report data model (fastenough.report/1, DESIGN.md section 5). The
+// pipeline fills it from traces; `fastenough run` adds phases, the run block
+// and agent findings; ReportToJson (report_json.h) is the only place that
+// turns it into JSON. Absent numbers: NaN for doubles, -1 for counts/bytes,
+// written as JSON null.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/findings/finding.h"
+#include "fastenough/trace/counters.h"
+#include "fastenough/trace/event_store.h"
+
+namespace fastenough::report {
+
+inline constexpr char kSchema[] = "fastenough.report/1";
+inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+
+struct InputInfo {
+  std::string path;
+  std::string format;     // kineto | npu-trace-view | legacy-array
+  uint64_t bytes = 0;       // on disk
+  uint64_t json_bytes = 0;  // after decompression
+  uint64_t events = 0;
+  std::vector<int> ranks;  // the rank(s) the file holds
+};
+
+struct CounterRow {
+  std::string name;
+  std::string severity;  // info | data-loss | error
+  uint64_t count = 0;
+  std::string description;
+  std::vector<std::pair<std::string, uint64_t>> per_input;  // (path, count), non-zero only
+};
+
+// One phase of a `fastenough run` (load, compile, warmup, steady, ...).
+struct PhaseRow {
+  std::string name;
+  int rank = 0;
+  int64_t start_ns = 0;  // wall clock
+  int64_t end_ns = 0;
+  int64_t host_ns = -1;              // host (CPU) time in the phase; -1 absent
+  double device_busy_share = kAbsent;
+  double util_mean = kAbsent;        // sampler, percent
+  double power_mean_w = kAbsent;
+  int64_t mem_used_max = -1;   // bytes, device memory used (sampler)
+  int64_t alloc_peak = -1;     // bytes, torch allocator peak
+  int64_t reserved_peak = -1;  // bytes, torch reserved peak
+};
+
+// The `fastenough run` block; absent for `analyze`.
+struct RunInfo {
+  std::vector<std::string> command;
+  int exit_status = -1;  // -1: killed by a signal or unknown
+  int signal = 0;        // 0: none
+  int64_t wall_ns = -1;
+  std::string run_dir;
+  std::vector<std::string> missing;  // expected run-dir files that were not there
+};
+
+// Meta: the reproducibility record. Trace facts first; `extra` carries any
+// other key with a value already serialised as JSON text (e.g.
+// {"torch_version", "\"2.13.0\""}, {"batch", "8"}).
+struct Meta {
+  std::vector<trace::DeviceProperties> device_properties;
+  int world_size = 1;
+  std::string backend;
+  int64_t base_time_ns = trace::kNone;  // kNone: null
+  std::vector<std::pair<std::string, std::string>> extra;
+};
+
+struct StepsSummary {
+  analysis::Distribution duration;         // over all ranks' steps
+  analysis::Distribution steady_duration;  // over all ranks' steady steps
+  double steady_steps_per_s = kAbsent;     // NaN: unknown
+  double items_per_s = kAbsent;
+  double tokens_per_s = kAbsent;
+};
+
+struct Report {
+  std::string schema = kSchema;
+  std::string tool_version;
+  std::vector<InputInfo> inputs;
+  Meta meta;
+  std::vector<CounterRow> counters;  // non-zero, merged over inputs
+  std::vector<PhaseRow> phases;      // [] for traces
+  StepsSummary steps;                // per-rank steps live in ranks[i].steps
+  std::vector<analysis::RankAnalysis> ranks;  // devices, launch, steps per rank
+  std::vector<analysis::KernelRow> top_kernels;  // merged over ranks, top 20
+  std::vector<analysis::OpRow> top_ops;          // merged, top 20 by inclusive time
+  std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
+  std::vector<std::string> shapes;               // pre-serialised JSON objects; [] for now
+  std::vector<findings::Finding> findings;       // ranked by saving
+  std::optional<RunInfo> run;
+  std::optional<std::string> decision_json;  // pre-serialised; null when absent
+};
+
+// Orders findings by the most they can save (total_ns, then per_step_ns,
+// then share_of_step; unknown savings last); stable for equal savings.
+void RankFindings(std::vector<findings::Finding>& findings);
+
+}  // namespace fastenough::report

@@ -1,0 +1,373 @@
+// Layout of fastenough.report/1 as written here (DESIGN.md section 5 plus the
+// keys this file adds; all times in integer nanoseconds unless the key says):
+//
+//   steps:   {count, median_ns, p10_ns, p90_ns, steady_count, steady_median_ns,
+//             steady_p10_ns, steady_p90_ns, steady_steps_per_s, items_per_s,
+//             tokens_per_s, per_rank: [{rank, count, steady_begin, median_ns,
+//             p10_ns, p90_ns, windows: [{number, start_ns, end_ns, dur_ns,
+//             device_busy_ns}]}]}
+//     Percentiles interpolate linearly (numpy default); null when no steps.
+//   devices: [{rank, device, name, start_ns, end_ns, span_ns, busy_ns, idle_ns,
+//             idle_breakdown: {host_wait_ns, kernel_wait_ns, other_ns},
+//             stream_gap_ns, compute_ns, comm_ns, memcpy_ns, memset_ns,
+//             kernel_count, comm_kernel_count, memcpy_count, memset_count,
+//             short_kernel_count,
+//             streams: [{stream, op_count, start_ns, end_ns, busy_ns, gap_count,
+//                        host_wait_ns, kernel_wait_ns, other_ns}]}]
+//     idle_ns = span_ns - busy_ns: time no stream of the device had work.
+//     idle_breakdown (HTA's definition) = the gaps of every stream, summed;
+//     stream_gap_ns is its total. With several streams it can exceed idle_ns.
+//   launch:  {kernel_count, launched_count, short_kernel_count,
+//             launch_delay_median_ns, launch_delay_p90_ns, queue_delay_median_ns,
+//             queue_delay_p90_ns, launch_call_median_ns, per_rank: [same + rank]}
+//             (overall = the ranks pooled by summing counts; medians per rank only
+//             when more than one rank)
+//   top_kernels: [{name, count, total_ns, mean_ns, share_of_busy}]
+//   top_ops / top_ops_by_self: [{name, count, total_ns, self_ns}]
+#include "fastenough/report/report_json.h"
+
+#include "fastenough/report/json_writer.h"
+
+namespace fastenough::report {
+
+namespace {
+
+void WriteFinding(JsonWriter& w, const findings::Finding& f) {
+  w.BeginObject();
+  w.Field("code", f.code);
+  w.Field("verdict", findings::VerdictName(f.verdict));
+  w.Field("title", f.title);
+  w.Field("source", f.source);
+  w.Key("evidence").BeginObject();
+  for (const auto& [k, v] : f.evidence) {
+    w.Key(k);
+    if (const auto* i = std::get_if<int64_t>(&v)) {
+      w.Int(*i);
+    } else if (const auto* d = std::get_if<double>(&v)) {
+      w.Double(*d);
+    } else {
+      w.String(std::get<std::string>(v));
+    }
+  }
+  w.EndObject();
+  w.Key("where").BeginArray();
+  for (const auto& loc : f.where) {
+    w.BeginObject();
+    if (!loc.file.empty()) {
+      w.Field("file", loc.file);
+      w.Field("line", loc.line);
+    }
+    if (!loc.function.empty()) w.Field("function", loc.function);
+    if (!loc.op.empty()) w.Field("op", loc.op);
+    if (!loc.kernel.empty()) w.Field("kernel", loc.kernel);
+    if (loc.stream >= 0) w.Field("stream", loc.stream);
+    if (loc.rank >= 0) w.Field("rank", loc.rank);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("saving").BeginObject();
+  w.FieldOrNull("per_step_ns", f.saving.per_step_ns);
+  w.Key("share_of_step");
+  if (f.saving.share_of_step < 0) {
+    w.Null();
+  } else {
+    w.Double(f.saving.share_of_step);
+  }
+  w.FieldOrNull("total_ns", f.saving.total_ns);
+  w.Field("upper_bound", f.saving.upper_bound);
+  w.EndObject();
+  w.Field("action", f.action);
+  w.Key("rank");
+  if (f.rank < 0) {
+    w.Null();
+  } else {
+    w.Int(f.rank);
+  }
+  w.EndObject();
+}
+
+void WriteDistribution(JsonWriter& w, std::string_view prefix, const analysis::Distribution& d) {
+  const std::string p(prefix);
+  w.Field(p + "median_ns", d.median);
+  w.Field(p + "p10_ns", d.p10);
+  w.Field(p + "p90_ns", d.p90);
+}
+
+void WriteSteps(JsonWriter& w, const Report& r) {
+  w.Key("steps").BeginObject();
+  w.Field("count", r.steps.duration.count);
+  WriteDistribution(w, "", r.steps.duration);
+  w.Field("steady_count", r.steps.steady_duration.count);
+  WriteDistribution(w, "steady_", r.steps.steady_duration);
+  w.Field("steady_steps_per_s", r.steps.steady_steps_per_s);
+  w.Field("items_per_s", r.steps.items_per_s);
+  w.Field("tokens_per_s", r.steps.tokens_per_s);
+  w.Key("per_rank").BeginArray();
+  for (const auto& ra : r.ranks) {
+    const auto& s = ra.steps;
+    w.BeginObject();
+    w.Field("rank", ra.rank);
+    w.Field("count", s.duration.count);
+    w.Field("steady_begin", static_cast<int64_t>(s.steady_begin));
+    WriteDistribution(w, "", s.duration);
+    WriteDistribution(w, "steady_", s.steady_duration);
+    w.Key("windows").BeginArray();
+    for (const auto& row : s.steps) {
+      w.BeginObject();
+      w.Field("number", row.window.number);
+      w.Field("start_ns", row.window.start_ns);
+      w.Field("end_ns", row.window.end_ns);
+      w.Field("dur_ns", row.window.dur_ns());
+      w.Field("device_busy_ns", row.device_busy_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteIdle(JsonWriter& w, const analysis::IdleBreakdown& b) {
+  w.Field("host_wait_ns", b.host_wait_ns);
+  w.Field("kernel_wait_ns", b.kernel_wait_ns);
+  w.Field("other_ns", b.other_ns);
+}
+
+void WriteDevices(JsonWriter& w, const Report& r) {
+  w.Key("devices").BeginArray();
+  for (const auto& ra : r.ranks) {
+    for (const auto& d : ra.devices) {
+      w.BeginObject();
+      w.Field("rank", ra.rank);
+      w.Field("device", static_cast<int64_t>(d.device));
+      w.Field("name", d.name);
+      w.Field("start_ns", d.start_ns);
+      w.Field("end_ns", d.end_ns);
+      w.Field("span_ns", d.span_ns);
+      w.Field("busy_ns", d.busy_ns);
+      w.Field("idle_ns", d.idle_ns);
+      w.Key("idle_breakdown").BeginObject();
+      WriteIdle(w, d.idle_breakdown);
+      w.EndObject();
+      w.Field("stream_gap_ns", d.idle_breakdown.total_ns());
+      w.Field("compute_ns", d.compute_ns);
+      w.Field("comm_ns", d.comm_ns);
+      w.Field("memcpy_ns", d.memcpy_ns);
+      w.Field("memset_ns", d.memset_ns);
+      w.Field("kernel_count", d.kernel_count);
+      w.Field("comm_kernel_count", d.comm_kernel_count);
+      w.Field("memcpy_count", d.memcpy_count);
+      w.Field("memset_count", d.memset_count);
+      w.Field("short_kernel_count", d.short_kernel_count);
+      w.Key("streams").BeginArray();
+      for (const auto& s : d.streams) {
+        w.BeginObject();
+        w.Field("stream", s.stream);
+        w.Field("op_count", s.op_count);
+        w.Field("start_ns", s.start_ns);
+        w.Field("end_ns", s.end_ns);
+        w.Field("busy_ns", s.busy_ns);
+        w.Field("gap_count", static_cast<int64_t>(s.gaps.size()));
+        WriteIdle(w, s.idle);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+}
+
+void WriteLaunchFields(JsonWriter& w, const analysis::LaunchStats& l) {
+  w.Field("kernel_count", l.kernel_count);
+  w.Field("launched_count", l.launched_count);
+  w.Field("short_kernel_count", l.short_kernel_count);
+  w.Field("launch_delay_median_ns", l.launch_delay.median);
+  w.Field("launch_delay_p90_ns", l.launch_delay.p90);
+  w.Field("queue_delay_median_ns", l.queue_delay.median);
+  w.Field("queue_delay_p90_ns", l.queue_delay.p90);
+  w.Field("launch_call_median_ns", l.launch_call.median);
+}
+
+void WriteLaunch(JsonWriter& w, const Report& r) {
+  w.Key("launch").BeginObject();
+  int64_t kernels = 0, launched = 0, shorts = 0;
+  for (const auto& ra : r.ranks) {
+    kernels += ra.launch.kernel_count;
+    launched += ra.launch.launched_count;
+    shorts += ra.launch.short_kernel_count;
+  }
+  w.Field("kernel_count", kernels);
+  w.Field("launched_count", launched);
+  w.Field("short_kernel_count", shorts);
+  w.Key("per_rank").BeginArray();
+  for (const auto& ra : r.ranks) {
+    w.BeginObject();
+    w.Field("rank", ra.rank);
+    WriteLaunchFields(w, ra.launch);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteMeta(JsonWriter& w, const Meta& m) {
+  w.Key("meta").BeginObject();
+  w.Key("device_properties").BeginArray();
+  for (const auto& p : m.device_properties) {
+    w.BeginObject();
+    w.Field("id", p.id);
+    w.Field("name", p.name);
+    w.Field("total_memory_bytes", p.total_memory_bytes);
+    w.Field("compute_major", p.compute_major);
+    w.Field("compute_minor", p.compute_minor);
+    w.Field("num_sms", p.num_sms);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("world_size", m.world_size);
+  w.Field("backend", m.backend);
+  w.Key("base_time_ns");
+  if (m.base_time_ns == trace::kNone) {
+    w.Null();
+  } else {
+    w.Int(m.base_time_ns);
+  }
+  for (const auto& [k, v] : m.extra) w.Key(k).Raw(v);
+  w.EndObject();
+}
+
+void WritePhases(JsonWriter& w, const std::vector<PhaseRow>& phases) {
+  w.Key("phases").BeginArray();
+  for (const auto& p : phases) {
+    w.BeginObject();
+    w.Field("name", p.name);
+    w.Field("rank", p.rank);
+    w.Field("start_ns", p.start_ns);
+    w.Field("end_ns", p.end_ns);
+    w.FieldOrNull("host_ns", p.host_ns);
+    w.Field("device_busy_share", p.device_busy_share);
+    w.Field("util_mean", p.util_mean);
+    w.Field("power_mean_w", p.power_mean_w);
+    w.FieldOrNull("mem_used_max", p.mem_used_max);
+    w.FieldOrNull("alloc_peak", p.alloc_peak);
+    w.FieldOrNull("reserved_peak", p.reserved_peak);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRun(JsonWriter& w, const std::optional<RunInfo>& run) {
+  if (!run) return;  // `analyze` reports have no run block
+  w.Key("run").BeginObject();
+  w.Key("command").BeginArray();
+  for (const auto& c : run->command) w.String(c);
+  w.EndArray();
+  w.Key("exit_status");
+  if (run->exit_status < 0) {
+    w.Null();
+  } else {
+    w.Int(run->exit_status);
+  }
+  w.Key("signal");
+  if (run->signal == 0) {
+    w.Null();
+  } else {
+    w.Int(run->signal);
+  }
+  w.FieldOrNull("wall_ns", run->wall_ns);
+  w.Field("run_dir", run->run_dir);
+  w.Key("missing").BeginArray();
+  for (const auto& m : run->missing) w.String(m);
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteOps(JsonWriter& w, std::string_view key, const std::vector<analysis::OpRow>& ops) {
+  w.Key(key).BeginArray();
+  for (const auto& o : ops) {
+    w.BeginObject();
+    w.Field("name", o.name);
+    w.Field("count", o.count);
+    w.Field("total_ns", o.total_ns);
+    w.Field("self_ns", o.self_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string ReportToJson(const Report& r) {
+  JsonWriter w(1);
+  w.BeginObject();
+  w.Field("schema", r.schema);
+  w.Field("tool_version", r.tool_version);
+  w.Key("inputs").BeginArray();
+  for (const auto& in : r.inputs) {
+    w.BeginObject();
+    w.Field("path", in.path);
+    w.Field("format", in.format);
+    w.Field("bytes", in.bytes);
+    w.Field("json_bytes", in.json_bytes);
+    w.Field("events", in.events);
+    w.Key("ranks").BeginArray();
+    for (int rk : in.ranks) w.Int(rk);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteRun(w, r.run);
+  WriteMeta(w, r.meta);
+  w.Key("counters").BeginArray();
+  for (const auto& c : r.counters) {
+    w.BeginObject();
+    w.Field("name", c.name);
+    w.Field("severity", c.severity);
+    w.Field("count", c.count);
+    w.Field("description", c.description);
+    w.Key("per_input").BeginArray();
+    for (const auto& [path, n] : c.per_input) {
+      w.BeginObject().Field("path", path).Field("count", n).EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  WritePhases(w, r.phases);
+  WriteSteps(w, r);
+  WriteDevices(w, r);
+  w.Key("top_kernels").BeginArray();
+  for (const auto& k : r.top_kernels) {
+    w.BeginObject();
+    w.Field("name", k.name);
+    w.Field("count", k.count);
+    w.Field("total_ns", k.total_ns);
+    w.Field("mean_ns", k.mean_ns);
+    w.Field("share_of_busy", k.share_of_busy);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteOps(w, "top_ops", r.top_ops);
+  WriteOps(w, "top_ops_by_self", r.top_ops_self);
+  WriteLaunch(w, r);
+  w.Key("shapes").BeginArray();
+  for (const auto& s : r.shapes) w.Raw(s);
+  w.EndArray();
+  w.Key("findings").BeginArray();
+  for (const auto& f : r.findings) WriteFinding(w, f);
+  w.EndArray();
+  w.Key("decision");
+  if (r.decision_json) {
+    w.Raw(*r.decision_json);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  std::string out = w.Take();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace fastenough::report
