@@ -494,7 +494,7 @@ class Generator:
         ua = self.open("user_annotation", "nccl:all_reduce", "")
         # The NCCL stream waits for the gradients (cudaStreamWaitEvent on the compute stream).
         dur = max(20_000, int(nelems * DTYPE_BYTES * 2 * (self.world_size - 1)
-                              / self.world_size / 90.0))
+                              / self.world_size / 250.0))
         self.launch(K_NCCL, dur, stream=NCCL_STREAM, grid=8, extra=args,
                     after=self.stream_free[COMPUTE_STREAM], exc=True)
         self.close(ua)
