@@ -1,16 +1,42 @@
 #include "fastenough/trace/load_trace.h"
 
+#include "fastenough/trace/chrome_trace_reader.h"
+#include "fastenough/util/file_bytes.h"
+#include "fastenough/util/gzip.h"
+
 namespace fastenough::trace {
 
 StatusOr<EventStore> LoadTrace(const std::string& path, const LoadOptions& options) {
-  (void)options;
-  return Unimplemented("reader not built yet: " + path);
+  uint64_t file_bytes = 0;
+  bool gzip_truncated = false;
+  auto buf = ReadFileBytes(path, &file_bytes, &gzip_truncated);
+  if (!buf.ok()) return buf.status();
+  EventStore store;
+  store.path = path;
+  store.file_bytes = file_bytes;
+  if (gzip_truncated) store.counters().Add(Counter::gzip_truncated);
+  FE_RETURN_IF_ERROR(ReadChromeTrace(&buf.value(), path, options, &store));
+  store.Finalize();
+  return store;
 }
 
 StatusOr<EventStore> ParseTrace(std::string_view json, const LoadOptions& options) {
-  (void)json;
-  (void)options;
-  return Unimplemented("reader not built yet");
+  EventStore store;
+  store.file_bytes = json.size();
+  PaddedBuffer buf;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(json.data());
+  if (LooksLikeGzip(bytes, json.size())) {
+    bool truncated = false;
+    auto out = GunzipToPadded(bytes, json.size(), &truncated);
+    if (!out.ok()) return Status(out.status().code(), "<memory>: " + out.status().message());
+    buf = std::move(out).value();
+    if (truncated) store.counters().Add(Counter::gzip_truncated);
+  } else {
+    buf = PaddedBuffer::CopyOf(json);
+  }
+  FE_RETURN_IF_ERROR(ReadChromeTrace(&buf, "<memory>", options, &store));
+  store.Finalize();
+  return store;
 }
 
 }  // namespace fastenough::trace
