@@ -55,8 +55,17 @@ def main() -> int:
             out.append({k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()})
         return out
 
+    # What HTA kept of each rank's device activity (events with a stream), by
+    # category: lets compare_hta.py tell dropped events from definition changes.
+    sym = ta.t.symbol_table.get_sym_table()
+    gpu_events = {}
+    for rank, df in ta.t.traces.items():
+        g = df[df["stream"].ne(-1)]
+        cats = g["cat"].map(lambda i: sym[i] if 0 <= i < len(sym) else str(i))
+        gpu_events[str(rank)] = {str(k): int(v) for k, v in cats.value_counts().items()}
     res = {
         "hta_version": hv,
+        "gpu_events": gpu_events,
         "import_s": t_import - t0,
         "load_s": t_load - t_import,
         "temporal_s": t_temp - t_load,
