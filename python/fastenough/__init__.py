@@ -2,3 +2,15 @@
 removed, verify that a faster path gives the same answers, and say when to stop."""
 
 __version__ = "0.1.0"
+
+# The in-program API (phase, step, record) loads on first use so that
+# `import fastenough` stays cheap; the functions are no-ops outside `fastenough run`.
+_API = ("phase", "step", "record")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from fastenough import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'fastenough' has no attribute {name!r}")

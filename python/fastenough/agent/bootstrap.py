@@ -1,0 +1,140 @@
+"""Start of the agent inside a process of a `fastenough run` job (no torch here).
+
+Called by agent/boot/sitecustomize.py when FASTENOUGH_RUN_DIR is set. It decides
+the role of this process, creates the Agent and installs a one-shot import hook
+that hands `torch` to the agent right after the program imports it, so that a
+program that never imports torch pays for nothing but this file.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import sys
+import time
+
+# Options the supervisor may pass in FASTENOUGH_AGENT_OPTS (JSON); these are the defaults.
+DEFAULT_OPTS = {
+    "trace": True,  # run the torch.profiler window
+    "trace_steps": 5,  # steps in the profiler window
+    "trace_after": 2,  # steady steps before the window starts
+    "warmup_steps": 3,  # minimum steps in warmup
+    "warmup_max": 50,  # warmup ends here even if step times never settle
+    "flush_steps": 256,  # step lines buffered before a write
+    "probe": False,
+}
+
+
+def parse_opts(text: str | None) -> dict:
+    opts = dict(DEFAULT_OPTS)
+    if text:
+        try:
+            given = json.loads(text)
+        except ValueError:
+            given = None
+        if isinstance(given, dict):
+            opts.update(given)
+    return opts
+
+
+def detect_role(argv: list[str], env: dict) -> str:
+    """launcher | rank | worker | main, from the command line and environment only.
+
+    `sys.orig_argv` is used because sys.argv is not final while site runs. Shapes:
+      torchrun:  ['python', '/venv/bin/torchrun', '--nproc-per-node=2', 'train.py']
+      module:    ['python', '-m', 'torch.distributed.run', ...]
+      spawn child (DataLoader / multiprocessing with spawn or forkserver):
+                 ['python', '-c', 'from multiprocessing.spawn import spawn_main; ...',
+                  '--multiprocessing-fork']
+    """
+    args = list(argv[1:])
+    if args and os.path.basename(args[0]) in ("torchrun", "torchrun.py"):
+        return "launcher"
+    for i, a in enumerate(args):
+        if a == "-m" and i + 1 < len(args):
+            if args[i + 1] in ("torch.distributed.run", "torch.distributed.launch"):
+                return "launcher"
+            break
+        if a.startswith("-m") and a[2:] in ("torch.distributed.run", "torch.distributed.launch"):
+            return "launcher"
+    if "--multiprocessing-fork" in args or any(
+        "multiprocessing.spawn" in a or "multiprocessing.forkserver" in a
+        or "multiprocessing.resource_tracker" in a
+        for a in args
+    ):
+        return "worker"
+    if env.get("RANK") is not None or env.get("LOCAL_RANK") is not None:
+        return "rank"
+    return "main"
+
+
+class _TorchImportHook(importlib.abc.MetaPathFinder):
+    """One-shot finder: lets the normal finders locate torch, then wraps the loader
+    so that the agent runs right after `torch/__init__.py` has executed."""
+
+    def __init__(self, on_import) -> None:
+        self._on_import = on_import
+
+    def find_spec(self, name, path, target=None):
+        if name != "torch":
+            return None
+        try:  # noqa: SIM105 - contextlib costs an import at startup
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+        spec = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _AfterExecLoader(spec.loader, self._on_import)
+        return spec
+
+
+class _AfterExecLoader(importlib.abc.Loader):
+    def __init__(self, loader, on_import) -> None:
+        self._loader = loader
+        self._on_import = on_import
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._loader.exec_module(module)
+        # Give later importers (importlib.resources, inspect) the real loader back.
+        try:
+            module.__loader__ = self._loader
+            module.__spec__.loader = self._loader
+        except (AttributeError, TypeError):
+            pass
+        self._on_import(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+def boot() -> None:
+    boot_mono = time.monotonic_ns()
+    boot_wall = time.time_ns()
+    run_dir = os.environ.get("FASTENOUGH_RUN_DIR")
+    if not run_dir:
+        return
+    from fastenough.agent.runtime import Agent, set_agent
+
+    opts = parse_opts(os.environ.get("FASTENOUGH_AGENT_OPTS"))
+    argv = getattr(sys, "orig_argv", None) or sys.argv
+    role = detect_role(list(argv), dict(os.environ))
+    agent = Agent(run_dir, opts, role, boot_mono, boot_wall)
+    set_agent(agent)
+    agent.start()
+    if "torch" in sys.modules:
+        agent.on_torch_imported(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _TorchImportHook(agent.on_torch_imported))

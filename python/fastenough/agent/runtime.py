@@ -1,0 +1,762 @@
+"""The agent: phases, steps, memory, profiler window and compile time of one process.
+
+One Agent per process of a `fastenough run` job (created by bootstrap.boot()).
+Importing this module never imports torch; torch is handed over by the import
+hook once the program imports it. Rules it keeps:
+  * the hot loop only appends to a list: no synchronisation, no I/O per step;
+  * phase edges wait for the device, and only for a backend that the program
+    initialised itself (torch.cuda.is_initialized());
+  * every hook body is wrapped: the first internal error is logged once to
+    <run dir>/agent.log and the agent switches itself off; the program goes on.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import time
+import traceback
+
+from fastenough.agent.run_dir import RunDir, dumps
+
+# Step sources, lowest priority first: once a higher one is seen it wins for good.
+SOURCES = ("module", "dataloader", "optimizer", "explicit")
+SRC_MODULE, SRC_DATALOADER, SRC_OPTIMIZER, SRC_EXPLICIT = range(4)
+FLUSH_INTERVAL_NS = 1_000_000_000
+
+_AGENT: Agent | None = None
+
+
+def get_agent() -> Agent | None:
+    return _AGENT
+
+
+def set_agent(agent: Agent | None) -> None:
+    global _AGENT
+    _AGENT = agent
+
+
+def _now() -> tuple[int, int]:
+    return time.monotonic_ns(), time.time_ns()
+
+
+def _env_int(name: str) -> int | None:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+class AgentTestFailure(RuntimeError):
+    """Raised on purpose when opts["_test_fail"] names a hook (tests only)."""
+
+
+class Agent:
+    def __init__(self, run_dir: str, opts: dict, role: str, boot_mono: int, boot_wall: int):
+        self.dir = RunDir(run_dir)
+        self.opts = opts
+        self.role = role
+        self.pid = os.getpid()
+        self.rank = _env_int("RANK")
+        self.local_rank = _env_int("LOCAL_RANK")
+        self.world_size = _env_int("WORLD_SIZE")
+        self.boot = (boot_mono, boot_wall)
+        self.enabled = True  # False after an internal error, in forked children, at exit
+        self.error: str | None = None
+        self.torch = None
+        self.finished = False
+        self._handles: list = []  # torch RemovableHandles
+        self._patches: list = []  # (owner, attribute, original)
+        self._module_handles: list = []
+        self._main_ident = threading.get_ident()
+        self._test_fail = opts.get("_test_fail")
+        # Phases: the automatic phase now open, and user phases by nesting.
+        self.auto_phase: str | None = None
+        self.phase_steps = 0  # steps closed in the current auto phase
+        self.durations: list[int] = []  # step times in warmup, to see them settle
+        self.profile_done = False
+        self.profile: dict | None = None  # the agent/<pid>.json "profile" entry
+        self._prof = None
+        # Steps.
+        self.source = -1
+        self.step_index = 0
+        self.steps_buf: list[str] = []
+        self.open_step: tuple | None = None  # (mono, wall, items, tokens) of a step begun
+        self.last_boundary: tuple[int, int] | None = None
+        self.first_activity: tuple[int, int] | None = None
+        self.last_step_end: tuple[int, int] | None = None
+        self._last_step: tuple[int, int] | None = None  # start of the last step recorded
+        self._last_flush = boot_mono
+        self._last_edge = (boot_mono, boot_wall)
+        self.module_depth = 0
+        self.module_last_post: tuple[int, int] | None = None
+        self.activated: tuple[int, int] | None = None
+        self.trace_rel: str | None = None
+
+    # ------------------------------------------------------------------ start/stop
+    def start(self) -> None:
+        os.makedirs(self.dir.file("agent"), exist_ok=True)
+        atexit.register(self.finish)
+        if self.role in ("main", "rank") and hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork_in_child)
+
+    def _after_fork_in_child(self) -> None:
+        # A forked child (DataLoader worker, multiprocessing.Process) inherits our
+        # state; it must never write steps or phases, and atexit does not run there
+        # (multiprocessing ends children with os._exit), so record it right away.
+        try:
+            self.enabled = False
+            self.role = "worker"
+            self.pid = os.getpid()
+            self.steps_buf = []
+            self.open_step = None
+            self._prof = None
+            self.write_agent_json()
+        except Exception:  # noqa: BLE001 - never disturb the child
+            pass
+
+    def on_torch_imported(self, torch) -> None:
+        try:
+            self._activate(torch)
+        except Exception:  # noqa: BLE001
+            self.fail("activate")
+
+    def _activate(self, torch) -> None:
+        self.torch = torch
+        self.activated = _now()
+        if self.role not in ("main", "rank"):
+            self.write_agent_json()
+            return
+        self._check_fail("activate")
+        self.auto_phase = "startup"
+        self._write_edge("startup", "begin", at=self.boot)
+        self._install_hooks(torch)
+        self._install_sigterm()
+        self.write_agent_json()
+
+    def _install_hooks(self, torch) -> None:
+        import torch.optim.optimizer as optim_mod
+        import torch.utils.data.dataloader as dl_mod
+        from torch.nn.modules import module as module_mod
+
+        self._handles.append(optim_mod.register_optimizer_step_post_hook(self._optimizer_hook))
+        self._module_handles.append(module_mod.register_module_forward_pre_hook(self._pre_hook))
+        self._module_handles.append(
+            module_mod.register_module_forward_hook(self._post_hook, always_call=True)
+        )
+        cls = dl_mod._BaseDataLoaderIter
+        orig = cls.__next__
+        agent = self
+
+        def __next__(it):
+            if agent.enabled:
+                try:
+                    agent._dataloader_before()
+                except Exception:  # noqa: BLE001
+                    agent.fail("dataloader")
+            try:
+                batch = orig(it)
+            except StopIteration:
+                if agent.enabled:
+                    try:
+                        agent._dataloader_stop()
+                    except Exception:  # noqa: BLE001
+                        agent.fail("dataloader")
+                raise
+            if agent.enabled:
+                try:
+                    agent._dataloader_after(batch)
+                except Exception:  # noqa: BLE001
+                    agent.fail("dataloader")
+            return batch
+
+        __next__.__wrapped__ = orig
+        self._patches.append((cls, "__next__", orig))
+        cls.__next__ = __next__
+
+    def _install_sigterm(self) -> None:
+        import signal
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return  # the program handles SIGTERM itself (and usually exits through atexit)
+
+        def on_term(signum, frame):
+            self.finish()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)  # die of the signal, as without us
+
+        signal.signal(signal.SIGTERM, on_term)
+        self._patches.append((signal, "SIGTERM", signal.SIG_DFL))
+
+    def _uninstall(self) -> None:
+        for h in self._handles + self._module_handles:
+            try:  # noqa: SIM105
+                h.remove()
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self._handles, self._module_handles = [], []
+        for owner, attr, orig in reversed(self._patches):
+            try:
+                if attr == "SIGTERM":
+                    owner.signal(owner.SIGTERM, orig)
+                else:
+                    setattr(owner, attr, orig)
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self._patches = []
+
+    def fail(self, where: str) -> None:
+        """First internal error: log it once, switch off, leave the program alone."""
+        if self.error is not None:
+            return
+        self.enabled = False
+        exc = sys.exc_info()[1]
+        self.error = f"{where}: {type(exc).__name__}: {exc}" if exc else where
+        try:  # noqa: SIM105
+            self.dir.append_log(
+                f"fastenough agent (pid {os.getpid()}) disabled after an internal error in "
+                f"{where}:\n{traceback.format_exc()}\n"
+            )
+        except Exception:  # noqa: BLE001, S110
+            pass
+        try:
+            self._uninstall()
+            if self._prof is not None:
+                prof, self._prof = self._prof, None
+                prof.stop()
+        except Exception:  # noqa: BLE001, S110
+            pass
+        try:  # noqa: SIM105
+            self.write_agent_json()
+        except Exception:  # noqa: BLE001, S110
+            pass
+
+    def _check_fail(self, where: str) -> None:
+        if self._test_fail == where:
+            raise AgentTestFailure(f"injected failure in {where}")
+
+    def finish(self) -> None:
+        """At exit (atexit, SIGTERM): close the last step and phase, write everything."""
+        if self.finished:
+            return
+        self.finished = True
+        if os.getpid() != self.pid:
+            return
+        try:
+            if self.enabled and self.auto_phase is not None:
+                self.enabled = False
+                self._finish_phases()
+        except Exception:  # noqa: BLE001
+            self.enabled = True
+            self.fail("finish")
+        try:  # noqa: SIM105
+            self._flush_steps()
+        except Exception:  # noqa: BLE001, S110
+            pass
+        try:
+            self._uninstall()
+            self.write_agent_json()
+        except Exception:  # noqa: BLE001, S110
+            pass
+
+    def _finish_phases(self) -> None:
+        self._check_fail("finish")
+        if self.open_step is not None:
+            # A step still open at exit (loop left with break, or model calls): it
+            # ended at the last outermost model return if we saw one, else unknown.
+            start = self.open_step
+            self.open_step = None
+            if (self.source == SRC_MODULE and self.module_last_post is not None
+                    and self.module_last_post[0] > start[0]):
+                self._record_step(start[:2], self.module_last_post, start[2], start[3],
+                                  last=True)
+        if self._prof is not None:
+            self._stop_profiler()
+            self._write_edge("profile", "end")
+            self.auto_phase = "tail"
+            self._write_edge("tail", "begin")
+        elif self.auto_phase == "startup" or self.last_step_end is None:
+            self._write_edge(self.auto_phase, "end")
+            self.auto_phase = None
+            return
+        else:
+            # The last step is only known at exit: its end is where tail began (unless
+            # the current phase began after it, at that step's boundary).
+            at = max(self.last_step_end, self._last_edge)
+            self._write_edge(self.auto_phase, "end", at=at)
+            self.auto_phase = "tail"
+            self._write_edge("tail", "begin", at=at)
+        self._write_edge("tail", "end")
+        self.auto_phase = None
+
+    # ------------------------------------------------------------------ files
+    def write_agent_json(self) -> None:
+        torch = self.torch
+        info = {
+            "pid": self.pid,
+            "rank": self.rank,
+            "local_rank": self.local_rank,
+            "world_size": self.world_size,
+            "role": self.role,
+            "python": sys.version.split()[0],
+            "torch": getattr(torch, "__version__", None) if torch else None,
+            "cuda": None,
+            "devices": [],
+            "compile": self._compile_info(),
+            "profile": self.profile,
+            "steps": self.step_index,
+            "step_source": SOURCES[self.source] if self.source >= 0 else None,
+            "boot_mono_ns": self.boot[0],
+            "boot_wall_ns": self.boot[1],
+            "agent_error": self.error,
+        }
+        if torch is not None:
+            try:
+                info["cuda"] = torch.version.cuda
+                info["devices"] = self._devices()
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self.dir.write_json(os.path.join("agent", f"{self.pid}.json"), info)
+
+    def _devices(self) -> list:
+        torch = self.torch
+        out = []
+        # Only a backend the program initialised: asking otherwise would initialise it.
+        if torch.cuda.is_initialized():
+            for i in range(torch.cuda.device_count()):
+                out.append({"device": f"cuda:{i}", "name": torch.cuda.get_device_name(i)})
+        npu = getattr(torch, "npu", None)
+        if npu is not None and getattr(npu, "is_initialized", lambda: False)():
+            for i in range(npu.device_count()):
+                out.append({"device": f"npu:{i}", "name": npu.get_device_name(i)})
+        if not out:
+            import platform
+
+            out.append({"device": "cpu", "name": platform.processor() or platform.machine()})
+        return out
+
+    def _compile_info(self) -> dict:
+        info = {"compile_time_ns": None, "compiles": None, "recompiles": None}
+        utils = sys.modules.get("torch._dynamo.utils")
+        if utils is None:
+            return info  # dynamo never imported: nothing compiled
+        try:
+            metrics = getattr(utils, "compilation_time_metrics", {})
+            inner = list(metrics.get("_compile.compile_inner", []))
+            info["compile_time_ns"] = int(sum(inner) * 1e9)
+            info["compiles"] = len(inner)
+        except Exception:  # noqa: BLE001, S110
+            pass
+        try:
+            counters = utils.counters
+            if "recompiles" in counters:
+                info["recompiles"] = int(sum(counters["recompiles"].values()))
+            elif info["compiles"] is not None:
+                # Each compile of an already-compiled frame is a recompile; frames
+                # compiled for the first time are counted in stats.unique_graphs
+                # only approximately, so this is a lower bound.
+                unique = int(counters["stats"].get("unique_graphs", 0))
+                info["recompiles"] = max(0, info["compiles"] - unique)
+        except Exception:  # noqa: BLE001, S110
+            pass
+        return info
+
+    def _flush_steps(self) -> None:
+        self._last_flush = time.monotonic_ns()
+        if self.steps_buf:
+            lines, self.steps_buf = self.steps_buf, []
+            self.dir.append_lines("steps.jsonl", lines)
+
+    # ------------------------------------------------------------------ phases
+    def _sync(self) -> bool:
+        torch = self.torch
+        if torch is None:
+            return True
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        npu = getattr(torch, "npu", None)
+        if npu is not None and getattr(npu, "is_initialized", lambda: False)():
+            npu.synchronize()
+        return True
+
+    def _memory(self) -> dict:
+        torch = self.torch
+        mem = {
+            "device": "cpu",
+            "allocated_bytes": None,
+            "reserved_bytes": None,
+            "alloc_peak_bytes": None,
+            "reserved_peak_bytes": None,
+            "rss_bytes": _rss_bytes(),
+        }
+        backend = None
+        if torch is not None and torch.cuda.is_initialized():
+            backend, name = torch.cuda, "cuda"
+        elif torch is not None:
+            npu = getattr(torch, "npu", None)
+            if npu is not None and getattr(npu, "is_initialized", lambda: False)():
+                backend, name = npu, "npu"
+        if backend is not None:
+            mem["device"] = f"{name}:{backend.current_device()}"
+            mem["allocated_bytes"] = int(backend.memory_allocated())
+            mem["reserved_bytes"] = int(backend.memory_reserved())
+            mem["alloc_peak_bytes"] = int(backend.max_memory_allocated())
+            mem["reserved_peak_bytes"] = int(backend.max_memory_reserved())
+        return mem
+
+    def _reset_peaks(self) -> None:
+        torch = self.torch
+        if torch is not None and torch.cuda.is_initialized():
+            torch.cuda.reset_peak_memory_stats()
+
+    def _write_edge(self, phase, edge, *, at=None, auto=True) -> tuple[int, int]:
+        """One line of phases.jsonl. Live edges wait for the device first; `at` gives
+        an edge known only afterwards (e.g. the end of the last step), not synced."""
+        if at is None:
+            synced = self._sync()
+            mono, wall = _now()
+        else:
+            synced = False
+            mono, wall = at
+        line = {
+            "rank": self.rank if self.rank is not None else 0,
+            "pid": self.pid,
+            "phase": phase,
+            "edge": edge,
+            "mono_ns": mono,
+            "wall_ns": wall,
+            "synced": synced,
+            "auto": auto,
+        }
+        if edge == "end":
+            line["memory"] = self._memory()
+        elif auto:
+            self._reset_peaks()
+        self._flush_steps()
+        self.dir.append_lines("phases.jsonl", [dumps(line)])
+        if auto:
+            self._last_edge = (mono, wall)
+            self.write_agent_json()
+        return mono, wall
+
+    def _switch_phase(self, new: str) -> tuple[int, int]:
+        self._write_edge(self.auto_phase, "end")
+        self.auto_phase = new
+        self.phase_steps = 0
+        return self._write_edge(new, "begin")
+
+    def user_phase_edge(self, name: str, edge: str) -> None:
+        if not self.enabled or os.getpid() != self.pid:
+            return
+        try:
+            self._write_edge(str(name), edge, auto=False)
+        except Exception:  # noqa: BLE001
+            self.fail("phase")
+
+    # ------------------------------------------------------------------ steps
+    def _accept(self, source: int, t: tuple[int, int]) -> bool:
+        if self.first_activity is None:
+            self.first_activity = t
+        if source == self.source:
+            return True
+        if source < self.source:
+            return False
+        # A higher-priority source appears: it takes over from here.
+        if self.open_step is not None:
+            self.last_boundary = self.open_step[:2]
+            self.open_step = None
+        elif self.last_step_end is not None:
+            self.last_boundary = self.last_step_end
+            if self.steps_buf and self._last_step is not None and source >= SRC_OPTIMIZER:
+                # The lower source closed a step in this same iteration (optimizer.step()
+                # just before fastenough.step(), say): take it back, or the new source's
+                # first step would be a sliver. Only while it is still in memory.
+                self.steps_buf.pop()
+                self.last_boundary = self._last_step
+                self.step_index -= 1
+                self.phase_steps = max(0, self.phase_steps - 1)
+                self._last_step = None
+        self.source = source
+        self.durations = []
+        if source > SRC_MODULE and self._module_handles:
+            for h in self._module_handles:  # model-call hooks cost per module call
+                h.remove()
+            self._module_handles = []
+        return True
+
+    def _begin_first(self, t: tuple[int, int]) -> tuple[int, int]:
+        if self.auto_phase == "startup":
+            return self._switch_phase("warmup")
+        return t
+
+    def _open(self, t: tuple[int, int], items=None, tokens=None) -> None:
+        t = self._begin_first(t)
+        self.open_step = (t[0], t[1], items, tokens)
+
+    def _close_open(self, t: tuple[int, int]) -> tuple[int, int]:
+        """Close the open step at t; returns where the next step starts."""
+        if self.open_step is None:
+            return t
+        start = self.open_step
+        self.open_step = None
+        return self._record_step(start[:2], t, start[2], start[3])
+
+    def _record_step(self, start, end, items, tokens, last=False) -> tuple[int, int]:
+        self._check_fail("step")
+        self.steps_buf.append(dumps({
+            "rank": self.rank if self.rank is not None else 0,
+            "pid": self.pid,
+            "index": self.step_index,
+            "start_mono_ns": start[0],
+            "end_mono_ns": end[0],
+            "start_wall_ns": start[1],
+            "end_wall_ns": end[1],
+            "items": items,
+            "tokens": tokens,
+            "source": SOURCES[self.source],
+            "phase": self.auto_phase,
+        }))
+        self.step_index += 1
+        self.phase_steps += 1
+        self.last_step_end = end
+        self._last_step = start
+        # Write buffered steps now and then, so that a process killed without atexit
+        # (SIGKILL, os._exit) loses at most about a second of steps.
+        if (len(self.steps_buf) >= self.opts["flush_steps"]
+                or end[0] - self._last_flush >= FLUSH_INTERVAL_NS):
+            self._flush_steps()
+        if last:  # recorded at exit: no phase starts after the last step
+            return end
+        return self._after_step(end[0] - start[0], end)
+
+    def _after_step(self, duration: int, t: tuple[int, int]) -> tuple[int, int]:
+        """Phase transitions happen only at step boundaries."""
+        phase = self.auto_phase
+        if phase == "warmup":
+            self.durations.append(duration)
+            if self._settled():
+                t = self._switch_phase("steady")
+                if self._want_profile() and int(self.opts["trace_after"]) <= 0:
+                    t = self._start_profile()
+        elif phase == "steady":
+            if self._want_profile() and self.phase_steps >= int(self.opts["trace_after"]):
+                t = self._start_profile()
+        elif phase == "profile":
+            if self.phase_steps >= int(self.opts["trace_steps"]):
+                self._stop_profiler()
+                t = self._switch_phase("steady")
+            elif self._prof is not None:
+                self._prof.step()
+        return t
+
+    def _settled(self) -> bool:
+        n = len(self.durations)
+        if n >= int(self.opts["warmup_max"]):
+            return True
+        if n < max(3, int(self.opts["warmup_steps"])):
+            return False
+        last = sorted(self.durations[-3:])
+        median = last[1]
+        return all(abs(d - median) <= 0.2 * median for d in last)
+
+    def _want_profile(self) -> bool:
+        return bool(self.opts.get("trace")) and not self.profile_done
+
+    # ------------------------------------------------------------------ profiler
+    def _start_profile(self) -> tuple[int, int]:
+        self._check_fail("profile")
+        self.profile_done = True
+        self._switch_phase("profile")
+        torch = self.torch
+        from torch.profiler import ProfilerActivity, profile, schedule
+
+        activities = [ProfilerActivity.CPU]
+        if torch.cuda.is_initialized():
+            activities.append(ProfilerActivity.CUDA)
+        steps = max(1, int(self.opts["trace_steps"]))
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prof = profile(
+                activities=activities,
+                record_shapes=True,
+                with_stack=False,
+                # A schedule makes the profiler mark each step as ProfilerStep#N.
+                schedule=schedule(wait=0, warmup=0, active=steps, repeat=1),
+            )
+            prof.start()
+        self._prof = prof
+        self.profile = {
+            "trace": None,
+            "first_step": self.step_index,
+            "last_step": None,
+            "start_wall_ns": _now()[1],
+            "end_wall_ns": None,
+        }
+        return _now()
+
+    def _stop_profiler(self) -> None:
+        prof, self._prof = self._prof, None
+        if prof is None:
+            return
+        import gzip
+        import shutil
+        import warnings
+
+        end_wall = _now()[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prof.stop()
+        os.makedirs(self.dir.file("trace"), exist_ok=True)
+        rank = self.rank if self.rank is not None else 0
+        rel = os.path.join("trace", f"rank{rank}.pt.trace.json")
+        if os.path.exists(self.dir.file(rel + ".gz")):  # several main processes
+            rel = os.path.join("trace", f"rank{rank}.{self.pid}.pt.trace.json")
+        path = self.dir.file(rel)
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as src, gzip.open(path + ".gz.tmp", "wb", compresslevel=3) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(path + ".gz.tmp", path + ".gz")
+        os.remove(path)
+        self.profile.update({
+            "trace": rel + ".gz",
+            "last_step": self.step_index - 1,
+            "end_wall_ns": end_wall,
+        })
+
+    # ------------------------------------------------------------------ hooks
+    def _dataloader_before(self) -> None:
+        if threading.get_ident() != self._main_ident:
+            return
+        t = _now()
+        if not self._accept(SRC_DATALOADER, t):
+            return
+        self._check_fail("dataloader")
+        t = self._close_open(t)
+        self._open(t)
+
+    def _dataloader_after(self, batch) -> None:
+        if self.source != SRC_DATALOADER or self.open_step is None:
+            return
+        items, tokens = _batch_size(batch)
+        s = self.open_step
+        self.open_step = (s[0], s[1], items, tokens)
+
+    def _dataloader_stop(self) -> None:
+        if self.source != SRC_DATALOADER or threading.get_ident() != self._main_ident:
+            return
+        # The iterator is exhausted: the step that used the last batch ended when this
+        # __next__ was called (closed then); the step opened for a batch that never
+        # came is dropped.
+        if self.open_step is not None:
+            self.last_boundary = self.open_step[:2]
+            self.open_step = None
+
+    def _pre_hook(self, module, args) -> None:
+        if not self.enabled or threading.get_ident() != self._main_ident:
+            return
+        try:
+            self.module_depth += 1
+            if self.module_depth != 1:
+                return
+            t = _now()
+            if not self._accept(SRC_MODULE, t):
+                return
+            self._check_fail("module")
+            t = self._close_open(t)
+            items, tokens = _batch_size(args)
+            self._open(t, items, tokens)
+        except Exception:  # noqa: BLE001
+            self.fail("module")
+
+    def _post_hook(self, module, args, output) -> None:
+        if not self.enabled or threading.get_ident() != self._main_ident:
+            return
+        try:
+            self.module_depth -= 1
+            if self.module_depth <= 0:
+                self.module_depth = 0
+                self.module_last_post = _now()
+        except Exception:  # noqa: BLE001
+            self.fail("module")
+
+    def _optimizer_hook(self, optimizer, args, kwargs) -> None:
+        if not self.enabled or threading.get_ident() != self._main_ident:
+            return
+        try:
+            self._end_type_step(SRC_OPTIMIZER, None, None)
+        except Exception:  # noqa: BLE001
+            self.fail("optimizer")
+
+    def explicit_step(self, items, tokens) -> None:
+        if not self.enabled or os.getpid() != self.pid or self.auto_phase is None:
+            return
+        try:
+            self._end_type_step(SRC_EXPLICIT, items, tokens)
+        except Exception:  # noqa: BLE001
+            self.fail("step")
+
+    def _end_type_step(self, source: int, items, tokens) -> None:
+        """Sources that mark the end of a step: it began where the previous one ended;
+        the first began at the first DataLoader batch or model call seen (else when
+        torch was imported), known only now, so startup's end edge is written late."""
+        t = _now()
+        earlier = self.first_activity  # _accept() sets it to t on the first event
+        if not self._accept(source, t):
+            return
+        start = self.last_boundary or earlier or self.activated or t
+        if self.auto_phase == "startup":
+            self._write_edge("startup", "end", at=start)
+            self.auto_phase = "warmup"
+            self.phase_steps = 0
+            self._write_edge("warmup", "begin", at=start)
+        self.last_boundary = self._record_step(start, t, items, tokens)
+
+
+def _rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _first_tensor(obj, depth: int = 0):
+    torch = sys.modules.get("torch")
+    if torch is None or depth > 2:
+        return None, None
+    if isinstance(obj, torch.Tensor):
+        return obj, None
+    if isinstance(obj, dict):
+        ids = obj.get("input_ids")
+        if isinstance(ids, torch.Tensor):
+            return ids, ids
+        for v in obj.values():
+            found = _first_tensor(v, depth + 1)
+            if found[0] is not None:
+                return found
+    elif isinstance(obj, (list, tuple)):
+        for v in obj[:4]:
+            found = _first_tensor(v, depth + 1)
+            if found[0] is not None:
+                return found
+    return None, None
+
+
+def _batch_size(batch) -> tuple[int | None, int | None]:
+    """items: first dim of the first tensor; tokens: numel of an input_ids-like
+    2-D integer tensor (dict key "input_ids", or the first tensor when it is one)."""
+    tensor, ids = _first_tensor(batch)
+    if tensor is None or tensor.dim() == 0:
+        return None, None
+    items = int(tensor.shape[0])
+    if ids is None and tensor.dim() == 2 and not tensor.is_floating_point() \
+            and not tensor.is_complex() and tensor.dtype != sys.modules["torch"].bool:
+        ids = tensor
+    tokens = int(ids.numel()) if ids is not None and ids.dim() == 2 else None
+    return items, tokens

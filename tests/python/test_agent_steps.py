@@ -1,0 +1,192 @@
+"""The agent inside real torch programs (CPU): step sources, phases, memory."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from agent_run_helper import check_balanced, run_under_agent  # noqa: E402
+
+MODEL = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+"""
+
+
+def _assert_contiguous(steps: list[dict]) -> None:
+    assert [s["index"] for s in steps] == list(range(len(steps)))
+    for a, b in zip(steps, steps[1:]):
+        assert a["end_mono_ns"] <= b["start_mono_ns"]
+    for s in steps:
+        assert s["start_mono_ns"] < s["end_mono_ns"]
+        assert s["start_wall_ns"] < s["end_wall_ns"]
+
+
+def test_model_call_loop(tmp_path):
+    r = run_under_agent(tmp_path, MODEL + """
+x = torch.randn(5, 32)
+with torch.no_grad():
+    for i in range(12):
+        model(x).sum().item()
+print("ok")
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert r.proc.stdout.strip() == "ok"
+    steps = r.steps
+    assert len(steps) == 12
+    assert {s["source"] for s in steps} == {"module"}
+    assert {s["items"] for s in steps} == {5}
+    assert {s["tokens"] for s in steps} == {None}  # float input: no tokens
+    _assert_contiguous(steps)
+    seq = r.auto_sequence()
+    assert seq[:3] == [("startup", "begin"), ("startup", "end"), ("warmup", "begin")]
+    assert seq[-2:] == [("tail", "begin"), ("tail", "end")]
+    check_balanced(r.phases)
+    # The first step begins exactly where warmup begins.
+    warm = [p for p in r.phases if p["phase"] == "warmup" and p["edge"] == "begin"][0]
+    assert steps[0]["start_mono_ns"] == warm["mono_ns"]
+    agent = r.main_agent()
+    assert agent["role"] == "main" and agent["torch"] and agent["agent_error"] is None
+    assert agent["steps"] == 12 and agent["step_source"] == "module"
+    assert agent["profile"] is None  # trace off
+
+
+def test_explicit_phases(tmp_path):
+    r = run_under_agent(tmp_path, MODEL + """
+import fastenough
+
+@fastenough.phase("prepare")
+def prepare():
+    return torch.randn(3, 32)
+
+with fastenough.phase("load"):
+    x = prepare()
+with fastenough.phase("score"):
+    for _ in range(4):
+        model(x)
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    user = [(p["phase"], p["edge"]) for p in r.phases if not p["auto"]]
+    assert user == [("load", "begin"), ("prepare", "begin"), ("prepare", "end"),
+                    ("load", "end"), ("score", "begin"), ("score", "end")]
+    check_balanced(r.phases)
+    assert len(r.steps) == 4
+
+
+def test_dataloader_loop(tmp_path):
+    r = run_under_agent(tmp_path, MODEL + """
+from torch.utils.data import DataLoader, Dataset
+
+class Tokens(Dataset):
+    def __len__(self):
+        return 20
+    def __getitem__(self, i):
+        return {"input_ids": torch.full((12,), i, dtype=torch.long), "x": torch.randn(32)}
+
+loader = DataLoader(Tokens(), batch_size=8)   # batches of 8, 8, 4
+for epoch in range(2):
+    for batch in loader:
+        model(batch["x"])
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    steps = r.steps
+    assert len(steps) == 6
+    assert {s["source"] for s in steps} == {"dataloader"}
+    assert [s["items"] for s in steps] == [8, 8, 4, 8, 8, 4]
+    assert [s["tokens"] for s in steps] == [96, 96, 48, 96, 96, 48]
+    _assert_contiguous(steps)
+    check_balanced(r.phases)
+
+
+def test_optimizer_loop(tmp_path):
+    r = run_under_agent(tmp_path, MODEL + """
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(6, 32), torch.randn(6, 4)
+for i in range(9):
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    steps = r.steps
+    assert len(steps) == 9
+    assert {s["source"] for s in steps} == {"optimizer"}
+    _assert_contiguous(steps)
+    # Step 0 began at the first model call, which ended startup.
+    start_end = [p for p in r.phases if p["phase"] == "startup" and p["edge"] == "end"][0]
+    assert steps[0]["start_mono_ns"] >= start_end["mono_ns"]
+    check_balanced(r.phases)
+    assert r.main_agent()["step_source"] == "optimizer"
+
+
+def test_explicit_step_overrides_automatic(tmp_path):
+    r = run_under_agent(tmp_path, MODEL + """
+import fastenough
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(3, 32)
+for i in range(7):
+    model(x).sum().backward()
+    opt.step()
+    fastenough.step(items=3, tokens=30 + i)
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    steps = r.steps
+    assert len(steps) == 7
+    assert {s["source"] for s in steps} == {"explicit"}
+    assert [s["tokens"] for s in steps] == [30, 31, 32, 33, 34, 35, 36]
+    assert {s["items"] for s in steps} == {3}
+    _assert_contiguous(steps)
+
+
+def test_explicit_steps_alone(tmp_path):
+    # No DataLoader, optimizer or model: step 0 starts when torch was imported.
+    r = run_under_agent(tmp_path, """
+import time, torch, fastenough
+for i in range(6):
+    time.sleep(0.01)
+    fastenough.step()
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    steps = r.steps
+    assert len(steps) == 6
+    _assert_contiguous(steps)
+    assert all(s["end_mono_ns"] - s["start_mono_ns"] >= 10_000_000 for s in steps)
+
+
+def _agent(**opts):
+    from fastenough.agent.bootstrap import parse_opts
+    from fastenough.agent.runtime import Agent
+
+    o = parse_opts(None)
+    o.update(opts)
+    return Agent("/nonexistent", o, "main", 0, 0)
+
+
+def test_warmup_settles_on_three_close_steps():
+    a = _agent(warmup_steps=3)
+    ms = 1_000_000
+    a.durations = [900 * ms, 100 * ms]
+    assert not a._settled()  # fewer than 3 steps
+    a.durations.append(101 * ms)
+    assert not a._settled()  # 900 is far from the median 101
+    a.durations.append(119 * ms)
+    assert a._settled()  # 100, 101, 119: all within 20% of 101
+    a.durations.append(200 * ms)
+    assert not a._settled()  # 101, 119, 200: median 119, 200 is 68% off
+
+
+def test_warmup_minimum_and_cap():
+    ms = 1_000_000
+    a = _agent(warmup_steps=5, warmup_max=8)
+    a.durations = [10 * ms] * 4
+    assert not a._settled()  # settled, but fewer than warmup_steps
+    a.durations.append(10 * ms)
+    assert a._settled()
+    b = _agent(warmup_steps=3, warmup_max=8)
+    b.durations = [10 * ms, 50 * ms] * 3 + [10 * ms]
+    assert not b._settled()  # 7 steps that never settle
+    b.durations.append(50 * ms)
+    assert b._settled()  # the cap
