@@ -1,0 +1,151 @@
+#include "fastenough/rundir/run_report.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fastenough::rundir {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RundirReport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("rundir_" + std::to_string(getpid()) + "_" +
+                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "agent");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) {
+    fs::create_directories((dir_ / name).parent_path());
+    std::ofstream(dir_ / name) << text;
+  }
+  fs::path dir_;
+};
+
+const char kMeta[] = R"({"command":["python","train.py"],"start_wall_ns":1000,"end_wall_ns":5000,
+ "exit_status":1,"signal":null,"visible_devices":{"physical":[0]},
+ "other_processes":[{"source":"nvml","device":0,"pid":777,"max_used_bytes":1073741824}],
+ "host":"box"})";
+
+TEST_F(RundirReport, BuildsPhasesStepsRunAndFindings) {
+  Write("meta.json", kMeta);
+  Write("agent/10.json", R"({"pid":10,"rank":0,"role":"main","agent_error":null,"profile":null})");
+  Write("phases.jsonl",
+        R"({"rank":0,"pid":10,"phase":"steady","edge":"begin","mono_ns":100,"wall_ns":1100,"synced":true,"auto":true})"
+        "\n"
+        R"({"rank":0,"pid":10,"phase":"steady","edge":"end","mono_ns":2100,"wall_ns":3100,"synced":true,"auto":true,"memory":{"device":"cuda:0","allocated_bytes":1,"reserved_bytes":2,"alloc_peak_bytes":3,"reserved_peak_bytes":4,"rss_bytes":5}})"
+        "\n"
+        R"({"rank":0,"pid":10,"phase":"tail","edge":"beg)"  // cut off by a crash
+  );
+  Write("steps.jsonl",
+        R"({"rank":0,"pid":10,"index":0,"start_mono_ns":100,"end_mono_ns":1100,"start_wall_ns":1100,"end_wall_ns":2100,"items":4,"tokens":null,"source":"explicit","phase":"steady"})"
+        "\n"
+        R"({"rank":0,"pid":10,"index":1,"start_mono_ns":1100,"end_mono_ns":2100,"start_wall_ns":2100,"end_wall_ns":3100,"items":4,"tokens":null,"source":"explicit","phase":"steady"})"
+        "\n");
+  Write("samples.csv",
+        "wall_ns,source,device,util_pct,mem_used_bytes,mem_total_bytes,power_w,sm_clock_mhz,cpu_pct,rss_bytes\n"
+        "2000,nvml,0,80,98,100,300,1980,,\n"
+        "2000,proc,,,,,,,120.5,4096\n");
+  Write("trace/rank0.pt.trace.json.gz", "this is not gzip");
+
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(*json).get(doc), simdjson::SUCCESS) << *json;
+
+  EXPECT_EQ(std::string_view(doc["schema"]), "fastenough.report/1");
+  simdjson::dom::array phases = doc["phases"];
+  ASSERT_EQ(phases.size(), 1u);
+  auto steady = phases.at(0);
+  EXPECT_EQ(std::string_view(steady["name"]), "steady");
+  EXPECT_EQ(int64_t(steady["host_ns"]), 2000);
+  EXPECT_DOUBLE_EQ(double(steady["util_mean"]), 80);
+  EXPECT_DOUBLE_EQ(double(steady["device_busy_share"]), 0.8);
+  EXPECT_EQ(int64_t(steady["mem_used_max"]), 98);
+  EXPECT_EQ(int64_t(steady["alloc_peak"]), 3);
+  EXPECT_EQ(int64_t(steady["reserved_peak"]), 4);
+
+  // 2 steady steps over 2000 ns: 1e6 steps/s; 8 items: 4e6 items/s.
+  EXPECT_NEAR(double(doc["steps"]["steady_steps_per_s"]), 1e6, 1e-3);
+  EXPECT_NEAR(double(doc["steps"]["items_per_s"]), 4e6, 1e-3);
+  EXPECT_TRUE(doc["steps"]["tokens_per_s"].is_null());
+  EXPECT_EQ(int64_t(doc["steps"]["steady_count"]), 2);
+
+  EXPECT_EQ(int64_t(doc["run"]["exit_status"]), 1);
+  EXPECT_EQ(int64_t(doc["run"]["wall_ns"]), 4000);
+  EXPECT_EQ(std::string_view(doc["run"]["command"].at(1)), "train.py");
+  EXPECT_EQ(std::string_view(doc["meta"]["host"]), "box");
+  EXPECT_EQ(int64_t(doc["meta"]["agents"].at(0)["pid"]), 10);
+
+  // device-shared from the other process; memory-near-limit from 98/100.
+  std::vector<std::string> codes;
+  for (auto f : simdjson::dom::array(doc["findings"])) codes.emplace_back(std::string_view(f["code"]));
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "device-shared"), codes.end());
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "memory-near-limit"), codes.end());
+
+  // The broken trace and the cut-off line are named, not fatal.
+  std::string problems = simdjson::minify(doc["run_details"]["problems"]);
+  EXPECT_NE(problems.find("rank0.pt.trace.json.gz"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("phases.jsonl:3"), std::string::npos) << problems;
+  EXPECT_DOUBLE_EQ(double(doc["run_details"]["phases"].at(0)["cpu_mean_pct"]), 120.5);
+  EXPECT_EQ(std::string_view(doc["run_details"]["phases"].at(0)["busy_source"]), "util");
+}
+
+TEST_F(RundirReport, EmptyDirectoryStillReports) {
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  EXPECT_TRUE(rr->phases.empty());
+  ASSERT_TRUE(rr->report.run.has_value());
+  const auto& missing = rr->report.run->missing;
+  EXPECT_NE(std::find(missing.begin(), missing.end(), "meta.json"), missing.end());
+  EXPECT_NE(std::find(missing.begin(), missing.end(), "samples.csv"), missing.end());
+  EXPECT_TRUE(rr->report.findings.empty());
+}
+
+TEST_F(RundirReport, MissingDirectoryIsNotFound) {
+  auto rr = AnalyzeRunDir((dir_ / "nope").string());
+  ASSERT_FALSE(rr.ok());
+  EXPECT_EQ(rr.status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RundirReport, AnalysesACorpusTraceWhenPresent) {
+  fs::path corpus(FASTENOUGH_CORPUS);
+  fs::path pick;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(corpus, ec)) {
+    std::string n = e.path().filename().string();
+    if (e.is_regular_file() && n.size() > 8 && n.substr(n.size() - 8) == ".json.gz" &&
+        e.file_size() < 4 * 1024 * 1024) {
+      pick = e.path();
+      break;
+    }
+  }
+  if (pick.empty()) GTEST_SKIP() << "corpus not present";
+  fs::create_directories(dir_ / "trace");
+  fs::copy_file(pick, dir_ / "trace" / "rank0.pt.trace.json.gz");
+  Write("phases.jsonl",
+        R"({"rank":0,"pid":1,"phase":"profile","edge":"begin","mono_ns":0,"wall_ns":0,"auto":true})"
+        "\n"
+        R"({"rank":0,"pid":1,"phase":"profile","edge":"end","mono_ns":10,"wall_ns":10,"auto":true})"
+        "\n");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  EXPECT_EQ(rr->traces.size(), 1u) << (rr->problems.empty() ? "" : rr->problems[0]);
+  EXPECT_FALSE(rr->report.inputs.empty());
+  ASSERT_EQ(rr->phases.size(), 1u);
+  if (!rr->report.ranks.empty() && !rr->report.ranks[0].devices.empty()) {
+    EXPECT_EQ(rr->phases[0].busy_source, "trace");
+    EXPECT_GT(rr->phases[0].device_busy_share.value(), 0.0);
+    EXPECT_LE(rr->phases[0].device_busy_share.value(), 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace fastenough::rundir

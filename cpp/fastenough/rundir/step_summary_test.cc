@@ -1,0 +1,60 @@
+#include "fastenough/rundir/step_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace fastenough::rundir {
+namespace {
+
+StepRecord Step(int rank, int64_t start, int64_t end, const char* phase, std::optional<int64_t> items) {
+  StepRecord s;
+  s.rank = rank;
+  s.start_mono_ns = start;
+  s.end_mono_ns = end;
+  s.phase = phase;
+  s.items = items;
+  s.source = "optimizer";
+  return s;
+}
+
+TEST(RundirQuantile, EdgeCases) {
+  EXPECT_EQ(Quantile({}, 0.5), 0);
+  EXPECT_EQ(Quantile({7}, 0.9), 7);
+  EXPECT_EQ(Quantile({10, 20}, 0.5), 15);
+  EXPECT_EQ(Quantile({100, 200, 100, 100}, 0.9), 170);  // sorted 100,100,100,200; h = 2.7
+}
+
+TEST(RundirSteps, SteadyThroughputOverSpan) {
+  std::vector<StepRecord> steps = {
+      Step(0, 0, 900, "warmup", 8),        // not steady: counted in all_steps only
+      Step(0, 1000, 1100, "steady", 8),
+      Step(0, 1100, 1300, "steady", 8),
+      Step(0, 1300, 1400, "steady", 8),
+      Step(0, 1400, 1500, "steady", 8),
+      Step(1, 0, 100, "steady", std::nullopt),  // rank 1 without item counts
+  };
+  auto s = SummarizeSteps(steps);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].rank, 0);
+  EXPECT_EQ(s[0].all_steps, 5);
+  EXPECT_EQ(s[0].count, 4);
+  EXPECT_EQ(s[0].median_ns, 100);
+  EXPECT_EQ(s[0].p90_ns, 170);
+  EXPECT_EQ(s[0].span_ns, 500);
+  EXPECT_DOUBLE_EQ(s[0].steps_per_s.value(), 4 / 500e-9);
+  EXPECT_DOUBLE_EQ(s[0].items_per_s.value(), 32 / 500e-9);
+  EXPECT_FALSE(s[0].tokens_per_s.has_value());  // no step carried tokens
+  EXPECT_EQ(s[0].source, "optimizer");
+  EXPECT_EQ(s[1].count, 1);
+  EXPECT_FALSE(s[1].items_per_s.has_value());
+}
+
+TEST(RundirSteps, NoSteadyStepsGivesNoRate) {
+  auto s = SummarizeSteps({Step(0, 0, 10, "warmup", 1)});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].count, 0);
+  EXPECT_FALSE(s[0].steps_per_s.has_value());
+  EXPECT_TRUE(SummarizeSteps({}).empty());
+}
+
+}  // namespace
+}  // namespace fastenough::rundir
