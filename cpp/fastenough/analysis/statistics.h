@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace fastenough::analysis {
@@ -21,10 +22,11 @@ double PercentileSorted(const std::vector<int64_t>& sorted, double p);
 
 struct Distribution {
   int64_t count = 0;
-  double median = 0;  // NaN when count == 0 (all of these)
-  double p10 = 0;
-  double p90 = 0;
-  double mean = 0;
+  // NaN when count == 0 (all four), also in a default-constructed one.
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double p10 = std::numeric_limits<double>::quiet_NaN();
+  double p90 = std::numeric_limits<double>::quiet_NaN();
+  double mean = std::numeric_limits<double>::quiet_NaN();
   int64_t min = 0;  // 0 when count == 0
   int64_t max = 0;
 };

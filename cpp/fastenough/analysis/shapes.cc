@@ -1,0 +1,127 @@
+#include "fastenough/analysis/shapes.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace fastenough::analysis {
+
+namespace {
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+// Raw args text is JSON already; anything that does not look like a JSON
+// array is written as a string so the report stays valid.
+void AppendRaw(std::string& out, const std::string& raw) {
+  if (raw.empty()) {
+    out += "null";
+  } else if (raw.front() == '[' && raw.back() == ']') {
+    out += raw;
+  } else {
+    AppendJsonString(out, raw);
+  }
+}
+
+}  // namespace
+
+std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops, size_t per_op) {
+  using Key = std::tuple<StringId, StringId, StringId, StringId>;
+  struct Acc {
+    int64_t count = 0, total_ns = 0, device_ns = 0;
+  };
+  std::map<Key, Acc> by_shape;
+  std::unordered_map<StringId, int64_t> name_total;
+  bool any_shape = false;
+  for (size_t i = 0; i < store.size(); ++i) {
+    if (store.kind[i] != trace::EventKind::kCpuOp) continue;
+    name_total[store.name[i]] += store.dur_ns[i];
+    if (store.input_dims[i] == kNoString) continue;
+    any_shape = true;
+    Acc& a = by_shape[{store.name[i], store.input_dims[i], store.input_types[i],
+                       store.input_strides[i]}];
+    a.count += 1;
+    a.total_ns += store.dur_ns[i];
+  }
+  if (!any_shape) return {};
+  // Device time under each op call with a direct External id link.
+  std::unordered_map<int32_t, int64_t> device_by_op;
+  for (size_t i = 0; i < store.size(); ++i) {
+    if (!trace::IsDeviceActivity(store.kind[i]) || store.cpu_op_row.empty()) continue;
+    const int32_t op = store.cpu_op_row[i];
+    if (op != trace::kNoRow) device_by_op[op] += store.dur_ns[i];
+  }
+  for (const auto& [op, ns] : device_by_op) {
+    if (store.input_dims[op] == kNoString) continue;
+    auto it = by_shape.find({store.name[op], store.input_dims[op], store.input_types[op],
+                             store.input_strides[op]});
+    if (it != by_shape.end()) it->second.device_ns += ns;
+  }
+  // Hottest names that have shapes.
+  std::vector<std::pair<int64_t, StringId>> names;
+  for (const auto& [id, total] : name_total) names.push_back({total, id});
+  std::sort(names.begin(), names.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return store.strings().Get(a.second) < store.strings().Get(b.second);
+  });
+  std::vector<ShapeRow> out;
+  size_t taken = 0;
+  for (const auto& [total, id] : names) {
+    if (taken == top_ops) break;
+    std::vector<ShapeRow> rows;
+    for (auto it = by_shape.lower_bound({id, 0, 0, 0});
+         it != by_shape.end() && std::get<0>(it->first) == id; ++it) {
+      ShapeRow r;
+      r.op = std::string(store.strings().Get(id));
+      r.input_dims = std::string(store.strings().Get(std::get<1>(it->first)));
+      r.input_types = std::string(store.strings().Get(std::get<2>(it->first)));
+      r.input_strides = std::string(store.strings().Get(std::get<3>(it->first)));
+      r.count = it->second.count;
+      r.total_ns = it->second.total_ns;
+      r.device_ns = it->second.device_ns;
+      rows.push_back(std::move(r));
+    }
+    if (rows.empty()) continue;
+    ++taken;
+    std::stable_sort(rows.begin(), rows.end(), [](const ShapeRow& a, const ShapeRow& b) {
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+      return a.input_dims < b.input_dims;
+    });
+    if (rows.size() > per_op) rows.resize(per_op);
+    for (auto& r : rows) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string ShapeRowJson(const ShapeRow& r) {
+  std::string out = "{\"op\":";
+  AppendJsonString(out, r.op);
+  out += ",\"input_dims\":";
+  AppendRaw(out, r.input_dims);
+  out += ",\"input_types\":";
+  AppendRaw(out, r.input_types);
+  out += ",\"input_strides\":";
+  AppendRaw(out, r.input_strides);
+  out += ",\"count\":" + std::to_string(r.count);
+  out += ",\"total_ns\":" + std::to_string(r.total_ns);
+  out += ",\"device_ns\":" + std::to_string(r.device_ns) + "}";
+  return out;
+}
+
+}  // namespace fastenough::analysis
