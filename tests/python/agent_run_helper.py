@@ -57,8 +57,8 @@ def run_under_agent(tmp_path: Path, source: str, opts: dict | None = None,
     rdir.mkdir(exist_ok=True)
     prog = tmp_path / "prog.py"
     # Every program records its own pid so tests can tell the main process apart.
-    prelude = "import os as _os\nopen(%r, 'w').write(str(_os.getpid()))\n" % str(
-        tmp_path / "pid.txt")
+    pid_file = str(tmp_path / "pid.txt")
+    prelude = f"import os as _os\nopen({pid_file!r}, 'w').write(str(_os.getpid()))\n"
     prog.write_text(prelude + textwrap.dedent(source))
     env = dict(os.environ)
     env.pop("FASTENOUGH_RUN_DIR", None)

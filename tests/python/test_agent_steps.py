@@ -17,7 +17,7 @@ model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.L
 
 def _assert_contiguous(steps: list[dict]) -> None:
     assert [s["index"] for s in steps] == list(range(len(steps)))
-    for a, b in zip(steps, steps[1:]):
+    for a, b in zip(steps, steps[1:], strict=False):
         assert a["end_mono_ns"] <= b["start_mono_ns"]
     for s in steps:
         assert s["start_mono_ns"] < s["end_mono_ns"]
