@@ -9,4 +9,5 @@ NB_MODULE(_core, m) {
   m.attr("__version__") = FASTENOUGH_VERSION;
   fastenough::bindings::RegisterTrace(m);
   fastenough::bindings::RegisterSample(m);
+  fastenough::bindings::RegisterRundir(m);
 }

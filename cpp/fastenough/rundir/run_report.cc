@@ -379,8 +379,9 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   }
   r.run = run;
   for (const auto& [k, v] : meta.raw) {
-    if (k == "device_properties" || k == "world_size" || k == "backend" || k == "base_time_ns") {
-      continue;  // the trace's own facts keep these names
+    if (k == "device_properties" || k == "world_size" || k == "backend" || k == "base_time_ns" ||
+        k == "agents") {
+      continue;  // the trace's own facts keep these names; agents are re-read below
     }
     r.meta.extra.emplace_back(k, v);
   }

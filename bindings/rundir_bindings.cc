@@ -1,0 +1,30 @@
+// Run-directory analysis for `fastenough run` (and re-analysis of a run dir).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "fastenough/rundir/run_report.h"
+#include "register.h"
+#include "status_to_python.h"
+
+namespace nb = nanobind;
+
+namespace fastenough::bindings {
+
+void RegisterRundir(nb::module_& m) {
+  m.def(
+      "analyze_run_dir",
+      [](const std::string& dir, int threads) {
+        rundir::RunReportOptions o;
+        o.threads = threads;
+        StatusOr<std::string> r = [&] {
+          nb::gil_scoped_release release;
+          return rundir::AnalyzeRunDirToJson(dir, o);
+        }();
+        return ValueOrThrow(std::move(r));
+      },
+      nb::arg("run_dir"), nb::arg("threads") = 0,
+      "Analyse everything present in a run directory (traces, phases, steps, samples, meta) "
+      "and return the fastenough.report/1 document as JSON text.");
+}
+
+}  // namespace fastenough::bindings

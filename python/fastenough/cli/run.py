@@ -1,0 +1,118 @@
+"""`fastenough run`: run a command under the supervisor and report where its time went."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fastenough.errors import UsageError
+
+HELP = "run a command (python, torchrun, a script) and report where its time went"
+DESCRIPTION = """\
+Run COMMAND with the fastenough agent loaded in every Python process it starts
+(torchrun ranks and DataLoader workers included; no code change needed), sample
+the devices and the process tree while it runs, and report at exit: the phase
+table (startup / warmup / steady / profile / tail and your own phases), steady
+throughput, and findings ranked by the most they can save.
+
+Everything lands in a run directory (.fastenough/runs/<time>-<id>/ unless
+--run-dir): meta.json, phases.jsonl, steps.jsonl, samples.csv, trace/,
+report.json, report.md. A summary row goes into .fastenough/runs.db
+(`fastenough history`).
+
+examples:
+  fastenough run -- python eval.py --cfg x
+  fastenough run --trace-steps 10 -- torchrun --nproc_per_node=2 train.py
+  fastenough run --json -- python -m mypkg.bench > report.json
+
+Ctrl-C stops the command and still writes the report; a second Ctrl-C kills it.
+
+exit status: the command's own (128 + N when killed by signal N), 127 command
+not found, 126 not executable, 2 usage error.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help=HELP, description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--run-dir", metavar="DIR", help="write the run directory here (new or empty)")
+    p.add_argument("--hz", type=float, default=2.0, help="sampling rate (default 2 per second)")
+    p.add_argument("--no-trace", action="store_true", help="no profiler window")
+    p.add_argument("--trace-steps", type=int, default=5, metavar="N",
+                   help="steps in the profiler window (default 5)")
+    p.add_argument("--warmup-steps", type=int, default=3, metavar="N",
+                   help="steps counted as warmup before steady state (default 3)")
+    p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
+    p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
+    p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
+    p.add_argument("--no-history", action="store_true", help="do not add a row to runs.db")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print report.json instead of the report")
+    fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
+    fmt.add_argument("--quiet", action="store_true", help="print only the run directory")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+    p.set_defaults(func=run)
+
+
+def _parse_command(args: argparse.Namespace) -> list[str]:
+    cmd = list(args.command)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError("no command given: fastenough run [options] -- COMMAND ...")
+    return cmd
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = _parse_command(args)
+    if not (0 < args.hz <= 1000):
+        raise UsageError("--hz must be in (0, 1000]")
+    if args.trace_steps < 1 or args.warmup_steps < 0:
+        raise UsageError("--trace-steps must be 1 or more and --warmup-steps 0 or more")
+
+    from fastenough.supervisor.session import RunOptions, execute
+
+    opts = RunOptions(
+        cmd=cmd,
+        run_dir=args.run_dir,
+        hz=args.hz,
+        agent_opts={
+            "trace": not args.no_trace,
+            "trace_steps": args.trace_steps,
+            "warmup_steps": args.warmup_steps,
+            "probe": args.probe,
+        },
+        nvml=not args.no_nvml,
+        npu_smi=not args.no_npu_smi,
+        history=not args.no_history,
+    )
+    outcome = execute(opts)
+    report = outcome.report
+    err = sys.stderr
+    if report is None:
+        err.write(f"fastenough: no report: {outcome.report_error}\n")
+    elif args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.md:
+        from fastenough.render.markdown import report_to_markdown
+
+        sys.stdout.write(report_to_markdown(report))
+    elif not args.quiet:
+        try:
+            from rich.console import Console
+
+            from fastenough.render.terminal import print_report
+
+            # The command's own output went to stdout; the report goes to stderr
+            # so that `fastenough run -- cmd > out` keeps out clean.
+            print_report(report, console=Console(stderr=True))
+        except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
+            err.write(f"fastenough: report not rendered ({type(e).__name__}: {e})\n")
+    status = outcome.exit_status
+    how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
+    err.write(f"fastenough: command exited with {how}; run directory {outcome.run_dir}\n")
+    return status

@@ -1,0 +1,63 @@
+"""The run history: one summary row per `fastenough run` in `.fastenough/runs.db`."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+COLUMNS = (
+    "id",
+    "started_at",
+    "command",
+    "exit_status",
+    "wall_s",
+    "steady_steps_per_s",
+    "items_per_s",
+    "top_finding",
+    "run_dir",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at TEXT,          -- UTC, ISO 8601
+  command TEXT NOT NULL,    -- shell-quoted
+  exit_status INTEGER,      -- 128 + signal when killed, like a shell
+  wall_s REAL,
+  steady_steps_per_s REAL,
+  items_per_s REAL,
+  top_finding TEXT,         -- finding code ranked first
+  run_dir TEXT NOT NULL
+)
+"""
+
+
+class HistoryDB:
+    def __init__(self, path: Path | str, create: bool = True) -> None:
+        self.path = Path(path)
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Several runs may finish at once (a sweep): wait for the lock a while.
+        self._db = sqlite3.connect(str(self.path), timeout=30)
+        self._db.execute(_SCHEMA)
+
+    def add_run(self, row: dict) -> int:
+        cols = [c for c in COLUMNS if c != "id"]
+        with self._db:
+            cur = self._db.execute(
+                f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                [row.get(c) for c in cols],
+            )
+        return int(cur.lastrowid)
+
+    def list_runs(self, limit: int | None = None) -> list[dict]:
+        """Newest first."""
+        sql = f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY id DESC"
+        args: list[int] = []
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [dict(zip(COLUMNS, r, strict=False)) for r in self._db.execute(sql, args)]
+
+    def close(self) -> None:
+        self._db.close()

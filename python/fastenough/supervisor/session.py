@@ -1,0 +1,173 @@
+"""One `fastenough run`: run directory -> sampler -> child -> report -> history.
+
+Every step after the child started is guarded so that the report is written
+whatever happened to the child (crash, signal) or to one part of the analysis.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastenough import __version__
+from fastenough.supervisor import devices as _devices
+from fastenough.supervisor import run_dir as _rd
+from fastenough.supervisor import spawn as _spawn
+
+
+@dataclass
+class RunOptions:
+    cmd: list[str]
+    cwd: str = field(default_factory=os.getcwd)
+    run_dir: str | None = None
+    hz: float = 2.0
+    agent_opts: dict = field(default_factory=dict)
+    nvml: bool = True
+    npu_smi: bool = True
+    history: bool = True
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    exit_status: int
+    signal: int | None
+    report: dict | None
+    report_error: str | None
+
+
+def _now_ns() -> int:
+    return time.time_ns()
+
+
+def _analyze(run_dir: Path, log) -> tuple[dict | None, str | None]:
+    try:
+        from fastenough import _core
+
+        return json.loads(_core.analyze_run_dir(str(run_dir))), None
+    except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
+        log(f"analysis failed: {type(e).__name__}: {e}")
+        return None, f"{type(e).__name__}: {e}"
+
+
+def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
+    steps = (report or {}).get("steps") or {}
+    findings = (report or {}).get("findings") or []
+    start = meta.get("start_wall_ns")
+    end = meta.get("end_wall_ns")
+    return {
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start / 1e9))
+        if start
+        else None,
+        "command": shlex.join(meta.get("command") or []),
+        "exit_status": meta.get("exit_status"),
+        "wall_s": (end - start) / 1e9 if start and end else None,
+        "steady_steps_per_s": steps.get("steady_steps_per_s"),
+        "items_per_s": steps.get("items_per_s"),
+        "top_finding": findings[0].get("code") if findings else None,
+        "run_dir": str(run_dir),
+    }
+
+
+def execute(opts: RunOptions) -> RunOutcome:
+    env = dict(os.environ)
+    # Fail like a shell before anything is created when the command cannot run.
+    _spawn.check_command(opts.cmd, env)
+
+    run_dir = _rd.new_run_dir(opts.cwd, opts.run_dir)
+    (run_dir / "agent").mkdir(exist_ok=True)
+    (run_dir / "trace").mkdir(exist_ok=True)
+    log = _rd.Log(run_dir / "supervisor.log")
+    log(f"fastenough {__version__}; run dir {run_dir}")
+
+    boot = _spawn.boot_dir()
+    if not (boot / "sitecustomize.py").exists():
+        log(f"agent boot dir {boot} has no sitecustomize.py: running without the agent")
+        boot = None
+
+    meta: dict = {
+        "schema": "fastenough.meta/1",
+        "fastenough_version": __version__,
+        "command": list(opts.cmd),
+        "cwd": str(Path(opts.cwd).resolve()),
+        "git": _rd.git_info(opts.cwd),
+        "host": _rd.host_name(),
+        "supervisor_python": sys.version.split()[0],
+        "agent_opts": opts.agent_opts,
+        "start_wall_ns": _now_ns(),
+        "end_wall_ns": None,
+        "exit_status": None,
+        "signal": None,
+        "interrupted": False,
+    }
+
+    sampler = None
+    try:
+        from fastenough import _core
+
+        sampler = _core.Sampler(
+            str(run_dir / "samples.csv"), hz=opts.hz, nvml=opts.nvml, npu_smi=opts.npu_smi
+        )
+        sampler.start()
+        meta["sampler"] = {"hz": opts.hz, "backends": sampler.backends()}
+        meta["devices"] = sampler.devices()
+        meta["visible_devices"] = _devices.visible_mapping(env, meta["devices"])
+    except Exception as e:  # noqa: BLE001 - a run without samples is still a run
+        log(f"sampler not started: {type(e).__name__}: {e}")
+        meta["sampler"] = {"hz": opts.hz, "error": f"{type(e).__name__}: {e}"}
+        sampler = None
+    _rd.write_json_atomic(run_dir / "meta.json", meta)
+    log(f"sampler: {json.dumps(meta.get('sampler'))}")
+
+    child_env = _spawn.child_env(env, run_dir, opts.agent_opts, boot)
+    result = None
+    try:
+        result = _spawn.run_child(
+            opts.cmd,
+            child_env,
+            opts.cwd,
+            on_start=(sampler.set_root_pid if sampler is not None else None),
+            log=log,
+        )
+    finally:
+        meta["end_wall_ns"] = _now_ns()
+        if sampler is not None:
+            try:
+                sampler.stop()
+                meta["sampler"]["ticks"] = sampler.ticks
+                meta["other_processes"] = sampler.other_processes()
+            except Exception as e:  # noqa: BLE001
+                log(f"sampler stop failed: {e}")
+        if result is not None:
+            meta["exit_status"] = result.exit_status
+            meta["signal"] = result.signal
+            meta["interrupted"] = result.interrupted
+        meta["agents"] = _rd.read_agents(run_dir)
+        _rd.write_json_atomic(run_dir / "meta.json", meta)
+
+    report, error = _analyze(run_dir, log)
+    if report is not None:
+        _rd.write_json_atomic(run_dir / "report.json", report)
+        try:
+            from fastenough.render.markdown import report_to_markdown
+
+            _rd.write_text_atomic(run_dir / "report.md", report_to_markdown(report))
+        except Exception as e:  # noqa: BLE001 - the JSON report is the contract
+            log(f"report.md not written: {type(e).__name__}: {e}")
+
+    if opts.history:
+        try:
+            from fastenough.store.history import HistoryDB
+
+            db = HistoryDB(Path(opts.cwd).resolve() / ".fastenough" / "runs.db")
+            db.add_run(summary_row(report, meta, run_dir))
+            db.close()
+        except Exception as e:  # noqa: BLE001
+            log(f"history row not written: {type(e).__name__}: {e}")
+    log.close()
+    return RunOutcome(run_dir, result.exit_status, result.signal, report, error)

@@ -1,0 +1,124 @@
+"""Spawning the user's command with the agent injected, and forwarding signals.
+
+The child runs in a session (and process group) of its own so that a signal
+from the terminal reaches fastenough first: the first Ctrl-C (SIGINT) or
+SIGTERM is forwarded to the child's whole process group (torchrun ranks,
+DataLoader workers); a second Ctrl-C kills the group with SIGKILL. Either way
+control comes back here and the report is still written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastenough.errors import FastenoughError
+
+EXIT_NOT_EXECUTABLE = 126  # like a shell
+EXIT_NOT_FOUND = 127
+
+
+class CommandNotFoundError(FastenoughError):
+    exit_code = EXIT_NOT_FOUND
+
+
+class CommandNotExecutableError(FastenoughError):
+    exit_code = EXIT_NOT_EXECUTABLE
+
+
+def boot_dir() -> Path:
+    """The agent's sitecustomize directory inside the installed package."""
+    import fastenough
+
+    return Path(fastenough.__file__).resolve().parent / "agent" / "boot"
+
+
+def check_command(cmd: list[str], env: dict[str, str]) -> str:
+    """The program path that will run, or a shell-like error (127 / 126)."""
+    prog = cmd[0]
+    if "/" in prog:
+        if not os.path.exists(prog):
+            raise CommandNotFoundError(f"{prog}: no such file or directory")
+        if os.path.isdir(prog):
+            raise CommandNotExecutableError(f"{prog}: is a directory")
+        if not os.access(prog, os.X_OK):
+            raise CommandNotExecutableError(f"{prog}: permission denied (not executable)")
+        return prog
+    found = shutil.which(prog, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise CommandNotFoundError(f"{prog}: command not found")
+    return found
+
+
+def child_env(
+    base: dict[str, str], run_dir: Path, agent_opts: dict, boot: Path | None
+) -> dict[str, str]:
+    env = dict(base)
+    env["FASTENOUGH_RUN_DIR"] = str(run_dir)
+    env["FASTENOUGH_AGENT_OPTS"] = json.dumps(agent_opts, sort_keys=True)
+    if boot is not None:
+        old = env.get("PYTHONPATH")
+        env["PYTHONPATH"] = str(boot) + (os.pathsep + old if old else "")
+    return env
+
+
+@dataclass
+class ChildResult:
+    exit_status: int  # as a shell reports it: 128 + signal when killed
+    signal: int | None  # the signal that ended the child, if any
+    interrupted: bool  # the user sent SIGINT/SIGTERM to fastenough
+
+
+def run_child(
+    cmd: list[str],
+    env: dict[str, str],
+    cwd: str,
+    on_start: Callable[[int], None] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> ChildResult:
+    """Run cmd to completion, forwarding SIGINT/SIGTERM/SIGHUP to its process group."""
+    log = log or (lambda _m: None)
+    try:
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
+    except FileNotFoundError as e:
+        raise CommandNotFoundError(f"{cmd[0]}: {e.strerror or 'not found'}") from None
+    except PermissionError as e:
+        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or 'permission denied'}") from None
+    except OSError as e:  # e.g. ENOEXEC: a script without a #! line
+        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or e}") from None
+    log(f"child pid {proc.pid}: {cmd!r}")
+    if on_start is not None:
+        on_start(proc.pid)
+
+    received: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        received.append(signum)
+        # A repeated interrupt means "stop now": the whole group is killed.
+        sig = signal.SIGKILL if received.count(signum) > 1 else signum
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        log(f"received signal {signum}; sent {int(sig)} to process group {proc.pid}")
+
+    handled = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+    previous = {}
+    for s in handled:
+        # Outside the main thread (embedding, tests) there is no forwarding.
+        with contextlib.suppress(ValueError):
+            previous[s] = signal.signal(s, forward)
+    try:
+        rc = proc.wait()
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    log(f"child exited with returncode {rc}")
+    if rc < 0:
+        return ChildResult(128 - rc, -rc, bool(received))
+    return ChildResult(rc, None, bool(received))
