@@ -10,7 +10,7 @@ from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["analyze", "demo"]
+SUBCOMMANDS = ["run", "analyze", "history", "demo"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
