@@ -17,7 +17,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, run_cli
 
 GOLDEN = DATA / "golden"
@@ -39,7 +38,7 @@ def _mismatches(expected, actual, path="$"):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return [f"{path}: expected a list of {len(expected)}, got {actual!r}"]
         out = []
-        for i, (e, a) in enumerate(zip(expected, actual)):
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             out += _mismatches(e, a, f"{path}[{i}]")
         return out
     if isinstance(expected, float) or isinstance(actual, float):
@@ -77,13 +76,63 @@ def test_golden(trace: Path):
 
 
 # HTA corpus: file (relative to the corpus) -> kernel_count per (rank, device).
-# Filled from the traces themselves (kernel events per device), so a change in
-# the reader or the analyses that drops or invents kernels shows up here.
-CORPUS_KERNELS: dict[str, dict[tuple[int, int], int]] = {}
+# Checked against an independent count of "cat": "kernel" events per
+# args.device for several files; the execution-trace file
+# (execution_trace/benchmark_simple_add_et.json.gz) is not a profiler trace.
+CORPUS_KERNELS: dict[str, dict[tuple[int, int], int]] = {
+    "_from_pr324/large_integer_trace/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz": {(0, 0): 1},
+    "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz": {(0, 2): 14},
+    "call_stack/backward_thread.json": {(0, 0): 1},
+    "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz": {},
+    "critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz": {(0, 0): 79},
+    "critical_path/cuda_event_sync/event_sync_trace.json.gz": {(0, 0): 4},
+    "critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz": {(0, 0): 3},
+    "critical_path/end_to_end/simple_add/input/trace.json.gz": {(0, 0): 79},
+    "critical_path/end_to_end/simple_add/output/overlaid_critical_path_trace.json.gz":
+        {(0, 0): 79},
+    "critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz": {(0, 0): 79},
+    "cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz": {},
+    "df_index_resolver/df_index_resolver.json.gz": {(1, 1): 19370},
+    "distributed_info_unavailable/distributed_info_not_found.json.gz": {},
+    "execution_trace/benchmark_simple_add_trace.json.gz": {(0, 0): 4},
+    "mixed_files/rank_non_gpu.json.gz": {},
+    "mtia_inference_trace/mtia_inference_rank_0.json.gz": {(0, 17): 1313},
+    "mtia_trace_single_rank/mtia_rank_0.json.gz": {(0, 9): 25814},
+    "nccl_parser_config/nccl_data.json.gz": {(0, 0): 2700},
+    "negative_queue_length_values_check/rank0.json.gz": {(0, 0): 6080},
+    "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz": {(0, 0): 4350},
+    "rank_non_gpu/rank_non_gpu.json.gz": {},
+    "rank_unavailable/rank_not_found.json.gz": {},
+    "timeline_analysis/sampled_rank-0.json.gz": {(0, 0): 1154},
+    "trace_compare/base/base.json.gz": {(1, 1): 6},
+    "trace_compare/test/test.json.gz": {(1, 1): 5},
+    "trace_diff/control/control.json.gz": {(3, 3): 8568},
+    "trace_diff/test/test.json.gz": {(1, 1): 9876},
+    "trace_file_list/inference_rank_1.json.gz": {(1, 0): 4},
+    "trace_filter/sampled_rank-0.json.gz": {(0, 0): 1154},
+    "trace_filter/sampled_rank-1.json.gz": {(1, 1): 1104},
+    "triton_example/triton_example.json.gz": {(0, 0): 1},
+}
 
 
-def _corpus_traces(corpus: Path) -> list[Path]:
-    return sorted(
-        p for p in corpus.rglob("*")
-        if p.is_file() and (p.name.endswith(".json") or p.name.endswith(".json.gz"))
-    )
+def test_corpus_table(corpus_dir: Path):
+    from fastenough import _core
+
+    for rel, expected in CORPUS_KERNELS.items():
+        path = corpus_dir / rel
+        if not path.exists():
+            pytest.skip(f"{rel} missing from the corpus")
+        report = json.loads(_core.analyze_to_json([str(path)], None, 1))
+        errors = [c["name"] for c in report["counters"] if c["severity"] == "error"]
+        assert not errors, f"{rel}: error counters {errors}"
+        got = {(d["rank"], d["device"]): d["kernel_count"] for d in report["devices"]}
+        assert got == expected, rel
+        for d in report["devices"]:
+            # The breakdown identities hold on real traces too.
+            parts = d["compute_ns"] + d["comm_ns"] + d["memcpy_ns"] + d["memset_ns"]
+            assert parts == d["busy_ns"], rel
+            assert d["idle_ns"] == d["span_ns"] - d["busy_ns"] >= 0, rel
+            assert all(v >= 0 for v in d["idle_breakdown"].values()), rel
+        for rank in report["steps"]["per_rank"]:
+            for w in rank["windows"]:
+                assert 0 <= w["device_busy_ns"] <= w["dur_ns"], rel
