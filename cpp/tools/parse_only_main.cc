@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("bytes %zu\nseconds %.3f\nMB/s %.1f\n", json.size(), secs, json.size() / 1e6 / secs);
+  std::printf("bytes %zu\nseconds %.3f\nMB/s %.1f\nimplementation %s\n", json.size(), secs,
+              json.size() / 1e6 / secs, simdjson::get_active_implementation()->name().c_str());
   return 0;
 }

@@ -49,7 +49,7 @@ struct Event {
   std::string_view pid_text, tid_text;  // non-empty: pid/tid was a non-numeric string
   int64_t correlation = kNone, external_id = kNone, device = kNone, stream = kNone;
   int64_t bytes = kNone, python_id = kNone, python_parent_id = kNone, stream_id = kNone;
-  std::string_view input_dims, input_types, input_strides, arg_name, task_type;
+  std::string_view input_dims, input_types, input_strides, arg_name, task_type, labels;
   PendingCounters counters;
 };
 
@@ -223,6 +223,8 @@ error_code ReadArgs(od::value v, Event* ev) {
       e = ReadInt(a, &ev->python_parent_id, &ev->counters);
     } else if (key == "name") {
       e = ReadString(a, &ev->arg_name);
+    } else if (key == "labels") {
+      e = ReadString(a, &ev->labels);
     } else if (key == "Task Type") {
       e = ReadString(a, &ev->task_type);
     } else if (key == "Stream Id") {
@@ -303,14 +305,14 @@ EventKind KindOfCategory(std::string_view c, bool* known) {
       "async_npu", "HostToDevice", "cpu_to_gpu", "Activity", "external_correlation",
       "python_function_sampled", "Memory", "cpu_memory", "gpu_memory", "collective",
       "nccl", "MTIA", "mtia_insight", "Stream", "Record", "user_annotation_gpu",
-      "kineto_runtime", "Annotation", "instant_event", "Flow", "Async", "async"};
+      "kineto_runtime", "Annotation", "instant_event", "Flow", "Async", "async", "cpu_to_cuda"};
   *known = kKnownOther.count(c) != 0;
   return EventKind::kOther;
 }
 
 bool IsFlowCategory(std::string_view c) {
   return c == "ac2g" || c == "async_gpu" || c == "async_cpu_to_gpu" || c == "fwdbwd" ||
-         c == "async_npu" || c == "HostToDevice" || c == "async" || c.empty();
+         c == "async_npu" || c == "HostToDevice" || c == "async" || c == "cpu_to_cuda" || c.empty();
 }
 
 bool IsNpuProcessName(std::string_view n) {
@@ -388,6 +390,7 @@ class Reader {
   std::vector<int8_t> cat_kind_;  // by category StringId; -1: not yet seen
   std::vector<PendingRow> pending_;
   std::unordered_map<uint64_t, uint8_t> flows_;
+  std::unordered_map<int64_t, int32_t> device_by_pid_;
   std::vector<FlowEnd> flow_ends_;
   bool keep_flow_ends_ = false;
   bool truncated_ = false;
@@ -508,6 +511,12 @@ void Reader::CommitMetadata(Event& ev) {
     if (IsNpuProcessName(ev.arg_name)) saw_npu_process_ = true;
   } else if (ev.name == "thread_name") {
     store_->thread_names[ev.tid] = std::string(ev.arg_name);
+  } else if (ev.name == "process_labels") {
+    // torch_npu: {"name": "process_labels", "ph": "M", "pid": 2000, "args": {"labels": "NPU 0"}}
+    const int64_t n = TrailingNumber(ev.labels);
+    if (n != kNone && (ev.labels.rfind("NPU", 0) == 0 || ev.labels.rfind("GPU", 0) == 0)) {
+      device_by_pid_[ev.pid] = static_cast<int32_t>(n);
+    }
   }
 }
 
@@ -520,7 +529,10 @@ void Reader::CommitFlow(Event& ev, bool start) {
   const uint8_t bit = start ? 1 : 2;
   if (bits & bit) store_->counters().Add(Counter::flow_duplicated);
   bits |= bit;
-  if (keep_flow_ends_ && ev.ts_state == Num::kOk) {
+  // Only flows that stand for a launch link (torch_npu HostToDevice, legacy
+  // cpu_to_cuda) are kept for LinkFlows; async_npu links an op to its ACL call.
+  if (keep_flow_ends_ && ev.ts_state == Num::kOk &&
+      (ev.cat == "HostToDevice" || ev.cat == "cpu_to_cuda")) {
     flow_ends_.push_back({key, start, ev.pid, ev.tid, ev.ts});
   }
 }
@@ -778,7 +790,10 @@ void Reader::ClassifyPending() {
     if (IsDeviceActivity(k)) {
       if (!pr.device_set) {
         const int64_t pid = s.pid[i];
-        s.device[i] = (pid >= 0 && pid < INT32_MAX) ? static_cast<int32_t>(pid) : 0;
+        auto d = device_by_pid_.find(pid);
+        s.device[i] = d != device_by_pid_.end()           ? d->second
+                      : (pid >= 0 && pid < INT32_MAX) ? static_cast<int32_t>(pid)
+                                                        : 0;
       }
       if (s.stream[i] < 0) s.stream[i] = pr.stream_id == kNone ? s.tid[i] : pr.stream_id;
     }
