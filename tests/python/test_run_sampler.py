@@ -81,7 +81,7 @@ def test_stand_in_nvml_and_npu_smi(tmp_path, fake_nvml, monkeypatch):
     g0 = [r for r in rows if r["source"] == "nvml" and r["device"] == "0"]
     g1 = [r for r in rows if r["source"] == "nvml" and r["device"] == "1"]
     assert g0 and g1
-    assert g0[0]["util_pct"] == "50" and g0[0]["power_w"] == "250" and g0[0]["sm_clock_mhz"] == "1980"
+    assert (g0[0]["util_pct"], g0[0]["power_w"], g0[0]["sm_clock_mhz"]) == ("50", "250", "1980")
     assert g1[0]["util_pct"] == "" and g1[0]["power_w"] == ""  # NOT_SUPPORTED
     npu = [r for r in rows if r["source"] == "npu-smi" and r["device"] == "0"]
     assert npu[0]["mem_used_bytes"] == str(3161 * 1024 * 1024)
