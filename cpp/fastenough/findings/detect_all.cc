@@ -1,12 +1,30 @@
 #include "fastenough/findings/detect_all.h"
 
+#include "fastenough/findings/detect_context.h"
+#include "fastenough/findings/detectors.h"
+
 namespace fastenough::findings {
 
 std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis) {
-  (void)store;
-  (void)analysis;
-  return {};
+  std::vector<Finding> out;
+  if (store.size() == 0) return out;
+  const DetectContext ctx(store, analysis);
+  if (ctx.steady.empty()) return out;
+  timeline::IntervalSet explained;
+  // Detectors that explain device idle run before gpu-idle-host-bound, which
+  // reports only the idle nobody else explains.
+  DetectSyncInLoop(ctx, out, explained);
+  DetectGemmPatterns(ctx, out, explained);
+  DetectPageableMemcpy(ctx, out, explained);
+  DetectDataloaderBound(ctx, out, explained);
+  DetectTransferInLoop(ctx, out);
+  DetectCpuFallback(ctx, out);
+  DetectNoTensorCores(ctx, out);
+  DetectSmallKernels(ctx, out);
+  DetectCommNotOverlapped(ctx, out);
+  DetectGpuIdleHostBound(ctx, explained, out);
+  return out;
 }
 
 }  // namespace fastenough::findings

@@ -1,0 +1,101 @@
+#include "fastenough/findings/catalog.h"
+
+namespace fastenough::findings {
+
+const std::vector<CatalogEntry>& Catalog() {
+  static const std::vector<CatalogEntry> kCatalog = {
+      {"gpu-idle-host-bound", "trace", "Device idle while the host is still launching",
+       "The device waits for the host to submit work. Reduce per-step Python and launch "
+       "overhead: torch.compile (mode=\"reduce-overhead\") or CUDA graphs for static shapes, "
+       "larger batches, fewer small ops in the loop."},
+      {"small-kernels", "trace", "Many kernels shorter than their launch",
+       "Kernels finish faster than the host can launch them. Fuse chains of small ops "
+       "(torch.compile), capture the step in a CUDA graph for static shapes, or batch the work "
+       "into fewer, larger kernels."},
+      {"sync-in-loop", "trace", "Host waits for the device inside the step loop",
+       "Remove the synchronisation from the hot loop: keep values on the device (accumulate "
+       "metrics as tensors, read them once after the loop), avoid .item()/.cpu()/.tolist()/"
+       "bool(tensor) and data-dependent shapes (nonzero, unique) per step."},
+      {"pageable-memcpy", "trace", "Copies from pageable host memory",
+       "Allocate host tensors in pinned memory (DataLoader(pin_memory=True) or "
+       "tensor.pin_memory()) and copy with .to(device, non_blocking=True) so the copy can "
+       "overlap compute."},
+      {"transfer-in-loop", "trace", "Host-device transfers in every step",
+       "Move data that does not change to the device once before the loop, prefetch the next "
+       "batch on a side stream (pinned + non_blocking), and keep results on the device until "
+       "the end."},
+      {"cpu-fallback", "trace", "Ops executed on the CPU inside a device program",
+       "Run these ops on the device (move the tensors or the op there) so the round-trip "
+       "copies and the host computation disappear; check for ops without a device kernel."},
+      {"serial-small-gemm", "trace", "The same small matmul repeated in a Python loop",
+       "Replace the loop over experts/heads/segments by one batched or grouped GEMM "
+       "(torch.bmm on stacked weights, grouped_mm, or sort-and-group tokens per expert); "
+       "check that the device really runs one kernel and that outputs agree."},
+      {"unfused-projections", "trace", "Separate projections of one input",
+       "Merge the projections that read the same input into one linear with concatenated "
+       "weights (qkv_proj, gate_up_proj) and split the output."},
+      {"no-tensor-cores", "trace", "FP32 matmuls on a device with tensor cores",
+       "Under the current fp32 protocol this is bounded. TF32 "
+       "(torch.backends.cuda.matmul.allow_tf32 / set_float32_matmul_precision(\"high\")) or "
+       "BF16 autocast would use tensor cores, but they change numerics: compare outputs "
+       "against a tolerance fixed in advance and label it a protocol change."},
+      {"dataloader-bound", "trace", "Steps wait for the next batch",
+       "Feed the loop faster: DataLoader(num_workers>0, pin_memory=True, persistent_workers="
+       "True, prefetch_factor), cache preprocessing offline, or move decoding off the main "
+       "process."},
+      {"comm-not-overlapped", "trace", "Collectives not overlapped by compute",
+       "Overlap communication with compute (DDP bucketing / gradient_as_bucket_view, FSDP "
+       "prefetch, async collectives on a side stream) or reduce its volume; confirm which "
+       "collectives depend on the compute right before them."},
+      {"straggler-rank", "trace", "One rank is consistently late into collectives",
+       "Find what makes that rank slower before the collective (uneven data, a different "
+       "device, a noisy neighbour, host contention) and balance it."},
+      {"autograd-in-eval", "agent", "Autograd graph recorded in an evaluation forward",
+       "Wrap evaluation in torch.inference_mode() (or no_grad)."},
+      {"train-mode-in-eval", "agent", "Training-mode layers during evaluation",
+       "Call model.eval() before evaluation."},
+      {"kv-cache-in-scoring", "agent", "Key/value cache built in a pure scoring forward",
+       "Pass use_cache=False for scoring forwards."},
+      {"unused-outputs", "agent", "Hidden states or attentions requested and dropped",
+       "Do not request output_hidden_states/output_attentions that are not used."},
+      {"full-vocab-logits", "agent", "Logits computed for every position",
+       "Select the needed positions before the LM head (logits_to_keep)."},
+      {"padding-waste", "agent", "Padded tokens in batches",
+       "Use dynamic padding, truncate to real length or bucket by length."},
+      {"duplicate-weights", "agent", "The same weights resident more than once",
+       "Free the copies that are no longer needed; share storage with the original "
+       "Parameter."},
+      {"memory-headroom", "agent", "Peak memory far below capacity",
+       "Sweep the batch size for the throughput knee."},
+      {"memory-near-limit", "agent", "Peak memory near capacity",
+       "Lower the batch or free redundant residency before it fails."},
+      {"recompile-in-steady", "agent", "torch.compile recompiles after warmup",
+       "Mark dynamic dimensions or pad to fixed shapes so steady steps reuse one graph."},
+      {"device-shared", "sampler", "Other processes use the same device",
+       "Run on a device of your own or account for the contention in measurements."},
+  };
+  return kCatalog;
+}
+
+const CatalogEntry* FindCatalogEntry(std::string_view code) {
+  for (const auto& e : Catalog()) {
+    if (e.code == code) return &e;
+  }
+  return nullptr;
+}
+
+Finding NewFinding(std::string_view code, Verdict verdict, int rank) {
+  Finding f;
+  f.code = std::string(code);
+  f.verdict = verdict;
+  f.rank = rank;
+  if (const CatalogEntry* e = FindCatalogEntry(code)) {
+    f.title = std::string(e->title);
+    f.action = std::string(e->action);
+    f.source = std::string(e->source == "sampler" ? "sampler" : "trace");
+    if (e->source == "agent") f.source = "agent";
+  }
+  return f;
+}
+
+}  // namespace fastenough::findings

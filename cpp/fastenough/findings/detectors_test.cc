@@ -1,0 +1,491 @@
+// Detector tests: for each code a small hand-written trace where it must fire
+// with hand-computed evidence, and a near miss where it must not. Every trace
+// has 6 ProfilerStep windows of 1000 us; the first is warm-up, so 5 steps are
+// steady and per-step numbers are totals / 5.
+#include <functional>
+#include <gtest/gtest.h>
+
+#include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/findings/catalog.h"
+#include "fastenough/findings/detect_all.h"
+#include "fastenough/findings/test_trace_builder.h"
+
+namespace fastenough::findings {
+namespace {
+
+using testing::TraceBuilder;
+using trace::EventKind;
+
+struct Result {
+  std::vector<Finding> findings;
+  const Finding* Get(std::string_view code) const {
+    for (const auto& f : findings) {
+      if (f.code == code) return &f;
+    }
+    return nullptr;
+  }
+};
+
+Result RunDetectors(TraceBuilder& b) {
+  const trace::EventStore& st = b.Finish();
+  const analysis::RankAnalysis a = analysis::AnalyzeRank(st);
+  return {DetectAll(st, a)};
+}
+
+template <typename T>
+T Ev(const Finding& f, std::string_view key) {
+  for (const auto& [k, v] : f.evidence) {
+    if (k == key) return std::get<T>(v);
+  }
+  ADD_FAILURE() << "no evidence " << key << " in " << f.code;
+  return T{};
+}
+
+void Steps(TraceBuilder& b, const std::function<void(TraceBuilder&, double)>& body, int n = 6) {
+  for (int s = 0; s < n; ++s) {
+    const double t0 = 1000.0 * s;
+    b.Step(s, t0, 1000);
+    body(b, t0);
+  }
+}
+
+// ---- sync-in-loop ----
+void ItemStep(TraceBuilder& b, double t0) {
+  b.Op("aten::mul", t0, 20);
+  b.Kernel(t0 + 5, 10, "elementwise_kernel", t0 + 20, 280);  // busy 20..300
+  b.Py("eval.py(42): score", t0 + 300, 250);
+  b.Op("aten::item", t0 + 310, 200);
+  b.Op("aten::_local_scalar_dense", t0 + 312, 195);
+  b.Launch(t0 + 315, 20, EventKind::kMemcpy, "Memcpy DtoH (Device -> Pageable)", t0 + 320, 2,
+           "cudaMemcpyAsync", 7, 4);
+  b.Runtime("cudaStreamSynchronize", t0 + 340, 160);  // returns at 500
+  b.Op("aten::add", t0 + 520, 20);
+  b.Kernel(t0 + 522, 10, "elementwise_kernel", t0 + 530, 270);  // busy 530..800
+}
+
+TEST(DetectorsSync, ItemPerStepFires) {
+  TraceBuilder b;
+  Steps(b, ItemStep);
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("sync-in-loop");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "calls_per_step"), 1.0);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "blocking_dtoh_copies_per_step"), 1.0);
+  EXPECT_EQ(Ev<int64_t>(*f, "host_wait_ns_per_step"), 160000);
+  // Hole of the device around the sync's end: memcpy end 322 .. next kernel 530.
+  EXPECT_EQ(Ev<int64_t>(*f, "device_idle_after_ns_per_step"), 208000);
+  EXPECT_EQ(f->saving.per_step_ns, 208000);
+  EXPECT_EQ(f->saving.total_ns, 5 * 208000);
+  EXPECT_NEAR(f->saving.share_of_step, 0.208, 1e-9);
+  ASSERT_FALSE(f->where.empty());
+  EXPECT_EQ(f->where[0].file, "eval.py");
+  EXPECT_EQ(f->where[0].line, 42);
+  EXPECT_EQ(f->where[0].function, "score");
+  EXPECT_EQ(f->where[0].op, "aten::item");
+  EXPECT_FALSE(f->action.empty());
+}
+
+TEST(DetectorsSync, SyncAfterTheLoopDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Op("aten::mul", t0, 20);
+    b.Kernel(t0 + 5, 10, "elementwise_kernel", t0 + 20, 900);
+  });
+  // One sync after the last step: the end-of-run read-out, not in the loop.
+  b.Op("aten::item", 6100, 200);
+  b.Runtime("cudaStreamSynchronize", 6110, 100);
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("sync-in-loop"), nullptr);
+}
+
+// ---- serial-small-gemm / unfused-projections ----
+void ExpertStep(TraceBuilder& b, double t0, int experts) {
+  b.Py("moe.py(31): forward", t0 + 10, 600);
+  const char* dims = "[[64, 512], [512, 512], [512]]";
+  const char* types = "[\"float\", \"float\", \"float\"]";
+  for (int e = 0; e < experts; ++e) {
+    const double base = t0 + 20 + 60 * e;
+    b.Py("torch/nn/modules/linear.py(125): forward", base, 50);
+    b.Op("aten::linear", base + 2, 45, dims, types);
+    b.Op("aten::addmm", base + 5, 40, dims, types);
+    b.Kernel(base + 10, 8, "ampere_sgemm_32x32_sliced1x4_nn", base + 20, 12);
+  }
+}
+
+TEST(DetectorsGemm, EightExpertLoopFires) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { ExpertStep(b, t0, 8); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("serial-small-gemm");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "runs_per_step"), 1.0);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "calls_per_run"), 8.0);
+  EXPECT_EQ(Ev<int64_t>(*f, "kernel_ns_per_call"), 12000);
+  // 7 gaps of 60 - 12 = 48 us between the kernels.
+  EXPECT_EQ(Ev<int64_t>(*f, "gap_ns_per_run"), 336000);
+  // Bound: gaps 336 us + (8 - 1) x 12 us floor = 420 us per step.
+  EXPECT_EQ(f->saving.per_step_ns, 420000);
+  ASSERT_EQ(f->where.size(), 1u);
+  EXPECT_EQ(f->where[0].file, "moe.py");
+  EXPECT_EQ(f->where[0].line, 31);
+  EXPECT_EQ(f->where[0].op, "aten::linear");
+  EXPECT_EQ(f->where[0].kernel, "ampere_sgemm_32x32_sliced1x4_nn");
+  EXPECT_EQ(r.Get("unfused-projections"), nullptr);
+}
+
+TEST(DetectorsGemm, ThreeCallsAreNotASerialLoop) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { ExpertStep(b, t0, 3); });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("serial-small-gemm"), nullptr);
+}
+
+TEST(DetectorsGemm, BigKernelsAreNotSmallGemms) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Py("moe.py(31): forward", t0 + 10, 900);
+    for (int e = 0; e < 8; ++e) {
+      const double base = t0 + 20 + 110 * e;
+      b.Op("aten::linear", base, 20, "[[4096, 4096], [4096, 4096], [4096]]");
+      b.Kernel(base + 2, 8, "ampere_sgemm_128x64_nn", base + 5, 100);
+    }
+  });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("serial-small-gemm"), nullptr);
+}
+
+void QkvStep(TraceBuilder& b, double t0, bool same_input) {
+  b.Py("attn.py(20): forward", t0 + 10, 300);
+  const char* in = "[[8, 128, 1024], [1024, 1024], [1024]]";
+  const char* kv = same_input ? "[[8, 128, 1024], [256, 1024], [256]]"
+                              : "[[8, 128, 1024], [256, 1024], [256]]";
+  b.Op("aten::linear", t0 + 20, 30, in);
+  b.Kernel(t0 + 22, 8, "sm80_xmma_gemm_bf16bf16", t0 + 40, 20);
+  b.Op("aten::linear", t0 + 60, 30, same_input ? kv : "[[8, 128, 1024], [1024, 1024], [1024]]");
+  b.Kernel(t0 + 62, 8, "sm80_xmma_gemm_bf16bf16", t0 + 80, 20);
+  if (same_input) {
+    b.Op("aten::linear", t0 + 100, 30, kv);
+    b.Kernel(t0 + 102, 8, "sm80_xmma_gemm_bf16bf16", t0 + 120, 20);
+  } else {
+    // A chain: the second linear's output feeds the next one (another shape).
+    b.Op("aten::linear", t0 + 100, 30, "[[8, 128, 4096], [1024, 4096], [1024]]");
+    b.Kernel(t0 + 102, 8, "sm80_xmma_gemm_bf16bf16", t0 + 120, 20);
+  }
+}
+
+TEST(DetectorsGemm, QkvProjectionsFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { QkvStep(b, t0, true); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("unfused-projections");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kInsufficientEvidence);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "calls_per_run"), 3.0);
+  // Kernels at 40..60, 80..100, 120..140: gaps 20 + 20; floor 2 x 20.
+  EXPECT_EQ(Ev<int64_t>(*f, "gap_ns_per_run"), 40000);
+  EXPECT_EQ(f->saving.per_step_ns, 80000);
+  EXPECT_EQ(f->where[0].file, "attn.py");
+  EXPECT_EQ(r.Get("serial-small-gemm"), nullptr);
+}
+
+TEST(DetectorsGemm, ChainOfDifferentInputsDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Py("mlp.py(9): forward", t0 + 10, 300);
+    b.Op("aten::linear", t0 + 20, 30, "[[8, 1024], [4096, 1024], [4096]]");
+    b.Kernel(t0 + 22, 8, "sm80_xmma_gemm_bf16bf16", t0 + 40, 20);
+    b.Op("aten::linear", t0 + 60, 30, "[[8, 4096], [1024, 4096], [1024]]");
+    b.Kernel(t0 + 62, 8, "sm80_xmma_gemm_bf16bf16", t0 + 80, 20);
+  });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("unfused-projections"), nullptr);
+}
+
+// ---- pageable-memcpy / transfer-in-loop ----
+void CopyStep(TraceBuilder& b, double t0, const char* copy_name) {
+  b.Op("aten::to", t0 + 10, 450);
+  b.Op("aten::copy_", t0 + 12, 440);
+  b.Launch(t0 + 15, 430, EventKind::kMemcpy, copy_name, t0 + 20, 400, "cudaMemcpyAsync", 7,
+           4194304);
+  b.Op("aten::relu", t0 + 460, 10);
+  b.Kernel(t0 + 462, 5, "relu_kernel", t0 + 470, 500);
+}
+
+TEST(DetectorsMemcpy, PageableInputCopyFires) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { CopyStep(b, t0, "Memcpy HtoD (Pageable -> Device)"); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("pageable-memcpy");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "copies_per_step"), 1.0);
+  EXPECT_EQ(Ev<int64_t>(*f, "bytes_per_step"), 4194304);
+  EXPECT_EQ(Ev<int64_t>(*f, "copy_ns_per_step"), 400000);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "overlapped_with_compute_share"), 0.0);
+  EXPECT_EQ(f->saving.per_step_ns, 400000);
+  EXPECT_EQ(f->where[0].op, "aten::copy_");
+  EXPECT_EQ(r.Get("transfer-in-loop"), nullptr);  // pageable copies are reported once
+}
+
+TEST(DetectorsMemcpy, PinnedCopyIsNotPageableButIsATransfer) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { CopyStep(b, t0, "Memcpy HtoD (Pinned -> Device)"); });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("pageable-memcpy"), nullptr);
+  const Finding* f = r.Get("transfer-in-loop");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kInsufficientEvidence);
+  EXPECT_EQ(Ev<int64_t>(*f, "exposed_ns_per_step"), 400000);
+}
+
+TEST(DetectorsMemcpy, OverlappedPinnedCopyIsNoTransferFinding) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Op("aten::relu", t0 + 1, 5);
+    b.Kernel(t0 + 2, 3, "relu_kernel", t0 + 5, 990);
+    b.Op("aten::to", t0 + 10, 20);
+    b.Launch(t0 + 12, 5, EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", t0 + 20, 400,
+             "cudaMemcpyAsync", 20, 4194304);
+  });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("transfer-in-loop"), nullptr);
+  EXPECT_EQ(r.Get("pageable-memcpy"), nullptr);
+}
+
+// ---- cpu-fallback ----
+void FallbackStep(TraceBuilder& b, double t0, bool sort_on_device) {
+  b.Op("aten::to", t0 + 10, 50);
+  b.Launch(t0 + 12, 40, EventKind::kMemcpy, "Memcpy DtoH (Device -> Pinned)", t0 + 20, 5,
+           "cudaMemcpyAsync", 7, 4096);
+  b.Op("aten::sort", t0 + 70, 200);
+  if (sort_on_device) b.Kernel(t0 + 75, 10, "radix_sort_kernel", t0 + 90, 100);
+  b.Op("aten::to", t0 + 280, 40);
+  b.Launch(t0 + 282, 30, EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", t0 + 290, 5,
+           "cudaMemcpyAsync", 7, 4096);
+  b.Op("aten::add", t0 + 330, 10);
+  b.Kernel(t0 + 331, 5, "add_kernel", t0 + 340, 600);
+}
+
+TEST(DetectorsFallback, CpuSortBetweenCopiesFires) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { FallbackStep(b, t0, false); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("cpu-fallback");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "round_trips_per_step"), 1.0);
+  EXPECT_EQ(Ev<int64_t>(*f, "cpu_op_ns_per_step"), 200000);
+  EXPECT_EQ(Ev<int64_t>(*f, "round_trip_copy_ns_per_step"), 10000);
+  EXPECT_EQ(f->saving.per_step_ns, 210000);
+  EXPECT_EQ(f->where[0].op, "aten::sort");
+}
+
+TEST(DetectorsFallback, DeviceSortDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { FallbackStep(b, t0, true); });
+  Result r = RunDetectors(b);
+  EXPECT_EQ(r.Get("cpu-fallback"), nullptr);
+}
+
+// ---- no-tensor-cores ----
+void SgemmStep(TraceBuilder& b, double t0, const char* kernel) {
+  b.Op("aten::mm", t0 + 10, 30, "[[4096, 4096], [4096, 4096]]", "[\"float\", \"float\"]");
+  b.Kernel(t0 + 12, 10, kernel, t0 + 25, 900);
+}
+
+TEST(DetectorsTensorCores, Fp32GemmOnAmpereIsBounded) {
+  TraceBuilder b;
+  b.DeviceMajor(8);
+  Steps(b, [](TraceBuilder& b, double t0) { SgemmStep(b, t0, "ampere_sgemm_128x64_nn"); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("no-tensor-cores");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kBounded);
+  EXPECT_EQ(Ev<int64_t>(*f, "fp32_gemm_ns_per_step"), 900000);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "share_of_device_busy"), 1.0);
+  EXPECT_EQ(f->saving.per_step_ns, -1);  // no saving claimed: a protocol change
+  EXPECT_EQ(f->where[0].kernel, "ampere_sgemm_128x64_nn");
+}
+
+TEST(DetectorsTensorCores, VoltaOrTensorOpKernelsDoNotFire) {
+  TraceBuilder b;
+  b.DeviceMajor(7);
+  Steps(b, [](TraceBuilder& b, double t0) { SgemmStep(b, t0, "volta_sgemm_128x64_nn"); });
+  EXPECT_EQ(RunDetectors(b).Get("no-tensor-cores"), nullptr);
+  TraceBuilder c;
+  c.DeviceMajor(8);
+  Steps(c, [](TraceBuilder& b, double t0) {
+    SgemmStep(b, t0, "ampere_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_nn");
+  });
+  EXPECT_EQ(RunDetectors(c).Get("no-tensor-cores"), nullptr);
+}
+
+// ---- small-kernels / gpu-idle-host-bound ----
+TEST(DetectorsSmallKernels, LaunchBoundStepsFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    for (int i = 0; i < 20; ++i) {
+      b.Op("aten::add", t0 + 10 + 40 * i, 30);
+      b.Kernel(t0 + 12 + 40 * i, 12, "small_add_kernel", t0 + 25 + 40 * i, 3);
+    }
+  });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("small-kernels");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "kernels_per_step"), 20.0);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "short_kernel_share"), 1.0);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "device_busy_share"), 0.06);
+  EXPECT_EQ(f->saving.per_step_ns, 20 * 9000);  // launch 12 us - kernel 3 us, 20 per step
+}
+
+TEST(DetectorsSmallKernels, BusyDeviceDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    for (int i = 0; i < 20; ++i) {
+      b.Op("aten::add", t0 + 2 * i, 1);
+      b.Kernel(t0 + 2 * i, 1, "add_kernel", t0 + 50 + 47.5 * i, 8);
+    }
+  });
+  // Kernels of 8 us are short, but 20 x 8 = 160 us busy in 1000: launch-bound.
+  EXPECT_NE(RunDetectors(b).Get("small-kernels"), nullptr);
+  TraceBuilder c;
+  Steps(c, [](TraceBuilder& b, double t0) {
+    for (int i = 0; i < 20; ++i) {
+      b.Op("aten::add", t0 + 2 * i, 1);
+      b.Kernel(t0 + 2 * i, 1, "add_kernel", t0 + 50 + 47.5 * i, 9);
+      b.Op("aten::mm", t0 + 2 * i + 1, 1);
+      b.Kernel(t0 + 2 * i + 1, 1, "gemm_kernel", t0 + 59 + 47.5 * i, 38.5);
+    }
+  });
+  // Half the kernels are short but the device is busy 95%: not a finding.
+  EXPECT_EQ(RunDetectors(c).Get("small-kernels"), nullptr);
+}
+
+TEST(DetectorsIdle, HostBoundGapsFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    for (int i = 0; i < 5; ++i) {
+      b.Op("aten::conv2d", t0 + 200 * i, 150);
+      b.Kernel(t0 + 200 * i + 140, 5, "conv_kernel", t0 + 200 * i + 150, 50);
+    }
+  });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("gpu-idle-host-bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "host_wait_idle_share"), 0.75);
+  EXPECT_EQ(f->saving.per_step_ns, 750000);
+  EXPECT_EQ(f->where[0].op, "aten::conv2d");
+}
+
+TEST(DetectorsIdle, CleanWellFedTraceHasNoAvoidableFinding) {
+  TraceBuilder b;
+  b.DeviceMajor(8);
+  Steps(b, [](TraceBuilder& b, double t0) {
+    for (int k = 0; k < 4; ++k) {
+      b.Op("aten::conv2d", t0 + 1 + k, 1, "[[64, 3, 224, 224]]", "[\"c10::BFloat16\"]");
+      b.Kernel(t0 + 1 + k, 0.5, "sm80_xmma_fprop_implicit_gemm_bf16bf16", t0 + 2 + 249.5 * k, 249.5);
+    }
+  });
+  Result r = RunDetectors(b);
+  for (const auto& f : r.findings) {
+    EXPECT_NE(f.verdict, Verdict::kAvoidable) << f.code;
+  }
+}
+
+// ---- dataloader-bound ----
+void LoaderStep(TraceBuilder& b, double t0, double load_us) {
+  b.Host(EventKind::kUserAnnotation, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+         t0 + 5, load_us);
+  b.Op("aten::add", t0 + load_us + 10, 5);
+  b.Kernel(t0 + load_us + 12, 5, "add_kernel", t0 + load_us + 20, 960 - load_us);
+}
+
+TEST(DetectorsLoader, SlowLoaderFires) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { LoaderStep(b, t0, 400); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("dataloader-bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "device_idle_in_dataloader_ns_per_step"), 400000);
+  EXPECT_EQ(f->saving.per_step_ns, 400000);
+}
+
+TEST(DetectorsLoader, FastLoaderDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { LoaderStep(b, t0, 20); });
+  EXPECT_EQ(RunDetectors(b).Get("dataloader-bound"), nullptr);
+}
+
+// ---- comm-not-overlapped ----
+void CommStep(TraceBuilder& b, double t0, double comm_start, double comm_dur) {
+  b.Op("aten::mm", t0 + 1, 5);
+  b.Kernel(t0 + 2, 3, "sm80_xmma_gemm_bf16bf16", t0 + 10, 390);
+  b.Op("c10d::allreduce_", t0 + 6, 5);
+  b.Kernel(t0 + 7, 3, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0 + comm_start, comm_dur, 20);
+}
+
+TEST(DetectorsComm, ExposedAllReduceFires) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { CommStep(b, t0, 400, 500); });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("comm-not-overlapped");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "exposed_comm_ns_per_step"), 500000);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "overlapped_share"), 0.0);
+}
+
+TEST(DetectorsComm, OverlappedAllReduceDoesNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { CommStep(b, t0, 100, 290); });
+  EXPECT_EQ(RunDetectors(b).Get("comm-not-overlapped"), nullptr);
+}
+
+// ---- straggler-rank ----
+void RankTrace(TraceBuilder& b, int rank, double late_us, bool alternate) {
+  b.store.rank = rank;
+  Steps(b, [&](TraceBuilder& b, double t0) {
+    const bool late = alternate ? (static_cast<int>(t0 / 1000) % 2 == rank) : rank == 1;
+    const double start = t0 + 100 + (late ? late_us : 0);
+    b.Op("c10d::allreduce_", t0 + 50, 5);
+    b.Kernel(t0 + 51, 3, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", start, 600 - (late ? late_us : 0), 20);
+  });
+  b.Finish();
+}
+
+TEST(DetectorsRanks, LateRankIsAStraggler) {
+  TraceBuilder r0, r1;
+  RankTrace(r0, 0, 0, false);
+  RankTrace(r1, 1, 300, false);
+  const auto a0 = analysis::AnalyzeRank(r0.store), a1 = analysis::AnalyzeRank(r1.store);
+  auto f = DetectAcrossRanks({&r0.store, &r1.store}, {&a0, &a1});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "straggler-rank");
+  EXPECT_EQ(Ev<int64_t>(f[0], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(f[0], "matched_collectives"), 6);
+  EXPECT_EQ(Ev<int64_t>(f[0], "mean_late_ns"), 300000);
+  EXPECT_EQ(f[0].verdict, Verdict::kInsufficientEvidence);  // 0.3 ms could be clock skew
+}
+
+TEST(DetectorsRanks, AlternatingLatenessIsNoStraggler) {
+  TraceBuilder r0, r1;
+  RankTrace(r0, 0, 300, true);
+  RankTrace(r1, 1, 300, true);
+  const auto a0 = analysis::AnalyzeRank(r0.store), a1 = analysis::AnalyzeRank(r1.store);
+  EXPECT_TRUE(DetectAcrossRanks({&r0.store, &r1.store}, {&a0, &a1}).empty());
+  EXPECT_TRUE(DetectAcrossRanks({&r0.store}, {&a0}).empty());
+}
+
+TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {
+  EXPECT_EQ(Catalog().size(), 23u);
+  for (const auto& e : Catalog()) {
+    EXPECT_FALSE(e.title.empty()) << e.code;
+    EXPECT_FALSE(e.action.empty()) << e.code;
+  }
+  EXPECT_EQ(FindCatalogEntry("nope"), nullptr);
+  EXPECT_EQ(NewFinding("sync-in-loop", Verdict::kAvoidable, 0).title,
+            "Host waits for the device inside the step loop");
+}
+
+}  // namespace
+}  // namespace fastenough::findings

@@ -1,0 +1,109 @@
+// serial-small-gemm and unfused-projections, from the matmul runs of
+// analysis/gemm_patterns.h, restricted to steady steps and grouped by
+// pattern (scope, op, Input Dims) so that 50 steps of the same expert loop
+// make one finding.
+//   serial-small-gemm:   >= 4 calls, same op and identical Input Dims, each
+//                        call's kernels <= 50 us (small, latency-bound).
+//   unfused-projections: 2..4 aten::linear calls on the same input shape
+//                        that are not a serial run (weights may differ).
+// Saving bound per run (measured, never FLOPs): the device idle between its
+// kernels plus (n-1)/n of the per-call floor (n x the shortest call's kernel
+// time), i.e. what one grouped call could at most remove.
+#include <map>
+#include <tuple>
+
+#include "fastenough/analysis/gemm_patterns.h"
+#include "fastenough/analysis/python_stack.h"
+#include "fastenough/findings/catalog.h"
+#include "fastenough/findings/detectors.h"
+
+namespace fastenough::findings {
+
+namespace {
+
+constexpr int64_t kSmallKernelNs = 50'000;
+
+struct Pattern {
+  int64_t runs = 0, calls = 0, kernels = 0, kernel_ns = 0, gap_ns = 0, saving_ns = 0;
+  int64_t min_kernel_ns = INT64_MAX;
+  int32_t scope = -1;
+  uint32_t first_call = 0;
+  std::string kernel;
+  std::vector<timeline::Interval> spans;
+};
+
+}  // namespace
+
+void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
+                        timeline::IntervalSet& explained) {
+  const auto& st = ctx.store;
+  const auto runs = analysis::FindGemmRuns(st, ctx.tree, ctx.analysis.busy_all, 2);
+  // (code, scope name, op name, dims) -> pattern
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, Pattern> patterns;
+  for (const auto& r : runs) {
+    if (!ctx.InSteady(r.start_ns)) continue;
+    const size_t n = r.calls.size();
+    const std::string_view op = st.name_of(r.calls.front());
+    const bool small = r.kernel_count > 0 && r.max_kernel_ns <= kSmallKernelNs;
+    std::string code;
+    if (n >= 4 && r.identical_dims && r.same_op_name && small) {
+      code = "serial-small-gemm";
+    } else if (n <= 4 && r.same_op_name && op == "aten::linear" && r.kernel_count > 0) {
+      code = "unfused-projections";
+    } else {
+      continue;
+    }
+    const std::string scope = r.scope >= 0 ? std::string(st.name_of(r.scope)) : std::string();
+    Pattern& p = patterns[{code, scope, std::string(op),
+                           std::string(st.strings().Get(st.input_dims[r.calls.front()]))}];
+    if (p.runs == 0) {
+      p.scope = r.scope;
+      p.first_call = r.calls.front();
+      p.kernel = r.kernel_name;
+    }
+    p.runs += 1;
+    p.calls += static_cast<int64_t>(n);
+    p.kernels += r.kernel_count;
+    p.kernel_ns += r.kernel_ns;
+    p.gap_ns += r.gap_ns;
+    p.saving_ns += r.saving_bound_ns();
+    p.min_kernel_ns = std::min(p.min_kernel_ns, r.min_kernel_ns);
+    p.spans.push_back({r.start_ns, r.end_ns});
+  }
+  for (auto& [key, p] : patterns) {
+    const std::string& code = std::get<0>(key);
+    const bool serial = code == "serial-small-gemm";
+    // Grouping the projections needs them to read the same tensor, which a
+    // Kineto trace does not record (only shapes): say so.
+    Finding f = NewFinding(code, serial ? Verdict::kAvoidable : Verdict::kInsufficientEvidence,
+                           st.rank);
+    AddEvidence(f, "runs", p.runs);
+    AddEvidence(f, "runs_per_step", Round3(p.runs / ctx.steps()));
+    AddEvidence(f, "calls_per_run", Round3(static_cast<double>(p.calls) / p.runs));
+    AddEvidence(f, "kernels_per_run", Round3(static_cast<double>(p.kernels) / p.runs));
+    AddEvidence(f, "kernel_ns_per_call", static_cast<int64_t>(p.kernel_ns / std::max<int64_t>(p.calls, 1)));
+    AddEvidence(f, "gap_ns_per_run", static_cast<int64_t>(p.gap_ns / p.runs));
+    AddEvidence(f, "input_dims", std::get<3>(key));
+    if (!serial) {
+      AddEvidence(f, "missing", std::string("whether the calls read the same input tensor "
+                                            "(record an execution trace with tensor ids)"));
+    }
+    Location loc = WhereOfRow(ctx, static_cast<int32_t>(p.first_call));
+    if (p.scope >= 0 && st.kind[p.scope] == trace::EventKind::kPythonFunction) {
+      const analysis::PythonFrame fr = analysis::ParsePythonFrame(st.name_of(p.scope));
+      loc.file = fr.file;
+      loc.line = fr.line;
+      loc.function = fr.function;
+    }
+    loc.op = std::get<2>(key);
+    loc.kernel = p.kernel;
+    f.where.push_back(loc);
+    ctx.SetSaving(f, p.saving_ns);
+    // The idle between the run's kernels is this finding's.
+    const auto span_set = timeline::IntervalSet::FromUnsorted(std::move(p.spans));
+    explained = timeline::Union(explained, timeline::Subtract(span_set, ctx.analysis.busy_all));
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace fastenough::findings
