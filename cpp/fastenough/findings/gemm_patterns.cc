@@ -9,7 +9,9 @@
 // Saving bound per run (measured, never FLOPs): the device idle between its
 // kernels plus (n-1)/n of the per-call floor (n x the shortest call's kernel
 // time), i.e. what one grouped call could at most remove.
+#include <algorithm>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 #include "fastenough/analysis/gemm_patterns.h"
@@ -70,38 +72,67 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
     p.min_kernel_ns = std::min(p.min_kernel_ns, r.min_kernel_ns);
     p.spans.push_back({r.start_ns, r.end_ns});
   }
-  for (auto& [key, p] : patterns) {
-    const std::string& code = std::get<0>(key);
-    const bool serial = code == "serial-small-gemm";
+  // One finding per code; its places are the patterns with the largest bound.
+  const double mean_step = ctx.steady_ns / ctx.steps();
+  for (const char* code : {"serial-small-gemm", "unfused-projections"}) {
+    std::vector<const Pattern*> list;
+    std::vector<const std::tuple<std::string, std::string, std::string, std::string>*> keys;
+    Pattern sum;
+    for (auto& [key, p] : patterns) {
+      if (std::get<0>(key) != code) continue;
+      list.push_back(&p);
+      keys.push_back(&key);
+      sum.runs += p.runs;
+      sum.calls += p.calls;
+      sum.kernels += p.kernels;
+      sum.kernel_ns += p.kernel_ns;
+      sum.gap_ns += p.gap_ns;
+      sum.saving_ns += p.saving_ns;
+    }
+    if (list.empty()) continue;
+    // Under 1% of a step is not worth restructuring the model code.
+    if (sum.saving_ns / ctx.steps() < 0.01 * mean_step) continue;
+    std::vector<size_t> order(list.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return list[a]->saving_ns > list[b]->saving_ns;
+    });
+    const bool serial = std::string_view(code) == "serial-small-gemm";
     // Grouping the projections needs them to read the same tensor, which a
     // Kineto trace does not record (only shapes): say so.
     Finding f = NewFinding(code, serial ? Verdict::kAvoidable : Verdict::kInsufficientEvidence,
                            st.rank);
-    AddEvidence(f, "runs", p.runs);
-    AddEvidence(f, "runs_per_step", Round3(p.runs / ctx.steps()));
-    AddEvidence(f, "calls_per_run", Round3(static_cast<double>(p.calls) / p.runs));
-    AddEvidence(f, "kernels_per_run", Round3(static_cast<double>(p.kernels) / p.runs));
-    AddEvidence(f, "kernel_ns_per_call", static_cast<int64_t>(p.kernel_ns / std::max<int64_t>(p.calls, 1)));
-    AddEvidence(f, "gap_ns_per_run", static_cast<int64_t>(p.gap_ns / p.runs));
-    AddEvidence(f, "input_dims", std::get<3>(key));
+    AddEvidence(f, "patterns", static_cast<int64_t>(list.size()));
+    AddEvidence(f, "runs", sum.runs);
+    AddEvidence(f, "runs_per_step", Round3(sum.runs / ctx.steps()));
+    AddEvidence(f, "calls_per_run", Round3(static_cast<double>(sum.calls) / sum.runs));
+    AddEvidence(f, "kernels_per_run", Round3(static_cast<double>(sum.kernels) / sum.runs));
+    AddEvidence(f, "kernel_ns_per_call", static_cast<int64_t>(sum.kernel_ns / std::max<int64_t>(sum.calls, 1)));
+    AddEvidence(f, "gap_ns_per_run", static_cast<int64_t>(sum.gap_ns / sum.runs));
+    AddEvidence(f, "input_dims", std::get<3>(*keys[order[0]]));
     if (!serial) {
       AddEvidence(f, "missing", std::string("whether the calls read the same input tensor "
                                             "(record an execution trace with tensor ids)"));
     }
-    Location loc = WhereOfRow(ctx, static_cast<int32_t>(p.first_call));
-    if (p.scope >= 0 && st.kind[p.scope] == trace::EventKind::kPythonFunction) {
-      const analysis::PythonFrame fr = analysis::ParsePythonFrame(st.name_of(p.scope));
-      loc.file = fr.file;
-      loc.line = fr.line;
-      loc.function = fr.function;
+    for (size_t i = 0; i < order.size() && i < 5; ++i) {
+      const Pattern& p = *list[order[i]];
+      Location loc = WhereOfRow(ctx, static_cast<int32_t>(p.first_call));
+      if (p.scope >= 0 && st.kind[p.scope] == trace::EventKind::kPythonFunction) {
+        const analysis::PythonFrame fr = analysis::ParsePythonFrame(st.name_of(p.scope));
+        loc.file = fr.file;
+        loc.line = fr.line;
+        loc.function = fr.function;
+      }
+      loc.op = std::get<2>(*keys[order[i]]);
+      loc.kernel = p.kernel;
+      f.where.push_back(loc);
     }
-    loc.op = std::get<2>(key);
-    loc.kernel = p.kernel;
-    f.where.push_back(loc);
-    ctx.SetSaving(f, p.saving_ns);
-    // The idle between the run's kernels is this finding's.
-    const auto span_set = timeline::IntervalSet::FromUnsorted(std::move(p.spans));
-    explained = timeline::Union(explained, timeline::Subtract(span_set, ctx.analysis.busy_all));
+    ctx.SetSaving(f, sum.saving_ns);
+    // The idle between the runs' kernels is this finding's.
+    for (const Pattern* p : list) {
+      const auto span_set = timeline::IntervalSet::FromUnsorted(p->spans);
+      explained = timeline::Union(explained, timeline::Subtract(span_set, ctx.analysis.busy_all));
+    }
     out.push_back(std::move(f));
   }
 }

@@ -39,8 +39,7 @@ void DetectNoTensorCores(const DetectContext& ctx, std::vector<Finding>& out) {
   const auto& st = ctx.store;
   std::vector<int8_t> fp32(st.strings().size(), -1);  // per name id, decided lazily
   int64_t count = 0, ns = 0, typed = 0;
-  std::map<std::string, int64_t> by_kernel;
-  int32_t example = -1;
+  std::map<std::string, std::pair<int64_t, int32_t>> by_kernel;  // name -> (ns, example launch)
   for (size_t i = 0; i < st.size(); ++i) {
     if (st.kind[i] != trace::EventKind::kKernel || !ctx.InSteady(st.ts_ns[i])) continue;
     int8_t& d = fp32[st.name[i]];
@@ -54,8 +53,9 @@ void DetectNoTensorCores(const DetectContext& ctx, std::vector<Finding>& out) {
     }
     ++count;
     ns += st.dur_ns[i];
-    by_kernel[std::string(st.name_of(i))] += st.dur_ns[i];
-    if (example < 0) example = st.launch_row[i] != trace::kNoRow ? st.launch_row[i] : op;
+    auto& k = by_kernel[std::string(st.name_of(i))];
+    if (k.first == 0) k.second = st.launch_row[i] != trace::kNoRow ? st.launch_row[i] : op;
+    k.first += st.dur_ns[i];
   }
   if (count == 0) return;
   int64_t busy = ctx.analysis.busy_all.TotalLength();
@@ -68,9 +68,10 @@ void DetectNoTensorCores(const DetectContext& ctx, std::vector<Finding>& out) {
   AddEvidence(f, "kernels_with_float_input_type", typed);
   AddEvidence(f, "compute_capability_major", static_cast<int64_t>(ctx.max_compute_major));
   AddEvidence(f, "bounded_by", std::string("the fp32 numeric protocol; TF32/BF16 change numerics"));
-  Location loc = WhereOfRow(ctx, example);
+  // The heaviest fp32 kernel, located at one of its own launches.
   auto top = std::max_element(by_kernel.begin(), by_kernel.end(),
-                              [](auto& a, auto& b) { return a.second < b.second; });
+                              [](auto& a, auto& b) { return a.second.first < b.second.first; });
+  Location loc = WhereOfRow(ctx, top->second.second);
   loc.kernel = top->first;
   f.where.push_back(loc);
   out.push_back(std::move(f));
