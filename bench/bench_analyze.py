@@ -232,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": [],
         "notes": notes,
     }
+    core = subprocess.run([a.python, "-c", "import fastenough._core as c; print(c.__file__)"],
+                          capture_output=True, text=True).stdout.strip()
+    if core:
+        # A rebuild of the shared module during the run would mix versions: record it.
+        results["tools"]["core_module"] = {"path": core, "mtime": os.path.getmtime(core)}
     for size_text in a.sizes.split(","):
         size = gen_trace.parse_size(size_text)
         label = label_of(size)
@@ -341,6 +346,13 @@ def main(argv: list[str] | None = None) -> int:
             else ratios["analyze_rss_over_json"] <= TARGET_RSS_OVER_JSON,
         }
         results["sizes"].append(entry)
+        with open(os.path.join(a.out, "results.json"), "w") as f:
+            json.dump(results, f, indent=2)
+            f.write("\n")
+
+    if core and os.path.exists(core) and os.path.getmtime(core) != results["tools"][
+            "core_module"]["mtime"]:
+        notes.append("fastenough._core was rebuilt during the run: figures mix versions")
         with open(os.path.join(a.out, "results.json"), "w") as f:
             json.dump(results, f, indent=2)
             f.write("\n")
