@@ -107,7 +107,6 @@ def step(tr, n, t0):
     t = t0
     dev = t0  # the device is idle at the start of each step (the .item() drained it)
     step_start = t
-    frames = []  # (name, ts) of open frames, closed with their end below
 
     # x = batch.to("cuda"): pageable copy, the host call blocks for the whole copy.
     f_copy = t
@@ -132,7 +131,7 @@ def step(tr, n, t0):
     t += 4
     f_moe = t
     t += 3
-    for e in range(EXPERTS):
+    for _expert in range(EXPERTS):
         call_ts = t
         t += 12  # module __call__ overhead in Python
         lin_ts = t
@@ -151,9 +150,6 @@ def step(tr, n, t0):
         t = call_ts + EXPERT_HOST_US
         tr.py("torch/nn/modules/linear.py(116): forward", lin_ts - 2, 32)
         tr.py("torch/nn/modules/module.py(1520): _call_impl", call_ts, EXPERT_HOST_US - 2)
-        # y = y + e(h): an add per expert
-        add_ts = t - 1.5
-        del add_ts
     moe_end = t
     tr.py("moe.py(31): forward", f_moe, moe_end - f_moe)
     # out = self.proj(y): one big fp32 linear, queued behind the experts.
@@ -208,7 +204,6 @@ def step(tr, n, t0):
     t += LOG_US + 5
     tr.x("user_annotation", f"ProfilerStep#{n}", step_start, t - step_start,
          args={"External id": 0})
-    del frames
     return t + 3
 
 
