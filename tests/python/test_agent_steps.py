@@ -53,6 +53,23 @@ print("ok")
     assert agent["profile"] is None  # trace off
 
 
+def test_model_calls_follow_the_main_model(tmp_path):
+    # A loss module called at top level after the model is no step of its own, before
+    # and after the agent moves its hooks from every module to the main model alone.
+    r = run_under_agent(tmp_path, MODEL + """
+loss = torch.nn.MSELoss()
+x, y = torch.randn(7, 32), torch.randn(7, 4)
+with torch.no_grad():
+    for i in range(10):
+        loss(model(x), y).item()
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    steps = r.steps
+    assert len(steps) == 10
+    assert {s["items"] for s in steps} == {7}
+    _assert_contiguous(steps)
+
+
 def test_explicit_phases(tmp_path):
     r = run_under_agent(tmp_path, MODEL + """
 import fastenough

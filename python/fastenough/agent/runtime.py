@@ -25,6 +25,7 @@ from fastenough.agent.run_dir import RunDir, dumps
 SOURCES = ("module", "dataloader", "optimizer", "explicit")
 SRC_MODULE, SRC_DATALOADER, SRC_OPTIMIZER, SRC_EXPLICIT = range(4)
 FLUSH_INTERVAL_NS = 1_000_000_000
+LOCK_ROOT_CALLS = 3
 
 _AGENT: Agent | None = None
 
@@ -91,6 +92,11 @@ class Agent:
         self._last_flush = boot_mono
         self._last_edge = (boot_mono, boot_wall)
         self.module_depth = 0
+        self._root_params: dict[int, int] = {}
+        self._main_root: int | None = None
+        self._main_root_params = -1
+        self._main_root_calls = 0
+        self._root_locked = False
         self.module_last_post: tuple[int, int] | None = None
         self.activated: tuple[int, int] | None = None
         self.trace_rel: str | None = None
@@ -368,8 +374,21 @@ class Agent:
     def _flush_steps(self) -> None:
         self._last_flush = time.monotonic_ns()
         if self.steps_buf:
-            lines, self.steps_buf = self.steps_buf, []
-            self.dir.append_lines("steps.jsonl", lines)
+            buf, self.steps_buf = self.steps_buf, []
+            rank = self.rank if self.rank is not None else 0
+            self.dir.append_lines("steps.jsonl", [dumps({
+                "rank": rank,
+                "pid": self.pid,
+                "index": index,
+                "start_mono_ns": start[0],
+                "end_mono_ns": end[0],
+                "start_wall_ns": start[1],
+                "end_wall_ns": end[1],
+                "items": items,
+                "tokens": tokens,
+                "source": SOURCES[source],
+                "phase": phase,
+            }) for index, start, end, items, tokens, source, phase in buf])
 
     # ------------------------------------------------------------------ phases
     def _sync(self) -> bool:
@@ -507,19 +526,9 @@ class Agent:
 
     def _record_step(self, start, end, items, tokens, last=False) -> tuple[int, int]:
         self._check_fail("step")
-        self.steps_buf.append(dumps({
-            "rank": self.rank if self.rank is not None else 0,
-            "pid": self.pid,
-            "index": self.step_index,
-            "start_mono_ns": start[0],
-            "end_mono_ns": end[0],
-            "start_wall_ns": start[1],
-            "end_wall_ns": end[1],
-            "items": items,
-            "tokens": tokens,
-            "source": SOURCES[self.source],
-            "phase": self.auto_phase,
-        }))
+        # A tuple now, a JSON line at the next flush: the hot loop only appends.
+        self.steps_buf.append((self.step_index, start, end, items, tokens, self.source,
+                               self.auto_phase))
         self.step_index += 1
         self.phase_steps += 1
         self.last_step_end = end
@@ -662,17 +671,58 @@ class Agent:
             return
         try:
             self.module_depth += 1
-            if self.module_depth != 1:
-                return
-            t = _now()
-            if not self._accept(SRC_MODULE, t):
-                return
-            self._check_fail("module")
-            t = self._close_open(t)
-            items, tokens = _batch_size(args)
-            self._open(t, items, tokens)
+            if self.module_depth == 1:
+                self._root_call(module, args)
         except Exception:  # noqa: BLE001
             self.fail("module")
+
+    def _root_call(self, module, args) -> None:
+        """An outermost module call. Steps follow the main model only: the root
+        module with the most parameters seen so far (a loss or metric module called
+        at top level between model calls is no step). After LOCK_ROOT_CALLS calls of
+        the same main model, the global hooks, which cost every submodule call, are
+        replaced by hooks on that model alone (a bigger model that appears only later
+        then goes unseen)."""
+        t = _now()
+        key = id(module)
+        n = self._root_params.get(key)
+        if n is None:
+            n = sum(p.numel() for p in module.parameters())
+            self._root_params[key] = n
+        if self._main_root is None or n > self._main_root_params:
+            self._main_root, self._main_root_params, self._main_root_calls = key, n, 0
+        elif key != self._main_root:
+            return
+        if not self._accept(SRC_MODULE, t):
+            return
+        self._check_fail("module")
+        t = self._close_open(t)
+        items, tokens = _batch_size(args)
+        self._open(t, items, tokens)
+        self._main_root_calls += 1
+        if self._main_root_calls == LOCK_ROOT_CALLS and not self._root_locked \
+                and self._module_handles:
+            for h in self._module_handles:
+                h.remove()
+            self.module_depth = 0
+            self._root_locked = True
+            self._module_handles = [
+                module.register_forward_pre_hook(self._locked_pre),
+                module.register_forward_hook(self._locked_post, always_call=True),
+            ]
+
+    def _locked_pre(self, module, args) -> None:
+        if not self.enabled or threading.get_ident() != self._main_ident:
+            return
+        try:
+            self.module_depth += 1
+            if self.module_depth == 1:
+                self._root_call(module, args)
+        except Exception:  # noqa: BLE001
+            self.fail("module")
+
+    def _locked_post(self, module, args, output) -> None:
+        self._post_hook(module, args, output)
 
     def _post_hook(self, module, args, output) -> None:
         if not self.enabled or threading.get_ident() != self._main_ident:
