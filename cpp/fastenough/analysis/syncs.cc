@@ -48,15 +48,31 @@ std::vector<SyncEvent> FindSyncs(const trace::EventStore& store, const CallTree&
   }
   for (size_t i = 0; i < store.size(); ++i) {
     const EventKind k = store.kind[i];
-    if (k != EventKind::kRuntime && k != EventKind::kDriver) continue;
-    if (!sync_name[store.name[i]]) continue;
+    if (k == EventKind::kDeviceSync) {
+      // cuda_sync {"cuda_sync_kind": "Stream Sync"} comes with its runtime
+      // call, counted there; alone (the call was not traced) it counts itself.
+      const int32_t call = store.launch_row.empty() ? kNoRow : store.launch_row[i];
+      if (call != kNoRow && sync_name[store.name[call]]) continue;
+    } else if (k != EventKind::kRuntime && k != EventKind::kDriver) {
+      continue;
+    } else if (!sync_name[store.name[i]]) {
+      continue;
+    }
     SyncEvent s;
     s.row = static_cast<int32_t>(i);
     s.start_ns = store.ts_ns[i];
     s.end_ns = store.end_ns(i);
     // Outermost enclosing op that is a known cause; else the innermost op.
     int32_t innermost = kNoRow;
-    for (int32_t p = tree.parent[i]; p != kNoRow; p = tree.parent[p]) {
+    // A device-side sync row has no host parent: start from its CPU op.
+    const int32_t host = k == EventKind::kDeviceSync
+                             ? (store.cpu_op_row.empty() ? kNoRow : store.cpu_op_row[i])
+                             : static_cast<int32_t>(i);
+    if (host != static_cast<int32_t>(i) && host != kNoRow) {
+      innermost = host;
+      if (IsSyncingOp(store.name_of(host))) s.cause_op = host;
+    }
+    for (int32_t p = host == kNoRow ? kNoRow : tree.parent[host]; p != kNoRow; p = tree.parent[p]) {
       if (store.kind[p] != EventKind::kCpuOp) continue;
       if (innermost == kNoRow) innermost = p;
       if (IsSyncingOp(store.name_of(p))) s.cause_op = p;

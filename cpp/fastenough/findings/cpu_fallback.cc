@@ -19,12 +19,25 @@ namespace fastenough::findings {
 
 namespace {
 
+// Ops that move, allocate or view data: they are the round trip itself or
+// bookkeeping, not the computation that fell back to the CPU.
 bool IsDataMovement(std::string_view n) {
-  return n == "aten::to" || n == "aten::_to_copy" || n == "aten::copy_" || n == "aten::empty" ||
-         n == "aten::empty_strided" || n == "aten::item" || n == "aten::_local_scalar_dense" ||
-         n == "aten::detach" || n == "aten::view" || n == "aten::contiguous" ||
-         n == "aten::pin_memory" || n == "aten::resolve_conj" || n == "aten::resolve_neg" ||
-         n == "aten::lift_fresh" || n == "aten::tensor" || n == "aten::scalar_tensor";
+  static constexpr std::string_view kOps[] = {
+      "aten::to", "aten::_to_copy", "aten::copy_", "aten::empty", "aten::empty_strided",
+      "aten::empty_like", "aten::zeros", "aten::zeros_like", "aten::ones", "aten::ones_like",
+      "aten::full", "aten::full_like", "aten::fill_", "aten::zero_", "aten::item",
+      "aten::_local_scalar_dense", "aten::detach", "aten::detach_", "aten::view", "aten::reshape",
+      "aten::_reshape_alias", "aten::contiguous", "aten::clone", "aten::pin_memory",
+      "aten::_pin_memory", "aten::is_pinned", "aten::resolve_conj", "aten::resolve_neg",
+      "aten::lift_fresh", "aten::tensor", "aten::scalar_tensor", "aten::select", "aten::slice",
+      "aten::as_strided", "aten::unsqueeze", "aten::squeeze", "aten::expand", "aten::t",
+      "aten::transpose", "aten::permute", "aten::alias", "aten::unbind", "aten::split",
+      "aten::chunk", "aten::narrow", "aten::set_", "aten::record_stream", "aten::result_type",
+      "aten::numpy_T", "aten::flatten", "aten::stack", "aten::cat"};
+  for (std::string_view k : kOps) {
+    if (n == k) return true;
+  }
+  return n.rfind("aten::", 0) != 0;  // record_function ranges, Python-level names
 }
 
 }  // namespace
@@ -83,6 +96,9 @@ void DetectCpuFallback(const DetectContext& ctx, std::vector<Finding>& out) {
     }
   }
   if (trips == 0) return;
+  // Under 1% of a step the round trips are not worth a change.
+  const double mean_step = ctx.steady_ns / ctx.steps();
+  if ((cpu_ns + copy_ns) / ctx.steps() < 0.01 * mean_step) return;
   Finding f = NewFinding("cpu-fallback", Verdict::kAvoidable, st.rank);
   AddEvidence(f, "round_trips_per_step", Round3(trips / ctx.steps()));
   AddEvidence(f, "cpu_ops_per_step", Round3(ops / ctx.steps()));

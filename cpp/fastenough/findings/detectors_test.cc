@@ -99,6 +99,23 @@ TEST(DetectorsSync, SyncAfterTheLoopDoesNotFire) {
   EXPECT_EQ(r.Get("sync-in-loop"), nullptr);
 }
 
+TEST(DetectorsSync, DeviceSyncWithoutItsRuntimeCallCounts) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Op("aten::mul", t0, 20);
+    b.Kernel(t0 + 5, 10, "elementwise_kernel", t0 + 20, 280);  // busy 20..300
+    // cuda_sync "Stream Sync" with no traced cudaStreamSynchronize.
+    b.Host(EventKind::kDeviceSync, "Stream Sync", t0 + 300, 100);
+    b.Op("aten::add", t0 + 520, 20);
+    b.Kernel(t0 + 522, 10, "elementwise_kernel", t0 + 530, 270);  // busy 530..800
+  });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("sync-in-loop");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "calls_per_step"), 1.0);
+  EXPECT_EQ(Ev<int64_t>(*f, "device_idle_after_ns_per_step"), 230000);  // 300 .. 530
+}
+
 // ---- serial-small-gemm / unfused-projections ----
 void ExpertStep(TraceBuilder& b, double t0, int experts) {
   b.Py("moe.py(31): forward", t0 + 10, 600);
@@ -286,6 +303,20 @@ TEST(DetectorsFallback, DeviceSortDoesNotFire) {
   Steps(b, [](TraceBuilder& b, double t0) { FallbackStep(b, t0, true); });
   Result r = RunDetectors(b);
   EXPECT_EQ(r.Get("cpu-fallback"), nullptr);
+}
+
+TEST(DetectorsFallback, AllocationsBetweenCopiesDoNotFire) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Op("aten::to", t0 + 10, 50);
+    b.Launch(t0 + 12, 40, EventKind::kMemcpy, "Memcpy DtoH (Device -> Pinned)", t0 + 20, 5,
+             "cudaMemcpyAsync", 7, 4096);
+    b.Op("aten::zeros", t0 + 70, 200);
+    b.Op("aten::to", t0 + 280, 40);
+    b.Launch(t0 + 282, 30, EventKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", t0 + 290, 5,
+             "cudaMemcpyAsync", 7, 4096);
+  });
+  EXPECT_EQ(RunDetectors(b).Get("cpu-fallback"), nullptr);
 }
 
 // ---- no-tensor-cores ----
