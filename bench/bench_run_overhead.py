@@ -12,8 +12,9 @@ module call), with a few dozen module calls per step.
   python bench/bench_run_overhead.py --pairs 5 --steps 300
 
 Prints one JSON line per run and a summary: one ratio per A B B A group,
-(B1 + B2) / (A1 + A2), their median and range. The target is a median ratio <= 1.01. This is a benchmark, not a test:
-on a busy machine the spread of the ratios says how far the median can be trusted.
+(B1 + B2) / (A1 + A2), their median and range. The target is a median ratio
+<= 1.01. This is a benchmark, not a test: on a busy machine the spread of the
+ratios says how far the median can be trusted.
 """
 
 from __future__ import annotations

@@ -207,3 +207,22 @@ def test_warmup_minimum_and_cap():
     assert not b._settled()  # 7 steps that never settle
     b.durations.append(50 * ms)
     assert b._settled()  # the cap
+
+
+def test_torch_compile_is_counted_and_not_disturbed(tmp_path):
+    # backend="eager": dynamo only, no C++ compiler needed. Shapes 2 then 3 make one
+    # recompile (dynamic shapes); the agent's hooks must add none.
+    r = run_under_agent(tmp_path, """
+import torch
+m = torch.nn.Linear(8, 8)
+f = torch.compile(m, backend="eager")
+for n in (2, 3, 4, 5, 6, 7):
+    f(torch.randn(n, 8))
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert "global hooks" not in r.proc.stderr
+    comp = r.main_agent()["compile"]
+    assert comp["compiles"] == 2 and comp["recompiles"] == 1
+    assert comp["compile_time_ns"] > 0
+    steps = r.steps
+    assert [s["items"] for s in steps] == [2, 3, 4, 5, 6, 7]

@@ -130,7 +130,11 @@ class Agent:
             self.fail("activate")
 
     def _activate(self, torch) -> None:
+        global _is_compiling
         self.torch = torch
+        compiler = getattr(torch, "compiler", None)
+        if compiler is not None and hasattr(compiler, "is_compiling"):
+            _is_compiling = compiler.is_compiling
         self.activated = _now()
         if self.role not in ("main", "rank"):
             self.write_agent_json()
@@ -143,10 +147,16 @@ class Agent:
         self.write_agent_json()
 
     def _install_hooks(self, torch) -> None:
+        import warnings
+
         import torch.optim.optimizer as optim_mod
         import torch.utils.data.dataloader as dl_mod
         from torch.nn.modules import module as module_mod
 
+        # torch.compile(module) warns about global module hooks: those are ours, and
+        # harmless (they return at once while dynamo traces them).
+        warnings.filterwarnings("ignore", message=r"Using `torch.compile\(module\)` when there "
+                                r"are global hooks on modules")
         self._handles.append(optim_mod.register_optimizer_step_post_hook(self._optimizer_hook))
         self._module_handles.append(module_mod.register_module_forward_pre_hook(self._pre_hook))
         self._module_handles.append(
@@ -358,18 +368,25 @@ class Agent:
         except Exception:  # noqa: BLE001, S110
             pass
         try:
-            counters = utils.counters
-            if "recompiles" in counters:
-                info["recompiles"] = int(sum(counters["recompiles"].values()))
-            elif info["compiles"] is not None:
-                # Each compile of an already-compiled frame is a recompile; frames
-                # compiled for the first time are counted in stats.unique_graphs
-                # only approximately, so this is a lower bound.
-                unique = int(counters["stats"].get("unique_graphs", 0))
-                info["recompiles"] = max(0, info["compiles"] - unique)
+            # convert_frame counts compiles per frame (code object); every compile of
+            # a frame after its first is a recompile (guard failure).
+            convert = sys.modules.get("torch._dynamo.convert_frame")
+            per_frame = getattr(convert, "FRAME_COMPILE_COUNTER", None)
+            if per_frame is not None:
+                info["recompiles"] = int(sum(max(0, c - 1) for c in per_frame.values()
+                                             if isinstance(c, int)))
+            elif "recompiles" in utils.counters:
+                info["recompiles"] = int(sum(utils.counters["recompiles"].values()))
         except Exception:  # noqa: BLE001, S110
             pass
         return info
+
+    def _dynamo_compiled(self) -> bool:
+        utils = sys.modules.get("torch._dynamo.utils")
+        try:
+            return bool(utils and utils.compilation_time_metrics.get("_compile.compile_inner"))
+        except Exception:  # noqa: BLE001
+            return True  # unknown: assume compiled, and keep the hooks as they are
 
     def _flush_steps(self) -> None:
         self._last_flush = time.monotonic_ns()
@@ -667,7 +684,7 @@ class Agent:
             self.open_step = None
 
     def _pre_hook(self, module, args) -> None:
-        if not self.enabled or threading.get_ident() != self._main_ident:
+        if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
             return
         try:
             self.module_depth += 1
@@ -700,8 +717,11 @@ class Agent:
         items, tokens = _batch_size(args)
         self._open(t, items, tokens)
         self._main_root_calls += 1
+        # Not once torch.compile has compiled something: its guards check the global
+        # hooks, so removing them would recompile (inside compiled code the hooks
+        # cost nothing anyway: see _is_compiling).
         if self._main_root_calls == LOCK_ROOT_CALLS and not self._root_locked \
-                and self._module_handles:
+                and self._module_handles and not self._dynamo_compiled():
             for h in self._module_handles:
                 h.remove()
             self.module_depth = 0
@@ -712,7 +732,7 @@ class Agent:
             ]
 
     def _locked_pre(self, module, args) -> None:
-        if not self.enabled or threading.get_ident() != self._main_ident:
+        if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
             return
         try:
             self.module_depth += 1
@@ -725,7 +745,7 @@ class Agent:
         self._post_hook(module, args, output)
 
     def _post_hook(self, module, args, output) -> None:
-        if not self.enabled or threading.get_ident() != self._main_ident:
+        if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
             return
         try:
             self.module_depth -= 1
@@ -736,7 +756,7 @@ class Agent:
             self.fail("module")
 
     def _optimizer_hook(self, optimizer, args, kwargs) -> None:
-        if not self.enabled or threading.get_ident() != self._main_ident:
+        if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
             return
         try:
             self._end_type_step(SRC_OPTIMIZER, None, None)
@@ -766,6 +786,17 @@ class Agent:
             self.phase_steps = 0
             self._write_edge("warmup", "begin", at=start)
         self.last_boundary = self._record_step(start, t, items, tokens)
+
+
+def _not_compiling() -> bool:
+    return False
+
+
+# torch.compile traces module hooks into the compiled graph. Hooks test this first:
+# dynamo folds torch.compiler.is_compiling() to True while tracing, so the hook
+# body never enters a graph (no graph break, no guard on the agent's counters,
+# no recompilation); in eager mode it is one cheap call. Set at torch import.
+_is_compiling = _not_compiling
 
 
 def _rss_bytes() -> int | None:
