@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
@@ -41,10 +42,24 @@ class ProgressAggregator {
   std::function<void(uint64_t, uint64_t)> sink_;
 };
 
-}  // namespace
+// Per-rank results computed by whoever holds the store (a loader thread).
+struct RankResult {
+  analysis::RankAnalysis analysis;
+  std::vector<findings::Finding> findings;
+};
 
-Report BuildReport(const std::vector<const trace::EventStore*>& stores,
-                   const AnalyzeOptions& options) {
+RankResult AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& options) {
+  RankResult out;
+  out.analysis = analysis::AnalyzeRank(store, options.rank);
+  out.findings = findings::DetectAll(store, out.analysis);
+  for (auto& f : out.findings) {
+    if (f.rank < 0) f.rank = store.rank;
+  }
+  return out;
+}
+
+Report AssembleReport(const std::vector<const trace::EventStore*>& stores,
+                      std::vector<RankResult> results, const AnalyzeOptions& options) {
   Report r;
   r.tool_version = FASTENOUGH_VERSION;
 
@@ -76,14 +91,21 @@ Report BuildReport(const std::vector<const trace::EventStore*>& stores,
     r.counters.push_back(std::move(row));
   }
 
-  // Analyses, one rank at a time (each is a fraction of its parse time).
-  for (const trace::EventStore* s : stores) {
-    r.ranks.push_back(analysis::AnalyzeRank(*s, options.rank));
-    std::vector<findings::Finding> f = findings::DetectAll(*s, r.ranks.back());
-    for (auto& x : f) {
-      if (x.rank < 0) x.rank = s->rank;
-      r.findings.push_back(std::move(x));
+  // Cross-rank detectors (straggler-rank) and the shape census (rank 0's
+  // shapes stand for all: ranks run the same model) need the stores.
+  {
+    std::vector<const analysis::RankAnalysis*> analyses;
+    for (const RankResult& res : results) analyses.push_back(&res.analysis);
+    for (auto& f : findings::DetectAcrossRanks(stores, analyses)) r.findings.push_back(std::move(f));
+    if (!stores.empty()) {
+      for (const auto& row : analysis::ShapeCensus(*stores.front())) {
+        r.shapes.push_back(analysis::ShapeRowJson(row));
+      }
     }
+  }
+  for (RankResult& res : results) {
+    r.ranks.push_back(std::move(res.analysis));
+    for (auto& f : res.findings) r.findings.push_back(std::move(f));
   }
   RankFindings(r.findings);
 
@@ -128,6 +150,15 @@ Report BuildReport(const std::vector<const trace::EventStore*>& stores,
   return r;
 }
 
+}  // namespace
+
+Report BuildReport(const std::vector<const trace::EventStore*>& stores,
+                   const AnalyzeOptions& options) {
+  std::vector<RankResult> results;
+  for (const trace::EventStore* s : stores) results.push_back(AnalyzeOne(*s, options));
+  return AssembleReport(stores, std::move(results), options);
+}
+
 StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
                                const AnalyzeOptions& options) {
   if (paths.empty()) return InvalidArgument("no trace files given");
@@ -139,6 +170,7 @@ StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
                                        : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
+  std::vector<RankResult> analyses(n);
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < n; i = next++) {
@@ -149,6 +181,13 @@ StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
         };
       }
       results[i].emplace(trace::LoadTrace(paths[i], lo));
+      // Analyse in the same thread while the store is hot in cache; ranks
+      // analyse in parallel like they load.
+      if (results[i]->ok()) {
+        trace::EventStore& store = results[i]->value();
+        if (store.path.empty()) store.path = paths[i];
+        analyses[i] = AnalyzeOne(store, options);
+      }
     }
   };
   if (threads <= 1) {
@@ -168,10 +207,9 @@ StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
       if (st.message().rfind(paths[i], 0) == 0) return st;
       return Status(st.code(), paths[i] + ": " + st.message());
     }
-    if (res->path.empty()) res->path = paths[i];
     stores.push_back(&res.value());
   }
-  return BuildReport(stores, options);
+  return AssembleReport(stores, std::move(analyses), options);
 }
 
 StatusOr<std::string> AnalyzeTracesToJson(const std::vector<std::string>& paths,
