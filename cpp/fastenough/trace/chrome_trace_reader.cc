@@ -26,6 +26,7 @@ static_assert(PaddedBuffer::kPadding >= simdjson::SIMDJSON_PADDING);
 // above any real process id.
 constexpr int64_t kStringIdBase = int64_t{1} << 40;
 constexpr uint64_t kProgressStep = 4u << 20;
+constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
 enum class Num : uint8_t { kAbsent, kOk, kBad, kNotFinite };
 
@@ -364,7 +365,11 @@ class Reader {
   // p is just after the '[' of the event list. Returns the byte after the
   // closing ']' or nullptr when the text ends inside the list.
   const char* ReadEvents(const char* p);
-  void ApplyOne(const char* p, const char* fast_end, const char** next);
+  // Parses the event at p (fast_end: the end the fast scan found within
+  // window_end, or nullptr). *next: where scanning goes on; nullptr when the
+  // text ends inside the event.
+  void ApplyOne(const char* p, const char* window_end, const char* fast_end, const char** next);
+  const char* Resync(const char* p);
   bool TryApply(const char* p, size_t len, size_t capacity, bool repaired_quotes,
                 bool repaired_utf8);
   void Commit(Event& ev);
@@ -547,7 +552,8 @@ bool Reader::TryApply(const char* p, size_t len, size_t capacity, bool repaired_
   return true;
 }
 
-void Reader::ApplyOne(const char* p, const char* fast_end, const char** next) {
+void Reader::ApplyOne(const char* p, const char* window_end, const char* fast_end,
+                      const char** next) {
   if (fast_end != nullptr &&
       TryApply(p, static_cast<size_t>(fast_end - p), static_cast<size_t>(limit_ - p), false,
                false)) {
@@ -556,14 +562,14 @@ void Reader::ApplyOne(const char* p, const char* fast_end, const char** next) {
   }
   // simdjson rejected the extent (or the scan ran off the end): rescan it
   // leniently from the same start, repair a copy and try once more.
-  RepairResult r = RepairObject(p, end_, &repair_);
+  RepairResult r = RepairObject(p, window_end, &repair_);
   if (r.end == nullptr) {
-    if (fast_end == nullptr) {  // really cut short
+    if (fast_end == nullptr && window_end == end_) {  // really cut short
       *next = nullptr;
       return;
     }
     store_->counters().Add(Counter::event_malformed);
-    *next = fast_end;
+    *next = fast_end != nullptr ? fast_end : Resync(p + 1);
     return;
   }
   *next = r.end;
@@ -573,6 +579,17 @@ void Reader::ApplyOne(const char* p, const char* fast_end, const char** next) {
     if (TryApply(repair_.data(), len, repair_.size(), r.quotes_fixed, r.utf8_fixed)) return;
   }
   store_->counters().Add(Counter::event_malformed);
+}
+
+const char* Reader::Resync(const char* p) {
+  // The next event start: a '{' whose previous non-space byte is ','.
+  for (; p < end_; ++p) {
+    if (*p != '{') continue;
+    const char* b = p - 1;
+    while (b > begin_ && (*b == ' ' || *b == '\n' || *b == '\r' || *b == '\t')) --b;
+    if (*b == ',') return p;
+  }
+  return end_;
 }
 
 const char* Reader::ReadEvents(const char* p) {
@@ -587,9 +604,13 @@ const char* Reader::ReadEvents(const char* p) {
     }
     ++store_->event_count;
     if (c == '{') {
-      const char* fast_end = SkipValue(p, end_);
+      // A damaged event (stray quote) can make the fast scan run on to the
+      // end of the file; the window bounds that cost per damaged event.
+      const char* window_end =
+          static_cast<size_t>(end_ - p) > kMaxEventBytes ? p + kMaxEventBytes : end_;
+      const char* fast_end = SkipValue(p, window_end);
       const char* next = nullptr;
-      ApplyOne(p, fast_end, &next);
+      ApplyOne(p, window_end, fast_end, &next);
       if (next == nullptr) {
         --store_->event_count;  // the cut-off event is not an element
         return nullptr;
