@@ -52,13 +52,14 @@ class RunResult:
 
 def run_under_agent(tmp_path: Path, source: str, opts: dict | None = None,
                     pythonpath: list[str] | None = None, run_dir: bool = True,
-                    timeout: int = 300) -> RunResult:
+                    timeout: int = 300, launcher: list[str] | None = None) -> RunResult:
     rdir = tmp_path / "run"
     rdir.mkdir(exist_ok=True)
     prog = tmp_path / "prog.py"
     # Every program records its own pid so tests can tell the main process apart.
     pid_file = str(tmp_path / "pid.txt")
-    prelude = f"import os as _os\nopen({pid_file!r}, 'w').write(str(_os.getpid()))\n"
+    prelude = ("import os as _os\nif __name__ == '__main__':\n"
+               f"    open({pid_file!r}, 'w').write(str(_os.getpid()))\n")
     prog.write_text(prelude + textwrap.dedent(source))
     env = dict(os.environ)
     env.pop("FASTENOUGH_RUN_DIR", None)
@@ -68,7 +69,7 @@ def run_under_agent(tmp_path: Path, source: str, opts: dict | None = None,
     env["PYTHONPATH"] = os.pathsep.join(
         [str(BOOT_DIR), *(pythonpath or []), *filter(None, [env.get("PYTHONPATH")])])
     env["OMP_NUM_THREADS"] = "1"  # small models: threads only add noise on a shared machine
-    proc = subprocess.run([sys.executable, str(prog)], env=env, cwd=tmp_path,
+    proc = subprocess.run([sys.executable, *(launcher or []), str(prog)], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=timeout)
     return RunResult(proc, rdir)
 

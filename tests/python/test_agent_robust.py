@@ -118,18 +118,21 @@ def test_internal_error_disables_agent_only(tmp_path, where):
     assert f"injected failure in {where}" in agent["agent_error"]
 
 
-def test_dataloader_workers_write_no_steps(tmp_path):
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_dataloader_workers_write_no_steps(tmp_path, context):
+    # fork: children inherit the agent and are told apart by pid; spawn: fresh
+    # interpreters load it again and see from their command line that they are workers.
     r = run_under_agent(tmp_path, """
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 if __name__ == "__main__":
     data = TensorDataset(torch.arange(24, dtype=torch.float32).view(12, 2))
-    loader = DataLoader(data, batch_size=3, num_workers=2)
+    loader = DataLoader(data, batch_size=3, num_workers=2, multiprocessing_context="CTX")
     model = torch.nn.Linear(2, 1)
     for (x,) in loader:
         model(x)
-""")
+""".replace("CTX", context))
     assert r.proc.returncode == 0, r.proc.stderr
     main_pid = r.proc_pid()
     steps = r.steps
@@ -138,7 +141,8 @@ if __name__ == "__main__":
     assert {p["pid"] for p in r.phases} == {main_pid}
     roles = sorted(a["role"] for a in r.agent_files())
     assert roles.count("main") == 1
-    assert roles.count("worker") == 2
+    # Two DataLoader workers (spawn also starts multiprocessing's resource tracker).
+    assert roles.count("worker") >= 2 and set(roles) == {"main", "worker"}
 
 
 def test_roles():
@@ -180,3 +184,28 @@ print("torch" in sys.modules, "fastenough.agent.runtime" in sys.modules)
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_torchrun_ranks_and_launcher(tmp_path):
+    r = run_under_agent(tmp_path, """
+import os, torch
+model = torch.nn.Linear(4, 2)
+x = torch.randn(int(os.environ["RANK"]) + 2, 4)
+for i in range(5):
+    model(x)
+""", launcher=["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"])
+    assert r.proc.returncode == 0, r.proc.stderr
+    agents = r.agent_files()
+    roles = sorted((a["role"], a["rank"]) for a in agents)
+    assert roles == [("launcher", None), ("rank", 0), ("rank", 1)]
+    ranks = {a["pid"]: a["rank"] for a in agents if a["role"] == "rank"}
+    for a in agents:
+        if a["role"] == "rank":
+            assert a["world_size"] == 2 and a["local_rank"] == a["rank"]
+    steps = r.steps
+    assert sorted((s["rank"], s["items"]) for s in steps) == [(0, 2)] * 5 + [(1, 3)] * 5
+    assert all(ranks[s["pid"]] == s["rank"] for s in steps)
+    launcher_pid = [a["pid"] for a in agents if a["role"] == "launcher"][0]
+    assert launcher_pid not in {p["pid"] for p in r.phases}
+    for pid in ranks:
+        check_balanced([p for p in r.phases if p["pid"] == pid])
