@@ -226,3 +226,26 @@ for n in (2, 3, 4, 5, 6, 7):
     assert comp["compile_time_ns"] > 0
     steps = r.steps
     assert [s["items"] for s in steps] == [2, 3, 4, 5, 6, 7]
+
+
+def test_record_writes_safetensors(tmp_path):
+    import json as _json
+    import struct
+
+    r = run_under_agent(tmp_path, """
+import torch, fastenough
+t = torch.tensor([[1.5, -2.0, 3.25]], dtype=torch.float32)
+assert fastenough.record("my scores/1", t) is t
+fastenough.record("ids", torch.tensor([7, 8], dtype=torch.int64))
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    raw = (r.dir / "outputs" / "my_scores_1.safetensors").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert n % 8 == 0
+    header = _json.loads(raw[8 : 8 + n])
+    assert header == {"my_scores_1": {"dtype": "F32", "shape": [1, 3], "data_offsets": [0, 12]}}
+    assert struct.unpack("<3f", raw[8 + n :]) == (1.5, -2.0, 3.25)
+    raw = (r.dir / "outputs" / "ids.safetensors").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert _json.loads(raw[8 : 8 + n])["ids"]["dtype"] == "I64"
+    assert struct.unpack("<2q", raw[8 + n :]) == (7, 8)
