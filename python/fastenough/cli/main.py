@@ -16,7 +16,13 @@ DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
 be removed, and says how much each fix can save at most.
 
+  fastenough run -- python eval.py     measure a run, no code change: phases,
+                                       device use, memory, findings
   fastenough analyze trace.json.gz     diagnose a profiler trace you already have
+  fastenough demo [--fixed]            a small wasteful evaluation, measured
+  fastenough history                   the runs measured in this directory
+
+Run `fastenough COMMAND --help` for the options and examples of each command.
 """
 
 
