@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterTrace(m);
   fastenough::bindings::RegisterSample(m);
   fastenough::bindings::RegisterRundir(m);
+  fastenough::bindings::RegisterChecks(m);
 }

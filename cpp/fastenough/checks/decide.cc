@@ -1,0 +1,320 @@
+#include "fastenough/checks/decide.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace fastenough::checks {
+
+namespace {
+
+using findings::Finding;
+using findings::Verdict;
+
+std::string Fmt(const char* fmt, double a) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+
+std::string Bytes(double b) {
+  if (b >= 1 << 30) return Fmt("%.2f GiB", b / (1 << 30));
+  if (b >= 1 << 20) return Fmt("%.1f MiB", b / (1 << 20));
+  if (b >= 1 << 10) return Fmt("%.1f KiB", b / (1 << 10));
+  return Fmt("%.0f B", b);
+}
+
+Finding Make(const char* code, Verdict v, std::string title, std::string action,
+             const CheckInput& in) {
+  Finding f;
+  f.code = code;
+  f.verdict = v;
+  f.title = std::move(title);
+  f.source = "agent";
+  f.action = std::move(action);
+  f.where = in.where;
+  f.rank = static_cast<int>(in.Num("rank", -1));
+  return f;
+}
+
+// Copies the measured numbers (those present) into the evidence; whole
+// numbers stay integers so the JSON reads "calls": 64, not 64.0.
+void Evidence(Finding& f, const CheckInput& in, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (!in.Has(k)) continue;
+    double v = in.Num(k);
+    if (std::floor(v) == v && std::fabs(v) < 9e15) {
+      f.evidence.emplace_back(k, static_cast<int64_t>(v));
+    } else {
+      f.evidence.emplace_back(k, v);
+    }
+  }
+}
+
+void TextEvidence(Finding& f, const CheckInput& in, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    std::string t = in.Text(k);
+    if (!t.empty()) f.evidence.emplace_back(k, t);
+  }
+}
+
+// Saving from a measured per-forward difference (A/B probe of the same input):
+// per step = difference * forwards per step; share against the steady step
+// median; total over the forwards the run made. Upper bound: one input, and
+// the difference of two host-timed forwards.
+void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, const char* fast_key) {
+  if (!in.Has(slow_key) || !in.Has(fast_key)) return;
+  double diff = std::max(0.0, in.Num(slow_key) - in.Num(fast_key));
+  double per_step = diff * std::max(1.0, in.Num("forwards_per_step", 1));
+  f.saving.per_step_ns = static_cast<int64_t>(per_step);
+  if (in.Num("step_median_ns") > 0) {
+    f.saving.share_of_step = std::min(1.0, per_step / in.Num("step_median_ns"));
+  }
+  if (in.Num("forwards") > 0) f.saving.total_ns = static_cast<int64_t>(diff * in.Num("forwards"));
+  f.saving.upper_bound = true;
+}
+
+}  // namespace
+
+MaybeFinding DecideAutogradInEval(const CheckInput& in) {
+  // A graph is waste only when nothing ever consumes it: no backward, no grad.
+  if (in.Num("backward_calls", 0) > 0) return std::nullopt;
+  if (in.Num("graph_outputs", 0) <= 0 || in.Num("params_requiring_grad", 0) <= 0) {
+    return std::nullopt;
+  }
+  double n = in.Num("graph_outputs");
+  std::string title = Fmt("Autograd graph recorded in %.0f forwards of a run that never calls backward", n);
+  if (in.Num("graph_bytes_per_forward") > 0) {
+    title += " (" + Bytes(in.Num("graph_bytes_per_forward")) + " kept alive per forward)";
+  }
+  Finding f = Make("autograd-in-eval", Verdict::kAvoidable, title,
+                   "Run the evaluation under torch.inference_mode() (or torch.no_grad()): "
+                   "the outputs and scores stay the same, the graph and its saved "
+                   "activations are not built.",
+                   in);
+  Evidence(f, in, {"forwards", "graph_outputs", "backward_calls", "params_requiring_grad",
+                   "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
+                   "probe_inference_ns"});
+  SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
+  return f;
+}
+
+MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
+  if (in.Num("backward_calls", 0) > 0) return std::nullopt;
+  double dropout = in.Num("training_dropout_modules", 0);
+  double bn = in.Num("training_batchnorm_modules", 0);
+  if (dropout + bn <= 0) return std::nullopt;
+  // Not only time: dropout makes scores random and batch-norm in training mode
+  // normalises with batch statistics and rewrites its running statistics.
+  Finding f = Make("train-mode-in-eval", Verdict::kAvoidable,
+                   Fmt("%.0f dropout/batch-norm modules left in training mode during evaluation",
+                       dropout + bn),
+                   "Call model.eval() before evaluating: in training mode dropout makes the "
+                   "scores random and batch-norm uses and updates batch statistics.",
+                   in);
+  Evidence(f, in, {"forwards", "training_dropout_modules", "training_batchnorm_modules",
+                   "backward_calls"});
+  TextEvidence(f, in, {"modules"});
+  return f;
+}
+
+MaybeFinding DecideKvCacheInScoring(const CheckInput& in) {
+  if (in.Num("forwards_with_cache", 0) <= 0 || in.Num("cache_reused", 0) > 0) return std::nullopt;
+  std::string title = Fmt("Key/value cache built in %.0f scoring forwards and never passed back",
+                          in.Num("forwards_with_cache"));
+  if (in.Num("cache_bytes_per_forward") > 0) {
+    title += " (" + Bytes(in.Num("cache_bytes_per_forward")) + " per forward)";
+  }
+  Finding f = Make("kv-cache-in-scoring", Verdict::kAvoidable, title,
+                   "Pass use_cache=False to the model call (or set model.config.use_cache = "
+                   "False): scoring a whole sequence in one forward never reads the cache.",
+                   in);
+  Evidence(f, in, {"forwards", "forwards_with_cache", "cache_reused", "cache_bytes_per_forward",
+                   "probe_cache_ns", "probe_no_cache_ns"});
+  SavingFromProbe(f, in, "probe_cache_ns", "probe_no_cache_ns");
+  return f;
+}
+
+MaybeFinding DecideUnusedOutputs(const CheckInput& in) {
+  bool hidden = in.Num("hidden_states_requested", 0) > 0 && in.Num("hidden_states_read", 0) <= 0;
+  bool attn = in.Num("attentions_requested", 0) > 0 && in.Num("attentions_read", 0) <= 0;
+  if (!hidden && !attn) return std::nullopt;
+  std::string what = hidden && attn ? "hidden states and attentions"
+                     : hidden       ? "hidden states"
+                                    : "attentions";
+  std::string flag = hidden && attn ? "output_hidden_states / output_attentions"
+                     : hidden       ? "output_hidden_states"
+                                    : "output_attentions";
+  Finding f = Make("unused-outputs", Verdict::kAvoidable,
+                   "Model returns " + what + " that the program never reads",
+                   "Drop " + flag + "=True from the model call (and from the config): the "
+                   "extra outputs are computed and kept but never read.",
+                   in);
+  Evidence(f, in, {"forwards", "hidden_states_requested", "hidden_states_read",
+                   "attentions_requested", "attentions_read", "unused_bytes_per_forward",
+                   "probe_with_outputs_ns", "probe_without_outputs_ns"});
+  SavingFromProbe(f, in, "probe_with_outputs_ns", "probe_without_outputs_ns");
+  return f;
+}
+
+MaybeFinding DecideFullVocabLogits(const CheckInput& in) {
+  double s = in.Num("positions", 0);
+  double k = in.Num("positions_read", -1);
+  // Only a clear case: at least 4 positions computed and at most half of them
+  // ever read. k < 0 means a read the agent could not bound (all positions).
+  if (s < 4 || k < 0 || k * 2 > s) return std::nullopt;
+  Finding f = Make("full-vocab-logits", Verdict::kAvoidable,
+                   Fmt("Logits over the full vocabulary for %.0f positions per row", s) +
+                       Fmt(" when only %.0f are read", k),
+                   "Project only the positions you read: slice the hidden states before the "
+                   "output layer (Hugging Face: logits_to_keep=N) and take log_softmax after "
+                   "the gather of those positions.",
+                   in);
+  if (in.Num("logits_bytes_per_forward") > 0) {
+    f.evidence.emplace_back("unread_logits_bytes_per_forward",
+                            static_cast<int64_t>(in.Num("logits_bytes_per_forward") * (s - k) / s));
+  }
+  Evidence(f, in, {"forwards", "positions", "positions_read", "vocab", "logits_bytes_per_forward",
+                   "probe_full_ns", "probe_kept_ns"});
+  TextEvidence(f, in, {"read_by"});
+  SavingFromProbe(f, in, "probe_full_ns", "probe_kept_ns");
+  return f;
+}
+
+MaybeFinding DecidePaddingWaste(const CheckInput& in) {
+  double share = in.Num("padded_share", 0);
+  // Under 10% padding is the usual cost of batching; and padding that length
+  // bucketing with the same batch sizes cannot remove (batches already sorted
+  // by length) is not avoidable either.
+  if (share < 0.10 || in.Num("positions", 0) <= 0) return std::nullopt;
+  if (in.Num("bucketed_saving_share", 0) < 0.10) return std::nullopt;
+  Finding f = Make("padding-waste", Verdict::kAvoidable,
+                   Fmt("%.0f%% of the positions computed are padding", share * 100),
+                   "Pad each batch to its own longest sequence and group sequences of similar "
+                   "length (sort or bucket by length) so that little padding remains.",
+                   in);
+  Evidence(f, in, {"batches", "rows", "positions", "real_tokens", "padded_share",
+                   "dynamic_positions", "bucketed_positions", "bucketed_saving_share",
+                   "step_median_ns"});
+  TextEvidence(f, in, {"lengths_from"});
+  f.evidence.emplace_back("saving_model", std::string("step time proportional to positions"));
+  double save = std::max(0.0, in.Num("bucketed_saving_share", 0));
+  f.saving.share_of_step = save;
+  if (in.Num("step_median_ns") > 0) {
+    f.saving.per_step_ns = static_cast<int64_t>(save * in.Num("step_median_ns"));
+  }
+  // Not an upper bound: attention grows faster than the positions, so removing
+  // padding can save more than this proportional estimate.
+  f.saving.upper_bound = false;
+  return f;
+}
+
+MaybeFinding DecideDuplicateWeights(const CheckInput& in) {
+  if (in.Num("duplicate_bytes", 0) <= 0) return std::nullopt;
+  Finding f = Make("duplicate-weights", Verdict::kAvoidable,
+                   "The same weights are resident " +
+                       Fmt("%.0f", in.Num("copies", 2)) + " times (" +
+                       Bytes(in.Num("duplicate_bytes")) + " held twice)",
+                   "Keep one copy: share the tensor (or its storage) instead of cloning it, or "
+                   "delete the copy once the model is built.",
+                   in);
+  Evidence(f, in, {"duplicate_groups", "copies", "duplicate_bytes", "largest_storage_bytes",
+                   "capacity_bytes"});
+  TextEvidence(f, in, {"tensors"});
+  return f;
+}
+
+MaybeFinding DecideMemoryHeadroom(const CheckInput& in) {
+  double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
+  double batch = in.Num("batch_size");
+  if (peak <= 0 || cap <= 0 || batch <= 0) return std::nullopt;
+  // Far below capacity at a small batch: a bigger batch probably fits and may
+  // raise throughput, but only a batch sweep can say by how much.
+  if (peak > 0.25 * cap || batch > 4) return std::nullopt;
+  Finding f = Make("memory-headroom", Verdict::kInsufficientEvidence,
+                   Fmt("Peak memory is %.0f%% of capacity", 100 * peak / cap) +
+                       Fmt(" at batch size %.0f", batch),
+                   "Sweep the batch size (e.g. 1, 2, 4, ... until memory or throughput stops "
+                   "improving) and keep the fastest per item.",
+                   in);
+  Evidence(f, in, {"peak_bytes", "capacity_bytes", "batch_size"});
+  TextEvidence(f, in, {"device"});
+  return f;
+}
+
+MaybeFinding DecideMemoryNearLimit(const CheckInput& in) {
+  double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
+  if (peak <= 0 || cap <= 0 || peak < 0.90 * cap) return std::nullopt;
+  Finding f = Make("memory-near-limit", Verdict::kBounded,
+                   Fmt("Peak memory is %.0f%% of capacity", 100 * peak / cap),
+                   "Little room is left: a longer input or a larger batch may fail. Reserved "
+                   "minus allocated is allocator cache, not a leak; reduce activation memory "
+                   "(inference_mode, shorter sequences) before raising the batch.",
+                   in);
+  Evidence(f, in, {"peak_bytes", "capacity_bytes", "reserved_peak_bytes", "alloc_peak_bytes"});
+  TextEvidence(f, in, {"device"});
+  return f;
+}
+
+MaybeFinding DecideRecompileInSteady(const CheckInput& in) {
+  if (in.Num("recompiles_in_steady", 0) <= 0) return std::nullopt;
+  Finding f = Make("recompile-in-steady", Verdict::kAvoidable,
+                   Fmt("torch.compile recompiled %.0f times after warmup",
+                       in.Num("recompiles_in_steady")),
+                   "Make the compiled function's inputs stable (fixed or bucketed shapes, "
+                   "dynamic=True, no changing Python scalars) so the steady loop reuses one graph.",
+                   in);
+  Evidence(f, in, {"recompiles_in_steady", "steady_steps"});
+  TextEvidence(f, in, {"reasons"});
+  return f;
+}
+
+MaybeFinding DecideSyncInLoop(const CheckInput& in) {
+  double calls = in.Num("calls", 0);
+  if (calls < 2) return std::nullopt;
+  double steps = in.Num("steps", 0);
+  bool device = in.Num("on_device", 0) > 0;
+  std::string kind = in.Text("kind");
+  std::string title = Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
+  if (steps > 0) title += Fmt(" in %.0f steady steps", steps);
+  // On the CPU there is no device to wait for: the call costs only its own
+  // host time, measured here. It still becomes a real wait on an accelerator.
+  Finding f = Make("sync-in-loop", device ? Verdict::kAvoidable : Verdict::kBounded,
+                   device ? title + ": the host waits for the device each time"
+                          : title + " on CPU tensors: no device to wait for here",
+                   device ? "Keep the values on the device (accumulate into a tensor) and read "
+                            "them once after the loop; avoid data-dependent shapes in the loop."
+                          : "Harmless on the CPU, but on a GPU/NPU each call waits for the "
+                            "device: accumulate on the device and read once after the loop.",
+                   in);
+  Evidence(f, in, {"calls", "steps", "calls_per_step", "call_ns_total", "on_device",
+                   "wrapper_overhead_ns"});
+  TextEvidence(f, in, {"kind"});
+  if (in.Has("call_ns_total") && steps > 0) {
+    double per_step = in.Num("call_ns_total") / steps;
+    f.saving.per_step_ns = static_cast<int64_t>(per_step);
+    f.saving.total_ns = static_cast<int64_t>(in.Num("call_ns_total"));
+    if (in.Num("step_median_ns") > 0) {
+      f.saving.share_of_step = std::min(1.0, per_step / in.Num("step_median_ns"));
+    }
+  }
+  return f;
+}
+
+StatusOr<MaybeFinding> Decide(std::string_view code, const CheckInput& in) {
+  if (code == "autograd-in-eval") return DecideAutogradInEval(in);
+  if (code == "train-mode-in-eval") return DecideTrainModeInEval(in);
+  if (code == "kv-cache-in-scoring") return DecideKvCacheInScoring(in);
+  if (code == "unused-outputs") return DecideUnusedOutputs(in);
+  if (code == "full-vocab-logits") return DecideFullVocabLogits(in);
+  if (code == "padding-waste") return DecidePaddingWaste(in);
+  if (code == "duplicate-weights") return DecideDuplicateWeights(in);
+  if (code == "memory-headroom") return DecideMemoryHeadroom(in);
+  if (code == "memory-near-limit") return DecideMemoryNearLimit(in);
+  if (code == "recompile-in-steady") return DecideRecompileInSteady(in);
+  if (code == "sync-in-loop") return DecideSyncInLoop(in);
+  return InvalidArgument("unknown agent check code: " + std::string(code));
+}
+
+}  // namespace fastenough::checks

@@ -1,0 +1,125 @@
+#include "fastenough/checks/decide.h"
+
+#include <gtest/gtest.h>
+
+namespace fastenough::checks {
+namespace {
+
+using findings::Verdict;
+
+int64_t IntEvidence(const findings::Finding& f, const std::string& key) {
+  for (const auto& [k, v] : f.evidence) {
+    if (k == key && std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
+  }
+  return -12345;
+}
+
+TEST(ChecksDecide, AutogradInEvalWithProbe) {
+  CheckInput in;
+  in.numbers = {{"forwards", 100}, {"graph_outputs", 100}, {"backward_calls", 0},
+                {"params_requiring_grad", 12}, {"probe_grad_ns", 3000000},
+                {"probe_inference_ns", 2000000}, {"forwards_per_step", 2},
+                {"step_median_ns", 8000000}};
+  in.where = {{"eval.py", 12, "main"}};
+  auto f = DecideAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_EQ(f->source, "agent");
+  EXPECT_EQ(f->saving.per_step_ns, 2000000);  // (3 - 2) ms * 2 forwards per step
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.25);
+  EXPECT_EQ(f->saving.total_ns, 100000000);
+  EXPECT_EQ(IntEvidence(*f, "graph_outputs"), 100);
+  ASSERT_EQ(f->where.size(), 1u);
+  EXPECT_EQ(f->where[0].line, 12);
+}
+
+TEST(ChecksDecide, AutogradNotWasteWhenBackwardOrNoGraph) {
+  CheckInput in;
+  in.numbers = {{"graph_outputs", 10}, {"params_requiring_grad", 3}, {"backward_calls", 1}};
+  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  in.numbers = {{"graph_outputs", 0}, {"params_requiring_grad", 3}, {"backward_calls", 0}};
+  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  in.numbers = {{"graph_outputs", 5}, {"params_requiring_grad", 3}};
+  auto f = DecideAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, -1);  // nothing timed: saving unknown
+}
+
+TEST(ChecksDecide, FullVocabNeedsFewPositions) {
+  CheckInput in;
+  in.numbers = {{"positions", 16}, {"positions_read", 1}, {"logits_bytes_per_forward", 1600}};
+  auto f = DecideFullVocabLogits(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(IntEvidence(*f, "unread_logits_bytes_per_forward"), 1500);
+  in.numbers = {{"positions", 16}, {"positions_read", 15}};
+  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+  in.numbers = {{"positions", 16}, {"positions_read", -1}};  // unbounded read
+  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+  in.numbers = {{"positions", 1}, {"positions_read", 1}};
+  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+}
+
+TEST(ChecksDecide, PaddingThresholdAndSaving) {
+  CheckInput in;
+  in.numbers = {{"positions", 100}, {"padded_share", 0.4}, {"bucketed_saving_share", 0.3},
+                {"step_median_ns", 1000}};
+  auto f = DecidePaddingWaste(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, 300);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.3);
+  EXPECT_FALSE(f->saving.upper_bound);
+  in.numbers["padded_share"] = 0.05;
+  EXPECT_FALSE(DecidePaddingWaste(in).has_value());
+  // Padded, but already bucketed: nothing left to remove with these batch sizes.
+  in.numbers["padded_share"] = 0.14;
+  in.numbers["bucketed_saving_share"] = 0.0;
+  EXPECT_FALSE(DecidePaddingWaste(in).has_value());
+}
+
+TEST(ChecksDecide, SyncInLoopCpuIsBounded) {
+  CheckInput in;
+  in.numbers = {{"calls", 20}, {"steps", 20}, {"on_device", 0}, {"call_ns_total", 40000}};
+  auto f = DecideSyncInLoop(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::kBounded);
+  EXPECT_EQ(f->saving.per_step_ns, 2000);
+  in.numbers["on_device"] = 1;
+  EXPECT_EQ(DecideSyncInLoop(in)->verdict, Verdict::kAvoidable);
+  in.numbers["calls"] = 1;
+  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+}
+
+TEST(ChecksDecide, MemoryRules) {
+  CheckInput in;
+  in.numbers = {{"peak_bytes", 1e9}, {"capacity_bytes", 80e9}, {"batch_size", 1}};
+  EXPECT_EQ(DecideMemoryHeadroom(in)->verdict, Verdict::kInsufficientEvidence);
+  EXPECT_FALSE(DecideMemoryNearLimit(in).has_value());
+  in.numbers["batch_size"] = 16;
+  EXPECT_FALSE(DecideMemoryHeadroom(in).has_value());
+  in.numbers["peak_bytes"] = 75e9;
+  EXPECT_EQ(DecideMemoryNearLimit(in)->verdict, Verdict::kBounded);
+}
+
+TEST(ChecksDecide, OthersAndDispatch) {
+  CheckInput in;
+  in.numbers = {{"forwards_with_cache", 3}, {"cache_reused", 0}};
+  EXPECT_TRUE(Decide("kv-cache-in-scoring", in)->has_value());
+  in.numbers["cache_reused"] = 2;
+  EXPECT_FALSE(Decide("kv-cache-in-scoring", in)->has_value());
+  in.numbers = {{"hidden_states_requested", 3}, {"hidden_states_read", 0}};
+  EXPECT_TRUE(DecideUnusedOutputs(in).has_value());
+  in.numbers["hidden_states_read"] = 1;
+  EXPECT_FALSE(DecideUnusedOutputs(in).has_value());
+  in.numbers = {{"training_dropout_modules", 2}};
+  EXPECT_TRUE(DecideTrainModeInEval(in).has_value());
+  in.numbers["backward_calls"] = 5;
+  EXPECT_FALSE(DecideTrainModeInEval(in).has_value());
+  in.numbers = {{"duplicate_bytes", 4096}, {"copies", 2}};
+  EXPECT_TRUE(DecideDuplicateWeights(in).has_value());
+  in.numbers = {{"recompiles_in_steady", 2}};
+  EXPECT_TRUE(DecideRecompileInSteady(in).has_value());
+  EXPECT_FALSE(Decide("no-such-check", in).ok());
+}
+
+}  // namespace
+}  // namespace fastenough::checks

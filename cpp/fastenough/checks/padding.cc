@@ -1,0 +1,46 @@
+#include "fastenough/checks/padding.h"
+
+#include <algorithm>
+
+namespace fastenough::checks {
+
+PaddingSummary SummarisePadding(const std::vector<PaddedBatch>& batches) {
+  PaddingSummary s;
+  std::vector<int64_t> all;
+  std::vector<size_t> sizes;
+  for (const PaddedBatch& b : batches) {
+    if (b.lengths.empty()) continue;
+    ++s.batches;
+    sizes.push_back(b.lengths.size());
+    int64_t longest = 0;
+    for (int64_t len : b.lengths) {
+      int64_t l = std::clamp<int64_t>(len, 0, b.width);
+      s.real_tokens += l;
+      longest = std::max(longest, l);
+      all.push_back(l);
+    }
+    s.rows += static_cast<int64_t>(b.lengths.size());
+    s.positions += static_cast<int64_t>(b.lengths.size()) * b.width;
+    s.dynamic_positions += static_cast<int64_t>(b.lengths.size()) * longest;
+  }
+  // Bucketing: the same rows sorted by length and cut into batches of the run's
+  // own sizes (largest first), each padded to its longest row. Sorting makes the
+  // rows of a batch as alike as the data allows, so this is the best bucketing
+  // with these batch sizes.
+  std::sort(all.begin(), all.end());
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  size_t at = 0;
+  for (size_t n : sizes) {
+    size_t end = std::min(all.size(), at + n);
+    if (end > at) s.bucketed_positions += static_cast<int64_t>(end - at) * all[end - 1];
+    at = end;
+  }
+  if (s.positions > 0) {
+    s.padded_share = 1.0 - static_cast<double>(s.real_tokens) / static_cast<double>(s.positions);
+    s.bucketed_saving_share =
+        1.0 - static_cast<double>(s.bucketed_positions) / static_cast<double>(s.positions);
+  }
+  return s;
+}
+
+}  // namespace fastenough::checks

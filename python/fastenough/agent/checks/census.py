@@ -1,0 +1,173 @@
+"""Memory census at phase ends: every live tensor storage reachable from modules,
+optimizer state and the garbage collector, counted once per (device, untyped
+storage data_ptr) with the storage's nbytes (views and slices share storage),
+grouped as parameters, buffers, optimizer state and other. Equal-content
+storages resident more than once are found by a hash of sampled bytes (the core
+groups candidates) and confirmed by a full comparison."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import time
+import warnings
+
+DUP_MIN_BYTES = 64 * 1024
+SAMPLE = 256
+
+
+def _key(t) -> tuple[str, int]:
+    return (str(t.device), t.untyped_storage().data_ptr())
+
+
+class Census:
+    def __init__(self, reg) -> None:
+        self.reg = reg
+        self.torch = reg.torch
+        self.phases: list[dict] = []
+        self.duplicates: dict[tuple, dict] = {}  # by sorted keys of the group
+
+    def take(self, phase: str) -> dict:
+        t0 = time.monotonic_ns()
+        objs = gc.get_objects()
+        tensors, modules, optims = [], [], []
+        with warnings.catch_warnings():
+            # isinstance() on deprecated module attributes warns; not the user's business.
+            warnings.simplefilter("ignore")
+            self._scan(objs, tensors, modules, optims)
+        del objs
+        self._after_scan(phase, t0, tensors, modules, optims)
+        return self.phases[-1]
+
+    def _scan(self, objs, tensors, modules, optims) -> None:
+        torch = self.torch
+        for o in objs:
+            try:
+                if isinstance(o, torch.Tensor):
+                    tensors.append(o)
+                elif isinstance(o, torch.nn.Module):
+                    modules.append(o)
+                elif isinstance(o, torch.optim.Optimizer):
+                    optims.append(o)
+            except Exception:  # noqa: BLE001 - proxies that fail isinstance
+                continue
+
+    def _after_scan(self, phase, t0, tensors, modules, optims) -> None:
+        torch = self.torch
+        storages: dict[tuple, dict] = {}
+
+        def add(t, group, name):
+            try:
+                if t.is_meta or t.layout != torch.strided:
+                    return
+                k = _key(t)
+            except Exception:  # noqa: BLE001
+                return
+            s = storages.get(k)
+            if s is None:
+                storages[k] = {"t": t, "group": group, "names": [name] if name else [],
+                               "nbytes": t.untyped_storage().nbytes()}
+            elif name and len(s["names"]) < 4 and name not in s["names"]:
+                s["names"].append(name)
+
+        child_ids = {id(c) for m in modules for c in m.children()}
+        # Roots the program called first (they get plain names), then any other.
+        called = self.reg.called_roots()
+        roots = called + [m for m in modules
+                          if id(m) not in child_ids and all(m is not c for c in called)]
+        inference_names = []
+        for i, m in enumerate(roots):
+            prefix = type(m).__name__ if i < len(called) else f"{type(m).__name__}#{i}"
+            for n, p in m.named_parameters(remove_duplicate=False):
+                add(p, "parameters", f"{prefix}.{n}")
+                if p.is_inference():
+                    inference_names.append(f"{prefix}.{n}")
+            for n, b in m.named_buffers(remove_duplicate=False):
+                add(b, "buffers", f"{prefix}.{n}")
+                if b.is_inference():
+                    inference_names.append(f"{prefix}.{n}")
+        for m in roots[: len(called)]:
+            # Plain tensors kept as module attributes (not parameters or buffers).
+            for mn, sub in m.named_modules():
+                for an, v in vars(sub).items():
+                    if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter):
+                        add(v, "other", ".".join(x for x in (type(m).__name__, mn, an) if x))
+        for o in optims:
+            for st in o.state.values():
+                for n, v in (st.items() if isinstance(st, dict) else []):
+                    if isinstance(v, torch.Tensor):
+                        add(v, "optimizer_state", f"{type(o).__name__}.state.{n}")
+        for t in tensors:
+            add(t, "other", None)
+        groups = {g: {"storages": 0, "bytes": 0}
+                  for g in ("parameters", "buffers", "optimizer_state", "other")}
+        by_device: dict[str, int] = {}
+        for (dev, _), s in storages.items():
+            groups[s["group"]]["storages"] += 1
+            groups[s["group"]]["bytes"] += s["nbytes"]
+            by_device[dev] = by_device.get(dev, 0) + s["nbytes"]
+        dups = self._duplicates(storages)
+        doc = {"phase": phase, "wall_ns": time.time_ns(), "groups": groups,
+               "storages": len(storages), "bytes_by_device": by_device,
+               "root_modules": [type(m).__name__ for m in roots][:20],
+               "optimizers": [type(o).__name__ for o in optims],
+               "duplicates": dups,
+               "inference_tensors_in_modules": inference_names[:50],
+               "inference_note": (
+                   "parameters/buffers created under inference_mode cannot be updated in "
+                   "place outside it (e.g. running stats, caches, fine-tuning)")
+               if inference_names else None}
+        doc.update(self.reg.memory_now())
+        alloc = doc.get("allocated_bytes")
+        if alloc is not None:
+            dev_bytes = sum(v for k, v in by_device.items() if not k.startswith("cpu"))
+            doc["unattributed_bytes"] = alloc - dev_bytes
+        doc["census_ns"] = time.monotonic_ns() - t0
+        self.phases.append(doc)
+
+    def _sample_hash(self, t) -> int:
+        torch = self.torch
+        s = t.untyped_storage()
+        n = s.nbytes()
+        u8 = torch.empty(0, dtype=torch.uint8, device=t.device).set_(s)
+        idx = torch.linspace(0, n - 1, steps=min(SAMPLE, n), device=t.device).long()
+        sample = u8[idx].cpu()
+        b = bytes(sample.numpy().tobytes())
+        if len(set(b)) <= 1:
+            return 0  # constant bytes (zeros, ones-like): equal by construction, not copies
+        return int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little")
+
+    def _duplicates(self, storages: dict) -> list[dict]:
+        from fastenough import _core
+
+        torch = self.torch
+        rows, metas = [], []
+        for k, s in storages.items():
+            if s["nbytes"] < DUP_MIN_BYTES:
+                continue
+            h = self._sample_hash(s["t"])
+            if h == 0:
+                continue
+            rows.append((f"{k[0]}:{k[1]:#x}", (s["nbytes"], h)))
+            metas.append((k, s))
+        out = []
+        for group in _core.check_duplicate_candidates(rows, DUP_MIN_BYTES):
+            first = metas[group[0]][1]
+            base = _u8(torch, first["t"])
+            same = [group[0]] + [i for i in group[1:]
+                                 if torch.equal(base, _u8(torch, metas[i][1]["t"]))]
+            if len(same) < 2:
+                continue
+            entry = {"nbytes": first["nbytes"], "copies": len(same),
+                     "tensors": [(metas[i][1]["names"] or [metas[i][1]["group"]])[0]
+                                 for i in same],
+                     "groups": [metas[i][1]["group"] for i in same],
+                     "device": metas[group[0]][0][0]}
+            out.append(entry)
+            key = tuple(sorted(str(metas[i][0]) for i in same))
+            self.duplicates[key] = entry
+        return out
+
+
+def _u8(torch, t):
+    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())

@@ -1,0 +1,236 @@
+"""full-vocab-logits: vocabulary-sized outputs computed for many (row, position)
+pairs of which the program reads only a few.
+
+For a few forwards (never in steady) a TorchFunctionMode follows the tensors
+derived from the model output until the next forward. Each followed tensor has
+L leading "pair" dims ([batch, position] for [B, S, ...]); ops that keep those
+dims derive a followed tensor, indexing narrows it, any other op (a reduction,
+.item(), an in-place add into another tensor) reads its pairs. The projection
+to the vocabulary is the first op whose last dim is vocabulary-sized, or the
+model output itself when it is `logits`. At the end: pairs read = the pairs of
+the leaves (followed tensors with no followed child) after that projection.
+"""
+
+from __future__ import annotations
+
+import time
+
+from fastenough.agent.checks._util import user_site
+
+WINDOWS = 3
+MAX_OPS = 5000
+VOCAB_MIN = 1000  # a last dim this large after a projection reads as a vocabulary
+_NARROW = {"__getitem__", "narrow", "select", "index_select", "take_along_dim"}
+
+
+class _Entry:
+    __slots__ = ("t", "lead", "pairs", "after", "children", "used", "group")
+
+    def __init__(self, t, lead, after, group=None):
+        self.t = t
+        self.lead = lead
+        n = 1
+        for s in t.shape[:lead]:
+            n *= int(s)
+        self.pairs = n
+        self.after = after
+        self.children = 0
+        self.used = False
+        # Entries derived without narrowing cover the same pairs: one group, named
+        # by the entry that narrowed (or the first entry).
+        self.group = self if group is None else group
+
+
+class LogitsCheck:
+    code = "full-vocab-logits"
+
+    def __init__(self, reg) -> None:
+        self.reg = reg
+        self.torch = reg.torch
+        self.windows: list[dict] = []
+        self.where: dict | None = None
+        self._mode = None
+        self._entries: dict[int, _Entry] = {}
+        self._ops = 0
+        self._positions = 0  # pairs at the vocabulary projection
+        self._vocab = 0
+        self._logits_bytes = 0
+        self._op_ns = 0
+        self._seen = 0
+        self.probe_call = None
+
+    def on_pre(self, module, args, kwargs) -> None:
+        self.close()
+
+    def on_forward(self, module, args, kwargs, output) -> None:
+        torch = self.torch
+        self.close()
+        self._seen += 1
+        if self._seen < 2 or len(self.windows) >= WINDOWS or self.reg.in_steady:
+            return
+        if torch.compiler.is_compiling():
+            return
+        logits = getattr(output, "logits", None)
+        named = isinstance(logits, torch.Tensor)
+        t = logits if named else output
+        if not isinstance(t, torch.Tensor) or t.dim() < 2 or not t.is_floating_point():
+            return
+        self._entries = {}
+        self._ops = 0
+        self._positions = 0
+        self._op_ns = 0
+        lead = min(2, t.dim() - 1)
+        is_vocab = named or t.shape[-1] >= VOCAB_MIN
+        e = _Entry(t, lead, is_vocab)
+        self._entries[id(t)] = e
+        if is_vocab:
+            self._mark_vocab(e)
+        self._call = (module, args, dict(kwargs))
+        self._site = user_site(2)
+        self._mode = _Mode(self)
+        self._mode.__enter__()
+
+    def _mark_vocab(self, e: _Entry) -> None:
+        if not self._positions:
+            self._positions = e.pairs
+            self._vocab = int(e.t.shape[-1])
+            self._logits_bytes = e.t.numel() * e.t.element_size()
+
+    def close(self) -> None:
+        mode, self._mode = self._mode, None
+        if mode is None:
+            return
+        try:  # noqa: SIM105
+            mode.__exit__(None, None, None)
+        except Exception:  # noqa: BLE001, S110
+            pass
+        if self._positions:
+            # A group is read when one of its entries is a leaf or is consumed;
+            # siblings (values and indices of max) count once.
+            groups = {id(e.group): e.group.pairs for e in self._entries.values()
+                      if e.after and (e.children == 0 or e.used)}
+            read = sum(groups.values())
+            read = min(read, self._positions)
+            self.windows.append({"positions": self._positions, "positions_read": read,
+                                 "vocab": self._vocab, "logits_bytes": self._logits_bytes,
+                                 "op_ns": self._op_ns})
+            if read * 2 <= self._positions and self.where is None:
+                self.where = self._site
+                if self.reg.probe and "logits_to_keep" in _params(self._call[0]):
+                    self.probe_call = self._call
+        self._entries = {}
+        self._call = None
+
+    def observe(self, func, args, kwargs, out, ns: int) -> None:
+        torch = self.torch
+        self._ops += 1
+        if self._ops > MAX_OPS:
+            self.close()
+            return
+        ins = []
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, torch.Tensor):
+                e = self._entries.get(id(a))
+                if e is not None and e.t is a:
+                    ins.append(e)
+            elif isinstance(a, (list, tuple)):
+                for b in a:
+                    e = self._entries.get(id(b)) if isinstance(b, torch.Tensor) else None
+                    if e is not None and e.t is b:
+                        ins.append(e)
+        if not ins:
+            return
+        name = getattr(func, "__name__", "")
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        src = ins[0]
+        if any(e.after for e in ins):
+            self._op_ns += ns
+        made = False
+        for o in outs:
+            if not isinstance(o, torch.Tensor) or o is src.t:
+                continue
+            new = None
+            if o.dim() >= src.lead and tuple(o.shape[: src.lead]) == tuple(
+                    src.t.shape[: src.lead]) and name not in ("view", "reshape", "flatten"):
+                new = _Entry(o, src.lead, src.after, src.group)
+            elif name in _NARROW or (name == "gather" and _dim(args, kwargs) < src.lead):
+                feat = src.t.dim() - src.lead
+                lead = o.dim() - feat
+                if lead >= 0 and tuple(o.shape[lead:]) == tuple(src.t.shape[src.lead:]):
+                    new = _Entry(o, lead, src.after)
+            if new is None:
+                continue
+            if (not new.after and o.dim() > 0 and o.shape[-1] >= VOCAB_MIN
+                    and o.shape[-1] != src.t.shape[-1]):
+                new.after = True
+                self._op_ns += ns
+                self._mark_vocab(new)
+            self._entries[id(o)] = new
+            src.children += 1
+            made = True
+        if not made:
+            for e in ins:
+                e.used = True
+
+    def numbers(self) -> dict | None:
+        if not self.windows:
+            return None
+        # The window that read the largest share speaks for the run (conservative).
+        w = max(self.windows, key=lambda w: w["positions_read"] / max(1, w["positions"]))
+        unread = (w["positions"] - w["positions_read"]) / max(1, w["positions"])
+        n = {"positions": w["positions"], "positions_read": w["positions_read"],
+             "vocab": w["vocab"], "logits_bytes_per_forward": w["logits_bytes"],
+             "forwards": self.reg.forwards}
+        if w["op_ns"] > 0:
+            # Measured time of the vocabulary-sized ops after the forward, scaled
+            # by the unread share: an upper bound of what slicing first saves.
+            n["vocab_ops_ns_per_forward"] = w["op_ns"]
+            n["probe_full_ns"] = w["op_ns"]
+            n["probe_kept_ns"] = int(w["op_ns"] * (1 - unread))
+        return n
+
+
+def _dim(args, kwargs) -> int:
+    d = kwargs.get("dim", args[1] if len(args) > 1 else -1)
+    return d if isinstance(d, int) and d >= 0 else 99
+
+
+def _params(module) -> set:
+    import inspect
+
+    try:
+        return set(inspect.signature(module.forward).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+def _mode_class():
+    from torch.overrides import TorchFunctionMode
+
+    class Mode(TorchFunctionMode):
+        def __init__(self, check):
+            super().__init__()
+            self.check = check
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            t0 = time.perf_counter_ns()
+            out = func(*args, **kwargs)
+            ns = time.perf_counter_ns() - t0
+            try:
+                self.check.observe(func, args, kwargs, out, ns)
+            except Exception:  # noqa: BLE001
+                self.check.reg.internal_error("logits watch")
+            return out
+
+    return Mode
+
+
+_MODE = None
+
+
+def _Mode(check):  # noqa: N802 - a class factory, built once torch is imported
+    global _MODE
+    if _MODE is None:
+        _MODE = _mode_class()
+    return _MODE(check)

@@ -1,0 +1,477 @@
+"""The checks registry: one per process, called by the agent at defined points.
+
+  on_forward(module, args, kwargs, output)   root module calls (own hooks by default)
+  on_step_end(duration_ns=None, items=None)  each step the agent closes
+  on_phase_end(name)                         census and memory peaks
+  on_steady_begin() / on_steady_end()        sync watch and recompile window
+  at_exit()                                  decide and write checks.json,
+                                             census.json, syncs.json (atomically)
+
+Every callback is guarded: the first internal error is logged once to
+<run dir>/agent.log and the checks switch themselves off; the program goes on.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import time
+import traceback
+import weakref
+
+from fastenough.agent.checks import _util
+from fastenough.agent.checks.census import Census
+from fastenough.agent.checks.eval_graph import AutogradCheck, TrainModeCheck
+from fastenough.agent.checks.hf_outputs import OutputsCheck
+from fastenough.agent.checks.logits import LogitsCheck
+from fastenough.agent.checks.padding import PaddingCheck
+from fastenough.agent.checks.sync_watch import SyncWatch
+
+DISCOVERY_ROOT_CALLS = 4  # global hooks find the root modules, then per-module hooks
+
+
+def _guard(fn):
+    def wrapped(self, *a, **k):
+        if not self.enabled:
+            return None
+        try:
+            return fn(self, *a, **k)
+        except Exception:  # noqa: BLE001 - never disturb the program
+            self.internal_error(fn.__name__)
+            return None
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+class Registry:
+    def __init__(self, run_dir: str, opts: dict | None = None, torch=None) -> None:
+        if torch is None:
+            import torch
+        self.torch = torch
+        self.run_dir = run_dir
+        self.opts = dict(opts or {})
+        self.probe = bool(self.opts.get("probe", False))
+        self.pid = os.getpid()
+        self.rank = _env_int("RANK")
+        self.enabled = True
+        self.error: str | None = None
+        self.finished = False
+        self.in_steady = False
+        self.forwards = 0
+        self.steps = 0
+        self.steady_steps = 0
+        self.step_ns: list[int] = []
+        self.fwd_ns: list[int] = []
+        self.fwd_ns_steady: list[int] = []
+        self.backward_calls = 0
+        self.batch_sizes: collections.Counter = collections.Counter()
+        self.peaks: dict = {}
+        self.recompiles_in_steady = 0
+        self.recompile_reasons: list[str] = []
+        self._dynamo_mark = None
+        self._depth = 0
+        self._t_fwd = 0
+        self._roots: dict[int, object] = {}
+        self._called_roots = weakref.WeakValueDictionary()
+        self._root_calls = 0
+        self._handles: list = []
+        self._patches: list = []
+        self.autograd = AutogradCheck(self)
+        self.train_mode = TrainModeCheck(self)
+        self.outputs = OutputsCheck(self)
+        self.logits = LogitsCheck(self)
+        self.padding = PaddingCheck(self)
+        self.census = Census(self)
+        self.sync = SyncWatch(self)
+        self.probe_results: dict = {}
+        self._probe_autograd = None
+
+    # ------------------------------------------------------------------ install
+    def install_hooks(self) -> None:
+        """Global forward hooks until the root modules are known, then hooks on
+        those modules only (a pre and a post hook per root call)."""
+        from torch.nn.modules import module as m
+
+        self._handles.append(m.register_module_forward_pre_hook(self._global_pre))
+        self._handles.append(m.register_module_forward_hook(
+            self._global_post, with_kwargs=True, always_call=True))
+        self._patch_backward()
+
+    def _patch_backward(self) -> None:
+        torch = self.torch
+        reg = self
+        for owner, name in ((torch.autograd, "backward"), (torch.autograd, "grad")):
+            orig = getattr(owner, name)
+
+            def counting(*a, __orig=orig, **k):
+                reg.backward_calls += 1
+                return __orig(*a, **k)
+
+            counting.__wrapped__ = orig
+            setattr(owner, name, counting)
+            self._patches.append((owner, name, orig))
+
+    def uninstall(self) -> None:
+        for h in self._handles:
+            try:  # noqa: SIM105
+                h.remove()
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self._handles = []
+        for owner, name, orig in reversed(self._patches):
+            try:  # noqa: SIM105
+                setattr(owner, name, orig)
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self._patches = []
+        try:
+            self.sync.end()
+            self.logits.close()
+            self.autograd.close_measure(False)
+        except Exception:  # noqa: BLE001, S110
+            pass
+
+    def internal_error(self, where: str) -> None:
+        if self.error is not None:
+            return
+        self.enabled = False
+        exc = sys.exc_info()[1]
+        self.error = f"{where}: {type(exc).__name__}: {exc}" if exc else where
+        try:
+            with open(os.path.join(self.run_dir, "agent.log"), "a") as f:
+                f.write(f"fastenough checks (pid {os.getpid()}) disabled after an internal "
+                        f"error in {where}:\n{traceback.format_exc()}\n")
+        except Exception:  # noqa: BLE001, S110
+            pass
+        self.uninstall()
+
+    # ------------------------------------------------------------------ hooks
+    def _global_pre(self, module, args):
+        self._pre(module, args, {})
+
+    def _global_post(self, module, args, kwargs, output):
+        self._post(module, args, kwargs, output)
+
+    def _module_pre(self, module, args, kwargs):
+        self._pre(module, args, kwargs)
+
+    def _module_post(self, module, args, kwargs, output):
+        self._post(module, args, kwargs, output)
+
+    def _pre(self, module, args, kwargs) -> None:
+        self._depth += 1
+        if self._depth == 1:
+            self.on_forward_pre(module, args, kwargs)
+
+    def _post(self, module, args, kwargs, output) -> None:
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0:
+            self.on_forward(module, args, kwargs, output)
+
+    @_guard
+    def on_forward_pre(self, module, args, kwargs) -> None:
+        self._t_fwd = time.perf_counter_ns()
+        self.logits.on_pre(module, args, kwargs)
+        self.autograd.on_pre(module, args, kwargs)
+
+    @_guard
+    def on_forward(self, module, args, kwargs, output) -> None:
+        torch = self.torch
+        if self._t_fwd:
+            ns = time.perf_counter_ns() - self._t_fwd
+            (self.fwd_ns_steady if self.in_steady else self.fwd_ns).append(ns)
+            self._t_fwd = 0
+        self.forwards += 1
+        if len(self._called_roots) < 8 and id(module) not in self._called_roots:
+            self._called_roots[id(module)] = module
+        if self._root_calls < DISCOVERY_ROOT_CALLS and self._handles:
+            self._root_calls += 1
+            self._roots[id(module)] = module
+            if self._root_calls == DISCOVERY_ROOT_CALLS:
+                self._switch_to_module_hooks()
+        t = _util.first_tensor(args, torch) if args else None
+        if t is None and kwargs:
+            t = _util.first_tensor(list(kwargs.values()), torch)
+        if t is not None and t.dim() > 0:
+            self.batch_sizes[int(t.shape[0])] += 1
+        self.autograd.on_forward(module, args, kwargs, output)
+        if (self.probe and self._probe_autograd is None and self.autograd.graph_outputs
+                and self.backward_calls == 0):
+            self._probe_autograd = (module, args, dict(kwargs))
+        self.train_mode.on_forward(module, args, kwargs, output)
+        self.padding.on_forward(module, args, kwargs, output)
+        self.outputs.on_forward(module, args, kwargs, output)
+        self.logits.on_forward(module, args, kwargs, output)
+
+    def called_roots(self) -> list:
+        return list(self._called_roots.values())
+
+    def _switch_to_module_hooks(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        self._depth = 0
+        for m in self._roots.values():
+            self._handles.append(m.register_forward_pre_hook(self._module_pre, with_kwargs=True))
+            self._handles.append(m.register_forward_hook(
+                self._module_post, with_kwargs=True, always_call=True))
+        self._roots = {}
+
+    # ------------------------------------------------------------------ agent calls
+    @_guard
+    def on_step_end(self, duration_ns: int | None = None, items: int | None = None) -> None:
+        self.steps += 1
+        if self.in_steady:
+            self.steady_steps += 1
+            self.sync.steps += 1
+            if duration_ns:
+                self.step_ns.append(int(duration_ns))
+
+    @_guard
+    def on_phase_end(self, name: str) -> None:
+        self.logits.close()
+        self.autograd.close_measure(False)
+        with self.torch.no_grad():
+            self.census.take(name)
+
+    @_guard
+    def on_steady_begin(self) -> None:
+        self.logits.close()
+        self.in_steady = True
+        self._dynamo_mark = self._dynamo_counts()
+        self.sync.begin()
+
+    @_guard
+    def on_steady_end(self) -> None:
+        self.sync.end()
+        self.in_steady = False
+        if self._dynamo_mark is not None:
+            now = self._dynamo_counts()
+            self.recompiles_in_steady += max(0, now[0] - self._dynamo_mark[0])
+            self.recompile_reasons = now[1]
+            self._dynamo_mark = None
+
+    def _dynamo_counts(self):
+        dyn = sys.modules.get("torch._dynamo.utils")
+        if dyn is None:
+            return (0, [])
+        c = dyn.counters
+        graphs = int(c["stats"].get("unique_graphs", 0))
+        reasons = [str(r) for r in list(c.get("recompiles", {}).keys())[:5]]
+        return (graphs, reasons)
+
+    # ------------------------------------------------------------------ figures
+    def forwards_per_step(self) -> float:
+        return self.forwards / self.steps if self.steps else 1.0
+
+    def step_median_ns(self) -> float | None:
+        m = _util.median(self.step_ns)
+        if m:
+            return m
+        fwd = _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns)
+        return fwd * self.forwards_per_step() if fwd else None
+
+    def memory_now(self) -> dict:
+        torch = self.torch
+        doc: dict = {}
+        if torch.cuda.is_initialized():
+            dev = torch.cuda.current_device()
+            alloc, res = torch.cuda.memory_allocated(dev), torch.cuda.memory_reserved(dev)
+            doc.update({
+                "device": f"cuda:{dev}", "allocated_bytes": alloc, "reserved_bytes": res,
+                "alloc_peak_bytes": torch.cuda.max_memory_allocated(dev),
+                "reserved_peak_bytes": torch.cuda.max_memory_reserved(dev),
+                "capacity_bytes": torch.cuda.get_device_properties(dev).total_memory,
+                "cache_and_fragmentation_bytes": res - alloc,
+                "reserved_note": "reserved - allocated is the caching allocator's cache and "
+                                 "fragmentation, not a leak"})
+            peak = doc["reserved_peak_bytes"]
+        else:
+            import resource
+
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+            doc.update({"device": "cpu", "rss_bytes": _rss(), "rss_peak_bytes": peak,
+                        "capacity_bytes": _mem_total()})
+        if peak and peak > self.peaks.get("peak_bytes", 0):
+            self.peaks = {"peak_bytes": peak, "capacity_bytes": doc.get("capacity_bytes"),
+                          "device": doc["device"],
+                          "alloc_peak_bytes": doc.get("alloc_peak_bytes"),
+                          "reserved_peak_bytes": doc.get("reserved_peak_bytes")}
+        return doc
+
+    # ------------------------------------------------------------------ exit
+    def at_exit(self) -> None:
+        if self.finished or os.getpid() != self.pid:
+            return
+        self.finished = True
+        try:
+            self._finish()
+        except Exception:  # noqa: BLE001
+            self.internal_error("at_exit")
+            try:  # noqa: SIM105
+                self._write_files([])
+            except Exception:  # noqa: BLE001, S110
+                pass
+
+    def _finish(self) -> None:
+        if not self.enabled:
+            self._write_files([])
+            return
+        self.logits.close()
+        self.autograd.close_measure(False)
+        if self.in_steady:
+            self.on_steady_end()
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        self.memory_now()
+        if not self.census.phases:
+            with self.torch.no_grad():
+                self.census.take("exit")
+        if self.probe:
+            self._run_probes()
+        findings = self._decide_all()
+        self.uninstall()
+        self._write_files(findings)
+
+    def _run_probes(self) -> None:
+        from fastenough.agent.checks import probe
+
+        torch = self.torch
+        grad = (torch.enable_grad, {})
+        inf = (torch.inference_mode, {})
+        if self._probe_autograd is not None:
+            m, a, k = self._probe_autograd
+            self.probe_results["autograd"] = probe.ab(torch, m, a, k, grad, inf)
+            extra = probe.graph_extra_bytes(torch, m, a, k)
+            if extra is not None:
+                self.probe_results["autograd_bytes"] = extra
+        ctx = torch.inference_mode if self.autograd.graph_outputs == 0 else torch.enable_grad
+        if self.outputs.probe_call is not None:
+            m, a, k = self.outputs.probe_call
+            if self.outputs.with_cache and not self.outputs.cache_reused:
+                self.probe_results["kv"] = probe.ab(torch, m, a, k, (ctx, {}),
+                                                    (ctx, {"use_cache": False}))
+            if any(self.outputs.requested.values()):
+                self.probe_results["outputs"] = probe.ab(
+                    torch, m, a, k, (ctx, {}),
+                    (ctx, {"output_hidden_states": False, "output_attentions": False}))
+        if self.logits.probe_call is not None:
+            m, a, k = self.logits.probe_call
+            w = max(self.logits.windows, key=lambda w: w["positions_read"] / w["positions"])
+            rows = max(1, self.batch_sizes.most_common(1)[0][0] if self.batch_sizes else 1)
+            keep = max(1, -(-w["positions_read"] // rows))
+            self.probe_results["logits"] = probe.ab(torch, m, a, k, (ctx, {}),
+                                                    (ctx, {"logits_to_keep": keep}))
+
+    def _common(self) -> dict:
+        return {"forwards_per_step": self.forwards_per_step(),
+                "step_median_ns": self.step_median_ns(), "forwards": self.forwards,
+                "rank": self.rank}
+
+    def _decide_all(self) -> list[dict]:
+        out = []
+        common = self._common()
+        pr = self.probe_results
+
+        def add(code, numbers, texts=None, where=None):
+            n = dict(common)
+            n.update({k: v for k, v in numbers.items() if v is not None})
+            f = _util.decide(code, n, texts, where)
+            if f is not None:
+                out.append(f)
+
+        n = self.autograd.decide_numbers()
+        if "autograd" in pr:
+            n["probe_grad_ns"], n["probe_inference_ns"] = pr["autograd"]
+        if "autograd_bytes" in pr:
+            n["probe_extra_bytes"] = pr["autograd_bytes"]
+        add("autograd-in-eval", n, where=[self.autograd.where])
+        nums, texts = self.train_mode.decide_numbers()
+        add("train-mode-in-eval", nums, texts, [self.train_mode.where])
+        n = self.outputs.kv_numbers()
+        if "kv" in pr:
+            n["probe_cache_ns"], n["probe_no_cache_ns"] = pr["kv"]
+        add("kv-cache-in-scoring", n, where=[self.outputs.where])
+        n = self.outputs.unused_numbers()
+        if "outputs" in pr:
+            n["probe_with_outputs_ns"], n["probe_without_outputs_ns"] = pr["outputs"]
+        add("unused-outputs", n, where=[self.outputs.where])
+        n = self.logits.numbers()
+        if n is not None:
+            if "logits" in pr:
+                n["probe_full_ns"], n["probe_kept_ns"] = pr["logits"]
+            add("full-vocab-logits", n, where=[self.logits.where])
+        s = self.padding.summary()
+        self.padding_summary = s
+        if s is not None:
+            add("padding-waste", dict(s), {"lengths_from": self.padding.source},
+                [self.padding.where])
+        dups = list(self.census.duplicates.values())
+        if dups:
+            add("duplicate-weights", {
+                "duplicate_groups": len(dups),
+                "copies": max(d["copies"] for d in dups),
+                "duplicate_bytes": sum((d["copies"] - 1) * d["nbytes"] for d in dups),
+                "largest_storage_bytes": max(d["nbytes"] for d in dups),
+                "capacity_bytes": self.peaks.get("capacity_bytes")},
+                {"tensors": "; ".join(" = ".join(d["tensors"]) for d in dups[:5])})
+        batch = self.batch_sizes.most_common(1)[0][0] if self.batch_sizes else None
+        mem = {k: v for k, v in self.peaks.items() if k != "device"}
+        add("memory-headroom", dict(mem, batch_size=batch), {"device": self.peaks.get("device")})
+        add("memory-near-limit", mem, {"device": self.peaks.get("device")})
+        add("recompile-in-steady", {"recompiles_in_steady": self.recompiles_in_steady,
+                                    "steady_steps": self.steady_steps},
+            {"reasons": "; ".join(self.recompile_reasons)})
+        steps = self.sync.steps
+        for site in self.sync.sites.values():
+            add("sync-in-loop", {
+                "calls": site["calls"], "steps": steps or None,
+                "calls_per_step": site["calls"] / steps if steps else None,
+                "call_ns_total": site["call_ns"], "on_device": 1 if site["on_device"] else 0,
+                "wrapper_overhead_ns": self.sync.overhead_ns}, {"kind": site["kind"]},
+                [site["where"]])
+        return out
+
+    def _write_files(self, findings: list[dict]) -> None:
+        suffix = "" if self.rank in (None, 0) else f".rank{self.rank}"
+        base = {"pid": self.pid, "rank": self.rank, "checks_error": self.error}
+        _util.write_json_atomic(os.path.join(self.run_dir, f"checks{suffix}.json"), dict(
+            base, schema="fastenough.checks/1", probe=self.probe, findings=findings,
+            forwards=self.forwards, steps=self.steps, steady_steps=self.steady_steps,
+            padding=getattr(self, "padding_summary", None),
+            logits_windows=self.logits.windows, probe_ns=self.probe_results or None))
+        _util.write_json_atomic(os.path.join(self.run_dir, f"census{suffix}.json"), dict(
+            base, schema="fastenough.census/1", phases=self.census.phases,
+            duplicates=list(self.census.duplicates.values()), peak=self.peaks or None))
+        _util.write_json_atomic(os.path.join(self.run_dir, f"syncs{suffix}.json"), dict(
+            base, schema="fastenough.syncs/1", **self.sync.doc()))
+
+
+def _env_int(name: str) -> int | None:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def _rss() -> int | None:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _mem_total() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return None

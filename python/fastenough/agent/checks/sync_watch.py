@@ -1,0 +1,158 @@
+"""Sync watch: during the steady window only, count host-sync calls by the
+user's call site (.item(), .cpu() of a device tensor, .tolist(), .numpy(),
+bool(tensor), nonzero, unique, one-argument torch.where, torch.cuda.synchronize,
+empty_cache, printing a tensor; on CUDA also torch.cuda.set_sync_debug_mode
+warnings). The wrappers are removed when the window ends; the time spent in
+their bookkeeping is measured and reported as their overhead."""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+
+from fastenough.agent.checks._util import user_site
+
+_TENSOR_METHODS = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()",
+                   "cpu": ".cpu()", "__bool__": "bool(tensor)", "nonzero": ".nonzero()",
+                   "unique": ".unique()", "__repr__": "print(tensor)"}
+_TORCH_FUNCS = {"nonzero": "torch.nonzero", "unique": "torch.unique", "where": "torch.where"}
+
+
+class SyncWatch:
+    def __init__(self, reg) -> None:
+        self.reg = reg
+        self.torch = reg.torch
+        self.sites: dict[tuple, dict] = {}
+        self.overhead_ns = 0
+        self.calls = 0
+        self.window_ns = 0
+        self.windows = 0
+        self.steps = 0
+        self._patches: list = []
+        self._local = threading.local()
+        self._t_begin = 0
+        self._showwarning = None
+
+    # ------------------------------------------------------------------ install
+    def begin(self) -> None:
+        if self._patches:
+            return
+        torch = self.torch
+        self._t_begin = time.monotonic_ns()
+        self.windows += 1
+        for name, label in _TENSOR_METHODS.items():
+            orig_in_dict = name in torch.Tensor.__dict__
+            orig = getattr(torch.Tensor, name)
+            setattr(torch.Tensor, name, self._wrap(orig, label, name))
+            self._patches.append((torch.Tensor, name, orig if orig_in_dict else None))
+        for name, label in _TORCH_FUNCS.items():
+            orig = getattr(torch, name)
+            setattr(torch, name, self._wrap(orig, label, name))
+            self._patches.append((torch, name, orig))
+        cuda = torch.cuda
+        if cuda.is_initialized():
+            for name in ("synchronize", "empty_cache"):
+                orig = getattr(cuda, name)
+                setattr(cuda, name, self._wrap(orig, f"torch.cuda.{name}", name))
+                self._patches.append((cuda, name, orig))
+            try:
+                cuda.set_sync_debug_mode("warn")
+                self._showwarning = warnings.showwarning
+                warnings.showwarning = self._on_warning
+            except Exception:  # noqa: BLE001
+                self._showwarning = None
+
+    def end(self) -> None:
+        if not self._patches:
+            return
+        for owner, name, orig in reversed(self._patches):
+            if orig is None:
+                try:  # noqa: SIM105
+                    delattr(owner, name)
+                except AttributeError:
+                    pass
+            else:
+                setattr(owner, name, orig)
+        self._patches = []
+        if self._showwarning is not None:
+            warnings.showwarning = self._showwarning
+            self._showwarning = None
+            try:  # noqa: SIM105
+                self.torch.cuda.set_sync_debug_mode(0)
+            except Exception:  # noqa: BLE001, S110
+                pass
+        self.window_ns += time.monotonic_ns() - self._t_begin
+
+    # ------------------------------------------------------------------ wrappers
+    def _wrap(self, orig, label: str, name: str):
+        watch = self
+        local = self._local
+        tensor_cls = self.torch.Tensor
+        is_cpu_method = name == "cpu"
+        is_where = name == "where"
+
+        def wrapper(*args, **kwargs):
+            if getattr(local, "inside", False):
+                return orig(*args, **kwargs)
+            local.inside = True
+            try:
+                t0 = time.perf_counter_ns()
+                result = orig(*args, **kwargs)
+                t1 = time.perf_counter_ns()
+                try:
+                    first = args[0] if args else None
+                    on_device = isinstance(first, tensor_cls) and first.device.type != "cpu"
+                    if (is_cpu_method and not on_device) or (is_where and len(args) + len(
+                            kwargs) != 1):
+                        pass  # .cpu() of a CPU tensor, three-argument where: no sync
+                    else:
+                        watch._count(label, on_device or label.startswith("torch.cuda"),
+                                     t1 - t0)
+                except Exception:  # noqa: BLE001
+                    watch.reg.internal_error("sync watch")
+                watch.overhead_ns += time.perf_counter_ns() - t1
+                return result
+            finally:
+                local.inside = False
+
+        wrapper.__wrapped__ = orig
+        wrapper.__name__ = getattr(orig, "__name__", name)
+        wrapper.__doc__ = getattr(orig, "__doc__", None)
+        return wrapper
+
+    def _count(self, label: str, on_device: bool, ns: int) -> None:
+        site = user_site(3) or {"file": "?", "line": 0, "function": "?"}
+        key = (site["file"], site["line"], label)
+        s = self.sites.get(key)
+        if s is None:
+            s = self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
+                                   "on_device": 0}
+        s["calls"] += 1
+        s["call_ns"] += ns
+        if on_device:
+            s["on_device"] += 1
+        self.calls += 1
+
+    def _on_warning(self, message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if "synchroniz" in text.lower():
+            self._count("cuda sync (sync debug mode)", True, 0)
+            return None
+        return self._showwarning(message, category, filename, lineno, file, line)
+
+    # ------------------------------------------------------------------ results
+    def doc(self) -> dict:
+        sites = sorted(self.sites.values(), key=lambda s: -s["calls"])
+        steps = self.steps
+        for s in sites:
+            s["calls_per_step"] = s["calls"] / steps if steps else None
+        return {"steady_windows": self.windows, "steady_steps": steps,
+                "window_ns": self.window_ns, "calls": self.calls,
+                "overhead_ns": self.overhead_ns,
+                "overhead_ns_per_call": self.overhead_ns / self.calls if self.calls else None,
+                "overhead_share_of_window": self.overhead_ns / self.window_ns
+                if self.window_ns else None,
+                "overhead_note": "bookkeeping time measured inside the wrappers (call-site "
+                                 "lookup and counting); excludes the extra Python call",
+                "sites": sites}

@@ -1,0 +1,107 @@
+"""kv-cache-in-scoring, unused-outputs and full-vocab-logits on a tiny Hugging
+Face causal LM built from a config (no download)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from checks_helpers import findings, line_of, run_checks  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lm():
+    cfg = transformers.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
+                                   num_hidden_layers=2, num_attention_heads=4,
+                                   num_key_value_heads=4)
+    torch.manual_seed(0)
+    return transformers.LlamaForCausalLM(cfg).eval()
+
+
+def ids():
+    torch.manual_seed(1)
+    return torch.randint(1, 128, (2, 12))
+
+
+def score(model, steps=4, **kw):
+    x = ids()
+    out_scores = []
+    with torch.inference_mode():
+        for _ in range(steps):
+            out = model(input_ids=x, **kw)  # SCORE-CALL
+            out_scores.append(out.logits[:, :-1].log_softmax(-1).sum())
+    return out_scores
+
+
+def test_kv_cache_built_and_dropped(tmp_path, lm):
+    doc = run_checks(tmp_path, lambda reg: score(lm))  # use_cache from the config
+    [f] = findings(doc, "kv-cache-in-scoring")
+    assert f["evidence"]["forwards_with_cache"] == 4
+    assert f["evidence"]["cache_reused"] == 0
+    # 2 layers x (keys + values) x [2, 4 heads, 12, 8] fp32
+    assert f["evidence"]["cache_bytes_per_forward"] == 2 * 2 * (2 * 4 * 12 * 8) * 4
+    assert f["where"][0]["line"] == line_of(score, "SCORE-CALL")
+    assert findings(doc, "full-vocab-logits") == []  # all positions but one are read
+
+
+def test_no_kv_finding_with_use_cache_false(tmp_path, lm):
+    doc = run_checks(tmp_path, lambda reg: score(lm, use_cache=False))
+    assert findings(doc, "kv-cache-in-scoring") == []
+    assert findings(doc, "unused-outputs") == []
+
+
+def test_no_kv_finding_when_cache_is_passed_back(tmp_path, lm):
+    def generate(reg):
+        with torch.inference_mode():
+            out = lm(input_ids=ids())
+            nxt = out.logits[:, -1:].argmax(-1)
+            key = "cache" if "cache" in out else "past_key_values"  # transformers 5 / 4
+            for _ in range(3):
+                out = lm(input_ids=nxt, **{key: out[key]})
+                nxt = out.logits[:, -1:].argmax(-1)
+
+    doc = run_checks(tmp_path, generate)
+    assert findings(doc, "kv-cache-in-scoring") == []
+
+
+def test_hidden_states_requested_and_dropped(tmp_path, lm):
+    doc = run_checks(tmp_path, lambda reg: score(lm, use_cache=False, output_hidden_states=True))
+    [f] = findings(doc, "unused-outputs")
+    assert f["evidence"]["hidden_states_requested"] == 4
+    assert f["evidence"]["hidden_states_read"] == 0
+    # embeddings + 2 layers (the last one normed), each [2, 12, 32] fp32
+    assert f["evidence"]["unused_bytes_per_forward"] == 3 * 2 * 12 * 32 * 4
+
+    def reads(reg):
+        with torch.inference_mode():
+            for _ in range(3):
+                out = lm(input_ids=ids(), use_cache=False, output_hidden_states=True)
+                out.hidden_states[-1].mean()
+    doc = run_checks(tmp_path, reads)
+    assert findings(doc, "unused-outputs") == []
+
+
+def last_position(model, steps=4, **kw):
+    x = ids()
+    with torch.inference_mode():
+        for _ in range(steps):
+            out = model(input_ids=x, use_cache=False, **kw)  # LAST-CALL
+            out.logits[:, -1].log_softmax(-1).max(-1)
+
+
+def test_full_vocab_logits_when_only_last_position_read(tmp_path, lm):
+    doc = run_checks(tmp_path, lambda reg: last_position(lm), {"probe": True})
+    [f] = findings(doc, "full-vocab-logits")
+    assert f["evidence"]["positions"] == 2 * 12  # (row, position) pairs projected
+    assert f["evidence"]["positions_read"] == 2
+    assert f["evidence"]["vocab"] == 128
+    assert f["evidence"]["unread_logits_bytes_per_forward"] == 2 * 11 * 128 * 4
+    assert f["where"][0]["line"] == line_of(last_position, "LAST-CALL")
+    assert f["saving"]["per_step_ns"] is not None  # probe: logits_to_keep=1 timed
+
+
+def test_no_full_vocab_with_logits_to_keep(tmp_path, lm):
+    doc = run_checks(tmp_path, lambda reg: last_position(lm, logits_to_keep=1))
+    assert findings(doc, "full-vocab-logits") == []

@@ -1,0 +1,73 @@
+"""padding-waste from attention masks, checked exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from checks_helpers import findings, run_checks  # noqa: E402
+
+
+class Masked(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 8)
+
+    def forward(self, input_ids, attention_mask=None):
+        return (self.emb(input_ids) * attention_mask[..., None]).sum(1)
+
+
+def batch(lengths, width):
+    mask = torch.zeros(len(lengths), width, dtype=torch.long)
+    for r, n in enumerate(lengths):
+        mask[r, :n] = 1
+    return torch.ones(len(lengths), width, dtype=torch.long) * mask, mask
+
+
+def run(batches):
+    model = Masked().eval()
+
+    def body(reg):
+        with torch.inference_mode():
+            for lengths, width in batches:
+                ids, mask = batch(lengths, width)
+                model(ids, attention_mask=mask)  # PAD-CALL
+
+    return body
+
+
+def test_padded_batches(tmp_path):
+    # Width 8: [8, 2] and [3, 7] -> 32 positions, 20 real: 37.5 % padding.
+    # Sorted 2,3 | 7,8 padded to 3 and 8: 6 + 16 = 22 positions.
+    doc = run_checks(tmp_path, run([([8, 2], 8), ([3, 7], 8)]))
+    [f] = findings(doc, "padding-waste")
+    ev = f["evidence"]
+    assert (ev["positions"], ev["real_tokens"], ev["bucketed_positions"]) == (32, 20, 22)
+    assert ev["padded_share"] == pytest.approx(12 / 32, abs=1e-12)
+    assert f["saving"]["share_of_step"] == pytest.approx(10 / 32, abs=1e-12)
+    assert ev["lengths_from"] == "attention_mask"
+    assert f["where"][0]["function"] == "body"
+
+
+def test_bucketed_batches_not_flagged(tmp_path):
+    # The same rows bucketed: [2, 3] padded to 3, [7, 8] to 8: 22 positions, 20 real.
+    doc = run_checks(tmp_path, run([([2, 3], 3), ([7, 8], 8)]))
+    assert findings(doc, "padding-waste") == []
+    pad = doc["checks"]["padding"]
+    assert (pad["positions"], pad["real_tokens"]) == (22, 20)
+
+
+def test_lengths_from_right_padded_ids(tmp_path):
+    emb = torch.nn.Embedding(50, 4)
+
+    def body(reg):
+        with torch.inference_mode():
+            for n in (2, 5, 3, 8):
+                ids = torch.zeros(1, 8, dtype=torch.long)
+                ids[0, :n] = 7
+                emb(ids)
+
+    doc = run_checks(tmp_path, body)
+    [f] = findings(doc, "padding-waste")
+    assert f["evidence"]["real_tokens"] == 18 and f["evidence"]["positions"] == 32

@@ -1,0 +1,90 @@
+"""Sync watch: host syncs by call site during the steady window only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from checks_helpers import findings, line_of, run_checks  # noqa: E402
+
+
+def loop(reg, steps=10):
+    model = torch.nn.Linear(4, 1)
+    x = torch.randn(3, 4)
+    total = 0.0
+    with torch.inference_mode():
+        model(x).sum().item()  # before steady: not counted
+        reg.on_steady_begin()
+        for _ in range(steps):
+            total += model(x).sum().item()  # ITEM-LINE
+            reg.on_step_end(duration_ns=1_000_000)
+        reg.on_steady_end()
+        model(x).sum().item()  # after steady: not counted
+    return total
+
+
+def test_item_per_step_reported_with_its_line(tmp_path):
+    orig_item = torch.Tensor.item
+    doc = run_checks(tmp_path, loop)
+    [f] = findings(doc, "sync-in-loop")
+    assert f["evidence"]["calls"] == 10 and f["evidence"]["steps"] == 10
+    assert f["evidence"]["kind"] == ".item()"
+    assert f["verdict"] == "bounded"  # CPU tensors: no device to wait for
+    assert f["where"][0]["line"] == line_of(loop, "ITEM-LINE")
+    assert f["where"][0]["file"] == __file__
+    syncs = doc["syncs"]
+    assert syncs["calls"] == 10 and syncs["steady_steps"] == 10
+    assert syncs["overhead_ns"] > 0
+    # The wrappers are gone after the window.
+    assert torch.Tensor.item is orig_item
+    assert "item" not in torch.Tensor.__dict__
+
+
+def test_no_sync_without_per_step_reads(tmp_path):
+    def body(reg):
+        model = torch.nn.Linear(4, 1)
+        acc = torch.zeros(())
+        with torch.inference_mode():
+            reg.on_steady_begin()
+            for _ in range(10):
+                acc += model(torch.randn(3, 4)).sum()
+                bool(acc.shape)  # not a tensor: no sync
+                reg.on_step_end()
+            reg.on_steady_end()
+        return acc.item()
+
+    doc = run_checks(tmp_path, body)
+    assert findings(doc, "sync-in-loop") == []
+    assert doc["syncs"]["calls"] == 0
+
+
+SCRIPT = """
+import torch
+from fastenough.agent import checks
+reg = checks.install({run_dir!r}, {{}})
+m = torch.nn.Linear(4, 4)
+reg.on_steady_begin()
+for _ in range(5):
+    if m(torch.randn(2, 4)).sum() > 100:  # BOOL-LINE
+        pass
+    reg.on_step_end()
+reg.on_steady_end()
+"""
+
+
+def test_standalone_install_writes_files_at_exit(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(SCRIPT.format(run_dir=str(tmp_path)))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    import json
+
+    checks = json.loads((tmp_path / "checks.json").read_text())
+    [f] = [f for f in checks["findings"] if f["code"] == "sync-in-loop"]
+    assert f["evidence"]["kind"] == "bool(tensor)"
+    assert f["where"][0]["line"] == 8 and f["where"][0]["file"] == str(script)
+    assert (tmp_path / "census.json").exists() and (tmp_path / "syncs.json").exists()
