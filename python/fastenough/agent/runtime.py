@@ -145,6 +145,28 @@ class Agent:
         self._install_hooks(torch)
         self._install_sigterm()
         self.write_agent_json()
+        self._install_checks()
+
+    def _install_checks(self) -> None:
+        # Runtime waste checks (agent/checks): their own hooks on root module calls;
+        # told about steps, phase ends and the steady window below.
+        self.checks = None
+        if not self.opts.get("checks", True):
+            return
+        try:
+            from fastenough.agent import checks
+
+            self.checks = checks.install(self.dir.path, self.opts, at_exit=False)
+        except Exception:  # noqa: BLE001
+            self.checks = None
+
+    def _checks_call(self, name: str, *args, **kwargs) -> None:
+        c = getattr(self, "checks", None)
+        if c is not None:
+            try:  # noqa: SIM105 - the registry guards itself; this guards the import
+                getattr(c, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001, S110
+                pass
 
     def _install_hooks(self, torch) -> None:
         import warnings
@@ -273,6 +295,7 @@ class Agent:
             self._flush_steps()
         except Exception:  # noqa: BLE001, S110
             pass
+        self._checks_call("at_exit")
         try:
             self._uninstall()
             self.write_agent_json()
@@ -477,6 +500,12 @@ class Agent:
         if auto:
             self._last_edge = (mono, wall)
             self.write_agent_json()
+        if edge == "end":
+            if phase == "steady":
+                self._checks_call("on_steady_end")
+            self._checks_call("on_phase_end", phase)
+        elif phase == "steady":
+            self._checks_call("on_steady_begin")
         return mono, wall
 
     def _switch_phase(self, new: str) -> tuple[int, int]:
@@ -555,6 +584,7 @@ class Agent:
         if (len(self.steps_buf) >= self.opts["flush_steps"]
                 or end[0] - self._last_flush >= FLUSH_INTERVAL_NS):
             self._flush_steps()
+        self._checks_call("on_step_end", end[0] - start[0], items)
         if last:  # recorded at exit: no phase starts after the last step
             return end
         return self._after_step(end[0] - start[0], end)

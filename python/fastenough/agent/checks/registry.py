@@ -161,12 +161,23 @@ class Registry:
     def _module_post(self, module, args, kwargs, output):
         self._post(module, args, kwargs, output)
 
+    def _compiling(self) -> bool:
+        # While dynamo traces, a hook body would be traced into the graph.
+        try:
+            return self.torch.compiler.is_compiling()
+        except Exception:  # noqa: BLE001
+            return False
+
     def _pre(self, module, args, kwargs) -> None:
+        if self._compiling():
+            return
         self._depth += 1
         if self._depth == 1:
             self.on_forward_pre(module, args, kwargs)
 
     def _post(self, module, args, kwargs, output) -> None:
+        if self._compiling():
+            return
         self._depth = max(0, self._depth - 1)
         if self._depth == 0:
             self.on_forward(module, args, kwargs, output)
@@ -190,7 +201,8 @@ class Registry:
         if self._root_calls < DISCOVERY_ROOT_CALLS and self._handles:
             self._root_calls += 1
             self._roots[id(module)] = module
-            if self._root_calls == DISCOVERY_ROOT_CALLS:
+            # Moving hooks onto a compiled module would make dynamo recompile it.
+            if self._root_calls == DISCOVERY_ROOT_CALLS and self._dynamo_counts()[0] == 0:
                 self._switch_to_module_hooks()
         t = _util.first_tensor(args, torch) if args else None
         if t is None and kwargs:
