@@ -190,3 +190,11 @@ def test_crash_still_writes_report(tmp_path):
     assert tail and tail[0]["complete"] is False
     # steady figures survive the crash
     assert report["steps"]["steady_count"] == 4
+
+
+def test_unwritable_run_dir_is_a_clean_error(tmp_path):
+    r = run_cli("run", "--run-dir", "/proc/fastenough-cannot-exist/x", "--", "true",
+                cwd=tmp_path)
+    assert r.returncode == 2
+    assert "cannot create the run directory" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -79,9 +79,16 @@ def execute(opts: RunOptions) -> RunOutcome:
     # Fail like a shell before anything is created when the command cannot run.
     _spawn.check_command(opts.cmd, env)
 
-    run_dir = _rd.new_run_dir(opts.cwd, opts.run_dir)
-    (run_dir / "agent").mkdir(exist_ok=True)
-    (run_dir / "trace").mkdir(exist_ok=True)
+    try:
+        run_dir = _rd.new_run_dir(opts.cwd, opts.run_dir)
+        (run_dir / "agent").mkdir(exist_ok=True)
+        (run_dir / "trace").mkdir(exist_ok=True)
+    except OSError as e:
+        from fastenough.errors import InputNotFoundError
+
+        raise InputNotFoundError(
+            f"cannot create the run directory: {e.strerror or e}: {e.filename or opts.cwd}"
+        ) from None
     log = _rd.Log(run_dir / "supervisor.log")
     log(f"fastenough {__version__}; run dir {run_dir}")
 
