@@ -27,11 +27,24 @@ CopyDirection ParseCopyDirection(std::string_view n) {
 
 bool IsPageableCopy(std::string_view n) { return n.find("Pageable") != std::string_view::npos; }
 
+std::vector<int8_t> CommunicationByName(const trace::EventStore& store) {
+  // A kernel name has one category in practice, so one decision per name id
+  // (the case-insensitive name test is too slow to repeat per kernel).
+  std::vector<int8_t> comm(store.strings().size(), -1);
+  for (size_t i = 0; i < store.size(); ++i) {
+    if (store.kind[i] != trace::EventKind::kKernel) continue;
+    int8_t& c = comm[store.name[i]];
+    if (c < 0) c = IsCommunicationKernel(store, i) ? 1 : 0;
+  }
+  return comm;
+}
+
 timeline::IntervalSet ComputeUnion(const trace::EventStore& store) {
+  const std::vector<int8_t> comm = CommunicationByName(store);
   std::vector<timeline::Interval> iv;
   for (size_t i = 0; i < store.size(); ++i) {
     if (store.kind[i] != trace::EventKind::kKernel) continue;
-    if (IsCommunicationKernel(store, i)) continue;
+    if (comm[store.name[i]] == 1) continue;
     iv.push_back({store.ts_ns[i], store.end_ns(i)});
   }
   return timeline::IntervalSet::FromUnsorted(std::move(iv));

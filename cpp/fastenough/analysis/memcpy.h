@@ -36,6 +36,10 @@ struct CopyRow {
 std::vector<CopyRow> FindCopies(const trace::EventStore& store,
                                 const timeline::IntervalSet& compute);
 
+// Per name id: 1 for communication kernels, 0 for other kernels, -1 for
+// names of no kernel.
+std::vector<int8_t> CommunicationByName(const trace::EventStore& store);
+
 // Union of compute (non-communication) kernels of every device.
 timeline::IntervalSet ComputeUnion(const trace::EventStore& store);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fastenough/analysis/device_breakdown.h"
+#include "fastenough/analysis/memcpy.h"
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detectors.h"
 
@@ -17,9 +18,10 @@ void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out
   std::vector<timeline::Interval> iv;
   std::map<std::string, int64_t> by_name;
   int64_t count = 0;
+  const std::vector<int8_t> is_comm = analysis::CommunicationByName(st);
   for (size_t i = 0; i < st.size(); ++i) {
     if (st.kind[i] != trace::EventKind::kKernel || !ctx.InSteady(st.ts_ns[i])) continue;
-    if (!analysis::IsCommunicationKernel(st, i)) continue;
+    if (is_comm[st.name[i]] != 1) continue;
     iv.push_back({st.ts_ns[i], st.end_ns(i)});
     by_name[std::string(st.name_of(i))] += st.dur_ns[i];
     ++count;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fastenough/analysis/device_breakdown.h"
+#include "fastenough/analysis/memcpy.h"
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/findings/detectors.h"
@@ -25,8 +26,9 @@ std::vector<Finding> DetectAcrossRanks(const std::vector<const trace::EventStore
   std::vector<std::map<std::string, std::vector<std::pair<int64_t, int64_t>>>> starts(stores.size());
   for (size_t r = 0; r < stores.size(); ++r) {
     const auto& st = *stores[r];
+    const std::vector<int8_t> is_comm = analysis::CommunicationByName(st);
     for (size_t i = 0; i < st.size(); ++i) {
-      if (st.kind[i] != trace::EventKind::kKernel || !analysis::IsCommunicationKernel(st, i)) continue;
+      if (st.kind[i] != trace::EventKind::kKernel || is_comm[st.name[i]] != 1) continue;
       starts[r][std::string(st.name_of(i))].push_back({st.ts_ns[i], st.dur_ns[i]});
     }
     for (auto& [n, v] : starts[r]) std::sort(v.begin(), v.end());
