@@ -93,3 +93,22 @@ def test_every_finding_code_is_in_the_catalog():
     for f in analyze(WASTE)["findings"]:
         assert f["code"] in known
         assert f["verdict"] in {"avoidable", "bounded", "insufficient-evidence"}
+
+
+def test_straggler_rank_across_two_ranks():
+    # make_rank_traces.py: rank 1 reaches each of the 6 all-reduces 2 ms late.
+    proc = run_cli("analyze", "--json", "--no-progress", DATA / "detectors" / "straggler_rank0.json",
+                   DATA / "detectors" / "straggler_rank1.json")
+    assert proc.returncode == 0, proc.stderr
+    f = by_code(json.loads(proc.stdout))["straggler-rank"]
+    assert f["evidence"]["rank"] == 1
+    assert f["evidence"]["matched_collectives"] == 6
+    assert f["evidence"]["last_arrivals"] == 6
+    assert f["evidence"]["mean_late_ns"] == 2_000_000
+    assert f["verdict"] == "avoidable"  # 2 ms is far beyond clock skew on one host
+    assert f["saving"]["total_ns"] == 6 * 2_000_000
+
+
+def test_one_rank_alone_has_no_straggler():
+    report = analyze(DATA / "detectors" / "straggler_rank1.json")
+    assert "straggler-rank" not in by_code(report)
