@@ -97,8 +97,8 @@ def test_every_finding_code_is_in_the_catalog():
 
 def test_straggler_rank_across_two_ranks():
     # make_rank_traces.py: rank 1 reaches each of the 6 all-reduces 2 ms late.
-    proc = run_cli("analyze", "--json", "--no-progress", DATA / "detectors" / "straggler_rank0.json",
-                   DATA / "detectors" / "straggler_rank1.json")
+    ranks = [DATA / "detectors" / f"straggler_rank{r}.json" for r in (0, 1)]
+    proc = run_cli("analyze", "--json", "--no-progress", *ranks)
     assert proc.returncode == 0, proc.stderr
     f = by_code(json.loads(proc.stdout))["straggler-rank"]
     assert f["evidence"]["rank"] == 1
