@@ -80,3 +80,19 @@ def test_no_trace_option(tmp_path):
     assert "profile" not in {s["phase"] for s in r.steps}
     assert not (r.dir / "trace").exists()
     assert r.main_agent()["profile"] is None
+
+
+def test_program_ending_inside_the_window_still_writes_the_trace(tmp_path):
+    # 4 warmup + 2 steady steps, then the window wants 10 steps but only 3 come.
+    r = run_under_agent(tmp_path, PROG.replace("range(16)", "range(9)"),
+                        opts=dict(OPTS, trace_steps=10))
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert [s["phase"] for s in r.steps][-3:] == ["profile"] * 3
+    seq = [p for p, e in r.auto_sequence() if e == "begin"]
+    assert seq == ["startup", "warmup", "steady", "profile", "tail"]
+    check_balanced(r.phases)
+    prof = r.main_agent()["profile"]
+    assert prof["trace"] == "trace/rank0.pt.trace.json.gz"
+    with gzip.open(r.dir / prof["trace"], "rt") as f:
+        names = {e.get("name") for e in json.load(f)["traceEvents"]}
+    assert "ProfilerStep#0" in names

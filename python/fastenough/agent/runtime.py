@@ -471,6 +471,9 @@ class Agent:
         torch = self.torch
         if torch is not None and torch.cuda.is_initialized():
             torch.cuda.reset_peak_memory_stats()
+        npu = getattr(torch, "npu", None)
+        if npu is not None and getattr(npu, "is_initialized", lambda: False)():
+            npu.reset_peak_memory_stats()
 
     def _write_edge(self, phase, edge, *, at=None, auto=True) -> tuple[int, int]:
         """One line of phases.jsonl. Live edges wait for the device first; `at` gives
