@@ -249,3 +249,36 @@ fastenough.record("ids", torch.tensor([7, 8], dtype=torch.int64))
     (n,) = struct.unpack("<Q", raw[:8])
     assert _json.loads(raw[8 : 8 + n])["ids"]["dtype"] == "I64"
     assert struct.unpack("<2q", raw[8 + n :]) == (7, 8)
+
+
+def test_memory_and_sync_with_an_initialised_device():
+    # No GPU here: a stand-in for torch.cuda checks which calls the agent makes.
+    from types import SimpleNamespace
+
+    calls = []
+    cuda = SimpleNamespace(
+        is_initialized=lambda: True,
+        synchronize=lambda: calls.append("sync"),
+        current_device=lambda: 1,
+        memory_allocated=lambda: 100,
+        memory_reserved=lambda: 200,
+        max_memory_allocated=lambda: 150,
+        max_memory_reserved=lambda: 250,
+        reset_peak_memory_stats=lambda: calls.append("reset"),
+    )
+    a = _agent()
+    a.torch = SimpleNamespace(cuda=cuda)
+    assert a._sync() is True and calls == ["sync"]
+    mem = a._memory()
+    assert mem["device"] == "cuda:1"
+    assert (mem["allocated_bytes"], mem["reserved_bytes"]) == (100, 200)
+    assert (mem["alloc_peak_bytes"], mem["reserved_peak_bytes"]) == (150, 250)
+    assert mem["rss_bytes"] > 0
+    a._reset_peaks()
+    assert calls == ["sync", "reset"]
+    # A program that never initialised CUDA: no call at all (it would initialise it).
+    cuda.is_initialized = lambda: False
+    calls.clear()
+    a._sync()
+    a._reset_peaks()
+    assert calls == [] and a._memory()["device"] == "cpu"
