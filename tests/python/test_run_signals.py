@@ -24,6 +24,8 @@ CHILD = textwrap.dedent("""
     pid = os.fork()
     if pid == 0:
         if mode == "ignore":
+            # like a torchrun worker: a session of its own, out of the group
+            os.setsid()
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         time.sleep(60)
         os._exit(0)

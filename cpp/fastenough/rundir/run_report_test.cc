@@ -98,6 +98,38 @@ TEST_F(RundirReport, BuildsPhasesStepsRunAndFindings) {
   EXPECT_EQ(std::string_view(doc["run_details"]["phases"].at(0)["busy_source"]), "util");
 }
 
+TEST_F(RundirReport, ImportsFindingsDecidedByTheAgentChecks) {
+  Write("checks.json", R"({"schema":"fastenough.checks/1","checks_error":"probe failed",
+    "findings":[{"code":"autograd-in-eval","verdict":"avoidable","title":"Graph recorded",
+      "source":"agent","evidence":{"graph_bytes_per_forward":4096,"share":0.25,"mode":"train"},
+      "where":[{"file":"eval.py","line":12,"function":"score"}],
+      "saving":{"per_step_ns":1000,"share_of_step":0.1,"total_ns":null,"upper_bound":true},
+      "action":"Wrap the loop in torch.inference_mode().","rank":0},
+     {"verdict":"bounded"}]})");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  const auto& f = rr->report.findings;
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "autograd-in-eval");
+  EXPECT_EQ(f[0].verdict, findings::Verdict::kAvoidable);
+  EXPECT_EQ(f[0].source, "agent");
+  EXPECT_EQ(f[0].rank, 0);
+  ASSERT_EQ(f[0].evidence.size(), 3u);
+  EXPECT_EQ(std::get<int64_t>(f[0].evidence[0].second), 4096);
+  EXPECT_DOUBLE_EQ(std::get<double>(f[0].evidence[1].second), 0.25);
+  EXPECT_EQ(std::get<std::string>(f[0].evidence[2].second), "train");
+  ASSERT_EQ(f[0].where.size(), 1u);
+  EXPECT_EQ(f[0].where[0].file, "eval.py");
+  EXPECT_EQ(f[0].where[0].line, 12);
+  EXPECT_EQ(f[0].saving.per_step_ns, 1000);
+  EXPECT_DOUBLE_EQ(f[0].saving.share_of_step, 0.1);
+  EXPECT_EQ(f[0].saving.total_ns, -1);
+  std::string all;
+  for (const auto& p : rr->problems) all += p + "\n";
+  EXPECT_NE(all.find("checks stopped: probe failed"), std::string::npos) << all;
+  EXPECT_NE(all.find("without a code"), std::string::npos) << all;
+}
+
 TEST_F(RundirReport, EmptyDirectoryStillReports) {
   auto rr = AnalyzeRunDir(dir_.string());
   ASSERT_TRUE(rr.ok());

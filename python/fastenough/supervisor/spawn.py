@@ -69,6 +69,31 @@ def child_env(
     return env
 
 
+def descendants(root: int) -> list[int]:
+    """Every process below root, from the ppid links in /proc/<pid>/stat.
+
+    Needed because launchers such as torchrun start their workers in sessions of
+    their own, out of reach of a signal to the child's process group."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                # "pid (comm) state ppid ...": comm may hold spaces and ')'
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    todo = [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 @dataclass
 class ChildResult:
     exit_status: int  # as a shell reports it: 128 + signal when killed
@@ -101,10 +126,16 @@ def run_child(
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
-        # A repeated interrupt means "stop now": the whole group is killed.
+        # A repeated interrupt means "stop now": the whole group is killed, and
+        # every descendant too (collected first: killing a parent reparents its
+        # children), since launchers put workers in sessions of their own.
         sig = signal.SIGKILL if received.count(signum) > 1 else signum
+        tree = descendants(proc.pid) if sig == signal.SIGKILL else []
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
+        for pid in tree:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
         log(f"received signal {signum}; sent {int(sig)} to process group {proc.pid}")
 
     handled = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
