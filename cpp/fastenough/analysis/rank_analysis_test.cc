@@ -13,7 +13,8 @@
 //   kernels 5 (1 comm), short: K2 (5 < 10) -> 1
 // Stream 7 gaps: 150->160 (10, launch 95 < 150, 10 < 30) kernel_wait;
 //   165->300 (135, launch 200 > 165) host_wait; 400->500 (100, launch 410 > 400) host_wait
-// Stream 8 gaps: memset starts at 445 < 450 (no gap); 465->600 (135, no launch) other
+// Stream 8 gaps: memset starts at 445 < 450 (no gap); 465->600 (135, no launch,
+//   < 30 us) kernel_wait
 // Launches: delays (ts - launch ts) 20, 65, 100, 10 -> median 42.5, p90 89.5
 //   queue (ts - launch end) 10, 55, 80, 5 -> median 32.5, p90 72.5
 // Steps: #1 [50,200) busy 50+5 = 55; #2 [200,450) busy [300,450) = 150;
@@ -52,8 +53,8 @@ TEST(RankAnalysisTest, DeviceBreakdown) {
   EXPECT_EQ(d.memset_count, 1);
   EXPECT_EQ(d.short_kernel_count, 1);
   EXPECT_EQ(d.idle_breakdown.host_wait_ns, 235);
-  EXPECT_EQ(d.idle_breakdown.kernel_wait_ns, 10);
-  EXPECT_EQ(d.idle_breakdown.other_ns, 135);
+  EXPECT_EQ(d.idle_breakdown.kernel_wait_ns, 10 + 135);
+  EXPECT_EQ(d.idle_breakdown.other_ns, 0);
 
   ASSERT_EQ(d.streams.size(), 2u);
   const StreamIdle& s7 = d.streams[0];
@@ -72,8 +73,8 @@ TEST(RankAnalysisTest, DeviceBreakdown) {
   EXPECT_EQ(s8.stream, 8);
   ASSERT_EQ(s8.gaps.size(), 1u);
   EXPECT_EQ(s8.gaps[0].start_ns, 465);
-  EXPECT_EQ(s8.gaps[0].kind, GapKind::kOther);
-  EXPECT_EQ(s8.idle.other_ns, 135);
+  EXPECT_EQ(s8.gaps[0].kind, GapKind::kKernelWait);
+  EXPECT_EQ(s8.idle.kernel_wait_ns, 135);
 
   const DeviceBreakdown& d1 = r.devices[1];
   EXPECT_EQ(d1.device, 1);
@@ -86,10 +87,14 @@ TEST(RankAnalysisTest, DeviceBreakdown) {
 TEST(RankAnalysisTest, KernelWaitThresholdIsAnOption) {
   trace::EventStore store = testing::ExampleStore();
   RankOptions o;
-  o.breakdown.kernel_wait_threshold_ns = 5;  // the 10 ns gap is no longer kernel wait
+  o.breakdown.kernel_wait_threshold_ns = 5;  // the 10 and 135 ns gaps become other
   RankAnalysis r = AnalyzeRank(store, o);
   EXPECT_EQ(r.devices[0].idle_breakdown.kernel_wait_ns, 0);
   EXPECT_EQ(r.devices[0].idle_breakdown.other_ns, 145);
+  o.breakdown.kernel_wait_threshold_ns = 135;  // strictly shorter: 135 is other
+  r = AnalyzeRank(store, o);
+  EXPECT_EQ(r.devices[0].idle_breakdown.kernel_wait_ns, 10);
+  EXPECT_EQ(r.devices[0].idle_breakdown.other_ns, 135);
 }
 
 TEST(RankAnalysisTest, LaunchStats) {
