@@ -380,6 +380,7 @@ class Reader {
   EventKind KindOf(StringId cat_id, std::string_view cat);
   void ClassifyPending();
   void LinkFlows();
+  void CountFlows();
   void ParseTopLevelValue(std::string_view key, const char* v, const char* v_end);
   void Progress(const char* p);
 
@@ -394,7 +395,7 @@ class Reader {
   std::string repair_;
   std::vector<int8_t> cat_kind_;  // by category StringId; -1: not yet seen
   std::vector<PendingRow> pending_;
-  std::unordered_map<uint64_t, uint8_t> flows_;
+  std::vector<uint64_t> flow_keys_;  // flow key with bit 0: 0 start, 1 end
   std::unordered_map<int64_t, int32_t> device_by_pid_;
   std::vector<FlowEnd> flow_ends_;
   bool keep_flow_ends_ = false;
@@ -530,10 +531,8 @@ void Reader::CommitFlow(Event& ev, bool start) {
   if (!IsFlowCategory(ev.cat) || !ev.has_id) return;
   const uint64_t key = std::hash<std::string_view>()(ev.cat) * 1000003u ^
                        std::hash<std::string_view>()(TrimRight(ev.id));
-  uint8_t& bits = flows_[key];
-  const uint8_t bit = start ? 1 : 2;
-  if (bits & bit) store_->counters().Add(Counter::flow_duplicated);
-  bits |= bit;
+  // Sorted once at the end: cheaper than a hash map per flow endpoint.
+  flow_keys_.push_back((key & ~uint64_t{1}) | (start ? 0 : 1));
   // Only flows that stand for a launch link (torch_npu HostToDevice, legacy
   // cpu_to_cuda) are kept for LinkFlows; async_npu links an op to its ACL call.
   if (keep_flow_ends_ && ev.ts_state == Num::kOk &&
@@ -857,6 +856,21 @@ void Reader::LinkFlows() {
   }
 }
 
+void Reader::CountFlows() {
+  std::sort(flow_keys_.begin(), flow_keys_.end());
+  auto& c = store_->counters();
+  for (size_t i = 0; i < flow_keys_.size();) {
+    const uint64_t flow = flow_keys_[i] >> 1;
+    uint64_t starts = 0, ends = 0;
+    for (; i < flow_keys_.size() && (flow_keys_[i] >> 1) == flow; ++i) {
+      (flow_keys_[i] & 1 ? ends : starts) += 1;
+    }
+    if (starts > 1) c.Add(Counter::flow_duplicated, starts - 1);
+    if (ends > 1) c.Add(Counter::flow_duplicated, ends - 1);
+    if (starts == 0 || ends == 0) c.Add(Counter::flow_unmatched);
+  }
+}
+
 Status Reader::Run() {
   store_->json_bytes = buf_->size();
   const char* p = SkipSpace(begin_, end_);
@@ -906,9 +920,7 @@ Status Reader::Run() {
   if (truncated_) s.counters().Add(Counter::file_truncated);
   ClassifyPending();
   LinkFlows();
-  for (const auto& [key, bits] : flows_) {
-    if (bits != 3) s.counters().Add(Counter::flow_unmatched);
-  }
+  CountFlows();
   if (options_.progress) options_.progress(buf_->size(), buf_->size());
   return Status::Ok();
 }

@@ -26,7 +26,43 @@ bool IsNotFiniteWord(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// The common shapes, "1712195495505582.988", "4.928", "12": no sign or
+// exponent, at most scale_pow10 fraction digits and at most 19 digits after
+// scaling (< 10^19 fits uint64). Returns false to let the general parser decide.
+bool FastPath(std::string_view s, int scale_pow10, int64_t* out) {
+  if (scale_pow10 < 0 || scale_pow10 > 3) return false;
+  size_t i = 0;
+  const size_t n = s.size();
+  uint64_t v = 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9') {
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+    ++i;
+  }
+  if (i == 0 || i + static_cast<size_t>(scale_pow10) > 19) return false;
+  int frac = 0;
+  if (i < n && s[i] == '.') {
+    ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+      if (frac == scale_pow10) return false;
+      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+      ++frac;
+      ++i;
+    }
+  }
+  if (i != n) return false;
+  static constexpr uint64_t kPow10[] = {1, 10, 100, 1000};
+  v *= kPow10[scale_pow10 - frac];
+  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+}  // namespace
+
 DecimalResult ParseScaledDecimal(std::string_view text, int scale_pow10, int64_t* out) {
+  if (FastPath(text, scale_pow10, out)) return DecimalResult::kOk;
   size_t b = 0, e = text.size();
   while (b < e && IsSpace(text[b])) ++b;
   while (e > b && IsSpace(text[e - 1])) --e;
