@@ -107,6 +107,11 @@ Report AssembleReport(const std::vector<const trace::EventStore*>& stores,
     r.ranks.push_back(std::move(res.analysis));
     for (auto& f : res.findings) r.findings.push_back(std::move(f));
   }
+  if (stores.size() >= 2) {  // cross-rank detectors (straggler-rank)
+    std::vector<const analysis::RankAnalysis*> analyses;
+    for (const auto& ra : r.ranks) analyses.push_back(&ra);
+    for (auto& f : findings::DetectAcrossRanks(stores, analyses)) r.findings.push_back(std::move(f));
+  }
   RankFindings(r.findings);
 
   // Cross-rank summaries.
