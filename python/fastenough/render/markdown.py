@@ -24,14 +24,16 @@ def _table(t: sections.Table) -> str:
 
 def report_to_markdown(report: dict) -> str:
     out = ["# fastenough report\n\n"]
-    run = report.get("run")
-    if run:
-        out.append(f"Command: `{run.get('command', '')}`, exit status {run.get('exit_status')}, "
-                   f"run directory `{run.get('run_dir', '')}`\n\n")
+    run_line = sections.run_line(report)
+    if run_line:
+        out.append(f"Run: {run_line}; run directory `{report['run'].get('run_dir', '')}`\n\n")
     for make in sections.TABLES_BEFORE_STEPS:
         t = make(report)
         if t:
             out.append(_table(t))
+    quirks = sections.counters_line(report)
+    if quirks:
+        out.append(f"_{quirks}_\n\n")
     steps = sections.steps_lines(report)
     if steps:
         out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")

@@ -3,6 +3,8 @@ renderer (terminal, Markdown) shows the same content from one definition."""
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import dataclass, field
 
 from fastenough.render.units import (
@@ -35,7 +37,7 @@ def inputs_table(report: dict) -> Table | None:
         return None
     rows = [
         [
-            i.get("path", "-"),
+            _display_path(i.get("path", "-")),
             i.get("format", "-"),
             fmt_bytes(i.get("bytes")),
             fmt_num(i.get("events")),
@@ -46,55 +48,126 @@ def inputs_table(report: dict) -> Table | None:
     return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, right={2, 3})
 
 
+def _display_path(path: str) -> str:
+    """Relative to the working directory when that is shorter and stays inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if len(rel) < len(path) and not rel.startswith("..") else path
+
+
 def counters_table(report: dict) -> Table | None:
-    counters = [c for c in report.get("counters") or [] if c.get("count")]
+    """Counters that lost data or signal errors; tolerated quirks go to counters_line."""
+    counters = [
+        c for c in report.get("counters") or [] if c.get("count") and c.get("severity") != "info"
+    ]
     if not counters:
         return None
     rows = [
         [c["name"], c.get("severity", "-"), fmt_num(c["count"]), c.get("description", "")]
         for c in counters
     ]
-    return Table("Trace problems (counted, parsing went on)", ["counter", "severity", "count",
-                 "meaning"], rows, right={2})
+    return Table("Trace problems (counted; parsing went on)",
+                 ["counter", "severity", "count", "meaning"], rows, right={2})
+
+
+def counters_line(report: dict) -> str | None:
+    infos = [c for c in report.get("counters") or [] if c.get("count")
+             and c.get("severity") == "info"]
+    if not infos:
+        return None
+    names = ", ".join(f"{c['name']} ({fmt_num(c['count'])})" for c in infos)
+    return f"tolerated trace quirks, nothing lost: {names} (details in --json)"
+
+
+def run_line(report: dict) -> str | None:
+    """'`python eval.py` exited 0 after 15.9 s' for reports of `fastenough run`."""
+    run = report.get("run")
+    if not run:
+        return None
+    command = run.get("command") or ""
+    if isinstance(command, list):
+        command = shlex.join(command)
+    if run.get("signal"):
+        ending = f"was stopped by signal {run['signal']}"
+    else:
+        ending = f"exited {run.get('exit_status')}"
+    line = f"`{command}` {ending}"
+    if run.get("wall_ns"):
+        line += f" after {fmt_ns(run['wall_ns'])}"
+    return line
 
 
 def phases_table(report: dict) -> Table | None:
     phases = report.get("phases") or []
     if not phases:
         return None
+    details = (report.get("run_details") or {}).get("phases") or []
+    if len(details) != len(phases):
+        details = [{} for _ in phases]
     multi_rank = len({p.get("rank") for p in phases}) > 1
     header = (["rank"] if multi_rank else []) + [
         "phase", "host time", "device busy", "util", "power", "mem used", "alloc peak",
-        "reserved peak",
+        "reserved peak", "host CPU", "RSS max",
     ]
     rows = []
-    for p in phases:
+    for p, d in zip(phases, details, strict=True):
         power = p.get("power_mean_w")
         util = p.get("util_mean")
+        busy = fmt_share(p.get("device_busy_share"))
+        if busy != "-" and d.get("busy_source") == "util":
+            busy += " (util)"
+        cpu = d.get("cpu_mean_pct")
+        name = p.get("name", "-") + ("" if d.get("complete", True) else " (cut)")
         row = [
-            p.get("name", "-"),
+            name,
             fmt_ns(p.get("host_ns")),
-            fmt_share(p.get("device_busy_share")),
+            busy,
             "-" if util is None else f"{util:.0f}%",
             "-" if power is None else f"{power:.0f} W",
             fmt_bytes(p.get("mem_used_max")),
             fmt_bytes(p.get("alloc_peak")),
             fmt_bytes(p.get("reserved_peak")),
+            "-" if cpu is None else f"{cpu:.0f}%",
+            fmt_bytes(d.get("rss_max")),
         ]
         rows.append(([str(p.get("rank"))] if multi_rank else []) + row)
     off = 1 if multi_rank else 0
-    return Table("Phases", header, rows, right={i + off for i in range(1, 8)})
+    return _drop_empty_columns(Table(
+        "Phases", header, rows, right={i + off for i in range(1, 10)},
+        note="device busy comes from the profiler trace for the profile phase and from sampled "
+        "utilisation, marked (util), otherwise; host CPU is the process tree's mean CPU use "
+        "(100% = one core).",
+    ))
+
+
+def _drop_empty_columns(t: Table) -> Table:
+    """Columns absent for every row (no GPU: no util, power, ...) only add noise."""
+    keep = [i for i in range(len(t.header)) if i == 0 or any(r[i] != "-" for r in t.rows)]
+    header = [t.header[i] for i in keep]
+    return Table(
+        t.title,
+        header,
+        [[r[i] for i in keep] for r in t.rows],
+        note=t.note if "device busy" in header else "",
+        right={new for new, old in enumerate(keep) if old in t.right},
+    )
 
 
 def steps_lines(report: dict) -> list[str]:
     steps = report.get("steps") or {}
     if not steps or not steps.get("count"):
         return []
-    line = (
+    out = [
         f"{steps['count']} steps: median {fmt_ns(steps.get('median_ns'))}, "
         f"p10 {fmt_ns(steps.get('p10_ns'))}, p90 {fmt_ns(steps.get('p90_ns'))}"
-    )
-    out = [line]
+    ]
+    if steps.get("steady_count"):
+        out.append(
+            f"{steps['steady_count']} steady steps: median {fmt_ns(steps.get('steady_median_ns'))}"
+            f", p10 {fmt_ns(steps.get('steady_p10_ns'))}, p90 {fmt_ns(steps.get('steady_p90_ns'))}"
+        )
     rates = []
     if steps.get("steady_steps_per_s"):
         rates.append(f"{steps['steady_steps_per_s']:.2f} steps/s")
@@ -103,7 +176,7 @@ def steps_lines(report: dict) -> list[str]:
     if steps.get("tokens_per_s"):
         rates.append(f"{steps['tokens_per_s']:.0f} tokens/s")
     if rates:
-        out.append("steady state: " + ", ".join(rates))
+        out.append("steady throughput: " + ", ".join(rates))
     return out
 
 

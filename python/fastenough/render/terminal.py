@@ -29,15 +29,17 @@ def _rich_table(t: sections.Table) -> RichTable:
 
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console()
-    run = report.get("run")
-    if run:
-        status = run.get("exit_status")
-        console.print(f"[bold]Run[/bold] {run.get('command', '')}  exit {status}  "
-                      f"[dim]{run.get('run_dir', '')}[/dim]")
+    run_line = sections.run_line(report)
+    if run_line:
+        console.print(f"[bold]Run[/bold] {run_line}", highlight=False)
+        console.print(f"[dim]run directory {report['run'].get('run_dir', '')}[/dim]")
     for make in sections.TABLES_BEFORE_STEPS:
         t = make(report)
         if t:
             console.print(_rich_table(t))
+    quirks = sections.counters_line(report)
+    if quirks:
+        console.print(f"[dim]{quirks}[/dim]", highlight=False)
     for line in sections.steps_lines(report):
         console.print(f"[bold]Steps[/bold] {line}")
     for make in sections.TABLES_AFTER_STEPS:
