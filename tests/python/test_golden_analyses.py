@@ -133,6 +133,7 @@ def test_corpus_table(corpus_dir: Path):
             assert parts == d["busy_ns"], rel
             assert d["idle_ns"] == d["span_ns"] - d["busy_ns"] >= 0, rel
             assert all(v >= 0 for v in d["idle_breakdown"].values()), rel
+            assert sum(d["device_idle"].values()) == d["idle_ns"], rel
         for rank in report["steps"]["per_rank"]:
             for w in rank["windows"]:
                 assert 0 <= w["device_busy_ns"] <= w["dur_ns"], rel

@@ -116,6 +116,41 @@ StreamIdle AnalyzeStream(const EventStore& store, const std::vector<uint32_t>& i
   return s;
 }
 
+// Splits the gaps of the device's busy union (rows [begin, end) of the index)
+// by cause. The ops that start exactly where a gap ends are the ones the
+// device waited for: the gap is host_wait when all of them were launched
+// after the gap began (the host had not submitted them yet).
+IdleBreakdown ClassifyDeviceGaps(const EventStore& store, const std::vector<uint32_t>& index,
+                                 size_t begin, size_t end, const timeline::IntervalSet& busy,
+                                 const BreakdownOptions& options) {
+  IdleBreakdown out;
+  const auto& ivs = busy.intervals();
+  if (ivs.size() < 2) return out;
+  std::vector<std::pair<int64_t, uint32_t>> starts;
+  starts.reserve(end - begin);
+  for (size_t k = begin; k < end; ++k) starts.emplace_back(store.ts_ns[index[k]], index[k]);
+  std::sort(starts.begin(), starts.end());
+  size_t p = 0;
+  for (size_t i = 1; i < ivs.size(); ++i) {
+    const int64_t gap_start = ivs[i - 1].end;
+    const int64_t gap_end = ivs[i].start;
+    while (p < starts.size() && starts[p].first < gap_end) ++p;
+    bool all_launched_late = p < starts.size() && starts[p].first == gap_end;
+    for (size_t q = p; q < starts.size() && starts[q].first == gap_end; ++q) {
+      const int32_t launch = store.launch_row[starts[q].second];
+      if (launch == trace::kNoRow || store.ts_ns[launch] <= gap_start) all_launched_late = false;
+    }
+    GapKind kind = GapKind::kOther;
+    if (all_launched_late) {
+      kind = GapKind::kHostWait;
+    } else if (gap_end - gap_start < options.kernel_wait_threshold_ns) {
+      kind = GapKind::kKernelWait;
+    }
+    out.Add(kind, gap_end - gap_start);
+  }
+  return out;
+}
+
 // Communication test cached per interned string (name or category): names
 // repeat millions of times, the substring scan runs once per distinct string.
 class CommCache {
@@ -191,6 +226,7 @@ DeviceBreakdown AnalyzeDevice(const EventStore& store, const std::vector<uint32_
   d.end_ns = d.busy.end();
   d.span_ns = d.end_ns - d.start_ns;
   d.idle_ns = d.span_ns - d.busy_ns;
+  d.device_idle = ClassifyDeviceGaps(store, index, begin, end, d.busy, options);
 
   size_t s = begin;
   while (s < end) {

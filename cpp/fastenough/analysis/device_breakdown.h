@@ -26,7 +26,9 @@
 // The per-device idle_breakdown is the sum over its streams, as in HTA. It is
 // a different quantity from idle_ns: a device with two streams can be busy on
 // one while the other has a gap, so the stream gaps may add up to more than
-// idle_ns.
+// idle_ns. device_idle partitions idle_ns itself: each gap of the busy union
+// (the whole device had nothing to do) is classified by the same rules,
+// applied to the op(s) that end the gap, so its parts add up to idle_ns.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +91,7 @@ struct DeviceBreakdown {
   int64_t memset_count = 0;
   int64_t short_kernel_count = 0;  // kernels shorter than their launch call
   IdleBreakdown idle_breakdown;    // sum of the stream gaps (HTA), not idle_ns
+  IdleBreakdown device_idle;       // idle_ns split by cause: sums to idle_ns
   std::vector<StreamIdle> streams;  // sorted by stream id
   timeline::IntervalSet busy;       // the busy union, for windowed questions
 };

@@ -55,6 +55,14 @@ TEST(RankAnalysisTest, DeviceBreakdown) {
   EXPECT_EQ(d.idle_breakdown.host_wait_ns, 235);
   EXPECT_EQ(d.idle_breakdown.kernel_wait_ns, 10 + 135);
   EXPECT_EQ(d.idle_breakdown.other_ns, 0);
+  // Device-level gaps of the union [100,150) [160,165) [300,465) [500,540) [600,610):
+  // 150-160 K2 launched at 95, before the gap: kernel wait 10; 165-300 K3 launched
+  // at 200, inside the gap: host wait 135; 465-500 memcpy launched at 410: kernel
+  // wait 35; 540-600 K4 has no launch: kernel wait 60. 135 + 105 = idle_ns 240.
+  EXPECT_EQ(d.device_idle.host_wait_ns, 135);
+  EXPECT_EQ(d.device_idle.kernel_wait_ns, 10 + 35 + 60);
+  EXPECT_EQ(d.device_idle.other_ns, 0);
+  EXPECT_EQ(d.device_idle.total_ns(), d.idle_ns);
 
   ASSERT_EQ(d.streams.size(), 2u);
   const StreamIdle& s7 = d.streams[0];

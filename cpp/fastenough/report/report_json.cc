@@ -9,7 +9,7 @@
 //     Percentiles interpolate linearly (numpy default); null when no steps.
 //   devices: [{rank, device, name, start_ns, end_ns, span_ns, busy_ns, idle_ns,
 //             idle_breakdown: {host_wait_ns, kernel_wait_ns, other_ns},
-//             stream_gap_ns, compute_ns, comm_ns, memcpy_ns, memset_ns,
+//             stream_gap_ns, device_idle: {...}, compute_ns, comm_ns, memcpy_ns, memset_ns,
 //             kernel_count, comm_kernel_count, memcpy_count, memset_count,
 //             short_kernel_count,
 //             streams: [{stream, op_count, start_ns, end_ns, busy_ns, gap_count,
@@ -17,6 +17,8 @@
 //     idle_ns = span_ns - busy_ns: time no stream of the device had work.
 //     idle_breakdown (HTA's definition) = the gaps of every stream, summed;
 //     stream_gap_ns is its total. With several streams it can exceed idle_ns.
+//     device_idle: {host_wait_ns, kernel_wait_ns, other_ns} = idle_ns split by
+//     cause (the gaps when the whole device had nothing); sums to idle_ns.
 //   launch:  {kernel_count, launched_count, short_kernel_count,
 //             launch_delay_median_ns, launch_delay_p90_ns, queue_delay_median_ns,
 //             queue_delay_p90_ns, launch_call_median_ns, per_rank: [same + rank]}
@@ -151,6 +153,9 @@ void WriteDevices(JsonWriter& w, const Report& r) {
       WriteIdle(w, d.idle_breakdown);
       w.EndObject();
       w.Field("stream_gap_ns", d.idle_breakdown.total_ns());
+      w.Key("device_idle").BeginObject();
+      WriteIdle(w, d.device_idle);
+      w.EndObject();
       w.Field("compute_ns", d.compute_ns);
       w.Field("comm_ns", d.comm_ns);
       w.Field("memcpy_ns", d.memcpy_ns);

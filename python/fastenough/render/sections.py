@@ -215,23 +215,24 @@ def idle_table(report: dict) -> Table | None:
     rows = []
     for d in devices:
         span = d.get("span_ns")
-        idle = d.get("idle_breakdown") or {}
+        idle = d.get("device_idle") or {}
         rows.append([
             str(d.get("rank", "-")),
             _device_label(d),
             fmt_share(share(d.get("idle_ns"), span)),
-            fmt_ns(idle.get("host_wait_ns")),
-            fmt_ns(idle.get("kernel_wait_ns")),
-            fmt_ns(idle.get("other_ns")),
+            fmt_share(share(idle.get("host_wait_ns"), span)),
+            fmt_share(share(idle.get("kernel_wait_ns"), span)),
+            fmt_share(share(idle.get("other_ns"), span)),
             fmt_num(d.get("short_kernel_count")),
         ])
     return Table(
-        "Why the device was idle",
+        "Why the device was idle (share of span)",
         ["rank", "device", "idle", "host wait", "kernel wait", "other", "short kernels"],
         rows,
         note="host wait: the device had finished and the host had not yet launched the next "
-        "op; kernel wait: short gaps between back-to-back ops; short kernels: kernels that "
-        "ran shorter than the call that launched them.",
+        "op; kernel wait: gaps under 30 µs between ops already queued; short kernels: kernels "
+        "that ran shorter than the call that launched them. Per-stream gaps as HTA counts "
+        "them: --json, devices[].streams.",
         right=set(range(2, 7)),
     )
 
