@@ -209,6 +209,20 @@ def test_warmup_minimum_and_cap():
     assert b._settled()  # the cap
 
 
+def test_warmup_ends_on_noisy_but_flat_step_times():
+    ms = 1_000_000
+    a = _agent(warmup_steps=3, warmup_max=20)
+    a.durations = [10 * ms, 13 * ms, 8 * ms, 11 * ms, 7 * ms]
+    assert not a._settled()  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
+    a.durations.append(12 * ms)
+    # 11, 7, 12 still jitter (median 11), but the triple before (10, 13, 8) has
+    # median 10, within 15%: no trend left, warm-up is over.
+    assert a._settled()
+    b = _agent(warmup_steps=3, warmup_max=20)
+    b.durations = [40 * ms, 30 * ms, 20 * ms, 14 * ms, 9 * ms, 6 * ms]
+    assert not b._settled()  # still falling: medians 30 then 9
+
+
 def test_torch_compile_is_counted_and_not_disturbed(tmp_path):
     # backend="eager": dynamo only, no C++ compiler needed. Shapes 2 then 3 make one
     # recompile (dynamic shapes); the agent's hooks must add none.

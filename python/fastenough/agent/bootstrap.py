@@ -21,7 +21,7 @@ DEFAULT_OPTS = {
     "trace_steps": 5,  # steps in the profiler window
     "trace_after": 2,  # steady steps before the window starts
     "warmup_steps": 3,  # minimum steps in warmup
-    "warmup_max": 50,  # warmup ends here even if step times never settle
+    "warmup_max": 20,  # warmup ends here even if step times never settle
     "flush_steps": 256,  # step lines buffered before a write
     "probe": False,
 }

@@ -29,6 +29,10 @@ class Census:
 
     def take(self, phase: str) -> dict:
         t0 = time.monotonic_ns()
+        # Only reachable tensors are resident for good: garbage in reference
+        # cycles would otherwise be counted (and flagged as duplicates) until
+        # the collector happens to run. Phase ends are not hot, so collect.
+        gc.collect()
         objs = gc.get_objects()
         tensors, modules, optims = [], [], []
         with warnings.catch_warnings():
