@@ -37,7 +37,7 @@ bool IsScope(const trace::EventStore& store, int32_t row) {
 }  // namespace
 
 std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree& tree,
-                                  const timeline::IntervalSet& busy, size_t min_len) {
+                                  const timeline::IntervalSet& busy, size_t min_len, RunKey key) {
   const size_t n = store.size();
   std::vector<uint8_t> matmul_name(store.strings().size(), 0);
   for (StringId id = 1; id < store.strings().size(); ++id) {
@@ -95,6 +95,20 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
       s.last_end = std::max(s.last_end, store.end_ns(i));
     }
   }
+  // A program with no device activity at all (a CPU run) has no kernels to
+  // time: each call's own host duration stands in for its kernel time, and
+  // the host time between calls for the device gaps.
+  const bool host_timed = busy.empty();
+  if (host_timed) {
+    for (const Call& c : calls) {
+      Stat& s = stats[call_index.at(c.row)];
+      s.ns = store.dur_ns[c.row];
+      s.count = 1;
+      s.first_start = store.ts_ns[c.row];
+      s.last_end = store.end_ns(c.row);
+      s.first_row = static_cast<int32_t>(c.row);
+    }
+  }
   std::stable_sort(calls.begin(), calls.end(), [&](const Call& a, const Call& b) {
     if (a.scope != b.scope) return a.scope < b.scope;
     return store.ts_ns[a.row] < store.ts_ns[b.row];
@@ -105,13 +119,18 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     size_t j = i + 1;
     const std::string_view first = FirstInputDims(store.strings().Get(store.input_dims[calls[i].row]));
     const bool has_dims = store.input_dims[calls[i].row] != kNoString;
+    auto same_key = [&](uint32_t row) {
+      if (key == RunKey::kAllInputs) return store.input_dims[row] == store.input_dims[calls[i].row];
+      return FirstInputDims(store.strings().Get(store.input_dims[row])) == first;
+    };
     while (has_dims && j < calls.size() && calls[j].scope == calls[i].scope &&
-           FirstInputDims(store.strings().Get(store.input_dims[calls[j].row])) == first) {
+           same_key(calls[j].row)) {
       ++j;
     }
     if (j - i >= min_len) {
       GemmRun run;
       run.scope = calls[i].scope;
+      run.host_timed = host_timed;
       run.min_kernel_ns = std::numeric_limits<int64_t>::max();
       int64_t prev_end = -1;
       for (size_t k = i; k < j; ++k) {

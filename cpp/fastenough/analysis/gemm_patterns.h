@@ -30,6 +30,7 @@ struct GemmRun {
   std::vector<uint32_t> calls;    // the matmul op rows, time order
   bool identical_dims = true;     // every call has the same full Input Dims
   bool same_op_name = true;
+  bool host_timed = false;        // CPU program: "kernels" are the calls themselves
   int64_t kernel_count = 0;       // kernels launched by the calls
   int64_t kernel_ns = 0;          // their summed duration
   int64_t min_kernel_ns = 0;      // the shortest per-call kernel time
@@ -46,8 +47,16 @@ struct GemmRun {
   }
 };
 
-// Runs of length >= min_len, in time order. busy: union of device activity.
+// Runs of length >= min_len, in time order. busy: union of device activity;
+// when it is empty (a CPU-only program) the calls are timed by their host
+// durations instead of their kernels (GemmRun::host_timed).
+// What makes consecutive sibling calls one run: the same first input (the
+// shape of projections of one input: q/k/v, gate/up) or the same Input Dims
+// for every input (a loop over experts/heads with same-shaped weights).
+enum class RunKey : uint8_t { kFirstInput, kAllInputs };
+
 std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree& tree,
-                                  const timeline::IntervalSet& busy, size_t min_len = 2);
+                                  const timeline::IntervalSet& busy, size_t min_len = 2,
+                                  RunKey key = RunKey::kFirstInput);
 
 }  // namespace fastenough::analysis

@@ -67,10 +67,15 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
   if (!in.Has(slow_key) || !in.Has(fast_key)) return;
   double diff = std::max(0.0, in.Num(slow_key) - in.Num(fast_key));
   double per_step = diff * std::max(1.0, in.Num("forwards_per_step", 1));
-  f.saving.per_step_ns = static_cast<int64_t>(per_step);
-  if (in.Num("step_median_ns") > 0) {
-    f.saving.share_of_step = std::min(1.0, per_step / in.Num("step_median_ns"));
+  const double step = in.Num("step_median_ns");
+  if (step > 0 && per_step > step) {
+    // One probe pair, timed once, can come out longer than the steady step
+    // it is part of (noise, a cold cache): no fix saves more than the step.
+    per_step = step;
+    f.evidence.emplace_back("saving_capped_at_step_median", int64_t{1});
   }
+  f.saving.per_step_ns = static_cast<int64_t>(per_step);
+  if (step > 0) f.saving.share_of_step = std::min(1.0, per_step / step);
   if (in.Num("forwards") > 0) f.saving.total_ns = static_cast<int64_t>(diff * in.Num("forwards"));
   f.saving.upper_bound = true;
 }

@@ -24,11 +24,15 @@ namespace fastenough::findings {
 namespace {
 
 constexpr int64_t kSmallKernelNs = 50'000;
+// On a CPU program the per-call time includes dispatch; a call this short is
+// dominated by per-call overhead that one batched call pays once.
+constexpr int64_t kSmallHostCallNs = 100'000;
 
 struct Pattern {
   int64_t runs = 0, calls = 0, kernels = 0, kernel_ns = 0, gap_ns = 0, saving_ns = 0;
   int64_t min_kernel_ns = INT64_MAX;
   int32_t scope = -1;
+  bool host_timed = false;
   uint32_t first_call = 0;
   std::string kernel;
   std::vector<timeline::Interval> spans;
@@ -39,27 +43,47 @@ struct Pattern {
 void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
                         timeline::IntervalSet& explained) {
   const auto& st = ctx.store;
-  const auto runs = analysis::FindGemmRuns(st, ctx.tree, ctx.analysis.busy_all, 2);
+  // Serial loops: runs of calls whose inputs all have the same shapes (a gate
+  // or projection of another shape in between ends a run). Projections: runs
+  // of calls on the same first input, whatever their weights.
+  const auto serial_runs = analysis::FindGemmRuns(st, ctx.tree, ctx.analysis.busy_all, 4,
+                                                  analysis::RunKey::kAllInputs);
+  const auto input_runs = analysis::FindGemmRuns(st, ctx.tree, ctx.analysis.busy_all, 2,
+                                                 analysis::RunKey::kFirstInput);
   // (code, scope name, op name, dims) -> pattern
   std::map<std::tuple<std::string, std::string, std::string, std::string>, Pattern> patterns;
-  for (const auto& r : runs) {
-    if (!ctx.InSteady(r.start_ns)) continue;
+  auto classify = [&](const analysis::GemmRun& r, bool serial_list) -> const char* {
     const size_t n = r.calls.size();
     const std::string_view op = st.name_of(r.calls.front());
-    const bool small = r.kernel_count > 0 && r.max_kernel_ns <= kSmallKernelNs;
-    std::string code;
-    if (n >= 4 && r.identical_dims && r.same_op_name && small) {
-      code = "serial-small-gemm";
-    } else if (n <= 4 && r.same_op_name && op == "aten::linear" && r.kernel_count > 0) {
-      code = "unfused-projections";
-    } else {
-      continue;
+    const bool small =
+        r.kernel_count > 0 && r.max_kernel_ns <= (r.host_timed ? kSmallHostCallNs : kSmallKernelNs);
+    if (serial_list) {
+      return n >= 4 && r.identical_dims && r.same_op_name && small ? "serial-small-gemm" : nullptr;
     }
+    // A run that is itself a serial loop is reported as one, not as projections.
+    if (n >= 4 && r.identical_dims && r.same_op_name && small) return nullptr;
+    // (Not on host-timed CPU programs: there a pair of linears costs its
+    // FLOPs, and merging them saves too little to tell from the trace.)
+    if (!r.host_timed && n <= 4 && r.same_op_name && op == "aten::linear" && r.kernel_count > 0) {
+      return "unfused-projections";
+    }
+    return nullptr;
+  };
+  std::vector<std::pair<const analysis::GemmRun*, const char*>> classified;
+  for (const auto& r : serial_runs) classified.emplace_back(&r, classify(r, true));
+  for (const auto& r : input_runs) classified.emplace_back(&r, classify(r, false));
+  for (const auto& [run, code_ptr] : classified) {
+    const analysis::GemmRun& r = *run;
+    if (code_ptr == nullptr || !ctx.InSteady(r.start_ns)) continue;
+    const std::string code = code_ptr;
+    const size_t n = r.calls.size();
+    const std::string_view op = st.name_of(r.calls.front());
     const std::string scope = r.scope >= 0 ? std::string(st.name_of(r.scope)) : std::string();
     Pattern& p = patterns[{code, scope, std::string(op),
                            std::string(st.strings().Get(st.input_dims[r.calls.front()]))}];
     if (p.runs == 0) {
       p.scope = r.scope;
+      p.host_timed = r.host_timed;
       p.first_call = r.calls.front();
       p.kernel = r.kernel_name;
     }
@@ -110,6 +134,10 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
     AddEvidence(f, "kernel_ns_per_call", static_cast<int64_t>(sum.kernel_ns / std::max<int64_t>(sum.calls, 1)));
     AddEvidence(f, "gap_ns_per_run", static_cast<int64_t>(sum.gap_ns / sum.runs));
     AddEvidence(f, "input_dims", std::get<3>(*keys[order[0]]));
+    if (list[order[0]]->host_timed) {
+      AddEvidence(f, "timing", std::string("host: no device activity in the trace (CPU program); "
+                                           "call durations stand in for kernel times"));
+    }
     if (!serial) {
       AddEvidence(f, "missing", std::string("whether the calls read the same input tensor "
                                             "(record an execution trace with tensor ids)"));
@@ -124,8 +152,11 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
         loc.function = fr.function;
       }
       loc.op = std::get<2>(*keys[order[i]]);
-      loc.kernel = p.kernel;
-      f.where.push_back(loc);
+      if (!p.host_timed) loc.kernel = p.kernel;
+      const bool seen = std::any_of(f.where.begin(), f.where.end(), [&](const Location& w) {
+        return w.file == loc.file && w.line == loc.line && w.op == loc.op && w.kernel == loc.kernel;
+      });
+      if (!seen) f.where.push_back(loc);
     }
     ctx.SetSaving(f, sum.saving_ns);
     // The idle between the runs' kernels is this finding's.
