@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh machine, then runs the main job on the bundled
-# demo input and prints its report.
+# demo: `fastenough run` over a small, deliberately wasteful evaluation
+# workload (CPU by default, CUDA when present), and prints its report.
+# `bash scripts/demo.sh --fixed` runs the same computation with the waste removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec python3 -m fastenough analyze examples/traces/train_a100_rank3.json.gz
+exec python3 -m fastenough demo "$@"

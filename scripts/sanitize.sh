@@ -14,8 +14,11 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 fuzzers=(cpp/tools/*_fuzzer.cc)
 if [[ -e "${fuzzers[0]}" ]]; then
   echo "== fuzzing (${FUZZ_SECONDS:-60} s per target)"
+  # The core is instrumented too (fuzzer-no-link + sanitizers), so coverage
+  # guides the fuzzer through the reader, not only through the target file.
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFASTENOUGH_FUZZ=ON -DFASTENOUGH_BUILD_PYTHON=OFF >/dev/null
+    -DFASTENOUGH_FUZZ=ON -DFASTENOUGH_SANITIZE=ON -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
+    -DFASTENOUGH_BUILD_PYTHON=OFF >/dev/null
   cmake --build build/fuzz -j2
   for src in "${fuzzers[@]}"; do
     name=$(basename "$src" .cc)
