@@ -773,14 +773,8 @@ class Agent:
             ]
 
     def _locked_pre(self, module, args) -> None:
-        if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
-            return
-        try:
-            self.module_depth += 1
-            if self.module_depth == 1:
-                self._root_call(module, args)
-        except Exception:  # noqa: BLE001
-            self.fail("module")
+        # Once locked on the model, its own pre-hook does what the global one did.
+        self._pre_hook(module, args)
 
     def _locked_post(self, module, args, output) -> None:
         self._post_hook(module, args, output)
