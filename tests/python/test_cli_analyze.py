@@ -110,3 +110,22 @@ def test_help_teaches(cli):
     assert proc.returncode == 0
     assert "examples:" in proc.stdout
     assert "exit status" in proc.stdout
+
+
+def test_cpu_only_trace_says_why_device_tables_are_missing(cli, corpus_dir):
+    proc = cli("analyze", corpus_dir / "rank_non_gpu" / "rank_non_gpu.json.gz")
+    assert proc.returncode == 0, proc.stderr
+    assert "no device activity in the trace" in proc.stdout
+    assert "Device time" not in proc.stdout
+
+
+def test_truncated_trace_keeps_events_and_says_so(cli, corpus_dir, tmp_path):
+    text = gzip.decompress((corpus_dir / "trace_filter" / "sampled_rank-0.json.gz").read_bytes())
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[: len(text) // 3])
+    proc = cli("analyze", "--json", cut)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    (counter,) = [c for c in report["counters"] if c["name"] == "file_truncated"]
+    assert counter["severity"] == "data-loss" and counter["count"] == 1
+    assert 0 < report["inputs"][0]["events"] < 4855

@@ -34,6 +34,9 @@ def report_to_markdown(report: dict) -> str:
     quirks = sections.counters_line(report)
     if quirks:
         out.append(f"_{quirks}_\n\n")
+    no_device = sections.no_device_line(report)
+    if no_device:
+        out.append(f"_{no_device}_\n\n")
     steps = sections.steps_lines(report)
     if steps:
         out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")

@@ -72,6 +72,14 @@ def counters_table(report: dict) -> Table | None:
                  ["counter", "severity", "count", "meaning"], rows, right={2})
 
 
+def no_device_line(report: dict) -> str | None:
+    """Say why the device tables are missing rather than leaving a silent gap."""
+    if report.get("devices") or not report.get("inputs"):
+        return None
+    return ("no device activity in the trace (a CPU program, or a trace recorded without "
+            "device activities): device time and idle tables are omitted")
+
+
 def counters_line(report: dict) -> str | None:
     infos = [c for c in report.get("counters") or [] if c.get("count")
              and c.get("severity") == "info"]

@@ -40,6 +40,9 @@ def print_report(report: dict, console: Console | None = None) -> None:
     quirks = sections.counters_line(report)
     if quirks:
         console.print(f"[dim]{quirks}[/dim]", highlight=False)
+    no_device = sections.no_device_line(report)
+    if no_device:
+        console.print(f"[dim]{no_device}[/dim]", highlight=False)
     for line in sections.steps_lines(report):
         console.print(f"[bold]Steps[/bold] {line}")
     for make in sections.TABLES_AFTER_STEPS:
