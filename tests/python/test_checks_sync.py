@@ -44,6 +44,34 @@ def test_item_per_step_reported_with_its_line(tmp_path):
     assert "item" not in torch.Tensor.__dict__
 
 
+def test_watch_ends_after_its_sample_of_steady_steps(tmp_path):
+    orig_item = torch.Tensor.item
+    unwrapped_at = []
+
+    def watched(reg):
+        model = torch.nn.Linear(4, 1)
+        x = torch.randn(3, 4)
+        with torch.inference_mode():
+            reg.on_steady_begin()
+            for i in range(10):
+                model(x).sum().item()
+                reg.on_step_end(duration_ns=1_000_000)
+                unwrapped_at.append((i, torch.Tensor.item is orig_item))
+            reg.on_steady_end()
+            reg.on_steady_begin()  # steady resumes after a profile window: no new watch
+            model(x).sum().item()
+            unwrapped_at.append(("resumed", torch.Tensor.item is orig_item))
+            reg.on_steady_end()
+
+    doc = run_checks(tmp_path, watched, {"sync_watch_steps": 4})
+    [f] = findings(doc, "sync-in-loop")
+    # Only the 4 sampled steps were watched: 4 calls in 4 steps, 1 per step.
+    assert f["evidence"]["calls"] == 4 and f["evidence"]["steps"] == 4
+    assert f["evidence"]["calls_per_step"] == 1
+    assert unwrapped_at[:4] == [(0, False), (1, False), (2, False), (3, True)]
+    assert all(flag for _, flag in unwrapped_at[3:])
+
+
 def test_no_sync_without_per_step_reads(tmp_path):
     def body(reg):
         model = torch.nn.Linear(4, 1)

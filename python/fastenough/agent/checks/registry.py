@@ -238,7 +238,7 @@ class Registry:
         self.steps += 1
         if self.in_steady:
             self.steady_steps += 1
-            self.sync.steps += 1
+            self.sync.on_steady_step()
             if duration_ns:
                 self.step_ns.append(int(duration_ns))
 

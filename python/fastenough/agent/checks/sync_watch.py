@@ -33,10 +33,27 @@ class SyncWatch:
         self._local = threading.local()
         self._t_begin = 0
         self._showwarning = None
+        # The wrappers cost a few µs per watched call; a sample of steady steps
+        # finds the call sites, so the watch ends for good after sample_steps.
+        self.sample_steps = int(reg.opts.get("sync_watch_steps", 32))
+        self.sample_done = False
+
+    @property
+    def active(self) -> bool:
+        return bool(self._patches)
+
+    def on_steady_step(self) -> None:
+        """Count one watched steady step; end the watch once the sample is complete."""
+        if not self.active:
+            return
+        self.steps += 1
+        if self.steps >= self.sample_steps:
+            self.sample_done = True
+            self.end()
 
     # ------------------------------------------------------------------ install
     def begin(self) -> None:
-        if self._patches:
+        if self._patches or self.sample_done:
             return
         torch = self.torch
         self._t_begin = time.monotonic_ns()
