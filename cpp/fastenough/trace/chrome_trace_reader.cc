@@ -62,24 +62,35 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
+// The text of a number field, as written: `"ts": 12.5` and `"ts": "12.5"`
+// both give "12.5" (*as_string tells which). *t is the JSON type; for types
+// other than number and string, *text is left empty.
+error_code NumberText(od::value& v, od::json_type* t, std::string_view* text, bool* as_string) {
+  if (auto e = v.type().get(*t)) return e;
+  *as_string = false;
+  if (*t == od::json_type::number) {
+    *text = v.raw_json_token();
+  } else if (*t == od::json_type::string) {
+    if (auto e = v.get_string().get(*text)) return e;
+    *as_string = true;
+  }
+  return simdjson::SUCCESS;
+}
+
 // Reads a µs time ("ts", "dur"): a number, or a number as a string.
 error_code ReadTime(od::value v, Num* state, int64_t* out, PendingCounters* pc,
                     bool* was_string = nullptr) {
   od::json_type t;
-  if (auto e = v.type().get(t)) return e;
   std::string_view text;
   bool as_string = false;
-  if (t == od::json_type::number) {
-    text = v.raw_json_token();
-  } else if (t == od::json_type::string) {
-    if (auto e = v.get_string().get(text)) return e;
-    as_string = true;
-    if (was_string != nullptr) *was_string = true;
-  } else if (t == od::json_type::null) {
+  if (auto e = NumberText(v, &t, &text, &as_string)) return e;
+  if (as_string && was_string != nullptr) *was_string = true;
+  if (t == od::json_type::null) {
     *state = Num::kNotFinite;
     pc->Add(Counter::number_not_finite);
     return simdjson::SUCCESS;
-  } else {
+  }
+  if (t != od::json_type::number && t != od::json_type::string) {
     *state = Num::kBad;
     return simdjson::SUCCESS;
   }
@@ -108,17 +119,10 @@ error_code ReadTime(od::value v, Num* state, int64_t* out, PendingCounters* pc,
 // "Comms Id": 10159970886766084423) leave *out unchanged and are counted.
 error_code ReadInt(od::value v, int64_t* out, PendingCounters* pc) {
   od::json_type t;
-  if (auto e = v.type().get(t)) return e;
   std::string_view text;
   bool as_string = false;
-  if (t == od::json_type::number) {
-    text = v.raw_json_token();
-  } else if (t == od::json_type::string) {
-    if (auto e = v.get_string().get(text)) return e;
-    as_string = true;
-  } else {
-    return simdjson::SUCCESS;
-  }
+  if (auto e = NumberText(v, &t, &text, &as_string)) return e;
+  if (t != od::json_type::number && t != od::json_type::string) return simdjson::SUCCESS;
   int64_t x;
   switch (ParseScaledDecimal(text, 0, &x)) {
     case DecimalResult::kOk:
