@@ -30,4 +30,13 @@ Location WhereOfRow(const DetectContext& ctx, int32_t row) {
   return loc;
 }
 
+bool IsTransferOutsideSync(const DetectContext& ctx, const analysis::CopyRow& c) {
+  if (c.direction != analysis::CopyDirection::kHtoD &&
+      c.direction != analysis::CopyDirection::kDtoH) {
+    return false;
+  }
+  const int32_t launch = ctx.store.launch_row[c.row];
+  return launch == trace::kNoRow || !ctx.UnderSyncCause(launch);
+}
+
 }  // namespace fastenough::findings

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/memcpy.h"
 #include "fastenough/findings/detect_context.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/timeline/interval_set.h"
@@ -36,5 +37,9 @@ void AddEvidence(Finding& f, std::string key, EvidenceValue v);
 // Python file:line (when with_stack) and the enclosing op of a host row.
 Location WhereOfRow(const DetectContext& ctx, int32_t row);
 double Round3(double x);
+// A host<->device copy that is not the blocking read of a sync cause
+// (.item(), .cpu(): those belong to sync-in-loop): the copies the transfer
+// detectors (pageable-memcpy, transfer-in-loop) weigh.
+bool IsTransferOutsideSync(const DetectContext& ctx, const analysis::CopyRow& c);
 
 }  // namespace fastenough::findings

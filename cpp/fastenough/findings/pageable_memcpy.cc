@@ -21,16 +21,14 @@ void DetectPageableMemcpy(const DetectContext& ctx, std::vector<Finding>& out,
   std::map<std::pair<std::string, int>, std::pair<int64_t, int32_t>> sites;  // (file,line)->(ns,row)
   std::vector<timeline::Interval> iv;
   for (const auto& c : copies) {
-    if (!c.pageable || !ctx.InSteady(c.start_ns)) continue;
-    if (c.direction != analysis::CopyDirection::kHtoD && c.direction != analysis::CopyDirection::kDtoH) continue;
-    const int32_t launch = st.launch_row[c.row];
-    if (launch != trace::kNoRow && ctx.UnderSyncCause(launch)) continue;
+    if (!c.pageable || !ctx.InSteady(c.start_ns) || !IsTransferOutsideSync(ctx, c)) continue;
     ++n;
     bytes += c.bytes;
     ns += c.end_ns - c.start_ns;
     exposed += (c.end_ns - c.start_ns) - c.overlap_compute_ns;
     (c.direction == analysis::CopyDirection::kHtoD ? htod : dtoh) += 1;
     iv.push_back({c.start_ns, c.end_ns});
+    const int32_t launch = st.launch_row[c.row];
     const int32_t where_row = launch != trace::kNoRow ? launch : st.cpu_op_row[c.row];
     const Location loc = WhereOfRow(ctx, where_row);
     auto& site = sites[{loc.file + "\n" + loc.op, loc.line}];

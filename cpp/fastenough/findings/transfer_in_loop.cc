@@ -17,12 +17,10 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
   std::vector<int> steps_with_copy(ctx.steady.size(), 0);
   int32_t example = -1;
   for (const auto& c : copies) {
-    if (c.pageable) continue;
-    if (c.direction != analysis::CopyDirection::kHtoD && c.direction != analysis::CopyDirection::kDtoH) continue;
+    if (c.pageable || !IsTransferOutsideSync(ctx, c)) continue;
     const int step = ctx.StepOf(c.start_ns);
     if (step < 0) continue;
     const int32_t launch = st.launch_row[c.row];
-    if (launch != trace::kNoRow && ctx.UnderSyncCause(launch)) continue;
     ++n;
     bytes += c.bytes;
     ns += c.end_ns - c.start_ns;
