@@ -52,6 +52,19 @@ void Evidence(Finding& f, const CheckInput& in, std::initializer_list<const char
   }
 }
 
+// "40 forwards", or "40 of 64 examined forwards" when the checks examined a
+// sample of the run's root forwards (forwards_total > forwards): the counts of
+// a check are over the forwards it examined.
+std::string CountOf(const CheckInput& in, double count, const char* noun) {
+  double examined = in.Num("forwards", 0);
+  if (in.Num("forwards_total", 0) > examined && examined > 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.0f of %.0f examined %s", count, examined, noun);
+    return buf;
+  }
+  return Fmt("%.0f ", count) + noun;
+}
+
 void TextEvidence(Finding& f, const CheckInput& in, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
     std::string t = in.Text(k);
@@ -76,7 +89,9 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
   }
   f.saving.per_step_ns = static_cast<int64_t>(per_step);
   if (step > 0) f.saving.share_of_step = std::min(1.0, per_step / step);
-  if (in.Num("forwards") > 0) f.saving.total_ns = static_cast<int64_t>(diff * in.Num("forwards"));
+  // Over every forward of the run, not only the examined ones.
+  double forwards = in.Has("forwards_total") ? in.Num("forwards_total") : in.Num("forwards");
+  if (forwards > 0) f.saving.total_ns = static_cast<int64_t>(diff * forwards);
   f.saving.upper_bound = true;
 }
 
@@ -88,8 +103,9 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
   if (in.Num("graph_outputs", 0) <= 0 || in.Num("params_requiring_grad", 0) <= 0) {
     return std::nullopt;
   }
-  double n = in.Num("graph_outputs");
-  std::string title = Fmt("Autograd graph recorded in %.0f forwards of a run that never calls backward", n);
+  std::string title = "Autograd graph recorded in " +
+                      CountOf(in, in.Num("graph_outputs"), "forwards") +
+                      " of a run that never calls backward";
   if (in.Num("graph_bytes_per_forward") > 0) {
     title += " (" + Bytes(in.Num("graph_bytes_per_forward")) + " kept alive per forward)";
   }
@@ -98,7 +114,8 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
                    "the outputs and scores stay the same, the graph and its saved "
                    "activations are not built.",
                    in);
-  Evidence(f, in, {"forwards", "graph_outputs", "backward_calls", "params_requiring_grad",
+  Evidence(f, in, {"forwards", "forwards_total", "graph_outputs", "backward_calls",
+                   "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
                    "probe_inference_ns"});
   SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
@@ -118,7 +135,8 @@ MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
                    "Call model.eval() before evaluating: in training mode dropout makes the "
                    "scores random and batch-norm uses and updates batch statistics.",
                    in);
-  Evidence(f, in, {"forwards", "training_dropout_modules", "training_batchnorm_modules",
+  Evidence(f, in, {"forwards", "forwards_total", "training_dropout_modules",
+                   "training_batchnorm_modules",
                    "backward_calls"});
   TextEvidence(f, in, {"modules"});
   return f;
@@ -126,8 +144,9 @@ MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
 
 MaybeFinding DecideKvCacheInScoring(const CheckInput& in) {
   if (in.Num("forwards_with_cache", 0) <= 0 || in.Num("cache_reused", 0) > 0) return std::nullopt;
-  std::string title = Fmt("Key/value cache built in %.0f scoring forwards and never passed back",
-                          in.Num("forwards_with_cache"));
+  std::string title = "Key/value cache built in " +
+                      CountOf(in, in.Num("forwards_with_cache"), "scoring forwards") +
+                      " and never passed back";
   if (in.Num("cache_bytes_per_forward") > 0) {
     title += " (" + Bytes(in.Num("cache_bytes_per_forward")) + " per forward)";
   }
@@ -135,7 +154,8 @@ MaybeFinding DecideKvCacheInScoring(const CheckInput& in) {
                    "Pass use_cache=False to the model call (or set model.config.use_cache = "
                    "False): scoring a whole sequence in one forward never reads the cache.",
                    in);
-  Evidence(f, in, {"forwards", "forwards_with_cache", "cache_reused", "cache_bytes_per_forward",
+  Evidence(f, in, {"forwards", "forwards_total", "forwards_with_cache", "cache_reused",
+                   "cache_bytes_per_forward",
                    "probe_cache_ns", "probe_no_cache_ns"});
   SavingFromProbe(f, in, "probe_cache_ns", "probe_no_cache_ns");
   return f;
@@ -156,7 +176,7 @@ MaybeFinding DecideUnusedOutputs(const CheckInput& in) {
                    "Drop " + flag + "=True from the model call (and from the config): the "
                    "extra outputs are computed and kept but never read.",
                    in);
-  Evidence(f, in, {"forwards", "hidden_states_requested", "hidden_states_read",
+  Evidence(f, in, {"forwards", "forwards_total", "hidden_states_requested", "hidden_states_read",
                    "attentions_requested", "attentions_read", "unused_bytes_per_forward",
                    "probe_with_outputs_ns", "probe_without_outputs_ns"});
   SavingFromProbe(f, in, "probe_with_outputs_ns", "probe_without_outputs_ns");
@@ -180,7 +200,8 @@ MaybeFinding DecideFullVocabLogits(const CheckInput& in) {
     f.evidence.emplace_back("unread_logits_bytes_per_forward",
                             static_cast<int64_t>(in.Num("logits_bytes_per_forward") * (s - k) / s));
   }
-  Evidence(f, in, {"forwards", "positions", "positions_read", "vocab", "logits_bytes_per_forward",
+  Evidence(f, in, {"forwards", "forwards_total", "positions", "positions_read", "vocab",
+                   "logits_bytes_per_forward",
                    "probe_full_ns", "probe_kept_ns"});
   TextEvidence(f, in, {"read_by"});
   SavingFromProbe(f, in, "probe_full_ns", "probe_kept_ns");
@@ -199,7 +220,7 @@ MaybeFinding DecidePaddingWaste(const CheckInput& in) {
                    "Pad each batch to its own longest sequence and group sequences of similar "
                    "length (sort or bucket by length) so that little padding remains.",
                    in);
-  Evidence(f, in, {"batches", "rows", "positions", "real_tokens", "padded_share",
+  Evidence(f, in, {"batches", "forwards_total", "rows", "positions", "real_tokens", "padded_share",
                    "dynamic_positions", "bucketed_positions", "bucketed_saving_share",
                    "step_median_ns"});
   TextEvidence(f, in, {"lengths_from"});

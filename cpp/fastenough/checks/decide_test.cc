@@ -33,6 +33,24 @@ TEST(ChecksDecide, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
+TEST(ChecksDecide, SampledForwardsScaleTheTotalAndShowInTheTitle) {
+  // The checks examined 40 of the run's 1000 root forwards; all 40 built a graph.
+  CheckInput in;
+  in.numbers = {{"forwards", 40},          {"forwards_total", 1000},    {"graph_outputs", 40},
+                {"backward_calls", 0},     {"params_requiring_grad", 2}, {"probe_grad_ns", 3000},
+                {"probe_inference_ns", 1000}};
+  auto f = DecideAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->title,
+            "Autograd graph recorded in 40 of 40 examined forwards of a run that never calls "
+            "backward");
+  EXPECT_EQ(f->saving.total_ns, 2000000);  // 2 us over all 1000 forwards, not the 40 examined
+  EXPECT_EQ(IntEvidence(*f, "forwards_total"), 1000);
+  in.numbers["forwards_total"] = 40;  // nothing left out: the plain count
+  EXPECT_EQ(DecideAutogradInEval(in)->title,
+            "Autograd graph recorded in 40 forwards of a run that never calls backward");
+}
+
 TEST(ChecksDecide, AutogradNotWasteWhenBackwardOrNoGraph) {
   CheckInput in;
   in.numbers = {{"graph_outputs", 10}, {"params_requiring_grad", 3}, {"backward_calls", 1}};

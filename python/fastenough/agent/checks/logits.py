@@ -180,7 +180,7 @@ class LogitsCheck:
         unread = (w["positions"] - w["positions_read"]) / max(1, w["positions"])
         n = {"positions": w["positions"], "positions_read": w["positions_read"],
              "vocab": w["vocab"], "logits_bytes_per_forward": w["logits_bytes"],
-             "forwards": self.reg.forwards}
+             "forwards": self.reg.examined}
         if w["op_ns"] > 0:
             # Measured time of the vocabulary-sized ops after the forward, scaled
             # by the unread share: an upper bound of what slicing first saves.

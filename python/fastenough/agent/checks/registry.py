@@ -29,6 +29,15 @@ from fastenough.agent.checks.padding import PaddingCheck
 from fastenough.agent.checks.sync_watch import SyncWatch
 
 DISCOVERY_ROOT_CALLS = 4  # global hooks find the root modules, then per-module hooks
+# Which root forwards the checks examine. All of them until the first
+# EXAMINE_ALL_STEADY steady steps are done (the same sample as the sync watch)
+# or EXAMINE_ALL_FORWARDS forwards were seen; then every SAMPLE_EVERY-th, so
+# that the checks cost next to nothing per step in a long steady loop while a
+# systematic sample still covers the whole run (a dataset sorted by length
+# included). Every forward is still counted.
+EXAMINE_ALL_STEADY = 32
+EXAMINE_ALL_FORWARDS = 512
+SAMPLE_EVERY = 64
 
 
 def _guard(fn):
@@ -60,7 +69,16 @@ class Registry:
         self.error: str | None = None
         self.finished = False
         self.in_steady = False
-        self.forwards = 0
+        self._forwards_py = 0  # root forwards seen by the Python hooks
+        self.examined = 0  # of which the checks examined (see SAMPLE_EVERY)
+        self.sampling = False
+        # Roots whose calls the agent reports instead of our hooks (yield_root):
+        # id -> the agent's native hook, which counts the calls it kept to itself.
+        self._driven: dict = {}
+        self._driven_counted = 0  # such calls of roots given back since
+        self._root_handles: dict = {}  # id(root) -> [pre, post] handles
+        self._examining = False
+        self.examine_all_steady = int(self.opts.get("sync_watch_steps", EXAMINE_ALL_STEADY))
         self.steps = 0
         self.steady_steps = 0
         self.step_ns: list[int] = []
@@ -155,10 +173,14 @@ class Registry:
     def _global_post(self, module, args, kwargs, output):
         self._post(module, args, kwargs, output)
 
-    def _module_pre(self, module, args, kwargs):
-        self._pre(module, args, kwargs)
+    # Registered with kwargs. Both also accept the plain call torch makes when the
+    # hook was taken off while torch was already looping over a copy of the hooks
+    # (then the with_kwargs entry is gone: see yield_root).
+    def _module_pre(self, module, args, kwargs=None):
+        self._pre(module, args, kwargs if kwargs is not None else {})
 
-    def _module_post(self, module, args, kwargs, output):
+    def _module_post(self, module, args, *rest):
+        kwargs, output = rest if len(rest) == 2 else ({}, rest[0])
         self._post(module, args, kwargs, output)
 
     def _compiling(self) -> bool:
@@ -168,19 +190,79 @@ class Registry:
         except Exception:  # noqa: BLE001
             return False
 
+    @property
+    def forwards(self) -> int:
+        """Root forwards seen: by our hooks, and by the agent for the roots it drives."""
+        return (self._forwards_py + self._driven_counted
+                + sum(h.deferred_calls for h in self._driven.values()))
+
+    def _start_sampling(self) -> None:
+        self.sampling = True
+
     def _pre(self, module, args, kwargs) -> None:
-        if self._compiling():
+        if self._compiling() or id(module) in self._driven:
             return
         self._depth += 1
         if self._depth == 1:
-            self.on_forward_pre(module, args, kwargs)
+            self._forwards_py += 1
+            self._examining = not self.sampling or self._forwards_py % SAMPLE_EVERY == 0
+            if self._examining:
+                self.on_forward_pre(module, args, kwargs)
+            elif self.logits._mode is not None:
+                self.logits.close()  # a window follows tensors up to the next forward
 
     def _post(self, module, args, kwargs, output) -> None:
-        if self._compiling():
+        if self._compiling() or (id(module) in self._driven and self._depth == 0):
             return
         self._depth = max(0, self._depth - 1)
-        if self._depth == 0:
+        if self._depth == 0 and self._examining:
+            self._examining = False
             self.on_forward(module, args, kwargs, output)
+
+    # The agent's model, once the agent defers its steps to a native hook
+    # (agent/step_hook.py): each of our hooks would cost ~10 us a step there
+    # (cold caches after the model), so we take ours off and the agent calls
+    # live_call() for every SAMPLE_EVERY-th call, which is then examined.
+    def yield_root(self, module, counter) -> None:
+        from fastenough.agent import step_hook
+
+        key = id(module)
+        if key in self._driven:
+            return
+        self._driven[key] = counter
+        for h in self._root_handles.pop(key, []):
+            h.remove()
+            if h in self._handles:
+                self._handles.remove(h)
+        if self._depth > 0:  # our pre of the call in progress ran: close it as before
+            step_hook.one_shot_post(module, self._module_post_given_back, with_kwargs=True)
+
+    def _module_post_given_back(self, module, args, kwargs, output) -> None:
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0 and self._examining:
+            self._examining = False
+            self.on_forward(module, args, kwargs, output)
+
+    def reclaim_root(self, module) -> None:
+        """The agent's hook goes away: our own hooks on the root again."""
+        counter = self._driven.pop(id(module), None)
+        if counter is None:
+            return
+        self._driven_counted += counter.deferred_calls
+        self._hook_root(module)
+
+    def live_call(self, module, args, kwargs) -> None:
+        """A call of a root the agent drives, picked by its native hook: examined."""
+        from fastenough.agent import step_hook
+
+        if not self.enabled or self._compiling() or self._depth > 0:
+            return  # (depth: our own pre already took this call, before yield_root)
+        self._forwards_py += 1
+        self.on_forward_pre(module, args, kwargs)
+        step_hook.one_shot_post(module, self._driven_post, with_kwargs=True)
+
+    def _driven_post(self, module, args, kwargs, output) -> None:
+        self.on_forward(module, args, kwargs, output)
 
     @_guard
     def on_forward_pre(self, module, args, kwargs) -> None:
@@ -195,7 +277,9 @@ class Registry:
             ns = time.perf_counter_ns() - self._t_fwd
             (self.fwd_ns_steady if self.in_steady else self.fwd_ns).append(ns)
             self._t_fwd = 0
-        self.forwards += 1
+        self.examined += 1
+        if not self.sampling and self.examined >= EXAMINE_ALL_FORWARDS:
+            self._start_sampling()
         if len(self._called_roots) < 8 and id(module) not in self._called_roots:
             self._called_roots[id(module)] = module
         if self._root_calls < DISCOVERY_ROOT_CALLS and self._handles:
@@ -227,10 +311,15 @@ class Registry:
         self._handles = []
         self._depth = 0
         for m in self._roots.values():
-            self._handles.append(m.register_forward_pre_hook(self._module_pre, with_kwargs=True))
-            self._handles.append(m.register_forward_hook(
-                self._module_post, with_kwargs=True, always_call=True))
+            if id(m) not in self._driven:
+                self._hook_root(m)
         self._roots = {}
+
+    def _hook_root(self, m) -> None:
+        pre = m.register_forward_pre_hook(self._module_pre, with_kwargs=True)
+        post = m.register_forward_hook(self._module_post, with_kwargs=True, always_call=True)
+        self._handles += [pre, post]
+        self._root_handles[id(m)] = [pre, post]
 
     # ------------------------------------------------------------------ agent calls
     @_guard
@@ -239,6 +328,8 @@ class Registry:
         if self.in_steady:
             self.steady_steps += 1
             self.sync.on_steady_step()
+            if self.steady_steps >= self.examine_all_steady and not self.sampling:
+                self._start_sampling()
             if duration_ns:
                 self.step_ns.append(int(duration_ns))
 
@@ -380,9 +471,11 @@ class Registry:
                                                     (ctx, {"logits_to_keep": keep}))
 
     def _common(self) -> dict:
+        # "forwards" is each check's own count of the forwards it examined;
+        # forwards_total (every root forward) scales per-forward savings to the run.
         return {"forwards_per_step": self.forwards_per_step(),
-                "step_median_ns": self.step_median_ns(), "forwards": self.forwards,
-                "rank": self.rank}
+                "step_median_ns": self.step_median_ns(), "forwards": self.examined,
+                "forwards_total": self.forwards, "rank": self.rank}
 
     def _decide_all(self) -> list[dict]:
         out = []
@@ -453,7 +546,8 @@ class Registry:
         base = {"pid": self.pid, "rank": self.rank, "checks_error": self.error}
         _util.write_json_atomic(os.path.join(self.run_dir, f"checks{suffix}.json"), dict(
             base, schema="fastenough.checks/1", probe=self.probe, findings=findings,
-            forwards=self.forwards, steps=self.steps, steady_steps=self.steady_steps,
+            forwards=self.forwards, forwards_examined=self.examined, steps=self.steps,
+            steady_steps=self.steady_steps,
             padding=getattr(self, "padding_summary", None),
             logits_windows=self.logits.windows, probe_ns=self.probe_results or None))
         _util.write_json_atomic(os.path.join(self.run_dir, f"census{suffix}.json"), dict(
