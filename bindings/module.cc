@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterSample(m);
   fastenough::bindings::RegisterRundir(m);
   fastenough::bindings::RegisterChecks(m);
+  fastenough::bindings::RegisterStepHook(m);
 }

@@ -23,6 +23,7 @@ DEFAULT_OPTS = {
     "warmup_steps": 3,  # minimum steps in warmup
     "warmup_max": 20,  # warmup ends here even if step times never settle
     "flush_steps": 256,  # step lines buffered before a write
+    "defer_steps": True,  # steady model-call steps recorded by the native hook (step_hook.py)
     "probe": False,
 }
 

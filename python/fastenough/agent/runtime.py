@@ -13,11 +13,13 @@ hook once the program imports it. Rules it keeps:
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import sys
 import threading
 import time
 import traceback
+import weakref
 
 from fastenough.agent.run_dir import RunDir, dumps
 
@@ -73,6 +75,12 @@ class Agent:
         self._module_handles: list = []
         self._main_ident = threading.get_ident()
         self._test_fail = opts.get("_test_fail")
+        # Options read on every step, converted once.
+        self._flush_every = int(opts.get("flush_steps", 256))
+        self._trace = bool(opts.get("trace"))
+        self._trace_after = int(opts.get("trace_after", 2))
+        self._trace_steps = max(1, int(opts.get("trace_steps", 5)))
+        self._checks_step = None  # the checks' on_step_end, bound once
         # Phases: the automatic phase now open, and user phases by nesting.
         self.auto_phase: str | None = None
         self.phase_steps = 0  # steps closed in the current auto phase
@@ -97,6 +105,10 @@ class Agent:
         self._main_root_params = -1
         self._main_root_calls = 0
         self._root_locked = False
+        self._step_hook = None  # native pre-hook on the locked model (step_hook.py)
+        self._post_handle = None  # the Python post-hook on it, while not deferring
+        self._deferred_before = 0  # steps deferred by native hooks since dropped
+        self._hooked_model = None  # weak reference to the locked model
         self.module_last_post: tuple[int, int] | None = None
         self.activated: tuple[int, int] | None = None
         self.trace_rel: str | None = None
@@ -114,6 +126,8 @@ class Agent:
         # (multiprocessing ends children with os._exit), so record it right away.
         try:
             self.enabled = False
+            if self._step_hook is not None:
+                self._step_hook.deferring = False  # every call to Python, which returns
             self.role = "worker"
             self.pid = os.getpid()
             self.steps_buf = []
@@ -157,8 +171,10 @@ class Agent:
             from fastenough.agent import checks
 
             self.checks = checks.install(self.dir.path, self.opts, at_exit=False)
+            self._checks_step = self.checks.on_step_end
         except Exception:  # noqa: BLE001
             self.checks = None
+            self._checks_step = None
 
     def _checks_call(self, name: str, *args, **kwargs) -> None:
         c = getattr(self, "checks", None)
@@ -286,6 +302,7 @@ class Agent:
             return
         try:
             if self.enabled and self.auto_phase is not None:
+                self._drain()
                 self.enabled = False
                 self._finish_phases()
         except Exception:  # noqa: BLE001
@@ -349,6 +366,8 @@ class Agent:
             "profile": self.profile,
             "steps": self.step_index,
             "step_source": SOURCES[self.source] if self.source >= 0 else None,
+            # Steps the native hook recorded without running the agent's Python code.
+            "steps_deferred": self._steps_deferred(),
             "boot_mono_ns": self.boot[0],
             "boot_wall_ns": self.boot[1],
             "agent_error": self.error,
@@ -416,19 +435,15 @@ class Agent:
         if self.steps_buf:
             buf, self.steps_buf = self.steps_buf, []
             rank = self.rank if self.rank is not None else 0
-            self.dir.append_lines("steps.jsonl", [dumps({
-                "rank": rank,
-                "pid": self.pid,
-                "index": index,
-                "start_mono_ns": start[0],
-                "end_mono_ns": end[0],
-                "start_wall_ns": start[1],
-                "end_wall_ns": end[1],
-                "items": items,
-                "tokens": tokens,
-                "source": SOURCES[source],
-                "phase": phase,
-            }) for index, start, end, items, tokens, source, phase in buf])
+            head = f'{{"rank":{rank},"pid":{self.pid},"index":'
+            # Formatted by hand: json.dumps per line cost more than the step itself
+            # on small steps. Every value is an int, None or one of our own names.
+            self.dir.append_lines("steps.jsonl", [
+                f'{head}{index},"start_mono_ns":{start[0]},"end_mono_ns":{end[0]},'
+                f'"start_wall_ns":{start[1]},"end_wall_ns":{end[1]},'
+                f'"items":{_json_int(items)},"tokens":{_json_int(tokens)},'
+                f'"source":"{SOURCES[source]}","phase":{_json_str(phase)}}}'
+                for index, start, end, items, tokens, source, phase in buf])
 
     # ------------------------------------------------------------------ phases
     def _sync(self) -> bool:
@@ -521,12 +536,15 @@ class Agent:
         if not self.enabled or os.getpid() != self.pid:
             return
         try:
+            self._drain()
             self._write_edge(str(name), edge, auto=False)
         except Exception:  # noqa: BLE001
             self.fail("phase")
 
     # ------------------------------------------------------------------ steps
     def _accept(self, source: int, t: tuple[int, int]) -> bool:
+        if self._step_hook is not None:
+            self._drain()
         if self.first_activity is None:
             self.first_activity = t
         if source == self.source:
@@ -554,6 +572,7 @@ class Agent:
             for h in self._module_handles:  # model-call hooks cost per module call
                 h.remove()
             self._module_handles = []
+            self._drop_step_hook()
         return True
 
     def _begin_first(self, t: tuple[int, int]) -> tuple[int, int]:
@@ -574,22 +593,29 @@ class Agent:
         return self._record_step(start[:2], t, start[2], start[3])
 
     def _record_step(self, start, end, items, tokens, last=False) -> tuple[int, int]:
-        self._check_fail("step")
+        if self._test_fail is not None:
+            self._check_fail("step")
         # A tuple now, a JSON line at the next flush: the hot loop only appends.
-        self.steps_buf.append((self.step_index, start, end, items, tokens, self.source,
-                               self.auto_phase))
+        buf = self.steps_buf
+        buf.append((self.step_index, start, end, items, tokens, self.source, self.auto_phase))
         self.step_index += 1
         self.phase_steps += 1
         self.last_step_end = end
         self._last_step = start
         # Write buffered steps now and then, so that a process killed without atexit
         # (SIGKILL, os._exit) loses at most about a second of steps.
-        if (len(self.steps_buf) >= self.opts["flush_steps"]
-                or end[0] - self._last_flush >= FLUSH_INTERVAL_NS):
+        if len(buf) >= self._flush_every or end[0] - self._last_flush >= FLUSH_INTERVAL_NS:
             self._flush_steps()
-        self._checks_call("on_step_end", end[0] - start[0], items)
+        on_step_end = self._checks_step
+        if on_step_end is not None:
+            try:  # noqa: SIM105 - the registry guards itself; this guards the agent
+                on_step_end(end[0] - start[0], items)
+            except Exception:  # noqa: BLE001, S110
+                pass
         if last:  # recorded at exit: no phase starts after the last step
             return end
+        if self.auto_phase == "steady" and (self.profile_done or not self._trace):
+            return end  # the usual steady step: no phase change can follow
         return self._after_step(end[0] - start[0], end)
 
     def _after_step(self, duration: int, t: tuple[int, int]) -> tuple[int, int]:
@@ -599,13 +625,13 @@ class Agent:
             self.durations.append(duration)
             if self._settled():
                 t = self._switch_phase("steady")
-                if self._want_profile() and int(self.opts["trace_after"]) <= 0:
+                if self._want_profile() and self._trace_after <= 0:
                     t = self._start_profile()
         elif phase == "steady":
-            if self._want_profile() and self.phase_steps >= int(self.opts["trace_after"]):
+            if self._want_profile() and self.phase_steps >= self._trace_after:
                 t = self._start_profile()
         elif phase == "profile":
-            if self.phase_steps >= int(self.opts["trace_steps"]):
+            if self.phase_steps >= self._trace_steps:
                 self._stop_profiler()
                 t = self._switch_phase("steady")
             elif self._prof is not None:
@@ -631,7 +657,7 @@ class Agent:
         return False
 
     def _want_profile(self) -> bool:
-        return bool(self.opts.get("trace")) and not self.profile_done
+        return self._trace and not self.profile_done
 
     # ------------------------------------------------------------------ profiler
     def _start_profile(self) -> tuple[int, int]:
@@ -644,7 +670,7 @@ class Agent:
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_initialized():
             activities.append(ProfilerActivity.CUDA)
-        steps = max(1, int(self.opts["trace_steps"]))
+        steps = self._trace_steps
         import warnings
 
         with warnings.catch_warnings():
@@ -724,57 +750,164 @@ class Agent:
             self.last_boundary = self.open_step[:2]
             self.open_step = None
 
-    def _pre_hook(self, module, args) -> None:
+    def _pre_hook(self, module, args, kwargs=None) -> None:
         if _is_compiling() or not self.enabled or threading.get_ident() != self._main_ident:
             return
         try:
+            hook = self._step_hook
+            if hook is not None and hook.deferring:
+                # Sent here by the native hook, which sees outermost calls only and
+                # keeps no depth; a depth left open by a call that raised is reset.
+                self.module_depth = 0
             self.module_depth += 1
             if self.module_depth == 1:
-                self._root_call(module, args)
+                self._root_call(module, args, kwargs)
         except Exception:  # noqa: BLE001
             self.fail("module")
 
-    def _root_call(self, module, args) -> None:
+    def _root_call(self, module, args, kwargs) -> None:
         """An outermost module call. Steps follow the main model only: the root
         module with the most parameters seen so far (a loss or metric module called
         at top level between model calls is no step). After LOCK_ROOT_CALLS calls of
         the same main model, the global hooks, which cost every submodule call, are
         replaced by hooks on that model alone (a bigger model that appears only later
-        then goes unseen)."""
+        then goes unseen); those also see keyword arguments (model(**batch)), where
+        the batch size is read from."""
         t = _now()
+        if self._step_hook is not None:
+            self._drain()
         key = id(module)
-        n = self._root_params.get(key)
-        if n is None:
-            n = sum(p.numel() for p in module.parameters())
-            self._root_params[key] = n
-        if self._main_root is None or n > self._main_root_params:
-            self._main_root, self._main_root_params, self._main_root_calls = key, n, 0
-        elif key != self._main_root:
+        if key != self._main_root or not self._root_locked:
+            n = self._root_params.get(key)
+            if n is None:
+                n = sum(p.numel() for p in module.parameters())
+                self._root_params[key] = n
+            if self._main_root is None or n > self._main_root_params:
+                self._main_root, self._main_root_params, self._main_root_calls = key, n, 0
+            elif key != self._main_root:
+                return
+        if self.source != SRC_MODULE and not self._accept(SRC_MODULE, t):
             return
-        if not self._accept(SRC_MODULE, t):
-            return
-        self._check_fail("module")
+        if self._test_fail is not None:
+            self._check_fail("module")
         t = self._close_open(t)
-        items, tokens = _batch_size(args)
+        items, tokens = _batch_size(args if args or not kwargs else kwargs)
         self._open(t, items, tokens)
+        if self._root_locked:
+            self._update_deferral(module, args, kwargs)
+            return
         self._main_root_calls += 1
         # Not once torch.compile has compiled something: its guards check the global
         # hooks, so removing them would recompile (inside compiled code the hooks
         # cost nothing anyway: see _is_compiling).
-        if self._main_root_calls == LOCK_ROOT_CALLS and not self._root_locked \
-                and self._module_handles and not self._dynamo_compiled():
+        if self._main_root_calls == LOCK_ROOT_CALLS and self._module_handles \
+                and not self._dynamo_compiled():
             for h in self._module_handles:
                 h.remove()
             self.module_depth = 0
             self._root_locked = True
-            self._module_handles = [
-                module.register_forward_pre_hook(self._locked_pre),
-                module.register_forward_hook(self._locked_post, always_call=True),
-            ]
+            self._module_handles = self._model_hooks(module, native=True)
 
-    def _locked_pre(self, module, args) -> None:
-        # Once locked on the model, its own pre-hook does what the global one did.
-        self._pre_hook(module, args)
+    def _model_hooks(self, module, native: bool) -> list:
+        """The hooks on the locked model: a native pre-hook that can defer the
+        per-step work (step_hook.py) or the Python one, and the Python post-hook
+        (kept in self._post_handle: taken off while the native hook defers)."""
+        from fastenough.agent import step_hook
+
+        self._drop_step_hook()
+        self._hooked_model = weakref.ref(module)
+        native = native and bool(self.opts.get("defer_steps", True))
+        hook = step_hook.make(self._pre_hook, record=True, batch_size=_batch_size,
+                              main_thread=self._main_ident) if native else None
+        self._step_hook = hook
+        if hook is not None:
+            hook.max_age_ns = FLUSH_INTERVAL_NS
+            hook.capacity = max(1, self._flush_every)
+        pre = module.register_forward_pre_hook(
+            hook.pre if hook is not None else self._pre_hook, with_kwargs=True)
+        self._post_handle = module.register_forward_hook(self._locked_post, always_call=True)
+        return [pre, self._post_handle]
+
+    def _drop_step_hook(self) -> None:
+        """The native hook goes (another step source took over, or torch.compile):
+        its count is kept, and the checks hook the model themselves again."""
+        hook, self._step_hook = self._step_hook, None
+        if hook is None:
+            return
+        self._deferred_before += hook.deferred_calls
+        module = self._hooked_model() if self._hooked_model is not None else None
+        checks = getattr(self, "checks", None)
+        if hook.deferring and checks is not None and module is not None:
+            checks.reclaim_root(module)
+        hook.deferring = False
+
+    def _steps_deferred(self) -> int:
+        hook = self._step_hook
+        return self._deferred_before + (hook.deferred_calls if hook is not None else 0)
+
+    def _update_deferral(self, module, args, kwargs) -> None:
+        """Defer steps to the native hook only where no step can change the phase
+        (steady, the profiler window done or off) and the checks' sync-watch sample
+        is over. Called from every live call on the locked model. While deferring,
+        the native pre-hook is the only hook on the model: the checks take theirs
+        off and get every SAMPLE_EVERY-th call from here (live_call), and a call
+        that needs our post-hook gets a one-shot one. If torch.compile compiled
+        something since, go back to the Python hooks: dynamo traces those (and
+        folds them away), a native one would break the graph."""
+        from fastenough.agent import step_hook
+
+        hook = self._step_hook
+        if hook is None:
+            return
+        checks = getattr(self, "checks", None)
+        if self._dynamo_compiled():
+            self._drain()
+            for h in self._module_handles:
+                h.remove()
+            self._post_handle = None
+            # This very call's post goes to the new Python post-hook (torch reads the
+            # forward hooks after forward) and closes the depth this call opened.
+            self._module_handles = self._model_hooks(module, native=False)
+            return
+        want = (self.enabled and self.source == SRC_MODULE and self.auto_phase == "steady"
+                and (self.profile_done or not self._trace)
+                and (checks is None or checks.sampling))
+        if want and not hook.deferring:
+            hook.deferring = True
+            if checks is not None:
+                from fastenough.agent.checks.registry import SAMPLE_EVERY
+
+                hook.live_every = SAMPLE_EVERY
+                checks.yield_root(module, hook)
+        elif not want and hook.deferring:
+            hook.deferring = False
+            if checks is not None:
+                checks.reclaim_root(module)
+        if want:
+            if self._post_handle is not None:  # no post-hook while deferring ...
+                self._post_handle.remove()
+                self._module_handles.remove(self._post_handle)
+                self._post_handle = None
+            step_hook.one_shot_post(module, self._locked_post)  # ... but for this call
+            if checks is not None:
+                checks.live_call(module, args, kwargs if kwargs is not None else {})
+        elif self._post_handle is None:
+            self._post_handle = module.register_forward_hook(self._locked_post,
+                                                             always_call=True)
+            self._module_handles.append(self._post_handle)
+
+    def _drain(self) -> None:
+        """Replay the steps the native hook deferred, in order, through the same
+        logic a live call runs (_root_call): before anything else looks at steps.
+        While deferring there is no post-hook, so the end of the last model call
+        is not known: a step still open at exit then ends at the last live call's
+        return, or is dropped (see _finish_phases)."""
+        hook = self._step_hook
+        if hook is None or not hook.pending:
+            return
+        for mono, wall, items, tokens in hook.drain():
+            t = self._close_open((mono, wall))
+            self._open(t, items, tokens)
 
     def _locked_post(self, module, args, output) -> None:
         self._post_hook(module, args, output)
@@ -834,6 +967,15 @@ def _not_compiling() -> bool:
 _is_compiling = _not_compiling
 
 
+def _json_int(v) -> str:
+    return "null" if v is None else str(int(v))
+
+
+@functools.lru_cache(maxsize=64)
+def _json_str(v) -> str:
+    return "null" if v is None else dumps(str(v))
+
+
 def _rss_bytes() -> int | None:
     try:
         with open("/proc/self/statm") as f:
@@ -867,12 +1009,29 @@ def _first_tensor(obj, depth: int = 0):
 def _batch_size(batch) -> tuple[int | None, int | None]:
     """items: first dim of the first tensor; tokens: numel of an input_ids-like
     2-D integer tensor (dict key "input_ids", or the first tensor when it is one)."""
+    if type(batch) is tuple and batch:
+        # The usual model call, model(x): answered without the general search.
+        first = batch[0]
+        torch = sys.modules.get("torch")
+        if torch is not None and type(first) is torch.Tensor:
+            return _tensor_counts(first, None)
     tensor, ids = _first_tensor(batch)
-    if tensor is None or tensor.dim() == 0:
+    if tensor is None:
         return None, None
-    items = int(tensor.shape[0])
-    if ids is None and tensor.dim() == 2 and not tensor.is_floating_point() \
-            and not tensor.is_complex() and tensor.dtype != sys.modules["torch"].bool:
+    return _tensor_counts(tensor, ids)
+
+
+def _tensor_counts(tensor, ids) -> tuple[int | None, int | None]:
+    shape = tensor.shape
+    if not shape:
+        return None, None
+    if ids is None and len(shape) == 2 and _is_integer(tensor.dtype):
         ids = tensor
     tokens = int(ids.numel()) if ids is not None and ids.dim() == 2 else None
-    return items, tokens
+    return int(shape[0]), tokens
+
+
+@functools.lru_cache(maxsize=64)
+def _is_integer(dtype) -> bool:
+    return not dtype.is_floating_point and not dtype.is_complex and dtype != sys.modules[
+        "torch"].bool
