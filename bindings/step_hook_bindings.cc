@@ -205,8 +205,9 @@ void RegisterStepHook(nb::module_& m) {
       .def(nb::init<nb::object, nb::object, nb::object, nb::object, bool, uint64_t>(),
            nb::arg("tensor_type"), nb::arg("int_dtypes"), nb::arg("live_pre"),
            nb::arg("batch_size"), nb::arg("record"), nb::arg("main_thread"))
-      .def("pre", &StepHook::Pre, nb::arg("module"), nb::arg("args"), nb::arg("kwargs").none(),
-           "forward pre-hook: register_forward_pre_hook(hook.pre, with_kwargs=True)")
+      .def("pre", &StepHook::Pre,
+           "forward pre-hook (module, args, kwargs): register_forward_pre_hook(hook.pre, "
+           "with_kwargs=True)")
       .def("drain", &StepHook::Drain)
       .def_prop_rw("deferring", &StepHook::deferring, &StepHook::set_deferring)
       .def_rw("live_every", &StepHook::live_every_)

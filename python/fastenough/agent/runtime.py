@@ -81,6 +81,7 @@ class Agent:
         self._trace_after = int(opts.get("trace_after", 2))
         self._trace_steps = max(1, int(opts.get("trace_steps", 5)))
         self._checks_step = None  # the checks' on_step_end, bound once
+        self.checks = None  # the runtime checks' registry (agent/checks), once installed
         # Phases: the automatic phase now open, and user phases by nesting.
         self.auto_phase: str | None = None
         self.phase_steps = 0  # steps closed in the current auto phase
@@ -897,17 +898,41 @@ class Agent:
             self._module_handles.append(self._post_handle)
 
     def _drain(self) -> None:
-        """Replay the steps the native hook deferred, in order, through the same
-        logic a live call runs (_root_call): before anything else looks at steps.
-        While deferring there is no post-hook, so the end of the last model call
-        is not known: a step still open at exit then ends at the last live call's
-        return, or is dropped (see _finish_phases)."""
+        """Replay the steps the native hook deferred, in order, with the effect a
+        live call has (_root_call): before anything else looks at steps. While
+        deferring there is no post-hook, so the end of the last model call is not
+        known: a step still open at exit then ends at the last live call's return,
+        or is dropped (see _finish_phases)."""
         hook = self._step_hook
         if hook is None or not hook.pending:
             return
-        for mono, wall, items, tokens in hook.drain():
-            t = self._close_open((mono, wall))
-            self._open(t, items, tokens)
+        records = hook.drain()
+        if (self.open_step is None or self.source != SRC_MODULE
+                or self.auto_phase != "steady" or (self._trace and not self.profile_done)):
+            for mono, wall, items, tokens in records:  # the general path
+                t = self._close_open((mono, wall))
+                self._open(t, items, tokens)
+            return
+        # Steady, no phase change possible: each record closes the open step and
+        # opens the next; the same tuples _record_step appends, in one loop.
+        buf, phase, source = self.steps_buf, self.auto_phase, self.source
+        index = self.step_index
+        start = self.open_step
+        durations = []
+        for mono, wall, items, tokens in records:
+            buf.append((index, start[:2], (mono, wall), start[2], start[3], source, phase))
+            durations.append(mono - start[0])
+            index += 1
+            last_start, start = start, (mono, wall, items, tokens)
+        self.step_index = index
+        self.phase_steps += len(records)
+        self.last_step_end = start[:2]
+        self._last_step = last_start[:2]
+        self.open_step = start
+        if self.checks is not None:
+            self._checks_call("on_steps_end", durations)
+        if len(buf) >= self._flush_every or start[0] - self._last_flush >= FLUSH_INTERVAL_NS:
+            self._flush_steps()
 
     def _locked_post(self, module, args, output) -> None:
         self._post_hook(module, args, output)

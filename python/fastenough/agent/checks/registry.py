@@ -334,6 +334,19 @@ class Registry:
                 self.step_ns.append(int(duration_ns))
 
     @_guard
+    def on_steps_end(self, durations: list) -> None:
+        """Steps the agent replays in a batch (deferred by its native hook): the
+        same as on_step_end for each, in one call."""
+        self.steps += len(durations)
+        if self.in_steady:
+            for _ in range(len(durations) if self.sync.active else 0):
+                self.sync.on_steady_step()
+            self.steady_steps += len(durations)
+            if self.steady_steps >= self.examine_all_steady and not self.sampling:
+                self._start_sampling()
+            self.step_ns.extend(int(d) for d in durations if d)
+
+    @_guard
     def on_phase_end(self, name: str) -> None:
         self.logits.close()
         self.autograd.close_measure(False)
