@@ -74,6 +74,31 @@ class StepHook {
     return nb::none();
   }
 
+  // DataLoader use, around the iterator's __next__: Begin() before the fetch
+  // (true: deferred, the boundary is recorded; false: let Python handle this
+  // one), Finish(batch) after it with the batch, or None when none came.
+  bool Begin() {
+    if (!deferring_ || PyThread_get_thread_ident() != main_thread_) return false;
+    const int64_t mono = ClockNs(CLOCK_MONOTONIC);
+    ++calls_;
+    if (records_.size() >= capacity_ || mono - last_live_ns_ >= max_age_ns_ ||
+        (live_every_ > 0 && calls_ % live_every_ == 0)) {
+      last_live_ns_ = mono;
+      return false;
+    }
+    ++deferred_calls_;
+    pending_ = Record{mono, ClockNs(CLOCK_REALTIME), kNone, kNone};
+    has_pending_ = true;
+    return true;
+  }
+
+  void Finish(nb::handle batch) {
+    if (!has_pending_) return;
+    has_pending_ = false;
+    if (!batch.is_none()) CountsOf(batch, &pending_.items, &pending_.tokens);
+    records_.push_back(pending_);
+  }
+
   // The deferred records, oldest first, as (mono_ns, wall_ns, items, tokens)
   // with None for an unknown count; the buffer is emptied.
   nb::list Drain() {
@@ -112,27 +137,31 @@ class StepHook {
   void BatchSize(nb::handle args, nb::handle kwargs, int64_t* items, int64_t* tokens) {
     PyObject* a = args.ptr();
     PyObject* kw = kwargs.ptr();
-    const bool use_args = PyTuple_Check(a) && PyTuple_GET_SIZE(a) > 0;
-    const bool use_kwargs =
-        !use_args && kw != nullptr && PyDict_Check(kw) && PyDict_GET_SIZE(kw) > 0;
-    if (use_args) {
-      PyObject* first = PyTuple_GET_ITEM(a, 0);
-      if (Py_TYPE(first) == reinterpret_cast<PyTypeObject*>(tensor_type_.ptr()) &&
-          TensorCounts(first, false, items, tokens)) {
-        return;
-      }
-    } else if (use_kwargs) {
-      PyObject* ids = PyDict_GetItemWithError(kw, input_ids_name_.ptr());  // borrowed
-      if (ids == nullptr) PyErr_Clear();
-      if (ids != nullptr &&
-          Py_TYPE(ids) == reinterpret_cast<PyTypeObject*>(tensor_type_.ptr()) &&
-          TensorCounts(ids, true, items, tokens)) {
-        return;
-      }
-    } else {
-      return;  // no arguments: nothing to count
+    if (PyTuple_Check(a) && PyTuple_GET_SIZE(a) > 0) {
+      CountsOf(args, items, tokens);
+    } else if (kw != nullptr && PyDict_Check(kw) && PyDict_GET_SIZE(kw) > 0) {
+      CountsOf(kwargs, items, tokens);
     }
-    nb::object got = batch_size_(use_args ? args : kwargs);
+  }
+
+  // _batch_size(batch) for a tensor, a tuple led by one, or a dict with
+  // input_ids; the Python function for anything else.
+  void CountsOf(nb::handle batch, int64_t* items, int64_t* tokens) {
+    PyObject* b = batch.ptr();
+    PyTypeObject* tensor = reinterpret_cast<PyTypeObject*>(tensor_type_.ptr());
+    if (Py_TYPE(b) == tensor) {
+      if (TensorCounts(b, false, items, tokens)) return;
+    } else if (PyTuple_Check(b) && PyTuple_GET_SIZE(b) > 0) {
+      PyObject* first = PyTuple_GET_ITEM(b, 0);
+      if (Py_TYPE(first) == tensor && TensorCounts(first, false, items, tokens)) return;
+    } else if (PyDict_Check(b)) {
+      PyObject* ids = PyDict_GetItemWithError(b, input_ids_name_.ptr());  // borrowed
+      if (ids == nullptr) PyErr_Clear();
+      if (ids != nullptr && Py_TYPE(ids) == tensor && TensorCounts(ids, true, items, tokens)) {
+        return;
+      }
+    }
+    nb::object got = batch_size_(batch);
     if (nb::isinstance<nb::tuple>(got) && nb::len(got) == 2) {
       nb::handle i = got[0], t = got[1];
       *items = i.is_none() ? kNone : nb::cast<int64_t>(i);
@@ -191,6 +220,8 @@ class StepHook {
   bool deferring_ = false;
   int64_t calls_ = 0;
   int64_t last_live_ns_ = 0;
+  bool has_pending_ = false;
+  Record pending_{0, 0, kNone, kNone};
   std::vector<Record> records_;
 };
 
@@ -205,9 +236,14 @@ void RegisterStepHook(nb::module_& m) {
       .def(nb::init<nb::object, nb::object, nb::object, nb::object, bool, uint64_t>(),
            nb::arg("tensor_type"), nb::arg("int_dtypes"), nb::arg("live_pre"),
            nb::arg("batch_size"), nb::arg("record"), nb::arg("main_thread"))
-      .def("pre", &StepHook::Pre,
-           "forward pre-hook (module, args, kwargs): register_forward_pre_hook(hook.pre, "
-           "with_kwargs=True)")
+      // kwargs defaults to None: torch calls a hook taken off while it was already
+      // looping over a copy of the hooks without it (its with_kwargs entry is gone).
+      .def("pre", &StepHook::Pre, nb::arg("module"), nb::arg("args"),
+           nb::arg("kwargs").none() = nb::none(),
+           "forward pre-hook: register_forward_pre_hook(hook.pre, with_kwargs=True)")
+      .def("begin", &StepHook::Begin, "before a DataLoader fetch: true if deferred")
+      .def("finish", &StepHook::Finish, nb::arg("batch").none(),
+           "after the fetch begun by begin(): its batch, or None")
       .def("drain", &StepHook::Drain)
       .def_prop_rw("deferring", &StepHook::deferring, &StepHook::set_deferring)
       .def_rw("live_every", &StepHook::live_every_)

@@ -111,3 +111,62 @@ print("ok")
     assert agent["agent_error"] is None
     assert agent["steps_deferred"] > 50
     assert agent["compile"]["compiles"] >= 1
+
+
+DL_LOOP = """
+import torch
+from torch.utils.data import DataLoader
+torch.manual_seed(0)
+
+class Batches(torch.utils.data.Dataset):
+    def __len__(self):
+        return 250
+
+    def __getitem__(self, i):
+        rows, width = (3 if i % 9 == 0 else 4), 6 + i % 5
+        return {"input_ids": torch.randint(1, 50, (rows, width)),
+                "attention_mask": torch.ones(rows, width, dtype=torch.long)}
+
+class Scorer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 16)
+
+    def forward(self, input_ids, attention_mask=None):
+        return (self.emb(input_ids) * attention_mask[..., None]).sum()
+
+model = Scorer().eval()
+with torch.inference_mode():
+    for epoch in range(2):
+        for batch in DataLoader(Batches(), batch_size=None):
+            model(**batch).item()
+print("ok")
+"""
+
+
+def test_dataloader_steps_deferred_match_python_steps(tmp_path):
+    runs = {}
+    for defer in (True, False):
+        d = tmp_path / str(defer)
+        d.mkdir()
+        r = run_under_agent(d, DL_LOOP, dict(OPTS, defer_steps=defer))
+        assert r.proc.returncode == 0, r.proc.stderr
+        assert r.proc.stdout.strip() == "ok" and "Traceback" not in r.proc.stderr
+        runs[defer] = r
+    fast, slow = runs[True], runs[False]
+    assert fast.main_agent()["steps_deferred"] > 300
+    assert slow.main_agent()["steps_deferred"] == 0
+    for r in (fast, slow):
+        steps = r.steps
+        assert {s["source"] for s in steps} == {"dataloader"}
+        assert [s["index"] for s in steps] == list(range(len(steps)))
+        check_balanced(r.phases)
+    # Two passes over 250 batches; the loader's end closes each pass's last step.
+    assert len(fast.steps) == len(slow.steps) == 500
+    want = [(3 if i % 9 == 0 else 4, (3 if i % 9 == 0 else 4) * (6 + i % 5))
+            for _ in range(2) for i in range(250)]
+    for r in (fast, slow):
+        assert [(s["items"], s["tokens"]) for s in r.steps] == want
+    cf = __import__("json").loads((fast.dir / "checks.json").read_text())
+    assert cf["forwards"] == 500
+    assert 0 < cf["forwards_examined"] < 150  # the checks went native and sample

@@ -110,6 +110,7 @@ class Agent:
         self._post_handle = None  # the Python post-hook on it, while not deferring
         self._deferred_before = 0  # steps deferred by native hooks since dropped
         self._hooked_model = None  # weak reference to the locked model
+        self._dl_hook = None  # native recorder of DataLoader steps, while deferring
         self.module_last_post: tuple[int, int] | None = None
         self.activated: tuple[int, int] | None = None
         self.trace_rel: str | None = None
@@ -127,8 +128,9 @@ class Agent:
         # (multiprocessing ends children with os._exit), so record it right away.
         try:
             self.enabled = False
-            if self._step_hook is not None:
-                self._step_hook.deferring = False  # every call to Python, which returns
+            for hook in (self._step_hook, self._dl_hook):
+                if hook is not None:
+                    hook.deferring = False  # every call to Python, which returns
             self.role = "worker"
             self.pid = os.getpid()
             self.steps_buf = []
@@ -206,6 +208,23 @@ class Agent:
         agent = self
 
         def __next__(it):
+            hook = agent._dl_hook
+            if hook is not None and hook.begin():
+                # Steady and deferring: the native hook has the boundary; it takes
+                # the batch size after the fetch (dataloader_deferral).
+                try:
+                    batch = orig(it)
+                except BaseException as exc:
+                    hook.finish(None)
+                    if isinstance(exc, StopIteration) and agent.enabled:
+                        try:
+                            agent._drain()
+                            agent._dataloader_stop()
+                        except Exception:  # noqa: BLE001
+                            agent.fail("dataloader")
+                    raise
+                hook.finish(batch)
+                return batch
             if agent.enabled:
                 try:
                     agent._dataloader_before()
@@ -544,7 +563,7 @@ class Agent:
 
     # ------------------------------------------------------------------ steps
     def _accept(self, source: int, t: tuple[int, int]) -> bool:
-        if self._step_hook is not None:
+        if self._step_hook is not None or self._dl_hook is not None:
             self._drain()
         if self.first_activity is None:
             self.first_activity = t
@@ -569,6 +588,8 @@ class Agent:
                 self._last_step = None
         self.source = source
         self.durations = []
+        if self._dl_hook is not None and source != SRC_DATALOADER:
+            self._dl_hook.deferring = False  # batches are no steps of their own now
         if source > SRC_MODULE and self._module_handles:
             for h in self._module_handles:  # model-call hooks cost per module call
                 h.remove()
@@ -733,6 +754,31 @@ class Agent:
         self._check_fail("dataloader")
         t = self._close_open(t)
         self._open(t)
+        self._dataloader_deferral()
+
+    def _dataloader_deferral(self) -> None:
+        """Once steady (no phase change possible, the profiler window done or off,
+        the checks' sync-watch sample over), DataLoader steps go to a native hook:
+        __next__ then runs no agent Python code but once a second or every 256
+        batches (a live call, which replays them: _drain)."""
+        checks = self.checks
+        want = (self.enabled and self.source == SRC_DATALOADER and self.auto_phase == "steady"
+                and (self.profile_done or not self._trace)
+                and (checks is None or checks.sampling)
+                and bool(self.opts.get("defer_steps", True)))
+        hook = self._dl_hook
+        if want and hook is None:
+            from fastenough.agent import step_hook
+
+            hook = step_hook.make(_no_live_call, record=True, batch_size=_batch_size,
+                                  main_thread=self._main_ident)
+            if hook is None:
+                return
+            hook.max_age_ns = FLUSH_INTERVAL_NS
+            hook.capacity = max(1, self._flush_every)
+            self._dl_hook = hook
+        if hook is not None and hook.deferring != want:
+            hook.deferring = want
 
     def _dataloader_after(self, batch) -> None:
         if self.source != SRC_DATALOADER or self.open_step is None:
@@ -843,8 +889,8 @@ class Agent:
         hook.deferring = False
 
     def _steps_deferred(self) -> int:
-        hook = self._step_hook
-        return self._deferred_before + (hook.deferred_calls if hook is not None else 0)
+        hooks = (self._step_hook, self._dl_hook)
+        return self._deferred_before + sum(h.deferred_calls for h in hooks if h is not None)
 
     def _update_deferral(self, module, args, kwargs) -> None:
         """Defer steps to the native hook only where no step can change the phase
@@ -898,17 +944,18 @@ class Agent:
             self._module_handles.append(self._post_handle)
 
     def _drain(self) -> None:
-        """Replay the steps the native hook deferred, in order, with the effect a
-        live call has (_root_call): before anything else looks at steps. While
-        deferring there is no post-hook, so the end of the last model call is not
-        known: a step still open at exit then ends at the last live call's return,
-        or is dropped (see _finish_phases)."""
-        hook = self._step_hook
+        """Replay the steps a native hook deferred (model calls or DataLoader
+        batches), in order, with the effect a live call has: before anything else
+        looks at steps. While deferring model calls there is no post-hook, so the
+        end of the last model call is not known: a step still open at exit then
+        ends at the last live call's return, or is dropped (see _finish_phases)."""
+        hook = (self._step_hook if self.source == SRC_MODULE
+                else self._dl_hook if self.source == SRC_DATALOADER else None)
         if hook is None or not hook.pending:
             return
         records = hook.drain()
-        if (self.open_step is None or self.source != SRC_MODULE
-                or self.auto_phase != "steady" or (self._trace and not self.profile_done)):
+        if (self.open_step is None or self.auto_phase != "steady"
+                or (self._trace and not self.profile_done)):
             for mono, wall, items, tokens in records:  # the general path
                 t = self._close_open((mono, wall))
                 self._open(t, items, tokens)
@@ -979,6 +1026,10 @@ class Agent:
             self.phase_steps = 0
             self._write_edge("warmup", "begin", at=start)
         self.last_boundary = self._record_step(start, t, items, tokens)
+
+
+def _no_live_call(*args) -> None:
+    return None
 
 
 def _not_compiling() -> bool:

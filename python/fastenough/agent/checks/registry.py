@@ -76,7 +76,12 @@ class Registry:
         # id -> the agent's native hook, which counts the calls it kept to itself.
         self._driven: dict = {}
         self._driven_counted = 0  # such calls of roots given back since
-        self._root_handles: dict = {}  # id(root) -> [pre, post] handles
+        self._root_handles: dict = {}  # id(root) -> [pre, post] handles, or [native pre]
+        # Once sampling, a native pre-hook (agent/step_hook.py) on our roots counts
+        # the calls and sends every SAMPLE_EVERY-th here; no forward hook stays.
+        self._native = None
+        self._compiled = False  # torch.compile compiled something: Python hooks only
+        self._native_roots: dict = {}  # id -> weak reference to the module
         self._examining = False
         self.examine_all_steady = int(self.opts.get("sync_watch_steps", EXAMINE_ALL_STEADY))
         self.steps = 0
@@ -193,7 +198,8 @@ class Registry:
     @property
     def forwards(self) -> int:
         """Root forwards seen: by our hooks, and by the agent for the roots it drives."""
-        return (self._forwards_py + self._driven_counted
+        native = self._native.deferred_calls if self._native is not None else 0
+        return (self._forwards_py + self._driven_counted + native
                 + sum(h.deferred_calls for h in self._driven.values()))
 
     def _start_sampling(self) -> None:
@@ -201,6 +207,28 @@ class Registry:
 
     def _pre(self, module, args, kwargs) -> None:
         if self._compiling() or id(module) in self._driven:
+            return
+        key = id(module)
+        if self.sampling and key in self._root_handles and key not in self._native_roots \
+                and self._depth == 0 and not self._compiled:
+            if self._dynamo_counts()[0] > 0:
+                self._compiled = True  # compiled code: our Python hooks stay
+            else:
+                self._to_native(module)  # this call goes on below
+        if key in self._native_roots:
+            if self._depth > 0:
+                return  # a call inside an examined one
+            self._forwards_py += 1
+            if self._native.deferring or self._forwards_py % SAMPLE_EVERY == 0:
+                from fastenough.agent import step_hook
+
+                self._depth = 1
+                self._examining = True
+                self.on_forward_pre(module, args, kwargs)
+                step_hook.one_shot_post(module, self._module_post_given_back,
+                                        with_kwargs=True)
+            elif self.logits._mode is not None:
+                self.logits.close()
             return
         self._depth += 1
         if self._depth == 1:
@@ -230,12 +258,51 @@ class Registry:
         if key in self._driven:
             return
         self._driven[key] = counter
+        self._native_roots.pop(key, None)
         for h in self._root_handles.pop(key, []):
             h.remove()
             if h in self._handles:
                 self._handles.remove(h)
         if self._depth > 0:  # our pre of the call in progress ran: close it as before
             step_hook.one_shot_post(module, self._module_post_given_back, with_kwargs=True)
+
+    def _to_native(self, module) -> bool:
+        """Sampling: this root's Python hooks (pre and post, each ~10 us a call on
+        a real step) make way for the shared native pre-hook. Called from our own
+        pre-hook: the pre goes (torch has already called it for this call), the
+        post goes (torch reads the forward hooks after forward)."""
+        from fastenough.agent import step_hook
+
+        if self._native is None:
+            native = step_hook.make(self._module_pre, record=False)
+            if native is None:
+                return False
+            native.live_every = SAMPLE_EVERY
+            native.deferring = True
+            self._native = native
+        key = id(module)
+        for h in self._root_handles.pop(key, []):
+            h.remove()
+            if h in self._handles:
+                self._handles.remove(h)
+        handle = module.register_forward_pre_hook(self._native.pre, with_kwargs=True)
+        self._handles.append(handle)
+        self._root_handles[key] = [handle]
+        self._native_roots[key] = weakref.ref(module)
+        return True
+
+    def _native_to_python(self) -> None:
+        """torch.compile compiled something: dynamo traces (and folds away) Python
+        hooks, a native one would break its graph. Python hooks again on our roots."""
+        roots, self._native_roots = self._native_roots, {}
+        for key, ref in roots.items():
+            for h in self._root_handles.pop(key, []):
+                h.remove()
+                if h in self._handles:
+                    self._handles.remove(h)
+            m = ref()
+            if m is not None:
+                self._hook_root(m)
 
     def _module_post_given_back(self, module, args, kwargs, output) -> None:
         self._depth = max(0, self._depth - 1)
@@ -249,6 +316,7 @@ class Registry:
         if counter is None:
             return
         self._driven_counted += counter.deferred_calls
+        self._native_roots.pop(id(module), None)
         self._hook_root(module)
 
     def live_call(self, module, args, kwargs) -> None:
@@ -278,6 +346,9 @@ class Registry:
             (self.fwd_ns_steady if self.in_steady else self.fwd_ns).append(ns)
             self._t_fwd = 0
         self.examined += 1
+        if self._native_roots and not self._compiled and self._dynamo_counts()[0] > 0:
+            self._compiled = True
+            self._native_to_python()
         if not self.sampling and self.examined >= EXAMINE_ALL_FORWARDS:
             self._start_sampling()
         if len(self._called_roots) < 8 and id(module) not in self._called_roots:
