@@ -73,7 +73,24 @@ class TinyLM(nn.Module):
         return logp.gather(-1, ids[:, 1:, None]).squeeze(-1).sum(-1)
 
 
+def loaded_agent():
+    agent = runtime.get_agent()
+    if agent is None:
+        raise SystemExit("run this under `fastenough run` (no agent loaded)")
+    return agent
+
+
+def trimmed_mean(values: list) -> float:
+    """Mean without the 10% lowest and 10% highest (sorts values)."""
+    values.sort()
+    cut = len(values) // 10
+    return statistics.fmean(values[cut:len(values) - cut])
+
+
 def make(model: str):
+    """The model and its input; one thread, fixed seed."""
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
     if model == "mlp":
         return nn.Sequential(*[Block() for _ in range(6)], nn.Linear(256, 16)).eval(), \
             torch.randn(64, 256)
@@ -106,11 +123,7 @@ def main() -> None:
         return floor(args)
     if args.loop == "dataloader":
         return dataloader_loop(args)
-    agent = runtime.get_agent()
-    if agent is None:
-        raise SystemExit("run this under `fastenough run` (no agent loaded)")
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
+    agent = loaded_agent()
     model, x = make(args.model)
     pc = time.perf_counter_ns
     diffs, plain = [], []
@@ -140,9 +153,7 @@ def main() -> None:
                     live = True  # this call ran the agent's Python code
             (live_diffs if live else diffs).append(t["B"] - t["A"])
             plain.append(t["A"])
-    diffs.sort()
-    cut = len(diffs) // 10
-    trimmed = statistics.fmean(diffs[cut:len(diffs) - cut])
+    trimmed = trimmed_mean(diffs)
     live_cost = statistics.median(live_diffs) if live_diffs else 0.0
     share = len(live_diffs) / args.pairs
     cost = (1 - share) * trimmed + share * live_cost
@@ -180,11 +191,7 @@ def dataloader_loop(args) -> None:
     from torch.utils.data import DataLoader
     from torch.utils.data.dataloader import _BaseDataLoaderIter
 
-    agent = runtime.get_agent()
-    if agent is None:
-        raise SystemExit("run this under `fastenough run` (no agent loaded)")
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
+    agent = loaded_agent()
     model, x = make(args.model)
     it = iter(DataLoader(Repeat(x, 10**9), batch_size=None))
     pc = time.perf_counter_ns
@@ -211,9 +218,7 @@ def dataloader_loop(args) -> None:
                     _BaseDataLoaderIter.__next__ = wrapped
             diffs.append(t["B"] - t["A"])
             plain.append(t["A"])
-    diffs.sort()
-    cut = len(diffs) // 10
-    trimmed = statistics.fmean(diffs[cut:len(diffs) - cut])
+    trimmed = trimmed_mean(diffs)
     step = statistics.median(plain)
     print(json.dumps({"model": args.model, "loop": "dataloader", "pairs": args.pairs,
                       "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
@@ -227,8 +232,6 @@ def floor(args) -> None:
     slower path as soon as a model has one hook, and runs a Python function."""
     if runtime.get_agent() is not None:
         raise SystemExit("--floor measures without the agent: run it with plain python")
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
     model, x = make(args.model)
     model.register_forward_pre_hook(lambda m, a, k: None, with_kwargs=True)
     pc = time.perf_counter_ns
@@ -247,9 +250,7 @@ def floor(args) -> None:
                     attach(model, saved)
             diffs.append(t["B"] - t["A"])
             plain.append(t["A"])
-    diffs.sort()
-    cut = len(diffs) // 10
-    trimmed = statistics.fmean(diffs[cut:len(diffs) - cut])
+    trimmed = trimmed_mean(diffs)
     print(json.dumps({"model": args.model, "pairs": args.pairs, "floor": "one empty pre-hook",
                       "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
                       "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
