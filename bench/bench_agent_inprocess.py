@@ -115,14 +115,18 @@ def main() -> None:
     p.add_argument("--pairs", type=int, default=1500, help="pairs of timed steps")
     p.add_argument("--floor", action="store_true",
                    help="no agent: time one do-nothing Python pre-hook instead (plain python)")
-    p.add_argument("--loop", choices=["model", "dataloader"], default="model",
+    p.add_argument("--loop", choices=["model", "dataloader", "train"], default="model",
                    help="model: the loop calls the model (steps from its calls, the default "
-                        "measured above); dataloader: for x in DataLoader (steps from the loader)")
+                        "measured above); dataloader: for x in DataLoader (steps from the "
+                        "loader); train: forward, backward, optimizer.step() (steps from the "
+                        "optimizer)")
     args = p.parse_args()
     if args.floor:
         return floor(args)
     if args.loop == "dataloader":
         return dataloader_loop(args)
+    if args.loop == "train":
+        return train_loop(args)
     agent = loaded_agent()
     model, x = make(args.model)
     pc = time.perf_counter_ns
@@ -225,6 +229,57 @@ def dataloader_loop(args) -> None:
                       "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
                       "plain_step_ms": round(step / 1e6, 3),
                       "ratio": round(1 + trimmed / step, 4), "target": "<= 1.01"}))
+
+
+def train_loop(args) -> None:
+    """Steps from optimizer.step(): the agent's global optimizer post-hook, and
+    the checks' hooks on the model (and autograd.backward counted). A: no
+    optimizer hook, no model hooks, the original backward; B: as in a run."""
+    import torch.optim.optimizer as optim_mod
+
+    agent = loaded_agent()
+    model, x = make(args.model)
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    hooks = optim_mod._global_optimizer_post_hooks
+    counted = torch.autograd.backward
+    original = getattr(counted, "__wrapped__", counted)
+    pc = time.perf_counter_ns
+    diffs, plain = [], []
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        model(x).pow(2).mean().backward()
+        opt.step()
+
+    for _ in range(80):
+        step()
+    if agent.auto_phase != "steady" or agent.source != runtime.SRC_OPTIMIZER:
+        raise SystemExit(f"not a steady optimizer loop (phase {agent.auto_phase})")
+    for i in range(args.pairs):
+        t = {}
+        for kind in ("AB" if i % 2 == 0 else "BA"):
+            saved = None
+            if kind == "A":
+                saved = detach(model), dict(hooks)
+                hooks.clear()
+                torch.autograd.backward = original
+            t0 = pc()
+            step()
+            t[kind] = pc() - t0
+            if saved is not None:
+                attach(model, saved[0])
+                hooks.update(saved[1])
+                torch.autograd.backward = counted
+        diffs.append(t["B"] - t["A"])
+        plain.append(t["A"])
+    trimmed = trimmed_mean(diffs)
+    step_ns = statistics.median(plain)
+    print(json.dumps({"model": args.model, "loop": "train", "pairs": args.pairs,
+                      "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
+                      "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
+                      "plain_step_ms": round(step_ns / 1e6, 3),
+                      "ratio": round(1 + trimmed / step_ns, 4), "target": "<= 1.01"}))
 
 
 def floor(args) -> None:

@@ -170,3 +170,42 @@ def test_dataloader_steps_deferred_match_python_steps(tmp_path):
     cf = __import__("json").loads((fast.dir / "checks.json").read_text())
     assert cf["forwards"] == 500
     assert 0 < cf["forwards_examined"] < 150  # the checks went native and sample
+
+
+TRAIN_LOOP = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+for i in range(300):
+    x = torch.randn(8, 16)
+    opt.zero_grad()
+    model(x).pow(2).mean().backward()
+    opt.step()
+print("ok", round(float(model[0].weight.sum()), 6))
+"""
+
+
+def test_optimizer_steps_deferred_match_python_steps(tmp_path):
+    runs = {}
+    for defer in (True, False):
+        d = tmp_path / str(defer)
+        d.mkdir()
+        r = run_under_agent(d, TRAIN_LOOP, dict(OPTS, defer_steps=defer))
+        assert r.proc.returncode == 0, r.proc.stderr
+        assert r.proc.stdout.startswith("ok") and "Traceback" not in r.proc.stderr
+        runs[defer] = r
+    fast, slow = runs[True], runs[False]
+    assert fast.proc.stdout == slow.proc.stdout  # the training itself is untouched
+    assert fast.main_agent()["steps_deferred"] > 200
+    assert slow.main_agent()["steps_deferred"] == 0
+    for r in (fast, slow):
+        steps = r.steps
+        assert len(steps) == 300  # a step ends at each optimizer.step(): none is lost
+        assert {s["source"] for s in steps} == {"optimizer"}
+        assert [s["index"] for s in steps] == list(range(300))
+        for a, b in zip(steps, steps[1:], strict=False):
+            assert a["end_mono_ns"] <= b["start_mono_ns"]
+            assert b["start_mono_ns"] < b["end_mono_ns"]
+        check_balanced(r.phases)
+        assert sum(s["phase"] == "steady" for s in steps) > 250

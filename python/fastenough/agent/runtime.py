@@ -111,6 +111,8 @@ class Agent:
         self._deferred_before = 0  # steps deferred by native hooks since dropped
         self._hooked_model = None  # weak reference to the locked model
         self._dl_hook = None  # native recorder of DataLoader steps, while deferring
+        self._opt_hook = None  # native recorder of optimizer steps, while deferring
+        self._opt_handle = None  # our optimizer post-hook's handle
         self.module_last_post: tuple[int, int] | None = None
         self.activated: tuple[int, int] | None = None
         self.trace_rel: str | None = None
@@ -128,7 +130,7 @@ class Agent:
         # (multiprocessing ends children with os._exit), so record it right away.
         try:
             self.enabled = False
-            for hook in (self._step_hook, self._dl_hook):
+            for hook in (self._step_hook, self._dl_hook, self._opt_hook):
                 if hook is not None:
                     hook.deferring = False  # every call to Python, which returns
             self.role = "worker"
@@ -198,7 +200,8 @@ class Agent:
         # harmless (they return at once while dynamo traces them).
         warnings.filterwarnings("ignore", message=r"Using `torch.compile\(module\)` when there "
                                 r"are global hooks on modules")
-        self._handles.append(optim_mod.register_optimizer_step_post_hook(self._optimizer_hook))
+        self._opt_handle = optim_mod.register_optimizer_step_post_hook(self._optimizer_hook)
+        self._handles.append(self._opt_handle)
         self._module_handles.append(module_mod.register_module_forward_pre_hook(self._pre_hook))
         self._module_handles.append(
             module_mod.register_module_forward_hook(self._post_hook, always_call=True)
@@ -563,7 +566,8 @@ class Agent:
 
     # ------------------------------------------------------------------ steps
     def _accept(self, source: int, t: tuple[int, int]) -> bool:
-        if self._step_hook is not None or self._dl_hook is not None:
+        if self._step_hook is not None or self._dl_hook is not None \
+                or self._opt_hook is not None:
             self._drain()
         if self.first_activity is None:
             self.first_activity = t
@@ -590,6 +594,8 @@ class Agent:
         self.durations = []
         if self._dl_hook is not None and source != SRC_DATALOADER:
             self._dl_hook.deferring = False  # batches are no steps of their own now
+        if self._opt_hook is not None and source != SRC_OPTIMIZER:
+            self._swap_optimizer_hook(False)
         if source > SRC_MODULE and self._module_handles:
             for h in self._module_handles:  # model-call hooks cost per module call
                 h.remove()
@@ -889,7 +895,7 @@ class Agent:
         hook.deferring = False
 
     def _steps_deferred(self) -> int:
-        hooks = (self._step_hook, self._dl_hook)
+        hooks = (self._step_hook, self._dl_hook, self._opt_hook)
         return self._deferred_before + sum(h.deferred_calls for h in hooks if h is not None)
 
     def _update_deferral(self, module, args, kwargs) -> None:
@@ -949,11 +955,16 @@ class Agent:
         looks at steps. While deferring model calls there is no post-hook, so the
         end of the last model call is not known: a step still open at exit then
         ends at the last live call's return, or is dropped (see _finish_phases)."""
-        hook = (self._step_hook if self.source == SRC_MODULE
-                else self._dl_hook if self.source == SRC_DATALOADER else None)
+        hook = (self._step_hook, self._dl_hook, self._opt_hook, None)[self.source] \
+            if self.source >= 0 else None
         if hook is None or not hook.pending:
             return
         records = hook.drain()
+        if self.source == SRC_OPTIMIZER:  # a record is where a step ended
+            for mono, wall, items, tokens in records:
+                start = self.last_boundary or (mono, wall)
+                self.last_boundary = self._record_step(start, (mono, wall), items, tokens)
+            return
         if (self.open_step is None or self.auto_phase != "steady"
                 or (self._trace and not self.profile_done)):
             for mono, wall, items, tokens in records:  # the general path
@@ -1026,6 +1037,41 @@ class Agent:
             self.phase_steps = 0
             self._write_edge("warmup", "begin", at=start)
         self.last_boundary = self._record_step(start, t, items, tokens)
+        if source == SRC_OPTIMIZER:
+            self._optimizer_deferral()
+
+    def _optimizer_deferral(self) -> None:
+        """Once steady, optimizer steps go to a native hook: it takes the place of
+        our Python post-hook under the same key of torch's hook dictionary (torch
+        is iterating over it while it calls us: a new key would break its loop) and
+        calls it once a second or every 256 steps to replay the others."""
+        checks = self.checks
+        want = (self.enabled and self.source == SRC_OPTIMIZER and self.auto_phase == "steady"
+                and (self.profile_done or not self._trace)
+                and (checks is None or checks.sampling)
+                and bool(self.opts.get("defer_steps", True)))
+        hook = self._opt_hook
+        if want and hook is None:
+            from fastenough.agent import step_hook
+
+            hook = step_hook.make(self._optimizer_hook, record=True, batch_size=_batch_size,
+                                  main_thread=self._main_ident)
+            if hook is None:
+                return
+            hook.max_age_ns = FLUSH_INTERVAL_NS
+            hook.capacity = max(1, self._flush_every)
+            self._opt_hook = hook
+        if hook is not None and hook.deferring != want:
+            self._swap_optimizer_hook(want)
+
+    def _swap_optimizer_hook(self, native: bool) -> None:
+        hooks = getattr(sys.modules.get("torch.optim.optimizer"),
+                        "_global_optimizer_post_hooks", None)
+        handle, hook = self._opt_handle, self._opt_hook
+        if hooks is None or handle is None or hook is None or handle.id not in hooks:
+            return
+        hook.deferring = native
+        hooks[handle.id] = hook.pre if native else self._optimizer_hook
 
 
 def _no_live_call(*args) -> None:
