@@ -566,15 +566,15 @@ class Agent:
 
     # ------------------------------------------------------------------ steps
     def _accept(self, source: int, t: tuple[int, int]) -> bool:
-        if self._step_hook is not None or self._dl_hook is not None \
-                or self._opt_hook is not None:
-            self._drain()
         if self.first_activity is None:
             self.first_activity = t
+        if source < self.source:
+            return False  # (a DataLoader batch in an optimizer loop: nothing to do)
+        if self._step_hook is not None or self._dl_hook is not None \
+                or self._opt_hook is not None:
+            self._drain()  # deferred steps first, before this source changes anything
         if source == self.source:
             return True
-        if source < self.source:
-            return False
         # A higher-priority source appears: it takes over from here.
         if self.open_step is not None:
             self.last_boundary = self.open_step[:2]
