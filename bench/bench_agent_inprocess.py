@@ -188,9 +188,39 @@ class Repeat(torch.utils.data.Dataset):
         return self.x
 
 
+def time_pairs(step, off, on, pairs: int) -> tuple[list, list]:
+    """Times `step` in pairs, A B then B A: A between off() and on() (which
+    returns what off() returned), B as is. Returns the B - A differences and
+    the A times, in ns."""
+    pc = time.perf_counter_ns
+    diffs, plain = [], []
+    for i in range(pairs):
+        t = {}
+        for kind in ("AB" if i % 2 == 0 else "BA"):
+            saved = off() if kind == "A" else None
+            t0 = pc()
+            step()
+            t[kind] = pc() - t0
+            if kind == "A":
+                on(saved)
+        diffs.append(t["B"] - t["A"])
+        plain.append(t["A"])
+    return diffs, plain
+
+
+def report(args, loop: str, diffs: list, plain: list, **extra) -> None:
+    trimmed = trimmed_mean(diffs)
+    step = statistics.median(plain)
+    print(json.dumps({"model": args.model, "loop": loop, "pairs": args.pairs,
+                      "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
+                      "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
+                      "plain_step_ms": round(step / 1e6, 3),
+                      "ratio": round(1 + trimmed / step, 4), **extra}))
+
+
 def dataloader_loop(args) -> None:
     """Steps from DataLoader iteration: the agent wraps the loader iterator's
-    __next__ (class-wide) and the checks keep their hooks on the model. A: the
+    __next__ (class-wide) and the checks keep a hook on the model. A: the
     original __next__ and no hooks on the model; B: both as in a real run."""
     from torch.utils.data import DataLoader
     from torch.utils.data.dataloader import _BaseDataLoaderIter
@@ -198,42 +228,28 @@ def dataloader_loop(args) -> None:
     agent = loaded_agent()
     model, x = make(args.model)
     it = iter(DataLoader(Repeat(x, 10**9), batch_size=None))
-    pc = time.perf_counter_ns
-    diffs, plain = [], []
+    wrapped = _BaseDataLoaderIter.__next__
+
+    def off():
+        _BaseDataLoaderIter.__next__ = wrapped.__wrapped__
+        return detach(model)
+
+    def on(saved):
+        attach(model, saved)
+        _BaseDataLoaderIter.__next__ = wrapped
+
     with torch.inference_mode():
         for _ in range(80):
             model(next(it)).sum().item()
         if agent.auto_phase != "steady" or agent.source != runtime.SRC_DATALOADER:
             raise SystemExit(f"not a steady DataLoader loop (phase {agent.auto_phase})")
-        wrapped = _BaseDataLoaderIter.__next__
-        original = wrapped.__wrapped__
-        for i in range(args.pairs):
-            t = {}
-            for kind in ("AB" if i % 2 == 0 else "BA"):
-                saved = None
-                if kind == "A":
-                    saved = detach(model)
-                    _BaseDataLoaderIter.__next__ = original
-                t0 = pc()
-                model(next(it)).sum().item()
-                t[kind] = pc() - t0
-                if saved is not None:
-                    attach(model, saved)
-                    _BaseDataLoaderIter.__next__ = wrapped
-            diffs.append(t["B"] - t["A"])
-            plain.append(t["A"])
-    trimmed = trimmed_mean(diffs)
-    step = statistics.median(plain)
-    print(json.dumps({"model": args.model, "loop": "dataloader", "pairs": args.pairs,
-                      "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
-                      "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
-                      "plain_step_ms": round(step / 1e6, 3),
-                      "ratio": round(1 + trimmed / step, 4), "target": "<= 1.01"}))
+        diffs, plain = time_pairs(lambda: model(next(it)).sum().item(), off, on, args.pairs)
+    report(args, "dataloader", diffs, plain, target="<= 1.01")
 
 
 def train_loop(args) -> None:
     """Steps from optimizer.step(): the agent's global optimizer post-hook, and
-    the checks' hooks on the model (and autograd.backward counted). A: no
+    the checks' hook on the model (and autograd.backward counted). A: no
     optimizer hook, no model hooks, the original backward; B: as in a run."""
     import torch.optim.optimizer as optim_mod
 
@@ -244,42 +260,29 @@ def train_loop(args) -> None:
     hooks = optim_mod._global_optimizer_post_hooks
     counted = torch.autograd.backward
     original = getattr(counted, "__wrapped__", counted)
-    pc = time.perf_counter_ns
-    diffs, plain = [], []
 
     def step():
         opt.zero_grad(set_to_none=True)
         model(x).pow(2).mean().backward()
         opt.step()
 
+    def off():
+        saved = detach(model), dict(hooks)
+        hooks.clear()
+        torch.autograd.backward = original
+        return saved
+
+    def on(saved):
+        attach(model, saved[0])
+        hooks.update(saved[1])
+        torch.autograd.backward = counted
+
     for _ in range(80):
         step()
     if agent.auto_phase != "steady" or agent.source != runtime.SRC_OPTIMIZER:
         raise SystemExit(f"not a steady optimizer loop (phase {agent.auto_phase})")
-    for i in range(args.pairs):
-        t = {}
-        for kind in ("AB" if i % 2 == 0 else "BA"):
-            saved = None
-            if kind == "A":
-                saved = detach(model), dict(hooks)
-                hooks.clear()
-                torch.autograd.backward = original
-            t0 = pc()
-            step()
-            t[kind] = pc() - t0
-            if saved is not None:
-                attach(model, saved[0])
-                hooks.update(saved[1])
-                torch.autograd.backward = counted
-        diffs.append(t["B"] - t["A"])
-        plain.append(t["A"])
-    trimmed = trimmed_mean(diffs)
-    step_ns = statistics.median(plain)
-    print(json.dumps({"model": args.model, "loop": "train", "pairs": args.pairs,
-                      "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
-                      "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
-                      "plain_step_ms": round(step_ns / 1e6, 3),
-                      "ratio": round(1 + trimmed / step_ns, 4), "target": "<= 1.01"}))
+    diffs, plain = time_pairs(step, off, on, args.pairs)
+    report(args, "train", diffs, plain, target="<= 1.01")
 
 
 def floor(args) -> None:
@@ -289,27 +292,12 @@ def floor(args) -> None:
         raise SystemExit("--floor measures without the agent: run it with plain python")
     model, x = make(args.model)
     model.register_forward_pre_hook(lambda m, a, k: None, with_kwargs=True)
-    pc = time.perf_counter_ns
-    diffs, plain = [], []
     with torch.inference_mode():
         for _ in range(100):
             model(x).sum().item()
-        for i in range(args.pairs):
-            t = {}
-            for kind in ("AB" if i % 2 == 0 else "BA"):
-                saved = detach(model) if kind == "A" else None
-                t0 = pc()
-                model(x).sum().item()
-                t[kind] = pc() - t0
-                if saved is not None:
-                    attach(model, saved)
-            diffs.append(t["B"] - t["A"])
-            plain.append(t["A"])
-    trimmed = trimmed_mean(diffs)
-    print(json.dumps({"model": args.model, "pairs": args.pairs, "floor": "one empty pre-hook",
-                      "median_cost_us": round(statistics.median(diffs) / 1e3, 1),
-                      "trimmed_mean_cost_us": round(trimmed / 1e3, 1),
-                      "plain_step_ms": round(statistics.median(plain) / 1e6, 3)}))
+        diffs, plain = time_pairs(lambda: model(x).sum().item(), lambda: detach(model),
+                                  lambda saved: attach(model, saved), args.pairs)
+    report(args, "model", diffs, plain, floor="one empty pre-hook")
 
 
 if __name__ == "__main__":

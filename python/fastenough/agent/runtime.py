@@ -762,27 +762,37 @@ class Agent:
         self._open(t)
         self._dataloader_deferral()
 
+    def _may_defer(self, source: int) -> bool:
+        """Steps of `source` may go to a native recorder: it is the step source, the
+        phase is steady with no change to come (the profiler window done or off),
+        and the checks' sync-watch sample is over."""
+        checks = self.checks
+        return (self.enabled and self.source == source and self.auto_phase == "steady"
+                and (self.profile_done or not self._trace)
+                and (checks is None or checks.sampling)
+                and bool(self.opts.get("defer_steps", True)))
+
+    def _recorder(self, live_pre):
+        """A native recorder (step_hook.py) that calls live_pre for live calls:
+        once a second, or when it holds as many steps as a flush writes."""
+        from fastenough.agent import step_hook
+
+        hook = step_hook.make(live_pre, record=True, batch_size=_batch_size,
+                              main_thread=self._main_ident)
+        if hook is not None:
+            hook.max_age_ns = FLUSH_INTERVAL_NS
+            hook.capacity = max(1, self._flush_every)
+        return hook
+
     def _dataloader_deferral(self) -> None:
         """Once steady (no phase change possible, the profiler window done or off,
         the checks' sync-watch sample over), DataLoader steps go to a native hook:
         __next__ then runs no agent Python code but once a second or every 256
         batches (a live call, which replays them: _drain)."""
-        checks = self.checks
-        want = (self.enabled and self.source == SRC_DATALOADER and self.auto_phase == "steady"
-                and (self.profile_done or not self._trace)
-                and (checks is None or checks.sampling)
-                and bool(self.opts.get("defer_steps", True)))
+        want = self._may_defer(SRC_DATALOADER)
         hook = self._dl_hook
         if want and hook is None:
-            from fastenough.agent import step_hook
-
-            hook = step_hook.make(_no_live_call, record=True, batch_size=_batch_size,
-                                  main_thread=self._main_ident)
-            if hook is None:
-                return
-            hook.max_age_ns = FLUSH_INTERVAL_NS
-            hook.capacity = max(1, self._flush_every)
-            self._dl_hook = hook
+            hook = self._dl_hook = self._recorder(_no_live_call)
         if hook is not None and hook.deferring != want:
             hook.deferring = want
 
@@ -865,17 +875,10 @@ class Agent:
         """The hooks on the locked model: a native pre-hook that can defer the
         per-step work (step_hook.py) or the Python one, and the Python post-hook
         (kept in self._post_handle: taken off while the native hook defers)."""
-        from fastenough.agent import step_hook
-
         self._drop_step_hook()
         self._hooked_model = weakref.ref(module)
         native = native and bool(self.opts.get("defer_steps", True))
-        hook = step_hook.make(self._pre_hook, record=True, batch_size=_batch_size,
-                              main_thread=self._main_ident) if native else None
-        self._step_hook = hook
-        if hook is not None:
-            hook.max_age_ns = FLUSH_INTERVAL_NS
-            hook.capacity = max(1, self._flush_every)
+        hook = self._step_hook = self._recorder(self._pre_hook) if native else None
         pre = module.register_forward_pre_hook(
             hook.pre if hook is not None else self._pre_hook, with_kwargs=True)
         self._post_handle = module.register_forward_hook(self._locked_post, always_call=True)
@@ -922,9 +925,7 @@ class Agent:
             # forward hooks after forward) and closes the depth this call opened.
             self._module_handles = self._model_hooks(module, native=False)
             return
-        want = (self.enabled and self.source == SRC_MODULE and self.auto_phase == "steady"
-                and (self.profile_done or not self._trace)
-                and (checks is None or checks.sampling))
+        want = self._may_defer(SRC_MODULE)
         if want and not hook.deferring:
             hook.deferring = True
             if checks is not None:
@@ -1045,22 +1046,10 @@ class Agent:
         our Python post-hook under the same key of torch's hook dictionary (torch
         is iterating over it while it calls us: a new key would break its loop) and
         calls it once a second or every 256 steps to replay the others."""
-        checks = self.checks
-        want = (self.enabled and self.source == SRC_OPTIMIZER and self.auto_phase == "steady"
-                and (self.profile_done or not self._trace)
-                and (checks is None or checks.sampling)
-                and bool(self.opts.get("defer_steps", True)))
+        want = self._may_defer(SRC_OPTIMIZER)
         hook = self._opt_hook
         if want and hook is None:
-            from fastenough.agent import step_hook
-
-            hook = step_hook.make(self._optimizer_hook, record=True, batch_size=_batch_size,
-                                  main_thread=self._main_ident)
-            if hook is None:
-                return
-            hook.max_age_ns = FLUSH_INTERVAL_NS
-            hook.capacity = max(1, self._flush_every)
-            self._opt_hook = hook
+            hook = self._opt_hook = self._recorder(self._optimizer_hook)
         if hook is not None and hook.deferring != want:
             self._swap_optimizer_hook(want)
 
