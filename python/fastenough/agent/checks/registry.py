@@ -202,9 +202,6 @@ class Registry:
         return (self._forwards_py + self._driven_counted + native
                 + sum(h.deferred_calls for h in self._driven.values()))
 
-    def _start_sampling(self) -> None:
-        self.sampling = True
-
     def _pre(self, module, args, kwargs) -> None:
         if self._compiling() or id(module) in self._driven:
             return
@@ -218,17 +215,15 @@ class Registry:
         if key in self._native_roots:
             if self._depth > 0:
                 return  # a call inside an examined one
-            self._forwards_py += 1
-            if self._native.deferring or self._forwards_py % SAMPLE_EVERY == 0:
-                from fastenough.agent import step_hook
+            # Sent here by the native hook (every SAMPLE_EVERY-th call), or the call
+            # that put it in place: examined, with a forward hook for this call only.
+            from fastenough.agent import step_hook
 
-                self._depth = 1
-                self._examining = True
-                self.on_forward_pre(module, args, kwargs)
-                step_hook.one_shot_post(module, self._module_post_given_back,
-                                        with_kwargs=True)
-            elif self.logits._mode is not None:
-                self.logits.close()
+            self._forwards_py += 1
+            self._depth = 1
+            self._examining = True
+            self.on_forward_pre(module, args, kwargs)
+            step_hook.one_shot_post(module, self._module_post, with_kwargs=True)
             return
         self._depth += 1
         if self._depth == 1:
@@ -259,12 +254,9 @@ class Registry:
             return
         self._driven[key] = counter
         self._native_roots.pop(key, None)
-        for h in self._root_handles.pop(key, []):
-            h.remove()
-            if h in self._handles:
-                self._handles.remove(h)
+        self._unhook_root(key)
         if self._depth > 0:  # our pre of the call in progress ran: close it as before
-            step_hook.one_shot_post(module, self._module_post_given_back, with_kwargs=True)
+            step_hook.one_shot_post(module, self._module_post, with_kwargs=True)
 
     def _to_native(self, module) -> bool:
         """Sampling: this root's Python hooks (pre and post, each ~10 us a call on
@@ -281,34 +273,28 @@ class Registry:
             native.deferring = True
             self._native = native
         key = id(module)
-        for h in self._root_handles.pop(key, []):
-            h.remove()
-            if h in self._handles:
-                self._handles.remove(h)
+        self._unhook_root(key)
         handle = module.register_forward_pre_hook(self._native.pre, with_kwargs=True)
         self._handles.append(handle)
         self._root_handles[key] = [handle]
         self._native_roots[key] = weakref.ref(module)
         return True
 
+    def _unhook_root(self, key: int) -> None:
+        for h in self._root_handles.pop(key, []):
+            h.remove()
+            if h in self._handles:
+                self._handles.remove(h)
+
     def _native_to_python(self) -> None:
         """torch.compile compiled something: dynamo traces (and folds away) Python
         hooks, a native one would break its graph. Python hooks again on our roots."""
         roots, self._native_roots = self._native_roots, {}
         for key, ref in roots.items():
-            for h in self._root_handles.pop(key, []):
-                h.remove()
-                if h in self._handles:
-                    self._handles.remove(h)
+            self._unhook_root(key)
             m = ref()
             if m is not None:
                 self._hook_root(m)
-
-    def _module_post_given_back(self, module, args, kwargs, output) -> None:
-        self._depth = max(0, self._depth - 1)
-        if self._depth == 0 and self._examining:
-            self._examining = False
-            self.on_forward(module, args, kwargs, output)
 
     def reclaim_root(self, module) -> None:
         """The agent's hook goes away: our own hooks on the root again."""
@@ -350,7 +336,7 @@ class Registry:
             self._compiled = True
             self._native_to_python()
         if not self.sampling and self.examined >= EXAMINE_ALL_FORWARDS:
-            self._start_sampling()
+            self.sampling = True
         if len(self._called_roots) < 8 and id(module) not in self._called_roots:
             self._called_roots[id(module)] = module
         if self._root_calls < DISCOVERY_ROOT_CALLS and self._handles:
@@ -400,7 +386,7 @@ class Registry:
             self.steady_steps += 1
             self.sync.on_steady_step()
             if self.steady_steps >= self.examine_all_steady and not self.sampling:
-                self._start_sampling()
+                self.sampling = True
             if duration_ns:
                 self.step_ns.append(int(duration_ns))
 
@@ -414,7 +400,7 @@ class Registry:
                 self.sync.on_steady_step()
             self.steady_steps += len(durations)
             if self.steady_steps >= self.examine_all_steady and not self.sampling:
-                self._start_sampling()
+                self.sampling = True
             self.step_ns.extend(int(d) for d in durations if d)
 
     @_guard
