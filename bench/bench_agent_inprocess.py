@@ -38,39 +38,12 @@ import statistics
 import time
 
 import torch
-from torch import nn
+from bench_models import make
 
 from fastenough.agent import runtime
 
 HOOK_DICTS = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
               "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
-
-
-class Block(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ln = nn.LayerNorm(256)
-        self.fc1 = nn.Linear(256, 512)
-        self.act = nn.GELU()
-        self.fc2 = nn.Linear(512, 256)
-
-    def forward(self, x):
-        return x + self.fc2(self.act(self.fc1(self.ln(x))))
-
-
-class TinyLM(nn.Module):
-    def __init__(self, vocab: int = 1000, d: int = 128, layers: int = 2) -> None:
-        super().__init__()
-        self.embed = nn.Embedding(vocab, d)
-        layer = nn.TransformerEncoderLayer(d, 4, 2 * d, dropout=0.0, batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.head = nn.Linear(d, vocab)
-
-    def forward(self, ids):
-        logits = self.head(self.encoder(self.embed(ids)))
-        # The score of each next token: log-probability of the token that follows.
-        logp = logits[:, :-1].log_softmax(-1)
-        return logp.gather(-1, ids[:, 1:, None]).squeeze(-1).sum(-1)
 
 
 def loaded_agent():
@@ -85,16 +58,6 @@ def trimmed_mean(values: list) -> float:
     values.sort()
     cut = len(values) // 10
     return statistics.fmean(values[cut:len(values) - cut])
-
-
-def make(model: str):
-    """The model and its input; one thread, fixed seed."""
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    if model == "mlp":
-        return nn.Sequential(*[Block() for _ in range(6)], nn.Linear(256, 16)).eval(), \
-            torch.randn(64, 256)
-    return TinyLM().eval(), torch.randint(0, 1000, (8, 64))
 
 
 def detach(model) -> dict:

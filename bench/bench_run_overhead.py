@@ -45,29 +45,13 @@ import textwrap
 WORKLOAD = textwrap.dedent('''
     import json, sys, time
     import torch
-    from torch import nn
 
-    kind, blocks, block_steps, warm, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
-        int(sys.argv[4]), sys.argv[5]
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
+    kind, blocks, block_steps, warm, out, bench_dir = sys.argv[1], int(sys.argv[2]), \
+        int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+    sys.path.insert(0, bench_dir)
+    from bench_models import make
 
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln = nn.LayerNorm(256)
-            self.fc1 = nn.Linear(256, 512)
-            self.act = nn.GELU()
-            self.fc2 = nn.Linear(512, 256)
-        def forward(self, x):
-            return x + self.fc2(self.act(self.fc1(self.ln(x))))
-
-    if kind == "mlp":
-        model = nn.Sequential(*[Block() for _ in range(6)], nn.Linear(256, 16)).eval()
-        x = torch.randn(64, 256)
-    else:
-        model = nn.Sequential(nn.Linear(8, 8)).eval()
-        x = torch.randn(4, 8)
+    model, x = make(kind)
     times = []
     with torch.inference_mode():
         for _ in range(warm):
@@ -92,7 +76,8 @@ PRESETS = {  # blocks, steps per block, warm-up steps
 def run_once(kind: str, script: str, tmp: str, workload: str, i: int, pin: int | None) -> dict:
     blocks, block_steps, warm = PRESETS[workload]
     out = os.path.join(tmp, f"{kind}{i}.json")
-    cmd = [sys.executable, script, workload, str(blocks), str(block_steps), str(warm), out]
+    cmd = [sys.executable, script, workload, str(blocks), str(block_steps), str(warm), out,
+           os.path.dirname(os.path.abspath(__file__))]
     if pin is not None:
         cmd = ["taskset", "-c", str(pin), *cmd]
     env = {k: v for k, v in os.environ.items() if not k.startswith("FASTENOUGH_")}

@@ -182,7 +182,7 @@ class Agent:
             self._checks_step = None
 
     def _checks_call(self, name: str, *args, **kwargs) -> None:
-        c = getattr(self, "checks", None)
+        c = self.checks
         if c is not None:
             try:  # noqa: SIM105 - the registry guards itself; this guards the import
                 getattr(c, name)(*args, **kwargs)
@@ -892,7 +892,7 @@ class Agent:
             return
         self._deferred_before += hook.deferred_calls
         module = self._hooked_model() if self._hooked_model is not None else None
-        checks = getattr(self, "checks", None)
+        checks = self.checks
         if hook.deferring and checks is not None and module is not None:
             checks.reclaim_root(module)
         hook.deferring = False
@@ -915,12 +915,11 @@ class Agent:
         hook = self._step_hook
         if hook is None:
             return
-        checks = getattr(self, "checks", None)
+        checks = self.checks
         if self._dynamo_compiled():
             self._drain()
             for h in self._module_handles:
                 h.remove()
-            self._post_handle = None
             # This very call's post goes to the new Python post-hook (torch reads the
             # forward hooks after forward) and closes the depth this call opened.
             self._module_handles = self._model_hooks(module, native=False)
@@ -988,8 +987,7 @@ class Agent:
         self.last_step_end = start[:2]
         self._last_step = last_start[:2]
         self.open_step = start
-        if self.checks is not None:
-            self._checks_call("on_steps_end", durations)
+        self._checks_call("on_steps_end", durations)
         if len(buf) >= self._flush_every or start[0] - self._last_flush >= FLUSH_INTERVAL_NS:
             self._flush_steps()
 
