@@ -1,15 +1,14 @@
 """Start of the agent inside a process of a `fastenough run` job (no torch here).
 
 Called by agent/boot/sitecustomize.py when FASTENOUGH_RUN_DIR is set. It decides
-the role of this process, creates the Agent and installs a one-shot import hook
-that hands `torch` to the agent right after the program imports it, so that a
-program that never imports torch pays for nothing but this file.
+the role of this process, creates the Agent and installs the import watch
+(torch_import.py) that hands `torch` to the agent right after the program
+imports it, so that a program that never imports torch pays for nothing but
+this file.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import json
 import os
 import sys
@@ -71,56 +70,6 @@ def detect_role(argv: list[str], env: dict) -> str:
     return "main"
 
 
-class _TorchImportHook(importlib.abc.MetaPathFinder):
-    """One-shot finder: lets the normal finders locate torch, then wraps the loader
-    so that the agent runs right after `torch/__init__.py` has executed."""
-
-    def __init__(self, on_import) -> None:
-        self._on_import = on_import
-
-    def find_spec(self, name, path, target=None):
-        if name != "torch":
-            return None
-        try:  # noqa: SIM105 - contextlib costs an import at startup
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
-        spec = None
-        for finder in sys.meta_path:
-            find = getattr(finder, "find_spec", None)
-            if find is None:
-                continue
-            spec = find(name, path, target)
-            if spec is not None:
-                break
-        if spec is None or spec.loader is None:
-            return spec
-        spec.loader = _AfterExecLoader(spec.loader, self._on_import)
-        return spec
-
-
-class _AfterExecLoader(importlib.abc.Loader):
-    def __init__(self, loader, on_import) -> None:
-        self._loader = loader
-        self._on_import = on_import
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        # Give later importers (importlib.resources, inspect) the real loader back.
-        try:
-            module.__loader__ = self._loader
-            module.__spec__.loader = self._loader
-        except (AttributeError, TypeError):
-            pass
-        self._on_import(module)
-
-    def __getattr__(self, name):
-        return getattr(self._loader, name)
-
-
 def boot() -> None:
     boot_mono = time.monotonic_ns()
     boot_wall = time.time_ns()
@@ -135,7 +84,13 @@ def boot() -> None:
     agent = Agent(run_dir, opts, role, boot_mono, boot_wall)
     set_agent(agent)
     agent.start()
-    if "torch" in sys.modules:
+    from fastenough.agent.torch_import import TorchImportWatch, torch_ready
+
+    watch = TorchImportWatch(agent.on_torch_imported)
+    agent.torch_watch = watch
+    if torch_ready() is not None:  # imported before us (a chained sitecustomize, say)
+        watch.how = "before-agent"
+        watch.done = True
         agent.on_torch_imported(sys.modules["torch"])
     else:
-        sys.meta_path.insert(0, _TorchImportHook(agent.on_torch_imported))
+        watch.install()

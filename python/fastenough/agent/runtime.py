@@ -69,6 +69,7 @@ class Agent:
         self.enabled = True  # False after an internal error, in forked children, at exit
         self.error: str | None = None
         self.torch = None
+        self.torch_watch = None  # torch_import.TorchImportWatch, set by bootstrap.boot()
         self.finished = False
         self._handles: list = []  # torch RemovableHandles
         self._patches: list = []  # (owner, attribute, original)
@@ -394,6 +395,10 @@ class Agent:
             "boot_mono_ns": self.boot[0],
             "boot_wall_ns": self.boot[1],
             "agent_error": self.error,
+            # How torch reached the agent (torch_import.py), and whether the program
+            # imported torch in a way the agent never saw (then it measured nothing).
+            "torch_attach": getattr(self.torch_watch, "how", None) if torch else None,
+            "torch_imported_unseen": torch is None and "torch" in sys.modules,
         }
         if torch is not None:
             try:
