@@ -97,12 +97,12 @@ def main() -> None:
     with torch.inference_mode():
         for _ in range(400):
             model(x).sum().item()
-            hook = agent._step_hook
+            hook = agent.model_calls.step_hook
             if hook is not None and hook.deferring:
                 break
-        hook = agent._step_hook
+        hook = agent.model_calls.step_hook
         if hook is None or not hook.deferring:
-            raise SystemExit(f"the agent does not defer (phase {agent.auto_phase}); "
+            raise SystemExit(f"the agent does not defer (phase {agent.phases.phase}); "
                              "nothing steady to measure")
         live_diffs = []
         for i in range(args.pairs):
@@ -134,7 +134,7 @@ def main() -> None:
         "cost_us_per_step": round(cost / 1e3, 1),
         "plain_step_ms": round(step / 1e6, 3),
         "ratio": round(1 + cost / step, 4),
-        "steps_recorded": agent.step_index + hook.pending,
+        "steps_recorded": agent.steps.index + hook.pending,
         "target": "<= 1.01"}))
 
 
@@ -204,8 +204,8 @@ def dataloader_loop(args) -> None:
     with torch.inference_mode():
         for _ in range(80):
             model(next(it)).sum().item()
-        if agent.auto_phase != "steady" or agent.source != runtime.SRC_DATALOADER:
-            raise SystemExit(f"not a steady DataLoader loop (phase {agent.auto_phase})")
+        if agent.phases.phase != "steady" or agent.engine.current != runtime.SRC_DATALOADER:
+            raise SystemExit(f"not a steady DataLoader loop (phase {agent.phases.phase})")
         diffs, plain = time_pairs(lambda: model(next(it)).sum().item(), off, on, args.pairs)
     report(args, "dataloader", diffs, plain, target="<= 1.01")
 
@@ -242,8 +242,8 @@ def train_loop(args) -> None:
 
     for _ in range(80):
         step()
-    if agent.auto_phase != "steady" or agent.source != runtime.SRC_OPTIMIZER:
-        raise SystemExit(f"not a steady optimizer loop (phase {agent.auto_phase})")
+    if agent.phases.phase != "steady" or agent.engine.current != runtime.SRC_OPTIMIZER:
+        raise SystemExit(f"not a steady optimizer loop (phase {agent.phases.phase})")
     diffs, plain = time_pairs(step, off, on, args.pairs)
     report(args, "train", diffs, plain, target="<= 1.01")
 

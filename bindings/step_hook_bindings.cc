@@ -61,7 +61,7 @@ class StepHook {
     const int64_t mono = ClockNs(CLOCK_MONOTONIC);
     ++calls_;
     if (records_.size() >= capacity_ || mono - last_live_ns_ >= max_age_ns_ ||
-        (live_every_ > 0 && calls_ % live_every_ == 0)) {
+        (live_every_ > 0 && calls_ % live_every_ == 0) || ModeChanged(module)) {
       last_live_ns_ = mono;
       return live_pre_(module, args, kwargs);
     }
@@ -116,6 +116,14 @@ class StepHook {
     last_live_ns_ = ClockNs(CLOCK_MONOTONIC);
   }
   int64_t live_every_ = 0;
+  // Items are read from this dimension (1 for sequence-first models).
+  int64_t batch_dim_ = 0;
+  // The mode the deferred calls are in: 1 train (module.training and grad
+  // enabled), 0 eval, -1 not checked. A call in the other mode goes live, so
+  // the agent switches phases at the right step. grad_enabled_ is
+  // torch.is_grad_enabled (a C function: one call costs ~30 ns).
+  int64_t expect_train_ = -1;
+  nb::object grad_enabled_;
   int64_t max_age_ns_ = 1000000000;
   size_t capacity_ = 256;
   int64_t deferred_calls_ = 0;  // outermost calls handled here without Python
@@ -126,6 +134,27 @@ class StepHook {
   struct Record {
     int64_t mono, wall, items, tokens;
   };
+
+  bool ModeChanged(nb::handle module) {
+    if (expect_train_ < 0 || !grad_enabled_.is_valid() || grad_enabled_.is_none()) return false;
+    PyObject* training = PyObject_GetAttr(module.ptr(), training_name_.ptr());
+    if (training == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    bool train = training == Py_True;
+    Py_DECREF(training);
+    if (train) {
+      PyObject* grad = PyObject_CallNoArgs(grad_enabled_.ptr());
+      if (grad == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      train = grad == Py_True;
+      Py_DECREF(grad);
+    }
+    return static_cast<int64_t>(train) != expect_train_;
+  }
 
   static nb::object Optional(int64_t v) {
     if (v == kNone) return nb::none();
@@ -169,8 +198,8 @@ class StepHook {
     }
   }
 
-  // items: first dim; tokens: numel when 2-D and input ids (known, or an
-  // integer dtype). False when the shape cannot be read (then Python decides).
+  // items: dim batch_dim_ (else 0); tokens: numel when 2-D and input ids
+  // (known, or an integer dtype). False when the shape cannot be read (then Python decides).
   bool TensorCounts(PyObject* t, bool is_ids, int64_t* items, int64_t* tokens) {
     PyObject* shape = PyObject_GetAttr(t, shape_name_.ptr());
     if (shape == nullptr || !PyTuple_Check(shape)) {
@@ -183,11 +212,13 @@ class StepHook {
     if (dims > 0) {
       const int64_t s0 = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, 0));
       int64_t s1 = dims == 2 ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape, 1)) : 0;
+      const Py_ssize_t batch = batch_dim_ < dims ? static_cast<Py_ssize_t>(batch_dim_) : 0;
+      const int64_t sb = batch == 0 ? s0 : PyLong_AsLongLong(PyTuple_GET_ITEM(shape, batch));
       if (PyErr_Occurred()) {
         PyErr_Clear();
         ok = false;
       } else {
-        *items = s0;
+        *items = sb;
         if (dims == 2 && (is_ids || IsIntegerDtype(t))) *tokens = s0 * s1;
       }
     }
@@ -214,6 +245,7 @@ class StepHook {
   nb::object shape_name_ = nb::steal(PyUnicode_InternFromString("shape"));
   nb::object dtype_name_ = nb::steal(PyUnicode_InternFromString("dtype"));
   nb::object input_ids_name_ = nb::steal(PyUnicode_InternFromString("input_ids"));
+  nb::object training_name_ = nb::steal(PyUnicode_InternFromString("training"));
   nb::object live_pre_, batch_size_;
   bool record_;
   uint64_t main_thread_;
@@ -249,6 +281,9 @@ void RegisterStepHook(nb::module_& m) {
       .def_rw("live_every", &StepHook::live_every_)
       .def_rw("max_age_ns", &StepHook::max_age_ns_)
       .def_rw("capacity", &StepHook::capacity_)
+      .def_rw("batch_dim", &StepHook::batch_dim_)
+      .def_rw("expect_train", &StepHook::expect_train_)
+      .def_rw("grad_enabled", &StepHook::grad_enabled_)
       .def_ro("deferred_calls", &StepHook::deferred_calls_)
       .def_prop_ro("pending", &StepHook::pending);
 }

@@ -185,42 +185,42 @@ def _agent(**opts):
 def test_warmup_settles_on_three_close_steps():
     a = _agent(warmup_steps=3)
     ms = 1_000_000
-    a.durations = [900 * ms, 100 * ms]
-    assert not a._settled()  # fewer than 3 steps
-    a.durations.append(101 * ms)
-    assert not a._settled()  # 900 is far from the median 101
-    a.durations.append(119 * ms)
-    assert a._settled()  # 100, 101, 119: all within 20% of 101
-    a.durations.append(200 * ms)
-    assert not a._settled()  # 101, 119, 200: median 119, 200 is 68% off
+    a.phases.durations = [900 * ms, 100 * ms]
+    assert not a.phases._settled()  # fewer than 3 steps
+    a.phases.durations.append(101 * ms)
+    assert not a.phases._settled()  # 900 is far from the median 101
+    a.phases.durations.append(119 * ms)
+    assert a.phases._settled()  # 100, 101, 119: all within 20% of 101
+    a.phases.durations.append(200 * ms)
+    assert not a.phases._settled()  # 101, 119, 200: median 119, 200 is 68% off
 
 
 def test_warmup_minimum_and_cap():
     ms = 1_000_000
     a = _agent(warmup_steps=5, warmup_max=8)
-    a.durations = [10 * ms] * 4
-    assert not a._settled()  # settled, but fewer than warmup_steps
-    a.durations.append(10 * ms)
-    assert a._settled()
+    a.phases.durations = [10 * ms] * 4
+    assert not a.phases._settled()  # settled, but fewer than warmup_steps
+    a.phases.durations.append(10 * ms)
+    assert a.phases._settled()
     b = _agent(warmup_steps=3, warmup_max=8)
-    b.durations = [10 * ms, 50 * ms] * 3 + [10 * ms]
-    assert not b._settled()  # 7 steps that never settle
-    b.durations.append(50 * ms)
-    assert b._settled()  # the cap
+    b.phases.durations = [10 * ms, 50 * ms] * 3 + [10 * ms]
+    assert not b.phases._settled()  # 7 steps that never settle
+    b.phases.durations.append(50 * ms)
+    assert b.phases._settled()  # the cap
 
 
 def test_warmup_ends_on_noisy_but_flat_step_times():
     ms = 1_000_000
     a = _agent(warmup_steps=3, warmup_max=20)
-    a.durations = [10 * ms, 13 * ms, 8 * ms, 11 * ms, 7 * ms]
-    assert not a._settled()  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
-    a.durations.append(12 * ms)
+    a.phases.durations = [10 * ms, 13 * ms, 8 * ms, 11 * ms, 7 * ms]
+    assert not a.phases._settled()  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
+    a.phases.durations.append(12 * ms)
     # 11, 7, 12 still jitter (median 11), but the triple before (10, 13, 8) has
     # median 10, within 15%: no trend left, warm-up is over.
-    assert a._settled()
+    assert a.phases._settled()
     b = _agent(warmup_steps=3, warmup_max=20)
-    b.durations = [40 * ms, 30 * ms, 20 * ms, 14 * ms, 9 * ms, 6 * ms]
-    assert not b._settled()  # still falling: medians 30 then 9
+    b.phases.durations = [40 * ms, 30 * ms, 20 * ms, 14 * ms, 9 * ms, 6 * ms]
+    assert not b.phases._settled()  # still falling: medians 30 then 9
 
 
 def test_torch_compile_is_counted_and_not_disturbed(tmp_path):
@@ -280,19 +280,20 @@ def test_memory_and_sync_with_an_initialised_device():
         max_memory_reserved=lambda: 250,
         reset_peak_memory_stats=lambda: calls.append("reset"),
     )
-    a = _agent()
-    a.torch = SimpleNamespace(cuda=cuda)
-    assert a._sync() is True and calls == ["sync"]
-    mem = a._memory()
+    from fastenough.agent import memory
+
+    torch = SimpleNamespace(cuda=cuda)
+    assert memory.sync(torch) is True and calls == ["sync"]
+    mem = memory.snapshot(torch)
     assert mem["device"] == "cuda:1"
     assert (mem["allocated_bytes"], mem["reserved_bytes"]) == (100, 200)
     assert (mem["alloc_peak_bytes"], mem["reserved_peak_bytes"]) == (150, 250)
     assert mem["rss_bytes"] > 0
-    a._reset_peaks()
+    memory.reset_peaks(torch)
     assert calls == ["sync", "reset"]
     # A program that never initialised CUDA: no call at all (it would initialise it).
     cuda.is_initialized = lambda: False
     calls.clear()
-    a._sync()
-    a._reset_peaks()
-    assert calls == [] and a._memory()["device"] == "cpu"
+    memory.sync(torch)
+    memory.reset_peaks(torch)
+    assert calls == [] and memory.snapshot(torch)["device"] == "cpu"

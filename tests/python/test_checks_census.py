@@ -73,3 +73,54 @@ def test_optimizer_state_and_inference_tensors(tmp_path):
     assert phase["optimizers"] == ["Adam"]
     assert any(n.endswith("made_in_inference") for n in phase["inference_tensors_in_modules"])
     assert phase["device"] == "cpu" and phase["rss_bytes"] > 0
+
+
+def _peak_rss_reset() -> bool:
+    # Linux: writing 5 to clear_refs resets the peak RSS (VmHWM) of this process.
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _vm_hwm() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_census_of_a_real_language_model_neither_crashes_nor_copies(tmp_path):
+    """GPT-2's 50257 x 768 embedding is 154 MB: beyond 2**24 bytes a float32
+    linspace of sample offsets ran past the end (IndexError), the checks stopped,
+    and the report said "Findings: none" (issue 14, defect 2). A copy of the
+    embedding (here tied to the output layer) would also show as +154 MB of RSS."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=768)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+    nbytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    assert nbytes > 100e6
+    ids = torch.randint(0, config.vocab_size, (2, 16))
+
+    peak = {}
+
+    def body(reg):
+        with torch.inference_mode():
+            for _ in range(2):
+                model(input_ids=ids)
+        peak["reset"] = _peak_rss_reset()
+        before = _vm_hwm()
+        reg.on_phase_end("steady")
+        peak["delta"] = _vm_hwm() - before
+
+    doc = run_checks(tmp_path, body)  # also asserts that the checks did not stop
+    [phase] = [p for p in doc["census"]["phases"] if p["phase"] == "steady"]
+    # Tied input and output embeddings are one storage: counted once.
+    assert phase["groups"]["parameters"]["bytes"] == nbytes
+    assert findings(doc, "duplicate-weights") == []
+    if peak["reset"]:
+        assert peak["delta"] < 32 << 20, peak  # no copy of any weight

@@ -48,17 +48,19 @@ def one_shot_post(module, post, *, with_kwargs: bool = False):
     dictionary itself and removing would break that loop ("OrderedDict mutated
     during iteration", hiding the program's own error): then the hook only
     marks itself spent and goes at its next call."""
+    from fastenough.agent import module_hooks
+
     handle = None
     spent = False
 
     def once(*args):
         nonlocal spent
         if sys.exc_info()[0] is None:
-            handle.remove()
+            module_hooks.remove(handle)
         if spent:
             return None
         spent = True
         return post(*args)
 
-    handle = module.register_forward_hook(once, with_kwargs=with_kwargs, always_call=True)
+    handle = module_hooks.add_post(module, once, with_kwargs=with_kwargs, always_call=True)
     return handle

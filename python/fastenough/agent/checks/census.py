@@ -3,7 +3,9 @@ optimizer state and the garbage collector, counted once per (device, untyped
 storage data_ptr) with the storage's nbytes (views and slices share storage),
 grouped as parameters, buffers, optimizer state and other. Equal-content
 storages resident more than once are found by a hash of sampled bytes (the core
-groups candidates) and confirmed by a full comparison."""
+groups candidates) and confirmed by a full comparison, slice by slice. The census
+holds references only while it runs and never copies a storage: a model of any
+size costs it the object walk and 256 sampled bytes per large storage."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import warnings
 
 DUP_MIN_BYTES = 64 * 1024
 SAMPLE = 256
+COMPARE_SLICE = 16 << 20  # bytes compared at a time when confirming a duplicate
 
 
 def _key(t) -> tuple[str, int]:
@@ -133,8 +136,11 @@ class Census:
         torch = self.torch
         s = t.untyped_storage()
         n = s.nbytes()
-        u8 = torch.empty(0, dtype=torch.uint8, device=t.device).set_(s)
-        idx = torch.linspace(0, n - 1, steps=min(SAMPLE, n), device=t.device).long()
+        u8 = _u8(torch, t)
+        # Evenly spaced byte offsets in integer arithmetic: a float32 linspace
+        # rounds n - 1 up to n once n passes 2**24 (every LM embedding).
+        k = min(SAMPLE, n)
+        idx = torch.arange(k, dtype=torch.int64, device=t.device) * (n - 1) // max(1, k - 1)
         sample = u8[idx].cpu()
         b = bytes(sample.numpy().tobytes())
         if len(set(b)) <= 1:
@@ -159,7 +165,7 @@ class Census:
             first = metas[group[0]][1]
             base = _u8(torch, first["t"])
             same = [group[0]] + [i for i in group[1:]
-                                 if torch.equal(base, _u8(torch, metas[i][1]["t"]))]
+                                 if _equal_bytes(torch, base, _u8(torch, metas[i][1]["t"]))]
             if len(same) < 2:
                 continue
             entry = {"nbytes": first["nbytes"], "copies": len(same),
@@ -171,6 +177,17 @@ class Census:
             key = tuple(sorted(str(metas[i][0]) for i in same))
             self.duplicates[key] = entry
         return out
+
+
+def _equal_bytes(torch, a, b) -> bool:
+    """Byte-equal storages, compared in slices: on a device torch.equal builds an
+    elementwise result as large as its inputs, and a census must not allocate
+    the size of a weight matrix."""
+    n = a.numel()
+    if b.numel() != n:
+        return False
+    return all(torch.equal(a[i:i + COMPARE_SLICE], b[i:i + COMPARE_SLICE])
+               for i in range(0, n, COMPARE_SLICE))
 
 
 def _u8(torch, t):

@@ -2,7 +2,7 @@
 
   on_forward(module, args, kwargs, output)   root module calls (own hooks by default)
   on_step_end(duration_ns=None, items=None)  each step the agent closes
-  on_phase_end(name)                         census and memory peaks
+  on_phase_end(name, mode)                   census (once per phase and mode)
   on_steady_begin() / on_steady_end()        sync watch and recompile window
   at_exit()                                  decide and write checks.json,
                                              census.json, syncs.json (atomically)
@@ -20,6 +20,7 @@ import time
 import traceback
 import weakref
 
+from fastenough.agent import module_hooks
 from fastenough.agent.checks import _util
 from fastenough.agent.checks.census import Census
 from fastenough.agent.checks.eval_graph import AutogradCheck, TrainModeCheck
@@ -110,6 +111,7 @@ class Registry:
         self.census = Census(self)
         self.sync = SyncWatch(self)
         self.probe_results: dict = {}
+        self._census_taken: set = set()
         self._probe_autograd = None
 
     # ------------------------------------------------------------------ install
@@ -140,7 +142,7 @@ class Registry:
     def uninstall(self) -> None:
         for h in self._handles:
             try:  # noqa: SIM105
-                h.remove()
+                module_hooks.remove(h)
             except Exception:  # noqa: BLE001, S110
                 pass
         self._handles = []
@@ -274,7 +276,7 @@ class Registry:
             self._native = native
         key = id(module)
         self._unhook_root(key)
-        handle = module.register_forward_pre_hook(self._native.pre, with_kwargs=True)
+        handle = module_hooks.add_pre(module, self._native.pre, with_kwargs=True)
         self._handles.append(handle)
         self._root_handles[key] = [handle]
         self._native_roots[key] = weakref.ref(module)
@@ -282,7 +284,7 @@ class Registry:
 
     def _unhook_root(self, key: int) -> None:
         for h in self._root_handles.pop(key, []):
-            h.remove()
+            module_hooks.remove(h)
             if h in self._handles:
                 self._handles.remove(h)
 
@@ -364,7 +366,7 @@ class Registry:
 
     def _switch_to_module_hooks(self) -> None:
         for h in self._handles:
-            h.remove()
+            module_hooks.remove(h)
         self._handles = []
         self._depth = 0
         for m in self._roots.values():
@@ -373,8 +375,8 @@ class Registry:
         self._roots = {}
 
     def _hook_root(self, m) -> None:
-        pre = m.register_forward_pre_hook(self._module_pre, with_kwargs=True)
-        post = m.register_forward_hook(self._module_post, with_kwargs=True, always_call=True)
+        pre = module_hooks.add_pre(m, self._module_pre, with_kwargs=True)
+        post = module_hooks.add_post(m, self._module_post, with_kwargs=True, always_call=True)
         self._handles += [pre, post]
         self._root_handles[id(m)] = [pre, post]
 
@@ -404,11 +406,18 @@ class Registry:
             self.step_ns.extend(int(d) for d in durations if d)
 
     @_guard
-    def on_phase_end(self, name: str) -> None:
+    def on_phase_end(self, name: str, mode: str | None = None) -> None:
         self.logits.close()
         self.autograd.close_measure(False)
+        # Once per phase and mode: a program that alternates training and
+        # evaluation ends those phases every epoch, and a census walks every
+        # object of the process.
+        key = (name, mode)
+        if key in self._census_taken:
+            return
+        self._census_taken.add(key)
         with self.torch.no_grad():
-            self.census.take(name)
+            self.census.take(name)["mode"] = mode
 
     @_guard
     def on_steady_begin(self) -> None:
@@ -498,7 +507,7 @@ class Registry:
         if self.in_steady:
             self.on_steady_end()
         for h in self._handles:
-            h.remove()
+            module_hooks.remove(h)
         self._handles = []
         self.memory_now()
         if not self.census.phases:

@@ -1,0 +1,65 @@
+"""Device and host memory at phase edges, and the device waits that bound them.
+
+Only a backend the program initialised itself is asked (torch.cuda.is_initialized()):
+asking any other would initialise it, which changes what the program does.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _backends(torch):
+    if torch is None:
+        return
+    if torch.cuda.is_initialized():
+        yield "cuda", torch.cuda
+    npu = getattr(torch, "npu", None)
+    if npu is not None and getattr(npu, "is_initialized", lambda: False)():
+        yield "npu", npu
+
+
+def sync(torch) -> bool:
+    """Wait for every initialised device; True (the edge is then device-bounded)."""
+    for _, backend in _backends(torch):
+        backend.synchronize()
+    return True
+
+
+def rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def snapshot(torch) -> dict:
+    """Allocator figures of the first initialised device (None on the CPU) and RSS."""
+    mem = {"device": "cpu", "allocated_bytes": None, "reserved_bytes": None,
+           "alloc_peak_bytes": None, "reserved_peak_bytes": None, "rss_bytes": rss_bytes()}
+    for name, backend in _backends(torch):
+        mem["device"] = f"{name}:{backend.current_device()}"
+        mem["allocated_bytes"] = int(backend.memory_allocated())
+        mem["reserved_bytes"] = int(backend.memory_reserved())
+        mem["alloc_peak_bytes"] = int(backend.max_memory_allocated())
+        mem["reserved_peak_bytes"] = int(backend.max_memory_reserved())
+        break
+    return mem
+
+
+def reset_peaks(torch) -> None:
+    for _, backend in _backends(torch):
+        backend.reset_peak_memory_stats()
+
+
+def devices(torch) -> list[dict]:
+    out = []
+    for name, backend in _backends(torch):
+        for i in range(backend.device_count()):
+            out.append({"device": f"{name}:{i}", "name": backend.get_device_name(i)})
+    if not out:
+        import platform
+
+        out.append({"device": "cpu", "name": platform.processor() or platform.machine()})
+    return out

@@ -1,0 +1,166 @@
+"""The automatic phases of one process, and the program's own (fastenough.phase).
+
+  startup -> warmup -> steady -> profile -> steady -> ... -> tail
+
+per mode: a program that trains and evaluates goes warmup/steady in "train",
+then warmup/steady in "eval" (steady again at once if that mode was steady
+before), and so on. Transitions happen only at step boundaries. Each edge is one
+line of phases.jsonl: {"rank","pid","phase","mode","edge","mono_ns","wall_ns",
+"synced","auto"} and, on "end", the memory then. Live edges wait for the device
+first; an edge known only afterwards (`at`, e.g. the end of the last step) is
+not synced. The time the loop stands still for a transition (device wait,
+census, profiler start/stop) is counted in pause_ns, the tool's own cost, and
+is never part of a step.
+"""
+
+from __future__ import annotations
+
+import time
+
+from fastenough.agent import memory
+from fastenough.agent.run_dir import dumps
+
+
+def now() -> tuple[int, int]:
+    return time.monotonic_ns(), time.time_ns()
+
+
+class PhaseMachine:
+    def __init__(self, agent, opts: dict) -> None:
+        self.agent = agent  # the facade: torch, steps, checks, profile window
+        self.phase: str | None = None  # the automatic phase now open
+        self.mode = "train"  # of the open phase
+        self.steps = 0  # steps closed in the open phase
+        self.durations: list[int] = []  # step times in warmup, to see them settle
+        self.steady_modes: set[str] = set()  # modes that reached steady
+        self.last_edge: tuple[int, int] | None = None
+        self.pause_ns = 0
+        self.pauses = 0
+        self._warmup_steps = max(3, int(opts.get("warmup_steps", 3)))
+        self._warmup_max = int(opts.get("warmup_max", 20))
+        self._trace_after = int(opts.get("trace_after", 2))
+        self._trace_steps = max(1, int(opts.get("trace_steps", 5)))
+
+    # ------------------------------------------------------------------ edges
+    def write_edge(self, phase, edge, *, at=None, auto=True) -> tuple[int, int]:
+        agent = self.agent
+        if at is None:
+            synced = memory.sync(agent.torch)
+            mono, wall = now()
+        else:
+            synced = False
+            mono, wall = at
+        line = {"rank": agent.rank_or_0, "pid": agent.pid, "phase": phase, "mode": self.mode,
+                "edge": edge, "mono_ns": mono, "wall_ns": wall, "synced": synced, "auto": auto}
+        if edge == "end":
+            line["memory"] = memory.snapshot(agent.torch)
+        elif auto:
+            memory.reset_peaks(agent.torch)
+        agent.steps.flush()
+        agent.dir.append_lines("phases.jsonl", [dumps(line)])
+        if auto:
+            self.last_edge = (mono, wall)
+        agent.on_edge(phase, edge, auto)
+        return mono, wall
+
+    def begin_startup(self, at) -> None:
+        self.phase = "startup"
+        self.write_edge("startup", "begin", at=at)
+
+    def switch(self, new: str, mode: str | None = None) -> tuple[int, int]:
+        """End the open phase, begin `new` (in `mode`); returns when the loop goes on."""
+        t0 = time.monotonic_ns()
+        self.write_edge(self.phase, "end")
+        self.phase = new
+        if mode is not None:
+            self.mode = mode
+        self.steps = 0
+        if new == "warmup":
+            self.durations = []
+        if new == "steady":
+            self.steady_modes.add(self.mode)
+        t = self.write_edge(new, "begin")
+        self.pause_ns += time.monotonic_ns() - t0
+        self.pauses += 1
+        return t
+
+    def end_startup_at(self, start) -> None:
+        """The first step began at `start`, known only now (end-type sources)."""
+        self.write_edge("startup", "end", at=start)
+        self.phase = "warmup"
+        self.steps = 0
+        self.durations = []
+        self.write_edge("warmup", "begin", at=start)
+
+    def enter_mode(self, mode: str) -> tuple[int, int]:
+        """The program switched between training and evaluation at a step boundary."""
+        return self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+
+    # ------------------------------------------------------------------ steps
+    @property
+    def quiet(self) -> bool:
+        """Steady, and no phase change can follow a step (the window done or off)."""
+        return self.phase == "steady" and not self.agent.window_pending
+
+    def after_step(self, duration: int, t: tuple[int, int]) -> tuple[int, int]:
+        """Phase transitions happen only at step boundaries; returns where the next
+        step starts (after the pause of a transition)."""
+        self.steps += 1
+        phase = self.phase
+        agent = self.agent
+        if phase == "warmup":
+            self.durations.append(duration)
+            if self._settled():
+                t = self.switch("steady")
+                if agent.window_pending and self._trace_after <= 0:
+                    t = agent.start_window()
+        elif phase == "steady":
+            if agent.window_pending and self.steps >= self._trace_after:
+                t = agent.start_window()
+        elif phase == "profile":
+            if self.steps >= self._trace_steps:
+                t = agent.stop_window()
+            else:
+                agent.window.step()
+        return t
+
+    def _settled(self) -> bool:
+        n = len(self.durations)
+        if n >= self._warmup_max:
+            return True
+        if n < self._warmup_steps:
+            return False
+        last = sorted(self.durations[-3:])
+        median = last[1]
+        if all(abs(d - median) <= 0.2 * median for d in last):
+            return True
+        # Noisy but flat: on a shared machine single steps jitter by more than
+        # 20%, yet warm-up effects (allocator growth, autotuning, lazy init)
+        # show up as a trend. No trend between the last two triples = settled.
+        if n >= 6:
+            before = sorted(self.durations[-6:-3])[1]
+            return abs(median - before) <= 0.15 * before
+        return False
+
+    # ------------------------------------------------------------------ exit
+    def finish(self, last_step_end) -> None:
+        """At exit: close the open phase; the tail begins where the last step ended."""
+        agent = self.agent
+        if agent.window.active:
+            agent.window.stop(agent.steps.index - 1)
+            self.write_edge("profile", "end")
+            self.phase = "tail"
+            self.write_edge("tail", "begin")
+        elif self.phase == "startup" or last_step_end is None:
+            self.write_edge(self.phase, "end")
+            self.phase = None
+            return
+        else:
+            # The last step is only known at exit: its end is where tail began (unless
+            # the current phase began after it, at that step's boundary).
+            at = max(last_step_end, self.last_edge or last_step_end)
+            self.write_edge(self.phase, "end", at=at)
+            self.phase = "tail"
+            self.write_edge("tail", "begin", at=at)
+        self.write_edge("tail", "end")
+        self.phase = None

@@ -1,0 +1,80 @@
+"""agent/<pid>.json: what the agent knows about its process, rewritten atomically
+at every automatic phase edge and at exit, so the report can say what the agent
+saw and what it did not (a process whose torch the agent never saw, an agent
+that switched itself off, no steps).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from fastenough.agent import compile_info, memory
+from fastenough.agent.steps import SOURCES
+
+
+def cpu_budget() -> dict:
+    """Cores this process may run on and the threads torch would use on them."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count()
+    torch = sys.modules.get("torch")
+    threads = None
+    if torch is not None:
+        try:
+            threads = int(torch.get_num_threads())
+        except Exception:  # noqa: BLE001
+            threads = None
+    return {"cores": cores, "torch_threads": threads,
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+
+
+def write(agent) -> None:
+    torch = agent.torch
+    watch = agent.torch_watch
+    info = {
+        "pid": agent.pid,
+        "rank": agent.rank,
+        "local_rank": agent.local_rank,
+        "world_size": agent.world_size,
+        "role": agent.role,
+        "python": sys.version.split()[0],
+        "torch": getattr(torch, "__version__", None) if torch else None,
+        "cuda": None,
+        "devices": [],
+        "compile": compile_info.compile_info(),
+        "profile": agent.window.info,
+        "steps": agent.steps.index,
+        "step_source": SOURCES[agent.engine.current] if agent.engine.current >= 0 else None,
+        "step_sources": {mode: (SOURCES[s] if s >= 0 else None)
+                         for mode, s in agent.engine.source.items()},
+        "mode_switches": agent.engine.switches,
+        # Steps the native hooks recorded without running the agent's Python code.
+        "steps_deferred": agent.steps_deferred(),
+        # Items are read from this dimension of the first input (1: the model's
+        # recurrent/attention layers are sequence-first).
+        "batch_dim": agent.model_calls.batch_dim,
+        "dataloaders": agent.dataloader.loaders,
+        # The loop stood still for the tool: phase edges (device wait, census) and
+        # the profiler window's start/stop/export. Never part of a step.
+        "tool_pause_ns": agent.phases.pause_ns,
+        "tool_pauses": agent.phases.pauses,
+        "profile_cost_ns": agent.window.cost_ns,
+        "cpu": cpu_budget(),
+        "boot_mono_ns": agent.boot[0],
+        "boot_wall_ns": agent.boot[1],
+        "agent_error": agent.error,
+        # How torch reached the agent (torch_import.py), and whether the program
+        # imported torch in a way the agent never saw (then it measured nothing).
+        "torch_attach": getattr(watch, "how", None) if torch else None,
+        "torch_imported_unseen": torch is None and "torch" in sys.modules,
+        "checks": agent.checks is not None,
+    }
+    if torch is not None:
+        try:
+            info["cuda"] = torch.version.cuda
+            info["devices"] = memory.devices(torch)
+        except Exception:  # noqa: BLE001, S110
+            pass
+    agent.dir.write_json(os.path.join("agent", f"{agent.pid}.json"), info)

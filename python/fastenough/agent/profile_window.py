@@ -1,0 +1,130 @@
+"""The torch.profiler window over a few steady steps: its own phase ("profile"),
+so that its overhead never counts as steady time, exported as
+trace/rank<R>.pt.trace.json.gz.
+
+The window records shapes and Python stacks: stacks give trace findings the
+user's file:line (a serial loop over expert layers is reported where it is
+written), at a cost that lands in the window, not in the steady figures.
+Kineto prints "USDT: ... profiler_start" lines on stderr when a profiler starts
+and stops; those calls run with stderr captured and everything else written
+back, so the program's own stderr is what it would be without us.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import re
+import shutil
+import tempfile
+import time
+import warnings
+
+_KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
+
+
+class ProfileWindow:
+    def __init__(self, run_dir, rank: int, pid: int, steps: int, with_stack: bool) -> None:
+        self.run_dir = run_dir
+        self.rank = rank
+        self.pid = pid
+        self.steps = steps
+        self.with_stack = with_stack
+        self.done = False  # a window ran (or failed): never a second one
+        self.info: dict | None = None  # the agent/<pid>.json "profile" entry
+        self._prof = None
+        self.cost_ns = 0  # start, stop and export: the tool's own time
+
+    @property
+    def active(self) -> bool:
+        return self._prof is not None
+
+    def start(self, torch, first_step: int) -> None:
+        from torch.profiler import ProfilerActivity, profile, schedule
+
+        self.done = True
+        t0 = time.monotonic_ns()
+        activities = [ProfilerActivity.CPU]
+        if torch.cuda.is_initialized():
+            activities.append(ProfilerActivity.CUDA)
+        with warnings.catch_warnings(), kineto_quiet():
+            warnings.simplefilter("ignore")
+            prof = profile(
+                activities=activities,
+                record_shapes=True,
+                with_stack=self.with_stack,
+                # A schedule makes the profiler mark each step as ProfilerStep#N.
+                schedule=schedule(wait=0, warmup=0, active=self.steps, repeat=1),
+            )
+            prof.start()
+        self._prof = prof
+        self.info = {"trace": None, "first_step": first_step, "last_step": None,
+                     "start_wall_ns": time.time_ns(), "end_wall_ns": None,
+                     "with_stack": self.with_stack}
+        self.cost_ns += time.monotonic_ns() - t0
+
+    def step(self) -> None:
+        if self._prof is not None:
+            self._prof.step()
+
+    def stop(self, last_step: int) -> None:
+        prof, self._prof = self._prof, None
+        if prof is None:
+            return
+        t0 = time.monotonic_ns()
+        end_wall = time.time_ns()
+        with warnings.catch_warnings(), kineto_quiet():
+            warnings.simplefilter("ignore")
+            prof.stop()
+        rel = self._export(prof)
+        self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall})
+        self.cost_ns += time.monotonic_ns() - t0
+
+    def abandon(self) -> None:
+        """After an internal error: stop without writing anything."""
+        prof, self._prof = self._prof, None
+        if prof is not None:
+            with contextlib.suppress(Exception), kineto_quiet():
+                prof.stop()
+
+    def _export(self, prof) -> str:
+        os.makedirs(self.run_dir.file("trace"), exist_ok=True)
+        rel = os.path.join("trace", f"rank{self.rank}.pt.trace.json")
+        if os.path.exists(self.run_dir.file(rel + ".gz")):  # several main processes
+            rel = os.path.join("trace", f"rank{self.rank}.{self.pid}.pt.trace.json")
+        path = self.run_dir.file(rel)
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as src, gzip.open(path + ".gz.tmp", "wb", compresslevel=3) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(path + ".gz.tmp", path + ".gz")
+        os.remove(path)
+        return rel + ".gz"
+
+
+@contextlib.contextmanager
+def kineto_quiet():
+    """Run the block with fd 2 captured; write back every line but Kineto's own
+    start/stop notices (other threads' output included, a moment later)."""
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, AttributeError, ValueError):
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            kept = b"".join(line for line in tmp.read().splitlines(keepends=True)
+                            if not _KINETO_LINE.match(line))
+            if kept:
+                os.write(2, kept)

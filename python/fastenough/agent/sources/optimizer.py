@@ -1,0 +1,64 @@
+"""Steps from optimizer.step(): a global optimizer post-hook marks where a
+training step ends. Once steady, a native recorder takes the place of our
+Python post-hook under the same key of torch's hook dictionary (torch is
+iterating over that dictionary while it calls us: a new key would break its
+loop) and calls the Python hook once a second or every 256 steps to replay the
+others.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from fastenough.agent import compile_info
+from fastenough.agent.steps import SRC_OPTIMIZER
+
+
+class OptimizerSource:
+    def __init__(self, agent) -> None:
+        self.agent = agent
+        self.handle = None  # our post-hook's handle in torch's global dictionary
+        self.hook = None  # native recorder, while deferring
+
+    def install(self, torch) -> None:
+        import torch.optim.optimizer as optim_mod
+
+        self.handle = optim_mod.register_optimizer_step_post_hook(self.post)
+        self.agent.handles.append(self.handle)
+
+    def post(self, optimizer, args, kwargs) -> None:
+        agent = self.agent
+        if compile_info.is_compiling() or not agent.enabled \
+                or threading.get_ident() != agent.main_ident:
+            return
+        try:
+            # The step ends in the current mode: model.eval() while training (frozen
+            # batch norm) must not make every step a mode switch.
+            agent.engine.end_step(SRC_OPTIMIZER, None, None)
+        except Exception:  # noqa: BLE001
+            agent.fail("optimizer")
+
+    def update_deferral(self) -> None:
+        agent = self.agent
+        want = agent.may_defer(SRC_OPTIMIZER)
+        if want and self.hook is None:
+            self.hook = agent.recorder(self.post)
+        if self.hook is not None and self.hook.deferring != want:
+            self.swap(want)
+
+    def swap(self, native: bool) -> None:
+        hooks = getattr(sys.modules.get("torch.optim.optimizer"),
+                        "_global_optimizer_post_hooks", None)
+        if hooks is None or self.handle is None or self.hook is None \
+                or self.handle.id not in hooks:
+            return
+        self.hook.deferring = native
+        hooks[self.handle.id] = self.hook.pre if native else self.post
+
+    def stop_deferring(self) -> None:
+        if self.hook is not None and self.hook.deferring:
+            self.swap(False)
+
+    def deferred_calls(self) -> int:
+        return self.hook.deferred_calls if self.hook is not None else 0
