@@ -12,6 +12,9 @@ EXIT_OK = 0
 EXIT_FINDINGS_OR_COUNTERS = 1  # analysis ran, but error counters were raised
 EXIT_USAGE = 2  # usage error or unreadable input
 EXIT_INTERNAL = 3  # a bug in fastenough
+# `fastenough run --require-complete`: the command succeeded, but the measurement
+# was incomplete (the agent did not see torch, no steps, checks stopped, ...).
+EXIT_MEASUREMENT_INCOMPLETE = 4
 
 
 class FastenoughError(Exception):

@@ -10,8 +10,13 @@ from pathlib import Path
 
 def run_checks(run_dir: Path, body, opts: dict | None = None) -> dict:
     """body(reg) runs the program; returns {"checks","census","syncs"} documents."""
+    import gc
+
     from fastenough.agent import checks
 
+    # The census counts every resident tensor of the process, garbage in cycles
+    # included: what earlier tests left behind must not count here.
+    gc.collect()
     checks.reset()
     reg = checks.install(str(run_dir), opts or {}, at_exit=False)
     try:

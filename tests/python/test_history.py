@@ -57,3 +57,35 @@ def test_run_adds_a_row(tmp_path):
     assert [r["command"] for r in rows] == ["false", "true"]
     assert [r["exit_status"] for r in rows] == [1, 0]
     assert all(r["wall_s"] is not None and r["wall_s"] >= 0 for r in rows)
+
+
+def test_history_fits_an_80_column_terminal(tmp_path):
+    """A long command used to be cut to "pyth" at 80 columns (issue 14)."""
+    db = HistoryDB(tmp_path / ".fastenough" / "runs.db")
+    db.add_run(row(1, command="/usr/bin/python3.11 word_language_model/main.py --epochs 1",
+                   top_finding="train-mode-in-eval", measurement="complete",
+                   items_per_s=1234.5))
+    db.close()
+    r = run_cli("history", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.rstrip("\n").splitlines()
+    assert all(len(line) <= 80 for line in lines), lines
+    body = lines[-1]
+    assert "train-mode-in-eval" in body and "complete" in body
+    assert "python3.11 word_language_" in body  # at least 24 characters of the command
+
+
+def test_history_db_of_an_older_release_gains_the_new_column(tmp_path):
+    path = tmp_path / "runs.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT, "
+                "command TEXT NOT NULL, exit_status INTEGER, wall_s REAL, "
+                "steady_steps_per_s REAL, items_per_s REAL, top_finding TEXT, "
+                "run_dir TEXT NOT NULL)")
+    con.execute("INSERT INTO runs (command, run_dir) VALUES ('python old.py', '/r')")
+    con.commit()
+    con.close()
+    db = HistoryDB(path)
+    db.add_run(row(1, measurement="blind"))
+    assert [r["measurement"] for r in db.list_runs()] == ["blind", None]
+    db.close()

@@ -26,6 +26,64 @@ std::string_view FirstInputDims(std::string_view d) {
 
 namespace {
 
+// "[[8, 16], [4, 16], []]" -> {{8, 16}, {4, 16}, {}}; empty on another shape.
+std::vector<std::vector<int64_t>> ParseDims(std::string_view d) {
+  std::vector<std::vector<int64_t>> out;
+  size_t i = d.find('[');
+  if (i == std::string_view::npos) return out;
+  ++i;
+  std::vector<int64_t>* cur = nullptr;
+  int64_t v = 0;
+  bool digits = false;
+  for (; i < d.size(); ++i) {
+    const char ch = d[i];
+    if (ch == '[') {
+      out.emplace_back();
+      cur = &out.back();
+    } else if (ch >= '0' && ch <= '9') {
+      v = v * 10 + (ch - '0');
+      digits = true;
+    } else if (ch == ',' || ch == ']') {
+      if (digits && cur != nullptr) cur->push_back(v);
+      v = 0;
+      digits = false;
+      if (ch == ']') {
+        if (cur == nullptr) break;  // the outer list closes
+        cur = nullptr;
+      }
+    }
+  }
+  return out;
+}
+
+int64_t Prod(const std::vector<int64_t>& v, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+}  // namespace
+
+int64_t MatmulFlops(std::string_view op, std::string_view dims_json) {
+  const auto d = ParseDims(dims_json);
+  if (op == "aten::linear" && d.size() >= 2 && !d[0].empty() && d[1].size() == 2) {
+    return 2 * Prod(d[0], 0, d[0].size() - 1) * d[0].back() * d[1][0];
+  }
+  if ((op == "aten::mm" || op == "aten::matmul") && d.size() >= 2 && d[0].size() == 2 &&
+      d[1].size() == 2) {
+    return 2 * d[0][0] * d[0][1] * d[1][1];
+  }
+  if (op == "aten::addmm" && d.size() >= 3 && d[1].size() == 2 && d[2].size() == 2) {
+    return 2 * d[1][0] * d[1][1] * d[2][1];
+  }
+  if (op == "aten::bmm" && d.size() >= 2 && d[0].size() == 3 && d[1].size() == 3) {
+    return 2 * d[0][0] * d[0][1] * d[0][2] * d[1][2];
+  }
+  return -1;
+}
+
+namespace {
+
 bool IsScope(const trace::EventStore& store, int32_t row) {
   const EventKind k = store.kind[row];
   if (k == EventKind::kCpuOp || k == EventKind::kUserAnnotation) return true;
@@ -143,6 +201,8 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
         run.kernel_ns += st.ns;
         run.min_kernel_ns = std::min(run.min_kernel_ns, st.ns);
         run.max_kernel_ns = std::max(run.max_kernel_ns, st.ns);
+        const int64_t flops = MatmulFlops(store.name_of(r), store.strings().Get(store.input_dims[r]));
+        run.max_flops = flops < 0 || (k > i && run.max_flops < 0) ? -1 : std::max(run.max_flops, flops);
         if (st.count > 0) {
           if (run.kernel_name.empty()) run.kernel_name = std::string(store.name_of(st.first_row));
           if (prev_end >= 0 && st.first_start > prev_end) {

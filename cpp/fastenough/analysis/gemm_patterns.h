@@ -25,6 +25,14 @@ bool IsMatmulOp(std::string_view name);
 // The first element of an "Input Dims" JSON text: "[[8, 16], [4, 16]]" -> "[8, 16]".
 std::string_view FirstInputDims(std::string_view dims_json);
 
+// Multiply-adds x 2 of one matmul call from its op name and Input Dims, or -1
+// when the shapes do not say (a size the host load cannot change):
+//   aten::linear [[..., K], [N, K], ...]   2 * prod(...) * K * N
+//   aten::mm / aten::matmul [[M, K], [K, N]]   2 * M * K * N
+//   aten::addmm [[N], [M, K], [K, N]]     2 * M * K * N
+//   aten::bmm [[B, M, K], [B, K, N]]      2 * B * M * K * N
+int64_t MatmulFlops(std::string_view op, std::string_view dims_json);
+
 struct GemmRun {
   int32_t scope = -1;             // the enclosing scope row (kNoRow: thread top level)
   std::vector<uint32_t> calls;    // the matmul op rows, time order
@@ -35,6 +43,7 @@ struct GemmRun {
   int64_t kernel_ns = 0;          // their summed duration
   int64_t min_kernel_ns = 0;      // the shortest per-call kernel time
   int64_t max_kernel_ns = 0;      // the longest per-call kernel time
+  int64_t max_flops = -1;         // the largest call's FLOPs (MatmulFlops); -1 unknown
   int64_t gap_ns = 0;             // device idle between the first and last kernel
   std::string kernel_name;        // of the first call's first kernel
   int64_t start_ns = 0;           // first kernel start (host start when none)

@@ -23,6 +23,7 @@
 // CPU ops (tid 1): linear [60,160) > addmm [70,110) > copy_ [75,85); addmm [120,150);
 //   tid 2: addmm [200,250). linear self = 100-40-30 = 30; addmm total 120, self 110.
 #include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/analysis/gemm_patterns.h"
 
 #include <gtest/gtest.h>
 
@@ -179,6 +180,24 @@ TEST(RankAnalysisTest, CommunicationByNameOrCategory) {
   EXPECT_EQ(r.devices[0].comm_kernel_count, 3);
   EXPECT_EQ(r.devices[0].comm_ns, 30);
   EXPECT_EQ(r.devices[0].compute_ns, 10);
+}
+
+}  // namespace
+}  // namespace fastenough::analysis
+
+namespace fastenough::analysis {
+namespace {
+
+TEST(GemmFlops, HandComputedShapes) {
+  EXPECT_EQ(MatmulFlops("aten::linear", "[[64, 128], [256, 128], [256]]"), 2LL * 64 * 128 * 256);
+  // Leading dims multiply: [8, 16, 32] x [64, 32]^T
+  EXPECT_EQ(MatmulFlops("aten::linear", "[[8, 16, 32], [64, 32], []]"), 2LL * 8 * 16 * 32 * 64);
+  EXPECT_EQ(MatmulFlops("aten::mm", "[[4, 5], [5, 6]]"), 2LL * 4 * 5 * 6);
+  EXPECT_EQ(MatmulFlops("aten::addmm", "[[6], [4, 5], [5, 6], [], []]"), 2LL * 4 * 5 * 6);
+  EXPECT_EQ(MatmulFlops("aten::bmm", "[[3, 4, 5], [3, 5, 6]]"), 2LL * 3 * 4 * 5 * 6);
+  EXPECT_EQ(MatmulFlops("aten::linear", ""), -1);
+  EXPECT_EQ(MatmulFlops("aten::mm", "[[4, 5, 6], [5, 6]]"), -1);
+  EXPECT_EQ(MatmulFlops("aten::conv2d", "[[1, 3, 8, 8]]"), -1);
 }
 
 }  // namespace

@@ -304,19 +304,39 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   std::string kind = in.Text("kind");
   std::string title = Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
   if (steps > 0) title += Fmt(" in %.0f steady steps", steps);
+  // A call inside an installed library (torch.nn.TransformerEncoder's fast
+  // path, sentence-transformers): the user's line is where it is reached from,
+  // and "accumulate on the device" is no fix they can make there.
+  const std::string inside = in.Text("inside");
+  const std::string from = in.Text("caused_by");
+  if (!inside.empty()) {
+    title += " inside " + inside + (from.empty() ? "" : ", caused by your call at " + from);
+  }
   // On the CPU there is no device to wait for: the call costs only its own
   // host time, measured here. It still becomes a real wait on an accelerator.
-  Finding f = Make("sync-in-loop", device ? Verdict::kAvoidable : Verdict::kBounded,
+  std::string action;
+  if (!inside.empty()) {
+    action = "The sync is part of " + inside + "'s own code path, not of your loop. Look for "
+             "an option of that library that avoids it (for torch.nn.TransformerEncoder, the "
+             "nested-tensor fast path inspects the padding mask on the host: "
+             "enable_nested_tensor=False, or no src_key_padding_mask when nothing is padded)" +
+             (device ? ", or accept it as the library's cost." : "; on the CPU it costs only its "
+                                                                 "own time.");
+  } else if (device) {
+    action = "Keep the values on the device (accumulate into a tensor) and read them once after "
+             "the loop; avoid data-dependent shapes in the loop.";
+  } else {
+    action = "Harmless on the CPU, but on a GPU/NPU each call waits for the device: accumulate "
+             "on the device and read once after the loop.";
+  }
+  const Verdict verdict = device && inside.empty() ? Verdict::kAvoidable : Verdict::kBounded;
+  Finding f = Make("sync-in-loop", verdict,
                    device ? title + ": the host waits for the device each time"
                           : title + " on CPU tensors: no device to wait for here",
-                   device ? "Keep the values on the device (accumulate into a tensor) and read "
-                            "them once after the loop; avoid data-dependent shapes in the loop."
-                          : "Harmless on the CPU, but on a GPU/NPU each call waits for the "
-                            "device: accumulate on the device and read once after the loop.",
-                   in);
+                   action, in);
   Evidence(f, in, {"calls", "steps", "calls_per_step", "call_ns_total", "on_device",
                    "wrapper_overhead_ns"});
-  TextEvidence(f, in, {"kind"});
+  TextEvidence(f, in, {"kind", "inside"});
   if (in.Has("call_ns_total") && steps > 0) {
     double per_step = in.Num("call_ns_total") / steps;
     f.saving.per_step_ns = static_cast<int64_t>(per_step);

@@ -107,6 +107,23 @@ TEST(ChecksDecide, SyncInLoopCpuIsBounded) {
   EXPECT_FALSE(DecideSyncInLoop(in).has_value());
 }
 
+TEST(ChecksDecide, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
+  // bool(mask.any()) inside torch.nn.TransformerEncoder, reached from main.py:142.
+  CheckInput in;
+  in.numbers = {{"calls", 30}, {"steps", 30}, {"on_device", 30}, {"call_ns_total", 60000}};
+  in.texts = {{"kind", "bool(tensor)"},
+              {"inside", "torch.nn.modules.transformer"},
+              {"caused_by", "main.py:142"}};
+  auto f = DecideSyncInLoop(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::kBounded);  // not the user's line to change
+  EXPECT_NE(f->title.find("inside torch.nn.modules.transformer, caused by your call at main.py:142"),
+            std::string::npos)
+      << f->title;
+  EXPECT_EQ(f->action.find("accumulate"), std::string::npos) << f->action;
+  EXPECT_NE(f->action.find("enable_nested_tensor=False"), std::string::npos);
+}
+
 TEST(ChecksDecide, MemoryRules) {
   CheckInput in;
   in.numbers = {{"peak_bytes", 1e9}, {"capacity_bytes", 80e9}, {"batch_size", 1}};

@@ -53,7 +53,9 @@ const std::vector<CatalogEntry>& Catalog() {
       {"autograd-in-eval", "agent", "Autograd graph recorded in an evaluation forward",
        "Wrap evaluation in torch.inference_mode() (or no_grad)."},
       {"train-mode-in-eval", "agent", "Training-mode layers during evaluation",
-       "Call model.eval() before evaluation."},
+       "Call model.eval() before evaluation: dropout and batch-norm statistics in training "
+       "mode change the results, not only the speed.",
+       true},
       {"kv-cache-in-scoring", "agent", "Key/value cache built in a pure scoring forward",
        "Pass use_cache=False for scoring forwards."},
       {"unused-outputs", "agent", "Hidden states or attentions requested and dropped",
@@ -73,6 +75,20 @@ const std::vector<CatalogEntry>& Catalog() {
        "Mark dynamic dimensions or pad to fixed shapes so steady steps reuse one graph."},
       {"device-shared", "sampler", "Other processes use the same device",
        "Run on a device of your own or account for the contention in measurements."},
+      {"recompute-prefix", "agent", "Each step recomputes a growing input",
+       "The loop feeds the whole sequence so far to the model at every step (autoregressive "
+       "generation without a key/value cache): O(n^2) work for n steps. Keep a KV cache "
+       "(use_cache=True with past_key_values, or model.generate) and feed only the new "
+       "token; compute logits for the last position only (logits_to_keep=1, or slice the "
+       "hidden state before the output layer)."},
+      {"step-bound", "agent", "What bounds the steady step",
+       "Nothing here is avoidable waste: the step is bound by the work it does under the "
+       "current protocol. Further gains need a different protocol (precision, batch, model) "
+       "or a faster kernel path; if the wait is short enough, stop here."},
+      {"cpu-oversubscribed", "agent", "More compute threads than cores",
+       "Give each process cores / processes threads (torch.set_num_threads, or "
+       "OMP_NUM_THREADS) so that threads x processes does not exceed the cores; threads that "
+       "compete for a core run each step several times slower."},
   };
   return kCatalog;
 }

@@ -15,6 +15,9 @@ struct CatalogEntry {
   std::string_view source;  // trace | agent | lint | sampler (the first that applies)
   std::string_view title;
   std::string_view action;
+  // The waste changes the program's results, not only its speed (dropout left
+  // on in evaluation): such findings are listed before every other.
+  bool changes_results = false;
 };
 
 const std::vector<CatalogEntry>& Catalog();

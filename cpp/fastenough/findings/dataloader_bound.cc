@@ -2,7 +2,8 @@
 // idles. torch.profiler wraps it as
 //   {"cat":"user_annotation","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"}
 // (also multi-process iterators). Saving bound: device idle during those
-// ranges inside steady steps (a faster loader or prefetch could fill it).
+// ranges inside steady steps (a faster loader or prefetch could fill it); in a
+// trace without device activity, the loader's time inside steady steps.
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detectors.h"
 
@@ -35,14 +36,25 @@ void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
   }
   if (calls == 0) return;
   const auto dl = timeline::IntervalSet::FromUnsorted(std::move(iv));
-  const auto idle = timeline::Intersect(timeline::Subtract(dl, ctx.analysis.busy_all), ctx.steady_set);
+  // With a device, the waste is the device idling while the loader works; a
+  // CPU-only program has no device to idle: the loop itself waits.
+  const bool device = !ctx.analysis.devices.empty();
+  const auto idle = device
+      ? timeline::Intersect(timeline::Subtract(dl, ctx.analysis.busy_all), ctx.steady_set)
+      : timeline::Intersect(dl, ctx.steady_set);
   const int64_t idle_ns = idle.TotalLength();
   const double mean_step = ctx.steady_ns / ctx.steps();
   if (idle_ns / ctx.steps() < 0.05 * mean_step) return;
   Finding f = NewFinding("dataloader-bound", Verdict::kAvoidable, st.rank);
   AddEvidence(f, "next_calls_per_step", Round3(calls / ctx.steps()));
   AddEvidence(f, "dataloader_ns_per_step", static_cast<int64_t>(dl.TotalLength() / ctx.steps()));
-  AddEvidence(f, "device_idle_in_dataloader_ns_per_step", static_cast<int64_t>(idle_ns / ctx.steps()));
+  if (device) {
+    AddEvidence(f, "device_idle_in_dataloader_ns_per_step",
+                static_cast<int64_t>(idle_ns / ctx.steps()));
+  } else {
+    AddEvidence(f, "loop_wait_in_dataloader_ns_per_step", static_cast<int64_t>(idle_ns / ctx.steps()));
+    f.title = "Steps wait for the next batch (no device: the loop itself waits)";
+  }
   Location loc = WhereOfRow(ctx, example);
   loc.op = std::string(st.name_of(example));
   f.where.push_back(loc);

@@ -173,6 +173,33 @@ TEST(DetectorsGemm, BigKernelsAreNotSmallGemms) {
   EXPECT_EQ(r.Get("serial-small-gemm"), nullptr);
 }
 
+TEST(DetectorsGemm, SmallShapesOnALoadedCpuStillFire) {
+  // A CPU program (no device activity) on an oversubscribed host: each of the 8
+  // expert linears took 140 us of host time, over the 100 us host threshold,
+  // yet [64, 128] x [128, 128] is 2 * 64 * 128 * 128 = 2.1 MFLOP: small by shape.
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Py("moe.py(31): forward", t0 + 5, 990);
+    for (int e = 0; e < 8; ++e) {
+      b.Op("aten::linear", t0 + 10 + 120 * e, 110, "[[64, 128], [128, 128], [128]]");
+    }
+  }, 6);
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("serial-small-gemm");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->where.empty());
+  EXPECT_EQ(f->where[0].file, "moe.py");
+  // The same loop with big shapes is compute, not a latency-bound loop.
+  TraceBuilder big;
+  Steps(big, [](TraceBuilder& b, double t0) {
+    b.Py("moe.py(31): forward", t0 + 5, 990);
+    for (int e = 0; e < 8; ++e) {
+      b.Op("aten::linear", t0 + 10 + 120 * e, 110, "[[1024, 1024], [1024, 1024], [1024]]");
+    }
+  }, 6);
+  EXPECT_EQ(RunDetectors(big).Get("serial-small-gemm"), nullptr);
+}
+
 void QkvStep(TraceBuilder& b, double t0, bool same_input) {
   b.Py("attn.py(20): forward", t0 + 10, 300);
   const char* in = "[[8, 128, 1024], [1024, 1024], [1024]]";
@@ -442,6 +469,25 @@ TEST(DetectorsLoader, SlowLoaderFires) {
   EXPECT_EQ(f->saving.per_step_ns, 400000);
 }
 
+TEST(DetectorsLoader, CpuOnlyLoopNamesNoDeviceIdle) {
+  // A CPU program: the loader takes 400 of each 1000 us step and there is no
+  // device activity at all, so nothing can be "device idle".
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Host(EventKind::kUserAnnotation,
+           "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0 + 5, 400);
+    b.Op("aten::add", t0 + 420, 500);
+  });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("dataloader-bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "loop_wait_in_dataloader_ns_per_step"), 400000);
+  for (const auto& [key, value] : f->evidence) {
+    EXPECT_EQ(key.find("device_idle"), std::string::npos) << key;
+  }
+  EXPECT_EQ(f->saving.per_step_ns, 400000);
+}
+
 TEST(DetectorsLoader, FastLoaderDoesNotFire) {
   TraceBuilder b;
   Steps(b, [](TraceBuilder& b, double t0) { LoaderStep(b, t0, 20); });
@@ -508,7 +554,7 @@ TEST(DetectorsRanks, AlternatingLatenessIsNoStraggler) {
 }
 
 TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {
-  EXPECT_EQ(Catalog().size(), 23u);
+  EXPECT_EQ(Catalog().size(), 26u);
   for (const auto& e : Catalog()) {
     EXPECT_FALSE(e.title.empty()) << e.code;
     EXPECT_FALSE(e.action.empty()) << e.code;

@@ -3,7 +3,8 @@
 // pattern (scope, op, Input Dims) so that 50 steps of the same expert loop
 // make one finding.
 //   serial-small-gemm:   >= 4 calls, same op and identical Input Dims, each
-//                        call's kernels <= 50 us (small, latency-bound).
+//                        call's kernels <= 50 us (host-timed: <= 100 us) or
+//                        <= 4 MFLOP by its shapes (small, latency-bound).
 //   unfused-projections: 2..4 aten::linear calls on the same input shape
 //                        that are not a serial run (weights may differ).
 // Saving bound per run (measured, never FLOPs): the device idle between its
@@ -27,6 +28,10 @@ constexpr int64_t kSmallKernelNs = 50'000;
 // On a CPU program the per-call time includes dispatch; a call this short is
 // dominated by per-call overhead that one batched call pays once.
 constexpr int64_t kSmallHostCallNs = 100'000;
+// Small by shape, whatever the clock said: a loaded or oversubscribed host
+// stretches every call, so time alone would hide the loop on a busy machine.
+// 4 MFLOP is ~20 us of a CPU core and ~1 us of a GPU: per-call overhead rules.
+constexpr int64_t kSmallFlops = 4'000'000;
 
 struct Pattern {
   int64_t runs = 0, calls = 0, kernels = 0, kernel_ns = 0, gap_ns = 0, saving_ns = 0;
@@ -56,7 +61,9 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
     const size_t n = r.calls.size();
     const std::string_view op = st.name_of(r.calls.front());
     const bool small =
-        r.kernel_count > 0 && r.max_kernel_ns <= (r.host_timed ? kSmallHostCallNs : kSmallKernelNs);
+        r.kernel_count > 0 &&
+        (r.max_kernel_ns <= (r.host_timed ? kSmallHostCallNs : kSmallKernelNs) ||
+         (r.max_flops >= 0 && r.max_flops <= kSmallFlops));
     if (serial_list) {
       return n >= 4 && r.identical_dims && r.same_op_name && small ? "serial-small-gemm" : nullptr;
     }

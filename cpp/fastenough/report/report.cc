@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <tuple>
 
+#include "fastenough/findings/catalog.h"
+
 namespace fastenough::report {
 
 void RankFindings(std::vector<findings::Finding>& f) {
   auto key = [](const findings::Finding& x) {
-    // The share of a step compares across sources (trace, agent, sampler);
+    // Findings whose waste changes the results come first, whatever they save.
+    // Then the share of a step compares across sources (trace, agent, sampler);
     // absolute figures break ties and order findings that have no share.
-    return std::make_tuple(x.saving.share_of_step, x.saving.per_step_ns, x.saving.total_ns);
+    const findings::CatalogEntry* e = findings::FindCatalogEntry(x.code);
+    const bool changes_results = e != nullptr && e->changes_results;
+    return std::make_tuple(changes_results, x.saving.share_of_step, x.saving.per_step_ns,
+                           x.saving.total_ns);
   };
   std::stable_sort(f.begin(), f.end(), [&](const findings::Finding& a,
                                            const findings::Finding& b) {

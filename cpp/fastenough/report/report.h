@@ -82,6 +82,10 @@ struct StepsSummary {
   double steady_steps_per_s = kAbsent;     // NaN: unknown
   double items_per_s = kAbsent;
   double tokens_per_s = kAbsent;
+  // `fastenough run` only: the mode ("train"/"eval") these figures are of, and
+  // tokens/s without padding (the checks' attention-mask sample).
+  std::string mode;
+  double real_tokens_per_s = kAbsent;
 };
 
 struct Report {
@@ -102,8 +106,9 @@ struct Report {
   std::optional<std::string> decision_json;  // pre-serialised; null when absent
 };
 
-// Orders findings by the most they can save (total_ns, then per_step_ns,
-// then share_of_step; unknown savings last); stable for equal savings.
+// Orders findings: those that change results first (catalog: changes_results),
+// then by the most they can save (share_of_step, then per_step_ns, then
+// total_ns; unknown savings last); stable for equal savings.
 void RankFindings(std::vector<findings::Finding>& findings);
 
 }  // namespace fastenough::report

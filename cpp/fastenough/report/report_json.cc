@@ -3,7 +3,7 @@
 //
 //   steps:   {count, median_ns, p10_ns, p90_ns, steady_count, steady_median_ns,
 //             steady_p10_ns, steady_p90_ns, steady_steps_per_s, items_per_s,
-//             tokens_per_s, per_rank: [{rank, count, steady_begin, median_ns,
+//             tokens_per_s, real_tokens_per_s, mode, per_rank: [{rank, count, steady_begin, median_ns,
 //             p10_ns, p90_ns, windows: [{number, start_ns, end_ns, dur_ns,
 //             device_busy_ns}]}]}
 //     Percentiles interpolate linearly (numpy default); null when no steps.
@@ -104,6 +104,9 @@ void WriteSteps(JsonWriter& w, const Report& r) {
   w.Field("steady_steps_per_s", r.steps.steady_steps_per_s);
   w.Field("items_per_s", r.steps.items_per_s);
   w.Field("tokens_per_s", r.steps.tokens_per_s);
+  w.Field("real_tokens_per_s", r.steps.real_tokens_per_s);
+  w.Key("mode");
+  if (r.steps.mode.empty()) w.Null(); else w.String(r.steps.mode);
   w.Key("per_rank").BeginArray();
   for (const auto& ra : r.ranks) {
     const auto& s = ra.steps;

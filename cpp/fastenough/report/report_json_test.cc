@@ -120,6 +120,21 @@ TEST(ReportJsonTest, FindingsRankedBySaving) {
   EXPECT_EQ(f[2].code, "unknown");
 }
 
+TEST(ReportJsonTest, FindingsThatChangeResultsComeFirst) {
+  // Dropout left on in evaluation saves nothing measurable but changes the
+  // scores: it goes before a sync that would save 30% of a step.
+  std::vector<findings::Finding> f(3);
+  f[0].code = "sync-in-loop";
+  f[0].saving.share_of_step = 0.3;
+  f[1].code = "train-mode-in-eval";
+  f[2].code = "autograd-in-eval";
+  f[2].saving.share_of_step = 0.5;
+  RankFindings(f);
+  EXPECT_EQ(f[0].code, "train-mode-in-eval");
+  EXPECT_EQ(f[1].code, "autograd-in-eval");
+  EXPECT_EQ(f[2].code, "sync-in-loop");
+}
+
 TEST(ReportJsonTest, MissingFileFailsWithItsPath) {
   StatusOr<Report> r = AnalyzeTraces({"/nonexistent/rank0.json"});
   ASSERT_FALSE(r.ok());

@@ -66,6 +66,7 @@ std::vector<PhaseRow> BuildPhaseTable(const RunFiles& files, const PhaseTableInp
     if (e->begin) {
       PhaseRow r;
       r.name = e->phase;
+      r.mode = e->mode;
       r.rank = e->rank;
       r.pid = e->pid;
       r.automatic = e->automatic;

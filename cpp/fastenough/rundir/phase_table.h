@@ -15,6 +15,7 @@ namespace fastenough::rundir {
 
 struct PhaseRow {
   std::string name;
+  std::string mode;  // of the begin edge: "train" | "eval" | "" (older agents)
   int rank = 0;
   int64_t pid = 0;
   bool automatic = false;

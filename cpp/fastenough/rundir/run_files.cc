@@ -108,6 +108,7 @@ void ReadPhases(const std::string& path, RunFiles* out) {
     e.rank = static_cast<int>(GetInt(o, "rank").value_or(0));
     e.pid = GetInt(o, "pid").value_or(0);
     e.phase = GetString(o, "phase");
+    e.mode = GetString(o, "mode");
     std::string edge = GetString(o, "edge");
     auto mono = GetInt(o, "mono_ns");
     auto wall = GetInt(o, "wall_ns");
@@ -154,6 +155,7 @@ void ReadSteps(const std::string& path, RunFiles* out) {
     s.tokens = GetInt(o, "tokens");
     s.source = GetString(o, "source");
     s.phase = GetString(o, "phase");
+    s.mode = GetString(o, "mode");
     out->steps.push_back(std::move(s));
   });
 }

@@ -12,13 +12,14 @@
 namespace fastenough::rundir {
 
 // One line of phases.jsonl:
-//   {"rank":0,"pid":123,"phase":"warmup","edge":"end","mono_ns":..,"wall_ns":..,
-//    "synced":true,"auto":true,"memory":{"device":"cuda:0","allocated_bytes":..,
+//   {"rank":0,"pid":123,"phase":"warmup","mode":"train","edge":"end","mono_ns":..,
+//    "wall_ns":..,"synced":true,"auto":true,"memory":{"device":"cuda:0","allocated_bytes":..,
 //    "reserved_bytes":..,"alloc_peak_bytes":..,"reserved_peak_bytes":..,"rss_bytes":..}}
 struct PhaseEdge {
   int rank = 0;
   int64_t pid = 0;
   std::string phase;
+  std::string mode;  // "train" | "eval"; "" in run directories of older agents
   bool begin = true;
   int64_t mono_ns = 0;
   int64_t wall_ns = 0;
@@ -30,7 +31,8 @@ struct PhaseEdge {
 
 // One line of steps.jsonl:
 //   {"rank":0,"pid":123,"index":7,"start_mono_ns":..,"end_mono_ns":..,"start_wall_ns":..,
-//    "end_wall_ns":..,"items":32,"tokens":null,"source":"optimizer","phase":"steady"}
+//    "end_wall_ns":..,"items":32,"tokens":null,"source":"optimizer","phase":"steady",
+//    "mode":"train"}
 struct StepRecord {
   int rank = 0;
   int64_t pid = 0;
@@ -39,6 +41,7 @@ struct StepRecord {
   std::optional<int64_t> items, tokens;
   std::string source;
   std::string phase;
+  std::string mode;  // "train" | "eval"; "" in run directories of older agents
 };
 
 // One row of samples.csv (see sample/sampler.h for the header).

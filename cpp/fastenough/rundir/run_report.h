@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "fastenough/report/report.h"
+#include "fastenough/rundir/agent_records.h"
+#include "fastenough/rundir/measurement.h"
 #include "fastenough/rundir/phase_table.h"
 #include "fastenough/rundir/step_summary.h"
 #include "fastenough/util/status.h"
@@ -27,7 +29,12 @@ struct RunReportOptions {
 struct RunReport {
   report::Report report;
   std::vector<PhaseRow> phases;      // with the details report::PhaseRow lacks
-  std::vector<StepSummary> steps;    // per rank
+  std::vector<StepSummary> steps;    // per rank and mode
+  std::vector<StepRecord> step_records;  // steps.jsonl as read
+  std::string headline_mode;         // the mode report.steps describes
+  std::optional<double> real_token_share;  // real tokens / padded positions (checks)
+  std::vector<AgentRecord> agents;
+  Measurement measurement;
   std::vector<std::string> problems;
   std::vector<std::string> traces;   // trace files analysed
 };
@@ -35,13 +42,20 @@ struct RunReport {
 // NotFound when `dir` is not a directory; otherwise always a report.
 StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options = {});
 
-// AnalyzeRunDir + ReportToJson, with one more top-level key:
-//   "run_details": {"phases": [{name, rank, pid, auto, complete, busy_source,
+// AnalyzeRunDir + ReportToJson, with two more top-level keys:
+//   "measurement": see measurement.h (what the run saw and what it did not)
+//   "run_details": {"phases": [{name, mode, rank, pid, auto, complete, busy_source,
 //                               cpu_mean_pct, rss_max, mem_total, device_samples}],
-//                   "steps_per_rank": [{rank, steps, steady_count, median_ns, p10_ns,
-//                                       p90_ns, span_ns, steps_per_s, items_per_s,
-//                                       tokens_per_s, source}],
+//                   "steps_per_rank": [{rank, mode, steps, steady_count, median_ns,
+//                                       p10_ns, p90_ns, span_ns, steady_ns, steps_per_s,
+//                                       items_per_s, tokens_per_s, source}],
+//                   "steps_by_mode": [{mode, ranks, steady_count, median_ns, p10_ns,
+//                                      p90_ns, steps_per_s, items_per_s, tokens_per_s,
+//                                      real_tokens_per_s}],
 //                   "traces": [path...], "problems": [text...]}
+// report.steps describes the headline mode (the one with the most steady time);
+// steps_per_s is rank 0's (ranks step together), items and tokens per second
+// are summed over ranks.
 StatusOr<std::string> AnalyzeRunDirToJson(const std::string& dir,
                                           const RunReportOptions& options = {});
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace fastenough::rundir {
 
@@ -17,26 +18,31 @@ int64_t Quantile(std::vector<int64_t> values, double q) {
 }
 
 std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
-  std::map<int, std::vector<const StepRecord*>> by_rank;
-  std::map<int, int64_t> all;
+  using Key = std::pair<int, std::string>;
+  std::map<Key, std::vector<const StepRecord*>> steady;
+  std::map<Key, int64_t> all;
   for (const StepRecord& s : steps) {
-    ++all[s.rank];
-    if (s.phase == "steady") by_rank[s.rank].push_back(&s);
+    Key k{s.rank, s.mode};
+    ++all[k];
+    if (s.phase == "steady") steady[k].push_back(&s);
   }
   std::vector<StepSummary> out;
-  for (const auto& [rank, n] : all) {
+  for (const auto& [key, n] : all) {
     StepSummary sum;
-    sum.rank = rank;
+    sum.rank = key.first;
+    sum.mode = key.second;
     sum.all_steps = n;
-    auto it = by_rank.find(rank);
-    if (it != by_rank.end()) {
+    auto it = steady.find(key);
+    if (it != steady.end()) {
       const auto& st = it->second;
       std::vector<int64_t> durations;
       int64_t first = st.front()->start_mono_ns, last = st.front()->end_mono_ns;
-      int64_t items = 0, tokens = 0;
+      int64_t items = 0, tokens = 0, busy = 0;
       bool all_items = true, all_tokens = true;
       for (const StepRecord* s : st) {
-        durations.push_back(s->end_mono_ns - s->start_mono_ns);
+        const int64_t d = s->end_mono_ns - s->start_mono_ns;
+        durations.push_back(d);
+        busy += std::max<int64_t>(0, d);
         first = std::min(first, s->start_mono_ns);
         last = std::max(last, s->end_mono_ns);
         if (s->items) items += *s->items; else all_items = false;
@@ -47,19 +53,33 @@ std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
       sum.p10_ns = Quantile(durations, 0.1);
       sum.p90_ns = Quantile(durations, 0.9);
       sum.span_ns = last - first;
+      sum.steady_ns = busy;
       sum.source = st.front()->source;
-      if (sum.span_ns > 0) {
-        double span_s = static_cast<double>(sum.span_ns) * 1e-9;
-        sum.steps_per_s = static_cast<double>(sum.count) / span_s;
+      if (busy > 0) {
+        double busy_s = static_cast<double>(busy) * 1e-9;
+        sum.steps_per_s = static_cast<double>(sum.count) / busy_s;
         // Items/s only when every steady step says how many it had: a partial
         // count would understate the rate.
-        if (all_items) sum.items_per_s = static_cast<double>(items) / span_s;
-        if (all_tokens) sum.tokens_per_s = static_cast<double>(tokens) / span_s;
+        if (all_items) sum.items_per_s = static_cast<double>(items) / busy_s;
+        if (all_tokens) sum.tokens_per_s = static_cast<double>(tokens) / busy_s;
       }
     }
     out.push_back(sum);
   }
   return out;
+}
+
+std::string HeadlineMode(const std::vector<StepSummary>& summaries) {
+  std::map<std::string, int64_t> time;
+  for (const StepSummary& s : summaries) {
+    if (s.count > 0) time[s.mode] += s.steady_ns;
+  }
+  std::string best;
+  int64_t best_ns = -1;
+  for (const auto& [mode, ns] : time) {
+    if (ns > best_ns) best = mode, best_ns = ns;
+  }
+  return best;
 }
 
 }  // namespace fastenough::rundir

@@ -56,6 +56,9 @@ def write(agent) -> None:
         # recurrent/attention layers are sequence-first).
         "batch_dim": agent.model_calls.batch_dim,
         "dataloaders": agent.dataloader.loaders,
+        # Host time of the first steady steps of each mode, by part (step_timer.py).
+        "step_split": agent.timer.by_mode,
+        "model_call_site": agent.model_calls.call_sites,
         # The loop stood still for the tool: phase edges (device wait, census) and
         # the profiler window's start/stop/export. Never part of a step.
         "tool_pause_ns": agent.phases.pause_ns,

@@ -38,6 +38,7 @@ from fastenough.agent.sources.engine import StepEngine
 from fastenough.agent.sources.mode_watch import ModeWatch
 from fastenough.agent.sources.model_calls import ModelCallSource
 from fastenough.agent.sources.optimizer import OptimizerSource
+from fastenough.agent.step_timer import StepTimer, model_of
 from fastenough.agent.steps import (
     FLUSH_INTERVAL_NS,
     SRC_DATALOADER,
@@ -109,6 +110,7 @@ class Agent:
         self.dataloader = DataLoaderSource(self)
         self.optimizer = OptimizerSource(self)
         self.mode_watch = ModeWatch(self)
+        self.timer = StepTimer(self)
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -200,6 +202,10 @@ class Agent:
         setattr(owner, attr, new)
 
     def _uninstall(self) -> None:
+        try:  # noqa: SIM105
+            self.timer.end(done=False)
+        except Exception:  # noqa: BLE001, S110
+            pass
         for h in self.handles:
             try:  # noqa: SIM105
                 h.remove()
@@ -296,6 +302,8 @@ class Agent:
             self._checks_call("on_phase_end", phase, self.phases.mode)
         elif phase == "steady":
             self._checks_call("on_steady_begin")
+            if auto:
+                self.timer.begin(self.phases.mode, model_of(self))
 
     def _checks_call(self, name: str, *args) -> None:
         c = self.checks
@@ -325,6 +333,7 @@ class Agent:
         self.window.done = True
         self.phases.switch("profile")
         self.window.start(self.torch, self.steps.index)
+        self.window.info["mode"] = self.phases.mode
         return now()
 
     def stop_window(self) -> tuple[int, int]:
@@ -362,10 +371,12 @@ class Agent:
     def may_defer(self, source: int) -> bool:
         """Steps of `source` may go to a native recorder: it is the step source, the
         phase is steady with no change to come (the profiler window done or off),
-        and the checks' sync-watch sample is over."""
+        the checks' sync-watch sample is over, and the step timer has timed this
+        mode's first steady steps."""
         checks = self.checks
         return (self.enabled and self.engine.current == source and self.phases.quiet
                 and (checks is None or checks.sampling)
+                and not self.timer.active and not self.timer.wants(self.engine.mode)
                 and bool(self.opts.get("defer_steps", True)))
 
     def on_source_change(self, source: int) -> None:
@@ -378,6 +389,8 @@ class Agent:
 
     def on_mode_change(self, mode: str) -> None:
         """Every recorder to Python: the new mode's first boundaries decide again."""
+        if self.timer.active and self.timer.mode != mode:
+            self.timer.end(done=False)
         self.model_calls.stop_deferring()
         self.dataloader.stop_deferring()
         self.optimizer.stop_deferring()

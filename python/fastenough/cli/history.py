@@ -64,37 +64,60 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(f"no runs recorded in {path}\n")
         return 0
     from rich.console import Console
+
+    Console().print(_table(rows, Console().width), highlight=False)
+    return 0
+
+
+# Columns in the order shown; the command goes last and takes what is left.
+_COLUMNS = ("id", "started (UTC)", "exit", "wall s", "steps/s", "items/s", "measured",
+            "top finding", "command")
+_RIGHT = {2, 3, 4, 5}
+MIN_COMMAND = 24
+
+
+def _cells(r: dict) -> list[str]:
+    started = r["started_at"] or ""
+    return [
+        _fmt(r["id"]),
+        # 2026-12-02T21:06:08Z -> 12-02 21:06: the year only pushes the command off screen.
+        f"{started[5:10]} {started[11:16]}" if len(started) >= 16 else _fmt(r["started_at"]),
+        _fmt(r["exit_status"]),
+        _fmt(r["wall_s"], ".1f"),
+        _fmt(r["steady_steps_per_s"], ".2f"),
+        _fmt(r["items_per_s"], ".1f"),
+        _fmt(r.get("measurement")),
+        _fmt(r["top_finding"]),
+        _short_command(r["command"]),
+    ]
+
+
+def _table(rows: list[dict], width: int):
+    """The history table fitted to `width` columns: the figures, the measurement and
+    the finding stay whole; on a narrow terminal the less telling columns go first
+    (wall time, then items/s), so that the command keeps MIN_COMMAND characters."""
     from rich.table import Table
 
-    columns = ("id", "started (UTC)", "exit", "wall s", "steps/s", "items/s", "top finding",
-               "command")
-    cells = [
-        [
-            _fmt(r["id"]),
-            _fmt(r["started_at"]),
-            _fmt(r["exit_status"]),
-            _fmt(r["wall_s"], ".1f"),
-            _fmt(r["steady_steps_per_s"], ".2f"),
-            _fmt(r["items_per_s"], ".1f"),
-            _fmt(r["top_finding"]),
-            _short_command(r["command"]),
-        ]
-        for r in rows
-    ]
-    console = Console()
-    widths = [max([len(col)] + [len(c[i]) for c in cells]) for i, col in enumerate(columns)]
-    # The command takes what is left and is cut at the end: the figures and the
-    # finding must stay readable on a narrow terminal (2 spaces between columns).
-    rest = console.width - sum(widths[:-1]) - 2 * (len(columns) - 1) - 2
-    rest = max(rest, 12)
+    cells = [_cells(r) for r in rows]
+    keep = list(range(len(_COLUMNS)))
+    widths = [max([len(_COLUMNS[i])] + [len(c[i]) for c in cells]) for i in keep]
+
+    def rest() -> int:  # room left for the command (2 spaces between columns)
+        return width - sum(widths[i] for i in keep[:-1]) - 2 * (len(keep) - 1)
+
+    for drop in (3, 5, 1):  # wall s, items/s, started
+        if rest() >= MIN_COMMAND:
+            break
+        keep.remove(drop)
+    room = max(rest(), MIN_COMMAND)
     for c in cells:
-        if len(c[-1]) > rest:
-            c[-1] = c[-1][: rest - 1] + "…"
-    t = Table(box=None, header_style="bold")
-    for i, col in enumerate(columns):
-        t.add_column(col, no_wrap=True, min_width=min(widths[i], rest) if i == len(columns) - 1
-                     else widths[i], justify="right" if i in (2, 3, 4, 5) else "left")
+        if len(c[-1]) > room:
+            c[-1] = c[-1][: room - 1] + "…"
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for i in keep:
+        last = i == len(_COLUMNS) - 1
+        t.add_column(_COLUMNS[i], no_wrap=True, justify="right" if i in _RIGHT else "left",
+                     min_width=min(widths[i], room) if last else widths[i])
     for c in cells:
-        t.add_row(*c)
-    console.print(t)
-    return 0
+        t.add_row(*[c[i] for i in keep])
+    return t

@@ -28,8 +28,14 @@ examples:
 
 Ctrl-C stops the command and still writes the report; a second Ctrl-C kills it.
 
+When the agent could not measure what it measures (the program never imported
+torch, imported it in a way the agent did not see, no step was found, only a
+handful of steady steps, the checks stopped), the report says so first and the
+last line repeats it: "no findings" then means nothing.
+
 exit status: the command's own (128 + N when killed by signal N), 127 command
-not found, 126 not executable, 2 usage error.
+not found, 126 not executable, 2 usage error; with --require-complete, 4 when
+the command succeeded but the measurement was incomplete.
 """
 
 
@@ -49,6 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
     p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
     p.add_argument("--no-history", action="store_true", help="do not add a row to runs.db")
+    p.add_argument("--require-complete", action="store_true",
+                   help="exit 4 when the command succeeded but the measurement was incomplete "
+                   "(for scripts and CI that must not take a blind run for a clean one)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print report.json instead of the report")
     fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
@@ -115,4 +124,14 @@ def run(args: argparse.Namespace) -> int:
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {outcome.run_dir}\n")
+    measured = ((report or {}).get("measurement") or {}).get("status", "complete")
+    if measured != "complete":
+        reasons = ((report or {}).get("measurement") or {}).get("reasons") or []
+        codes = ", ".join(r.get("code", "?") for r in reasons)
+        err.write(f"fastenough: measurement incomplete ({measured}: {codes}); see the first "
+                  "lines of the report\n")
+        if args.require_complete and status == 0:
+            from fastenough.errors import EXIT_MEASUREMENT_INCOMPLETE
+
+            return EXIT_MEASUREMENT_INCOMPLETE
     return status

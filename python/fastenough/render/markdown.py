@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastenough.render import sections
+from fastenough.render import measurement, sections
 
 
 def _escape(cell: str) -> str:
@@ -24,6 +24,9 @@ def _table(t: sections.Table) -> str:
 
 def report_to_markdown(report: dict) -> str:
     out = ["# fastenough report\n\n"]
+    gaps = measurement.measurement_lines(report)
+    if gaps:
+        out.append(f"**{gaps[0]}**\n\n" + "\n".join(gaps[1:]) + "\n\n")
     run_line = sections.run_line(report)
     if run_line:
         out.append(f"Run: {run_line}; run directory `{report['run'].get('run_dir', '')}`\n\n")
@@ -40,6 +43,9 @@ def report_to_markdown(report: dict) -> str:
     steps = sections.steps_lines(report)
     if steps:
         out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")
+    cost = measurement.tool_cost_line(report)
+    if cost:
+        out.append(f"_{cost}_\n\n")
     for make in sections.TABLES_AFTER_STEPS:
         t = make(report)
         if t:
@@ -47,7 +53,8 @@ def report_to_markdown(report: dict) -> str:
     views = sections.findings_views(report)
     out.append("## Findings\n\n")
     if not views:
-        out.append("None: nothing in this input is avoidable waste that fastenough detects.\n")
+        line = measurement.no_findings_line(report)
+        out.append(line[0].upper() + line[1:] + "\n")
     for v in views:
         out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {v.title}\n\n")
         out.append(f"- **saving**: {v.saving}\n")

@@ -115,10 +115,12 @@ def phases_table(report: dict) -> Table | None:
     if len(details) != len(phases):
         details = [{} for _ in phases]
     multi_rank = len({p.get("rank") for p in phases}) > 1
+    # The sampler sees the process tree: with several ranks its RSS is the job's.
     header = (["rank"] if multi_rank else []) + [
         "phase", "host time", "device busy", "util", "power", "mem used", "alloc peak",
-        "reserved peak", "host CPU", "RSS max",
+        "reserved peak", "host CPU", "RSS max (all ranks)" if multi_rank else "RSS max",
     ]
+    modes = {d.get("mode") for d in details if d.get("mode")}
     rows = []
     for p, d in zip(phases, details, strict=True):
         power = p.get("power_mean_w")
@@ -127,7 +129,10 @@ def phases_table(report: dict) -> Table | None:
         if busy != "-" and d.get("busy_source") == "util":
             busy += " (util)"
         cpu = d.get("cpu_mean_pct")
-        name = p.get("name", "-") + ("" if d.get("complete", True) else " (cut)")
+        name = p.get("name", "-")
+        if len(modes) > 1 and d.get("mode") and name in ("warmup", "steady", "profile"):
+            name += f" ({d['mode']})"
+        name += "" if d.get("complete", True) else " (cut)"
         row = [
             name,
             fmt_ns(p.get("host_ns")),
@@ -171,21 +176,60 @@ def steps_lines(report: dict) -> list[str]:
         f"{steps['count']} steps: median {fmt_ns(steps.get('median_ns'))}, "
         f"p10 {fmt_ns(steps.get('p10_ns'))}, p90 {fmt_ns(steps.get('p90_ns'))}"
     ]
-    if steps.get("steady_count"):
+    by_mode = (report.get("run_details") or {}).get("steps_by_mode") or []
+    if not by_mode and steps.get("steady_count"):
+        by_mode = [{"mode": None, "steady_count": steps["steady_count"],
+                    "median_ns": steps.get("steady_median_ns"),
+                    "p10_ns": steps.get("steady_p10_ns"), "p90_ns": steps.get("steady_p90_ns"),
+                    "steps_per_s": steps.get("steady_steps_per_s"),
+                    "items_per_s": steps.get("items_per_s"),
+                    "tokens_per_s": steps.get("tokens_per_s")}]
+    for m in by_mode:
+        label = f"{m['mode']}: " if m.get("mode") and len(by_mode) > 1 else ""
         out.append(
-            f"{steps['steady_count']} steady steps: median {fmt_ns(steps.get('steady_median_ns'))}"
-            f", p10 {fmt_ns(steps.get('steady_p10_ns'))}, p90 {fmt_ns(steps.get('steady_p90_ns'))}"
-        )
-    rates = []
-    if steps.get("steady_steps_per_s"):
-        rates.append(f"{steps['steady_steps_per_s']:.2f} steps/s")
-    if steps.get("items_per_s"):
-        rates.append(f"{steps['items_per_s']:.1f} items/s")
-    if steps.get("tokens_per_s"):
-        rates.append(f"{steps['tokens_per_s']:.0f} tokens/s")
-    if rates:
-        out.append("steady throughput: " + ", ".join(rates))
+            f"{label}{m['steady_count']} steady steps: median {fmt_ns(m.get('median_ns'))}, "
+            f"p10 {fmt_ns(m.get('p10_ns'))}, p90 {fmt_ns(m.get('p90_ns'))}")
+        rates = _rates(m)
+        if rates:
+            out.append(f"{label}steady throughput: " + ", ".join(rates))
+    notes = _steps_notes(report, by_mode)
+    if notes:
+        out.append("(" + "; ".join(notes) + ")")
     return out
+
+
+def _rates(m: dict) -> list[str]:
+    rates = []
+    if m.get("steps_per_s"):
+        rates.append(f"{m['steps_per_s']:.2f} steps/s")
+    if m.get("items_per_s"):
+        rates.append(f"{m['items_per_s']:.1f} items/s")
+    if m.get("tokens_per_s"):
+        tokens = f"{m['tokens_per_s']:.0f} tokens/s"
+        if m.get("real_tokens_per_s"):
+            tokens += f" ({m['real_tokens_per_s']:.0f} without padding)"
+        rates.append(tokens)
+    return rates
+
+
+def _steps_notes(report: dict, by_mode: list[dict]) -> list[str]:
+    """How the figures were made, where a reader could take them for something else."""
+    notes = []
+    ranks = max((m.get("ranks") or 1 for m in by_mode), default=1)
+    if ranks > 1:
+        notes.append(f"steps/s of rank 0, items and tokens summed over {ranks} ranks")
+    agents = _meta_agents(report)
+    if any(a.get("batch_dim") == 1 for a in agents if a.get("role") in ("main", "rank")):
+        notes.append("items from dimension 1 of the input: the model's recurrent/attention "
+                     "layers are sequence-first")
+    if any(m.get("real_tokens_per_s") for m in by_mode):
+        notes.append("tokens without padding from the attention masks of the examined forwards")
+    return notes
+
+
+def _meta_agents(report: dict) -> list[dict]:
+    agents = (report.get("meta") or {}).get("agents")
+    return agents if isinstance(agents, list) else []
 
 
 def devices_table(report: dict) -> Table | None:

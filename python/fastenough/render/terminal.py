@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from fastenough.render import sections
+from fastenough.render import measurement, sections
 
 VERDICT_STYLE = {
     "avoidable": "bold red",
@@ -29,6 +29,11 @@ def _rich_table(t: sections.Table) -> RichTable:
 
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console()
+    gaps = measurement.measurement_lines(report)
+    if gaps:
+        console.print(f"[bold red]{gaps[0]}[/bold red]", highlight=False)
+        for line in gaps[1:]:
+            console.print(line, style="red", markup=False, highlight=False)
     run_line = sections.run_line(report)
     if run_line:
         console.print(f"[bold]Run[/bold] {run_line}", highlight=False)
@@ -44,7 +49,10 @@ def print_report(report: dict, console: Console | None = None) -> None:
     if no_device:
         console.print(f"[dim]{no_device}[/dim]", highlight=False)
     for line in sections.steps_lines(report):
-        console.print(f"[bold]Steps[/bold] {line}")
+        console.print(f"[bold]Steps[/bold] {line}", highlight=False)
+    cost = measurement.tool_cost_line(report)
+    if cost:
+        console.print(f"[dim]{cost}[/dim]", highlight=False)
     for make in sections.TABLES_AFTER_STEPS:
         t = make(report)
         if t:
@@ -55,10 +63,10 @@ def print_report(report: dict, console: Console | None = None) -> None:
 def print_findings(report: dict, console: Console) -> None:
     views = sections.findings_views(report)
     if not views:
-        console.print("[bold]Findings[/bold]: none. Nothing in this trace is avoidable waste "
-                      "that fastenough knows how to detect.")
+        console.print(f"[bold]Findings[/bold]: {measurement.no_findings_line(report)}")
         return
-    console.print(f"[bold]Findings[/bold] ({len(views)}, largest possible saving first)")
+    console.print(f"[bold]Findings[/bold] ({len(views)}: those that change results first, "
+                  "then the largest possible saving)")
     for v in views:
         head = Text()
         head.append(f"{v.rank}. ", style="bold")

@@ -103,6 +103,8 @@ def shorten(name: str, width: int = 60) -> str:
 def fmt_saving(saving: dict | None) -> str:
     if not saving:
         return "-"
+    if saving.get("per_step_ns") == 0 and saving.get("share_of_step") in (0, 0.0):
+        return "none: nothing here is avoidable under the current protocol"
     bits = []
     if saving.get("per_step_ns") not in (None, -1):
         bits.append(f"{fmt_ns(saving['per_step_ns'])}/step")

@@ -15,6 +15,7 @@ COLUMNS = (
     "items_per_s",
     "top_finding",
     "run_dir",
+    "measurement",
 )
 
 _SCHEMA = """
@@ -27,9 +28,12 @@ CREATE TABLE IF NOT EXISTS runs (
   steady_steps_per_s REAL,
   items_per_s REAL,
   top_finding TEXT,         -- finding code ranked first
-  run_dir TEXT NOT NULL
+  run_dir TEXT NOT NULL,
+  measurement TEXT          -- complete | partial | blind (report.json "measurement")
 )
 """
+# Columns added after the first release, for databases made before them.
+_ADDED = {"measurement": "TEXT"}
 
 
 class HistoryDB:
@@ -40,6 +44,11 @@ class HistoryDB:
         # Several runs may finish at once (a sweep): wait for the lock a while.
         self._db = sqlite3.connect(str(self.path), timeout=30)
         self._db.execute(_SCHEMA)
+        have = {c[1] for c in self._db.execute("PRAGMA table_info(runs)")}
+        for name, kind in _ADDED.items():
+            if name not in have:
+                with self._db:
+                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
 
     def add_run(self, row: dict) -> int:
         cols = [c for c in COLUMNS if c != "id"]

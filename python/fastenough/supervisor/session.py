@@ -71,6 +71,7 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
         "items_per_s": steps.get("items_per_s"),
         "top_finding": findings[0].get("code") if findings else None,
         "run_dir": str(run_dir),
+        "measurement": ((report or {}).get("measurement") or {}).get("status"),
     }
 
 

@@ -7,44 +7,72 @@ import os
 import sys
 import tempfile
 
-_SKIP_DIRS: list[str] = []
+_OURS: list[str] = []  # fastenough's own code: never the user's line, never a library
+_LIBRARIES: list[str] = []  # installed packages and the standard library
 
 
-def _skip_dirs() -> list[str]:
-    # Frames inside these packages are never "the user's line".
-    if not _SKIP_DIRS:
+def _dirs() -> tuple[list[str], list[str]]:
+    if not _OURS:
+        import site
+        import sysconfig
+
         import fastenough
 
-        # Only the agent's own code: the bundled demo (fastenough/demo) is user code.
-        dirs = [os.path.join(os.path.dirname(os.path.abspath(fastenough.__file__)), "agent")]
-        for name in ("torch", "transformers", "accelerate", "importlib", "contextlib",
-                     "functools", "runpy"):
+        package = os.path.dirname(os.path.abspath(fastenough.__file__))
+        # The bundled demo (fastenough/demo) is the user's code of its runs.
+        for d in os.listdir(package):
+            path = os.path.join(package, d)
+            if d != "demo":
+                _OURS.append(path + os.sep if os.path.isdir(path) else path)
+        libs = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib",
+                                                        "platlib")}
+        try:
+            libs.update(site.getsitepackages())
+            libs.add(site.getusersitepackages())
+        except AttributeError:  # a virtualenv's old site.py
+            pass
+        for name in ("torch", "transformers", "accelerate"):
             mod = sys.modules.get(name)
             f = getattr(mod, "__file__", None) if mod else None
             if f:
-                dirs.append(os.path.dirname(os.path.abspath(f)))
-        _SKIP_DIRS.extend(d + os.sep for d in dirs)
-    return _SKIP_DIRS
+                libs.add(os.path.dirname(os.path.dirname(os.path.abspath(f))))
+        _LIBRARIES.extend(sorted(os.path.abspath(d) + os.sep for d in libs if d))
+    return _OURS, _LIBRARIES
 
 
 def reset_skip_dirs() -> None:
-    _SKIP_DIRS.clear()
+    _OURS.clear()
+    _LIBRARIES.clear()
 
 
-def user_site(depth: int = 1) -> dict | None:
-    """{file, line, function} of the innermost frame outside torch, the agent and
-    Hugging Face libraries, starting from the caller (depth is kept for callers)."""
-    skip = _skip_dirs()
+def call_site() -> tuple[dict | None, str | None]:
+    """The user's line of the current call, {file, line, function}: the innermost
+    frame outside fastenough and outside installed libraries (torch, transformers,
+    sentence-transformers, the standard library); and, when the call happened
+    inside a library, that library module's name ("torch.nn.modules.transformer")."""
+    ours, libraries = _dirs()
     try:
         f = sys._getframe(1)
     except ValueError:
-        return None
+        return None, None
+    inside = None
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith("<") and not any(fn.startswith(d) for d in skip):
-            return {"file": fn, "line": f.f_lineno, "function": f.f_code.co_name}
-        f = f.f_back
-    return None
+        if fn.startswith("<") or any(fn.startswith(d) for d in ours):
+            f = f.f_back
+            continue
+        if any(fn.startswith(d) for d in libraries):
+            if inside is None:
+                inside = f.f_globals.get("__name__")
+            f = f.f_back
+            continue
+        return {"file": fn, "line": f.f_lineno, "function": f.f_code.co_name}, inside
+    return None, inside
+
+
+def user_site(depth: int = 1) -> dict | None:
+    """{file, line, function} of the user's line (call_site); depth is kept for callers."""
+    return call_site()[0]
 
 
 def first_tensor(obj, torch, depth: int = 0):

@@ -17,7 +17,12 @@ import time
 
 from fastenough.agent.checks._util import user_site
 
-WINDOWS = 3
+WINDOWS = 3  # windows on the first forwards (from the second on)
+# And in the steady loop, on every STEADY_EVERY-th forward the checks examine, up
+# to STEADY_WINDOWS: what the loop does later (a generation loop whose prefix
+# grows, reading one position of hundreds) is what decides.
+STEADY_WINDOWS = 8
+STEADY_EVERY = 16
 MAX_OPS = 5000
 VOCAB_MIN = 1000  # a last dim this large after a projection reads as a vocabulary
 _NARROW = {"__getitem__", "narrow", "select", "index_select", "take_along_dim"}
@@ -57,6 +62,9 @@ class LogitsCheck:
         self._logits_bytes = 0
         self._op_ns = 0
         self._seen = 0
+        self._steady_seen = 0
+        self._steady_windows = 0
+        self._window_steady = False
         self.probe_call = None
 
     def on_pre(self, module, args, kwargs) -> None:
@@ -66,9 +74,13 @@ class LogitsCheck:
         torch = self.torch
         self.close()
         self._seen += 1
-        if self._seen < 2 or len(self.windows) >= WINDOWS or self.reg.in_steady:
+        if self._seen < 2 or torch.compiler.is_compiling():
             return
-        if torch.compiler.is_compiling():
+        if self.reg.in_steady:
+            self._steady_seen += 1
+            if self._steady_windows >= STEADY_WINDOWS or self._steady_seen % STEADY_EVERY:
+                return
+        elif len(self.windows) >= WINDOWS:
             return
         logits = getattr(output, "logits", None)
         named = isinstance(logits, torch.Tensor)
@@ -85,6 +97,9 @@ class LogitsCheck:
         self._entries[id(t)] = e
         if is_vocab:
             self._mark_vocab(e)
+        self._window_steady = self.reg.in_steady
+        if self._window_steady:
+            self._steady_windows += 1
         self._call = (module, args, dict(kwargs))
         self._site = user_site(2)
         self._mode = _Mode(self)
@@ -113,7 +128,7 @@ class LogitsCheck:
             read = min(read, self._positions)
             self.windows.append({"positions": self._positions, "positions_read": read,
                                  "vocab": self._vocab, "logits_bytes": self._logits_bytes,
-                                 "op_ns": self._op_ns})
+                                 "op_ns": self._op_ns, "steady": self._window_steady})
             if read * 2 <= self._positions and self.where is None:
                 self.where = self._site
                 if self.reg.probe and "logits_to_keep" in _params(self._call[0]):
@@ -175,8 +190,11 @@ class LogitsCheck:
     def numbers(self) -> dict | None:
         if not self.windows:
             return None
-        # The window that read the largest share speaks for the run (conservative).
-        w = max(self.windows, key=lambda w: w["positions_read"] / max(1, w["positions"]))
+        # The steady loop's windows speak for the run when there are any (the first
+        # forwards of a growing generation loop see a short prefix); of those, the
+        # one that read the largest share (conservative).
+        pool = [w for w in self.windows if w.get("steady")] or self.windows
+        w = max(pool, key=lambda w: w["positions_read"] / max(1, w["positions"]))
         unread = (w["positions"] - w["positions_read"]) / max(1, w["positions"])
         n = {"positions": w["positions"], "positions_read": w["positions_read"],
              "vocab": w["vocab"], "logits_bytes_per_forward": w["logits_bytes"],

@@ -77,6 +77,10 @@ class Registry:
         # id -> the agent's native hook, which counts the calls it kept to itself.
         self._driven: dict = {}
         self._driven_counted = 0  # such calls of roots given back since
+        # Roots the agent will drive once it defers (its locked model): they keep
+        # our Python hooks until then, or a call would be counted by two native
+        # hooks on the hand-over.
+        self._reserved: set[int] = set()
         self._root_handles: dict = {}  # id(root) -> [pre, post] handles, or [native pre]
         # Once sampling, a native pre-hook (agent/step_hook.py) on our roots counts
         # the calls and sends every SAMPLE_EVERY-th here; no forward hook stays.
@@ -209,7 +213,7 @@ class Registry:
             return
         key = id(module)
         if self.sampling and key in self._root_handles and key not in self._native_roots \
-                and self._depth == 0 and not self._compiled:
+                and key not in self._reserved and self._depth == 0 and not self._compiled:
             if self._dynamo_counts()[0] > 0:
                 self._compiled = True  # compiled code: our Python hooks stay
             else:
@@ -259,6 +263,12 @@ class Registry:
         self._unhook_root(key)
         if self._depth > 0:  # our pre of the call in progress ran: close it as before
             step_hook.one_shot_post(module, self._module_post, with_kwargs=True)
+
+    def reserve_root(self, module) -> None:
+        self._reserved.add(id(module))
+
+    def release_root(self, module) -> None:
+        self._reserved.discard(id(module))
 
     def _to_native(self, module) -> bool:
         """Sampling: this root's Python hooks (pre and post, each ~10 us a call on
@@ -616,8 +626,9 @@ class Registry:
                 "calls": site["calls"], "steps": steps or None,
                 "calls_per_step": site["calls"] / steps if steps else None,
                 "call_ns_total": site["call_ns"], "on_device": 1 if site["on_device"] else 0,
-                "wrapper_overhead_ns": self.sync.overhead_ns}, {"kind": site["kind"]},
-                [site["where"]])
+                "wrapper_overhead_ns": self.sync.overhead_ns},
+                {"kind": site["kind"], "inside": site.get("inside"),
+                 "caused_by": site.get("caused_by")}, [site["where"]])
         return out
 
     def _write_files(self, findings: list[dict]) -> None:

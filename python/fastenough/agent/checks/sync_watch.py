@@ -7,11 +7,12 @@ their bookkeeping is measured and reported as their overhead."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import warnings
 
-from fastenough.agent.checks._util import user_site
+from fastenough.agent.checks._util import call_site
 
 _TENSOR_METHODS = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()",
                    "cpu": ".cpu()", "__bool__": "bool(tensor)", "nonzero": ".nonzero()",
@@ -139,12 +140,15 @@ class SyncWatch:
         return wrapper
 
     def _count(self, label: str, on_device: bool, ns: int) -> None:
-        site = user_site(3) or {"file": "?", "line": 0, "function": "?"}
-        key = (site["file"], site["line"], label)
+        site, inside = call_site()
+        site = site or {"file": "?", "line": 0, "function": "?"}
+        key = (site["file"], site["line"], label, inside)
         s = self.sites.get(key)
         if s is None:
             s = self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
-                                   "on_device": 0}
+                                   "on_device": 0, "inside": inside,
+                                   "caused_by": f"{os.path.basename(site['file'])}:"
+                                                f"{site['line']}" if inside else None}
         s["calls"] += 1
         s["call_ns"] += ns
         if on_device:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 from fastenough.agent import batch_size as bs
 from fastenough.agent.steps import SRC_DATALOADER
@@ -53,6 +54,7 @@ class DataLoaderSource:
                 return batch
             if agent.enabled and threading.get_ident() == main:
                 source._guarded(source._begins, it)
+            t0 = time.perf_counter_ns()
             try:
                 batch = orig(it)
             except StopIteration:
@@ -60,6 +62,7 @@ class DataLoaderSource:
                     source._guarded(source._exhausted)
                 raise
             if agent.enabled and threading.get_ident() == main:
+                agent.timer.add_data(time.perf_counter_ns() - t0)
                 source._guarded(source._batch, batch)
             return batch
 

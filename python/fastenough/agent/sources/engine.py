@@ -109,6 +109,7 @@ class StepEngine:
         phases = agent.phases
         agent.steps.record(start, end, items, tokens, self.current, phases.phase, self.mode)
         self.mode_steps += 1
+        agent.timer.step(self.mode, phases.phase, end[0] - start[0])
         agent.checks_step(end[0] - start[0], items)
         if last or phases.quiet:
             return end  # the usual steady step: no phase change can follow
@@ -165,6 +166,7 @@ class StepEngine:
             return
         # Steady, no phase change possible: each record closes the open step and
         # opens the next, in one loop.
+        agent.timer.discard()
         self.open_step, durations = agent.steps.replay(
             self.open_step, records, source, agent.phases.phase, self.mode)
         self.mode_steps += len(durations)

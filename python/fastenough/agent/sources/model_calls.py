@@ -39,6 +39,8 @@ class ModelCallSource:
         self.post_handle = None  # the Python post-hook on it, while not deferring
         self.deferred_before = 0  # steps deferred by native hooks since dropped
         self.model_ref = None  # weak reference to the locked model
+        self.main_ref = None  # weak reference to the main model, locked or not
+        self.call_sites: dict[str, dict] = {}  # the user's line of the main model's calls
         self.last_post: tuple[int, int] | None = None  # end of the last outermost call
         self.batch_dim = 0  # 1 for sequence-first models (batch_size.seq_first)
         self._batch_size = bs.batch_size
@@ -115,11 +117,16 @@ class ModelCallSource:
             if self.main_root is None or n > self.main_root_params:
                 self.main_root, self.main_root_params, self.main_root_calls = key, n, 0
                 self.batch_dim = 1 if bs.seq_first(module) else 0
+                self.main_ref = weakref.ref(module)
             elif key != self.main_root:
                 return
         mode = "train" if module.training and agent.torch.is_grad_enabled() else "eval"
         if mode != engine.mode:
             engine.switch_mode(mode, t)
+        if mode not in self.call_sites:
+            from fastenough.agent.checks._util import user_site
+
+            self.call_sites[mode] = user_site() or {}
         if engine.current != SRC_MODULE and not engine.accept(SRC_MODULE, t):
             return
         agent.check_fail("module")
@@ -153,6 +160,8 @@ class ModelCallSource:
         hook = self.step_hook = agent.recorder(self.pre) if native else None
         if hook is not None:
             hook.batch_dim = self.batch_dim
+            if agent.checks is not None:
+                agent.checks.reserve_root(module)
         pre = module_hooks.add_pre(module, hook.pre if hook is not None else self.pre,
                                    with_kwargs=True)
         self.post_handle = module_hooks.add_post(module, self._locked_post, always_call=True)
@@ -170,8 +179,10 @@ class ModelCallSource:
         self.deferred_before += hook.deferred_calls
         module = self.model_ref() if self.model_ref is not None else None
         checks = self.agent.checks
-        if hook.deferring and checks is not None and module is not None:
-            checks.reclaim_root(module)
+        if checks is not None and module is not None:
+            if hook.deferring:
+                checks.reclaim_root(module)
+            checks.release_root(module)
         hook.deferring = False
 
     def deferred_calls(self) -> int:

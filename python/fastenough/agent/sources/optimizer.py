@@ -33,6 +33,7 @@ class OptimizerSource:
                 or threading.get_ident() != agent.main_ident:
             return
         try:
+            agent.timer.optimizer_end()
             # The step ends in the current mode: model.eval() while training (frozen
             # batch norm) must not make every step a mode switch.
             agent.engine.end_step(SRC_OPTIMIZER, None, None)

@@ -1,0 +1,71 @@
+// agent/<pid>.json, one per Python process of the run, as the agent writes it
+// (python/fastenough/agent/process_record.py):
+//   {"pid":10,"rank":null,"role":"main","torch":"2.13.0","torch_attach":"import",
+//    "torch_imported_unseen":false,"agent_error":null,"steps":120,
+//    "steps_deferred":64,"step_sources":{"train":"module","eval":"module"},
+//    "profile":{"trace":"trace/rank0.pt.trace.json.gz",...},"batch_dim":1,
+//    "dataloaders":[{"dataset":"TensorDataset","num_workers":0,"pin_memory":false,
+//                    "batch_size":64,"in_memory":true}],
+//    "tool_pause_ns":..,"tool_pauses":4,"profile_cost_ns":..,
+//    "cpu":{"cores":2,"torch_threads":2},"checks":true,
+//    "step_split":{"train":{"steps":30,"step_ns":..,"forward_ns":..,
+//                  "backward_ns":..,"optimizer_ns":..,"data_ns":..}},
+//    "model_call_site":{"train":{"file":..,"line":..,"function":..}}, ...}
+// Every field is optional: older agents wrote fewer.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fastenough/findings/finding.h"
+
+namespace fastenough::rundir {
+
+struct DataLoaderInfo {
+  std::string dataset;
+  int64_t num_workers = 0;
+  bool pin_memory = false;
+  bool in_memory = false;  // a TensorDataset: its items are indexes into resident tensors
+  std::optional<int64_t> batch_size;
+};
+
+// Host time a mode's sampled steady steps spent in each part of the step.
+struct StepSplit {
+  int64_t steps = 0;
+  int64_t step_ns = 0;
+  int64_t forward_ns = 0, backward_ns = 0, optimizer_ns = 0, data_ns = 0;
+};
+
+struct AgentRecord {
+  std::string file;  // "agent/10.json"
+  int64_t pid = 0;
+  std::optional<int64_t> rank;
+  std::string role;  // main | rank | worker | launcher
+  std::optional<std::string> torch;  // version; absent: the agent never had torch
+  std::string torch_attach;          // import | before-agent | late | ""
+  bool torch_imported_unseen = false;
+  std::string agent_error;           // "" when none
+  int64_t steps = 0;
+  int64_t steps_deferred = 0;
+  bool checks = true;
+  bool traced = false;  // a profiler window was written
+  std::string profile_mode;
+  int64_t batch_dim = 0;
+  int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
+  std::optional<int64_t> cores, torch_threads;
+  std::vector<DataLoaderInfo> dataloaders;
+  std::map<std::string, StepSplit> step_split;         // by mode
+  std::map<std::string, findings::Location> call_site;  // of the main model's calls, by mode
+  std::string json;  // the whole record, minified (meta.agents)
+
+  bool in_the_loop() const { return role == "main" || role == "rank"; }
+};
+
+// Every agent/*.json in pid order; unreadable ones are named in problems.
+std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
+                                          std::vector<std::string>* problems);
+
+}  // namespace fastenough::rundir

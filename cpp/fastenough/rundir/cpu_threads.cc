@@ -1,0 +1,55 @@
+// cpu-oversubscribed: the processes of the run ask for more compute threads
+// than the cores they may run on (sched_getaffinity), e.g. two torchrun ranks
+// with torch's default of one thread per core on a 2-core machine: 4 threads
+// on 2 cores, each step several times slower than with one thread each.
+// DataLoader workers count one thread each (torch sets one in workers).
+#include <algorithm>
+#include <cstdio>
+
+#include "fastenough/findings/catalog.h"
+#include "fastenough/rundir/run_findings.h"
+
+namespace fastenough::rundir {
+
+void AddCpuThreadFindings(const std::vector<AgentRecord>& agents,
+                          std::vector<findings::Finding>* out) {
+  int64_t processes = 0, threads = 0, workers = 0, cores = 0, per_process = 0;
+  for (const AgentRecord& a : agents) {
+    if (!a.in_the_loop() || !a.torch || !a.torch_threads || !a.cores) continue;
+    ++processes;
+    threads += *a.torch_threads;
+    per_process = std::max(per_process, *a.torch_threads);
+    cores = cores == 0 ? *a.cores : std::min(cores, *a.cores);
+    int64_t w = 0;
+    for (const DataLoaderInfo& d : a.dataloaders) w = std::max(w, d.num_workers);
+    workers += w;
+  }
+  if (processes == 0 || threads + workers <= cores) return;
+  findings::Finding f =
+      findings::NewFinding("cpu-oversubscribed", findings::Verdict::kAvoidable, -1);
+  f.source = "agent";
+  char title[256];
+  std::snprintf(title, sizeof title,
+                "%lld process%s x %lld torch thread%s%s on %lld core%s: %lld threads compete "
+                "for the cores",
+                static_cast<long long>(processes), processes == 1 ? "" : "es",
+                static_cast<long long>(per_process), per_process == 1 ? "" : "s",
+                workers > 0 ? (" + " + std::to_string(workers) + " DataLoader workers").c_str() : "",
+                static_cast<long long>(cores), cores == 1 ? "" : "s",
+                static_cast<long long>(threads + workers));
+  f.title = title;
+  f.evidence.emplace_back("cores", cores);
+  f.evidence.emplace_back("processes", processes);
+  f.evidence.emplace_back("torch_threads_per_process", per_process);
+  f.evidence.emplace_back("dataloader_workers", workers);
+  f.evidence.emplace_back("threads_total", threads + workers);
+  const int64_t fit = std::max<int64_t>(1, (cores - std::min(cores - 1, workers)) / processes);
+  f.evidence.emplace_back("suggested_threads_per_process", fit);
+  f.action = "Set torch.set_num_threads(" + std::to_string(fit) + ") (or OMP_NUM_THREADS=" +
+             std::to_string(fit) + ") in each process so that threads x processes does not "
+             "exceed the " + std::to_string(cores) + " cores; compare the steady step time "
+             "before and after.";
+  out->push_back(std::move(f));
+}
+
+}  // namespace fastenough::rundir

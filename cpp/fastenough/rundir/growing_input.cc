@@ -1,0 +1,123 @@
+// recompute-prefix. The shape in steps.jsonl of autoregressive generation
+// without a cache, e.g. word_language_model's generate.py with the
+// Transformer (input = torch.cat([input, word], 0) each step):
+//   tokens/items: 2, 3, 4, ... 301   step time: 5.8 ms ... 100 ms
+// With a cache every call sees one new position and its time stays flat.
+// Saving (an upper bound): each step of a run down to the run's fastest early
+// step, the cost of a short input, which is what a cached step costs at most.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "fastenough/findings/catalog.h"
+#include "fastenough/rundir/run_findings.h"
+#include "fastenough/rundir/step_summary.h"
+
+namespace fastenough::rundir {
+
+namespace {
+
+struct Run {
+  size_t first = 0, last = 0;  // indices into the step list, inclusive
+  int64_t length_first = 0, length_last = 0;
+};
+
+int64_t Median4(std::vector<int64_t> v) { return v.empty() ? 0 : Quantile(std::move(v), 0.5); }
+
+std::string Ms(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
+                             const std::vector<AgentRecord>& agents,
+                             std::vector<findings::Finding>* out) {
+  std::map<std::pair<int, std::string>, std::vector<const StepRecord*>> by;
+  for (const StepRecord& s : steps) by[{s.rank, s.mode}].push_back(&s);
+  for (auto& [key, list] : by) {
+    std::sort(list.begin(), list.end(),
+              [](const StepRecord* a, const StepRecord* b) { return a->index < b->index; });
+    // Input length per item, or -1 where a step does not say.
+    std::vector<int64_t> len(list.size(), -1);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const StepRecord& s = *list[i];
+      if (s.items && s.tokens && *s.items > 0 && *s.tokens % *s.items == 0) {
+        len[i] = *s.tokens / *s.items;
+      }
+    }
+    std::vector<Run> runs;
+    size_t i = 0;
+    while (i + 1 < len.size()) {
+      const int64_t d = len[i] >= 0 && len[i + 1] >= 0 ? len[i + 1] - len[i] : 0;
+      if (d < 1 || d > 16) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j + 1 < len.size() && len[j + 1] >= 0 && len[j + 1] - len[j] == d) ++j;
+      if (static_cast<int>(j - i + 1) >= kMinGrowingRun) runs.push_back({i, j, len[i], len[j]});
+      i = j;
+    }
+    int64_t saving = 0, run_ns = 0, run_steps = 0;
+    int64_t first_ns = 0, last_ns = 0;
+    const Run* shown = nullptr;
+    for (const Run& r : runs) {
+      std::vector<int64_t> head, tail, all;
+      for (size_t k = r.first; k <= r.last; ++k) {
+        if (list[k]->phase == "profile") continue;  // the profiler's own overhead
+        all.push_back(list[k]->end_mono_ns - list[k]->start_mono_ns);
+      }
+      if (all.size() < static_cast<size_t>(kMinGrowingRun) / 2) continue;
+      head.assign(all.begin(), all.begin() + 4);
+      tail.assign(all.end() - 4, all.end());
+      const int64_t early = Median4(head), late = Median4(tail);
+      // The time must grow with the input (at least 1.5x) and the input at least 2x.
+      if (late < early * 3 / 2 || r.length_last < 2 * r.length_first) continue;
+      const int64_t base = *std::min_element(head.begin(), head.end());
+      for (int64_t d : all) {
+        saving += std::max<int64_t>(0, d - base);
+        run_ns += d;
+      }
+      run_steps += static_cast<int64_t>(all.size());
+      if (shown == nullptr) {
+        shown = &r;
+        first_ns = early;
+        last_ns = late;
+      }
+    }
+    if (shown == nullptr || run_ns <= 0) continue;
+    findings::Finding f =
+        findings::NewFinding("recompute-prefix", findings::Verdict::kAvoidable, key.first);
+    f.source = "agent";
+    char title[256];
+    std::snprintf(title, sizeof title,
+                  "Each %s step feeds the whole input so far again: length %lld -> %lld over "
+                  "%lld steps, step time %s -> %s (no key/value cache)",
+                  key.second.empty() ? "model" : key.second.c_str(),
+                  static_cast<long long>(shown->length_first),
+                  static_cast<long long>(shown->length_last),
+                  static_cast<long long>(shown->last - shown->first + 1), Ms(first_ns).c_str(),
+                  Ms(last_ns).c_str());
+    f.title = title;
+    f.evidence.emplace_back("growing_runs", static_cast<int64_t>(runs.size()));
+    f.evidence.emplace_back("steps_in_runs", run_steps);
+    f.evidence.emplace_back("length_first", shown->length_first);
+    f.evidence.emplace_back("length_last", shown->length_last);
+    f.evidence.emplace_back("step_ns_first", first_ns);
+    f.evidence.emplace_back("step_ns_last", last_ns);
+    f.saving.total_ns = saving;
+    f.saving.per_step_ns = saving / std::max<int64_t>(1, run_steps);
+    f.saving.share_of_step = static_cast<double>(saving) / static_cast<double>(run_ns);
+    for (const AgentRecord& a : agents) {
+      if (!a.in_the_loop() || a.rank.value_or(0) != key.first) continue;
+      auto site = a.call_site.find(key.second);
+      if (site != a.call_site.end()) f.where.push_back(site->second);
+    }
+    out->push_back(std::move(f));
+  }
+}
+
+}  // namespace fastenough::rundir

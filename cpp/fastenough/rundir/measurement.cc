@@ -1,0 +1,115 @@
+#include "fastenough/rundir/measurement.h"
+
+#include "fastenough/report/json_writer.h"
+
+namespace fastenough::rundir {
+
+namespace {
+
+void Add(Measurement& m, const char* code, const char* level, std::string text) {
+  m.reasons.push_back({code, level, std::move(text)});
+  if (std::string_view(level) == "blind") {
+    m.status = "blind";
+  } else if (m.status == "complete") {
+    m.status = "partial";
+  }
+}
+
+}  // namespace
+
+Measurement AssessMeasurement(const MeasurementInputs& in) {
+  Measurement m;
+  std::vector<const AgentRecord*> loop;
+  for (const AgentRecord& a : in.agents) {
+    if (a.in_the_loop()) loop.push_back(&a);
+  }
+  m.processes = static_cast<int>(loop.size());
+  for (const StepSummary& s : in.steps) m.steady_steps += s.count;
+  if (loop.empty()) {
+    Add(m, "no-agent", "blind",
+        "no Python process of the run loaded the agent (not a Python program, or its "
+        "PYTHONPATH/sitecustomize was replaced): nothing was measured inside the program");
+    return m;
+  }
+  int64_t steps = 0;
+  bool any_torch = false;
+  for (const AgentRecord* a : loop) {
+    m.tool_pause_ns += a->tool_pause_ns;
+    m.tool_pauses += a->tool_pauses;
+    m.profile_cost_ns += a->profile_cost_ns;
+    steps += a->steps;
+    const std::string who = loop.size() > 1 ? "process " + std::to_string(a->pid) + ": " : "";
+    if (a->torch) {
+      any_torch = true;
+    } else if (a->torch_imported_unseen) {
+      Add(m, "torch-unseen", "blind",
+          who + "the program imported torch in a way the agent did not see (a custom "
+                "importer): no phases, steps or checks were recorded");
+    }
+    if (!a->agent_error.empty()) {
+      Add(m, "agent-off", "partial",
+          who + "the agent switched itself off after an internal error (" + a->agent_error +
+              "): what came after it was not measured");
+    }
+  }
+  if (!any_torch) {
+    bool unseen = false;
+    for (const auto& r : m.reasons) unseen = unseen || r.code == "torch-unseen";
+    if (!unseen) {
+      Add(m, "no-torch", "blind",
+          "the program never imported torch: there were no phases, steps or checks to "
+          "measure, only the process from outside");
+    }
+    return m;
+  }
+  bool checks_on = false;
+  for (const AgentRecord* a : loop) checks_on = checks_on || (a->checks && a->torch);
+  if (!in.checks_error.empty()) {
+    Add(m, "checks-stopped", "partial",
+        "the runtime checks stopped (" + in.checks_error + "): their findings are missing");
+  } else if (checks_on && !in.checks_file) {
+    Add(m, "checks-missing", "partial",
+        "checks.json is missing (the process ended without its exit handlers): the runtime "
+        "checks' findings are missing");
+  }
+  if (steps == 0) {
+    Add(m, "no-steps", "blind",
+        "no step was found (no model call, DataLoader batch, optimizer step or "
+        "fastenough.step()): there are no steady figures and no per-step savings");
+    return m;
+  }
+  if (m.steady_steps < kMinSteadySteps) {
+    Add(m, "few-steady-steps", "partial",
+        "only " + std::to_string(m.steady_steps) + " steady step" +
+            (m.steady_steps == 1 ? "" : "s") + " were measured (of " + std::to_string(steps) +
+            "): steady figures and savings rest on too few steps; run more steps");
+  }
+  if (in.trace_wanted && in.traces_analysed == 0) {
+    Add(m, "no-trace", "partial",
+        "no profiler window was analysed (the run reached too few steady steps, or its trace "
+        "could not be read): the trace findings are missing");
+  }
+  return m;
+}
+
+std::string MeasurementJson(const Measurement& m) {
+  report::JsonWriter w(1);
+  w.BeginObject();
+  w.Field("status", m.status);
+  w.Key("reasons").BeginArray();
+  for (const auto& r : m.reasons) {
+    w.BeginObject();
+    w.Field("code", r.code).Field("level", r.level).Field("text", r.text);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("processes", static_cast<int64_t>(m.processes));
+  w.Field("steady_steps", m.steady_steps);
+  w.Field("tool_pause_ns", m.tool_pause_ns);
+  w.Field("tool_pauses", m.tool_pauses);
+  w.Field("profile_cost_ns", m.profile_cost_ns);
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace fastenough::rundir

@@ -1,0 +1,55 @@
+// What the run's measurement saw, and what it did not: the "measurement" block
+// of a run report. A report of a run the agent never saw (torch imported in a
+// way it missed, the agent or its checks switched off, no step found, a handful
+// of steady steps) must say so before anything else, and must not read as a
+// clean bill of health: "no findings" means something only when every source
+// ran and saw steady steps.
+//
+//   "measurement": {"status": "complete" | "partial" | "blind",
+//                   "reasons": [{"code": "torch-unseen", "level": "blind",
+//                                "text": "..."}],
+//                   "processes": 1, "steady_steps": 120,
+//                   "tool_pause_ns": .., "tool_pauses": 4, "profile_cost_ns": ..}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fastenough/rundir/agent_records.h"
+#include "fastenough/rundir/step_summary.h"
+
+namespace fastenough::rundir {
+
+// Fewer steady steps than this and steady figures rest on too little.
+inline constexpr int64_t kMinSteadySteps = 10;
+
+struct MeasurementReason {
+  std::string code;   // no-agent | no-torch | torch-unseen | agent-off | checks-stopped |
+                      // checks-missing | no-steps | few-steady-steps | no-trace
+  std::string level;  // blind: nothing of that kind was measured; partial: some was
+  std::string text;
+};
+
+struct MeasurementInputs {
+  std::vector<AgentRecord> agents;
+  std::vector<StepSummary> steps;
+  bool checks_file = false;   // checks.json present
+  std::string checks_error;   // "" when the checks ran to the end
+  bool trace_wanted = true;   // the run asked for a profiler window
+  int traces_analysed = 0;
+};
+
+struct Measurement {
+  std::string status = "complete";
+  std::vector<MeasurementReason> reasons;
+  int processes = 0;  // processes in the loop (main or rank) the agent saw
+  int64_t steady_steps = 0;
+  int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
+};
+
+Measurement AssessMeasurement(const MeasurementInputs& in);
+
+std::string MeasurementJson(const Measurement& m);
+
+}  // namespace fastenough::rundir

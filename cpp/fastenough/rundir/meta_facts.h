@@ -1,0 +1,34 @@
+// meta.json, as the supervisor writes it: the facts the run report uses.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fastenough::rundir {
+
+// meta.json as the supervisor writes it (the fields used here):
+//   {"command":["python","x.py"],"start_wall_ns":..,"end_wall_ns":..,"exit_status":0,
+//    "signal":null,"visible_devices":{"physical":[1,0]},
+//    "devices":[{"source":"nvml","index":0,"name":..,"mem_total_bytes":..}],
+//    "other_processes":[{"source":"nvml","device":0,"pid":77,"max_used_bytes":..}]}
+struct MetaFacts {
+  std::vector<std::string> command;
+  std::optional<int64_t> start_wall_ns, end_wall_ns, exit_status, signal;
+  std::vector<int> visible_physical;
+  struct Other {
+    std::string source;
+    int device = -1;
+    int64_t pid = 0;
+    int64_t max_used_bytes = -1;
+  };
+  std::vector<Other> others;
+  std::vector<std::pair<std::string, std::string>> raw;  // every key, minified
+  bool trace_wanted = true;  // agent_opts.trace: the run asked for a profiler window
+};
+
+MetaFacts ReadMeta(const std::string& path, std::vector<std::string>* problems);
+
+}  // namespace fastenough::rundir

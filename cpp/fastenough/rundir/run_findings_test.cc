@@ -1,0 +1,183 @@
+#include "fastenough/rundir/run_findings.h"
+
+#include <gtest/gtest.h>
+
+namespace fastenough::rundir {
+namespace {
+
+const findings::Finding* Get(const std::vector<findings::Finding>& f, const std::string& code) {
+  for (const auto& x : f) {
+    if (x.code == code) return &x;
+  }
+  return nullptr;
+}
+
+template <typename T>
+T Ev(const findings::Finding& f, const std::string& key) {
+  for (const auto& [k, v] : f.evidence) {
+    if (k == key) return std::get<T>(v);
+  }
+  ADD_FAILURE() << "no evidence " << key;
+  return T();
+}
+
+// Generation without a cache: step i feeds i + 2 tokens of one item and takes
+// 1 ms + 0.1 ms per token.
+std::vector<StepRecord> Generation(int n, bool cached) {
+  std::vector<StepRecord> out;
+  int64_t t = 0;
+  for (int i = 0; i < n; ++i) {
+    StepRecord s;
+    s.index = i;
+    s.mode = "eval";
+    s.phase = i < 5 ? "warmup" : "steady";
+    s.items = 1;
+    s.tokens = cached ? 1 : i + 2;
+    const int64_t d = 1000000 + 100000 * (cached ? 1 : i + 2);
+    s.start_mono_ns = t;
+    s.end_mono_ns = t + d;
+    t += d;
+    out.push_back(s);
+  }
+  return out;
+}
+
+TEST(RundirGrowingInput, GenerationWithoutCacheIsFound) {
+  std::vector<findings::Finding> out;
+  AgentRecord a;
+  a.role = "main";
+  a.call_site["eval"] = findings::Location{"generate.py", 68, "<module>"};
+  AddGrowingInputFindings(Generation(40, false), {a}, &out);
+  const findings::Finding* f = Get(out, "recompute-prefix");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "length_first"), 2);
+  EXPECT_EQ(Ev<int64_t>(*f, "length_last"), 41);
+  EXPECT_EQ(Ev<int64_t>(*f, "steps_in_runs"), 40);
+  // Step i costs 1.0 + 0.1 (i + 2) ms; the run's fastest early step is 1.2 ms:
+  // saving = sum over i of 0.1 i ms = 0.1 * (39 * 40 / 2) ms = 78 ms.
+  EXPECT_EQ(f->saving.total_ns, 78000000);
+  // Over the run's time: sum 1.2 + 0.1 i ms = 48 + 78 = 126 ms.
+  EXPECT_NEAR(f->saving.share_of_step, 78.0 / 126.0, 1e-9);
+  ASSERT_EQ(f->where.size(), 1u);
+  EXPECT_EQ(f->where[0].file, "generate.py");
+  EXPECT_EQ(f->verdict, findings::Verdict::kAvoidable);
+}
+
+TEST(RundirGrowingInput, CachedGenerationAndShortRunsAreNot) {
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(Generation(40, true), {}, &out);
+  AddGrowingInputFindings(Generation(kMinGrowingRun - 1, false), {}, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(RundirGrowingInput, LengthGrowingWithoutTimeIsNot) {
+  // A sorted evaluation set: inputs grow, but the step time does not (the
+  // device is far from busy): not a recomputed prefix.
+  auto steps = Generation(40, false);
+  for (auto& s : steps) s.end_mono_ns = s.start_mono_ns + 1000000;
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(steps, {}, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+StepSummary Summary(const char* mode, int64_t median) {
+  StepSummary s;
+  s.mode = mode;
+  s.count = 50;
+  s.median_ns = median;
+  return s;
+}
+
+TEST(RundirStepBound, CpuTrainingIsBoundByHostComputeWithItsSplit) {
+  StepBoundInputs in;
+  in.steps = {Summary("train", 150000000), Summary("eval", 30000000)};
+  AgentRecord a;
+  a.role = "main";
+  a.step_split["train"] = {30, 3000, 1050, 1650, 150, 0};
+  in.agents = {a};
+  std::vector<findings::Finding> out;
+  AddStepBoundFindings(in, &out);
+  ASSERT_EQ(out.size(), 2u);  // one per steady mode
+  const findings::Finding& train = out[1];
+  EXPECT_EQ(train.verdict, findings::Verdict::kBounded);
+  EXPECT_EQ(Ev<std::string>(train, "bound"), "host compute");
+  EXPECT_DOUBLE_EQ(Ev<double>(train, "forward_share"), 0.35);
+  EXPECT_DOUBLE_EQ(Ev<double>(train, "backward_share"), 0.55);
+  EXPECT_DOUBLE_EQ(Ev<double>(train, "optimizer_share"), 0.05);
+  EXPECT_NEAR(Ev<double>(train, "other_share"), 0.05, 1e-12);
+  EXPECT_NE(train.title.find("forward 35%, backward 55%"), std::string::npos) << train.title;
+  EXPECT_EQ(Ev<std::string>(out[0], "mode"), "eval");
+}
+
+TEST(RundirStepBound, DeviceAndDataBounds) {
+  StepBoundInputs in;
+  in.steps = {Summary("train", 10000000)};
+  in.has_device = true;
+  in.window_busy_share = 0.93;
+  std::vector<findings::Finding> out;
+  AddStepBoundFindings(in, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<std::string>(out[0], "bound"), "device compute");
+  AgentRecord a;
+  a.role = "main";
+  a.step_split["train"] = {10, 1000, 200, 300, 50, 400};
+  in.agents = {a};
+  out.clear();
+  AddStepBoundFindings(in, &out);
+  EXPECT_EQ(Ev<std::string>(out[0], "bound"), "input loading");
+  // A device without a profiler window: no verdict rather than a guess.
+  in.agents.clear();
+  in.window_busy_share.reset();
+  out.clear();
+  AddStepBoundFindings(in, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+AgentRecord Rank(int rank, int64_t threads, int64_t cores, int64_t workers) {
+  AgentRecord a;
+  a.role = "rank";
+  a.rank = rank;
+  a.torch = "2.13.0";
+  a.torch_threads = threads;
+  a.cores = cores;
+  if (workers > 0) a.dataloaders.push_back({"ImageFolder", workers, true, false, 32});
+  return a;
+}
+
+TEST(RundirCpuThreads, TwoRanksOfTwoThreadsOnTwoCores) {
+  std::vector<findings::Finding> out;
+  AddCpuThreadFindings({Rank(0, 2, 2, 0), Rank(1, 2, 2, 0)}, &out);
+  const findings::Finding* f = Get(out, "cpu-oversubscribed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "threads_total"), 4);
+  EXPECT_EQ(Ev<int64_t>(*f, "suggested_threads_per_process"), 1);
+  EXPECT_NE(f->title.find("2 processes x 2 torch threads on 2 cores"), std::string::npos)
+      << f->title;
+}
+
+TEST(RundirCpuThreads, FittingThreadsAreFine) {
+  std::vector<findings::Finding> out;
+  AddCpuThreadFindings({Rank(0, 2, 2, 0)}, &out);
+  AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, &out);
+  EXPECT_TRUE(out.empty());
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, &out);  // 2 threads + 2 workers on 2 cores
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(out[0], "dataloader_workers"), 2);
+}
+
+TEST(RundirDataloaderAdvice, InMemoryDatasetOnTheCpu) {
+  findings::Finding f;
+  f.code = "dataloader-bound";
+  f.action = "workers";
+  std::vector<findings::Finding> list = {f};
+  AgentRecord a;
+  a.dataloaders.push_back({"TensorDataset", 0, false, true, 64});
+  FitDataloaderAdvice({a}, /*has_device=*/true, &list);
+  EXPECT_EQ(list[0].action, "workers");  // on a GPU job, pinned memory and workers do help
+  FitDataloaderAdvice({a}, /*has_device=*/false, &list);
+  EXPECT_NE(list[0].action.find("in-memory TensorDataset"), std::string::npos);
+  EXPECT_NE(list[0].action.find("do not help"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fastenough::rundir

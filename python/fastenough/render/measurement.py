@@ -1,0 +1,47 @@
+"""What a run's measurement saw, said before anything else, and the line a
+report without findings ends with: "no findings" is a verdict only when every
+source ran and saw steady steps (report["measurement"], rundir/measurement.h)."""
+
+from __future__ import annotations
+
+from fastenough.render.units import fmt_ns
+
+_HEADLINE = {
+    "blind": "Measurement incomplete: fastenough did not see what it measures",
+    "partial": "Measurement incomplete: parts of the run were not measured",
+}
+
+
+def complete(report: dict) -> bool:
+    m = report.get("measurement")
+    return m is None or m.get("status") == "complete"
+
+
+def measurement_lines(report: dict) -> list[str]:
+    """[] for a complete measurement (or a trace); else a headline and one line per reason."""
+    m = report.get("measurement")
+    if not m or m.get("status") == "complete":
+        return []
+    out = [_HEADLINE.get(m.get("status"), "Measurement incomplete") + ":"]
+    out += [f"- {r.get('text', r.get('code', '?'))}" for r in m.get("reasons") or []]
+    return out
+
+
+def tool_cost_line(report: dict) -> str | None:
+    """The time the loop stood still for fastenough (never counted as steady time)."""
+    m = report.get("measurement") or {}
+    pause, window = m.get("tool_pause_ns") or 0, m.get("profile_cost_ns") or 0
+    if not pause and not window:
+        return None
+    return (f"fastenough's own cost: {fmt_ns(pause)} in {m.get('tool_pauses', 0)} phase edges "
+            f"(device waits, memory census), {fmt_ns(window)} starting and writing the profiler "
+            "window; none of it is in the steady figures")
+
+
+def no_findings_line(report: dict) -> str:
+    subject = "run" if report.get("run") else "trace"
+    if complete(report):
+        return (f"none. Nothing in this {subject} is avoidable waste that fastenough knows how "
+                "to detect.")
+    return ("none found, but the measurement was incomplete (see its first lines): this is "
+            "not a clean bill of health.")
