@@ -124,3 +124,27 @@ def test_census_of_a_real_language_model_neither_crashes_nor_copies(tmp_path):
     assert findings(doc, "duplicate-weights") == []
     if peak["reset"]:
         assert peak["delta"] < 32 << 20, peak  # no copy of any weight
+
+
+def test_cloned_layers_that_training_makes_differ_are_not_copies(tmp_path):
+    # nn.TransformerEncoder deep-copies its layer: before the first optimizer
+    # step every layer holds the same weights (a census then sees copies), and
+    # training makes them differ. Only copies still equal at the end count.
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(128, 2, 256, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def body(reg):
+        reg.on_phase_end("startup")  # the clones are equal here
+        for _ in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4, 128)).square().mean().backward()
+            opt.step()
+        reg.on_phase_end("steady")
+
+    doc = run_checks(tmp_path, body)
+    assert doc["census"]["phases"][0]["duplicates"], "the clones were equal at the first census"
+    assert findings(doc, "duplicate-weights") == []
+    assert doc["census"]["duplicates"] == []
+    assert {d["reason"] for d in doc["census"]["duplicates_not_kept"]} == {"diverged"}

@@ -147,10 +147,13 @@ def test_torchrun_two_gloo_ranks(tmp_path):
     assert roles == [("launcher", None), ("rank", 0), ("rank", 1)]
     per_rank = report["run_details"]["steps_per_rank"]
     assert [(s["rank"], s["steps"]) for s in per_rank] == [(0, 30), (1, 30)]
-    traces = sorted(p.name for p in (d / "trace").iterdir())
-    # every trace the agents wrote was analysed, one input per rank file
-    assert sorted(i["ranks"][0] for i in report["inputs"]) == [
-        int(t[len("rank"):].split(".")[0]) for t in traces]
-    # the contract: one profile window (trace) per rank
-    assert traces == ["rank0.pt.trace.json.gz", "rank1.pt.trace.json.gz"], (
-        "agent wrote no trace for some rank", [a.get("profile") for a in report["meta"]["agents"]])
+    # torch's profiler makes gloo jobs abort at exit now and then (a torch bug,
+    # reproduced with plain torch.profiler): the window is skipped, and the
+    # report says so rather than passing for a complete measurement.
+    assert list((d / "trace").iterdir()) == []
+    skipped = [a["profile"]["skipped"] for a in report["meta"]["agents"] if a["role"] == "rank"]
+    assert len(skipped) == 2 and all("gloo" in s for s in skipped)
+    reasons = {r["code"]: r["text"] for r in report["measurement"]["reasons"]}
+    assert "gloo" in reasons["no-trace"]
+    # Two ranks: the figures say whose they are, RSS is the job's.
+    assert report["run_details"]["steps_by_mode"][0]["ranks"] == 2

@@ -98,14 +98,21 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
 }  // namespace
 
 MaybeFinding DecideAutogradInEval(const CheckInput& in) {
-  // A graph is waste only when nothing ever consumes it: no backward, no grad.
-  if (in.Num("backward_calls", 0) > 0) return std::nullopt;
+  // A graph is waste only when nothing consumes it: no backward in the run, or
+  // none in an evaluation loop (a stretch of forwards far longer than training's
+  // forwards per backward: the agent's eval_stretch_forwards).
+  const bool trains = in.Num("backward_calls", 0) > 0;
+  const double stretch = in.Num("eval_stretch_forwards", 0);
+  if (trains && stretch <= 0) return std::nullopt;
   if (in.Num("graph_outputs", 0) <= 0 || in.Num("params_requiring_grad", 0) <= 0) {
     return std::nullopt;
   }
-  std::string title = "Autograd graph recorded in " +
-                      CountOf(in, in.Num("graph_outputs"), "forwards") +
-                      " of a run that never calls backward";
+  std::string title =
+      trains ? Fmt("Autograd graph recorded in an evaluation loop of %.0f forwards with no "
+                   "backward (the run trains elsewhere)",
+                   stretch)
+             : "Autograd graph recorded in " + CountOf(in, in.Num("graph_outputs"), "forwards") +
+                   " of a run that never calls backward";
   if (in.Num("graph_bytes_per_forward") > 0) {
     title += " (" + Bytes(in.Num("graph_bytes_per_forward")) + " kept alive per forward)";
   }
@@ -115,7 +122,7 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
                    "activations are not built.",
                    in);
   Evidence(f, in, {"forwards", "forwards_total", "graph_outputs", "backward_calls",
-                   "params_requiring_grad",
+                   "eval_stretch_forwards", "train_forwards_per_backward", "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
                    "probe_inference_ns"});
   SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
@@ -123,21 +130,24 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
 }
 
 MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
-  if (in.Num("backward_calls", 0) > 0) return std::nullopt;
+  const bool trains = in.Num("backward_calls", 0) > 0;
+  const double stretch = in.Num("eval_stretch_forwards", 0);
+  if (trains && stretch <= 0) return std::nullopt;
   double dropout = in.Num("training_dropout_modules", 0);
   double bn = in.Num("training_batchnorm_modules", 0);
   if (dropout + bn <= 0) return std::nullopt;
   // Not only time: dropout makes scores random and batch-norm in training mode
   // normalises with batch statistics and rewrites its running statistics.
-  Finding f = Make("train-mode-in-eval", Verdict::kAvoidable,
-                   Fmt("%.0f dropout/batch-norm modules left in training mode during evaluation",
-                       dropout + bn),
+  std::string title =
+      Fmt("%.0f dropout/batch-norm modules left in training mode during evaluation", dropout + bn);
+  if (trains) title += Fmt(" (a loop of %.0f forwards with no backward, after training)", stretch);
+  Finding f = Make("train-mode-in-eval", Verdict::kAvoidable, title,
                    "Call model.eval() before evaluating: in training mode dropout makes the "
                    "scores random and batch-norm uses and updates batch statistics.",
                    in);
   Evidence(f, in, {"forwards", "forwards_total", "training_dropout_modules",
-                   "training_batchnorm_modules",
-                   "backward_calls"});
+                   "training_batchnorm_modules", "backward_calls", "eval_stretch_forwards",
+                   "train_forwards_per_backward"});
   TextEvidence(f, in, {"modules"});
   return f;
 }

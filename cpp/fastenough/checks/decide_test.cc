@@ -149,6 +149,15 @@ TEST(ChecksDecide, OthersAndDispatch) {
   EXPECT_TRUE(DecideTrainModeInEval(in).has_value());
   in.numbers["backward_calls"] = 5;
   EXPECT_FALSE(DecideTrainModeInEval(in).has_value());
+  // The run trains, then evaluates 32 forwards with no backward, dropout still on.
+  in.numbers["eval_stretch_forwards"] = 32;
+  auto after_training = DecideTrainModeInEval(in);
+  ASSERT_TRUE(after_training.has_value());
+  EXPECT_NE(after_training->title.find("32 forwards with no backward"), std::string::npos);
+  in.numbers = {{"graph_outputs", 40}, {"params_requiring_grad", 10}, {"backward_calls", 3}};
+  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  in.numbers["eval_stretch_forwards"] = 40;
+  EXPECT_TRUE(DecideAutogradInEval(in).has_value());
   in.numbers = {{"duplicate_bytes", 4096}, {"copies", 2}};
   EXPECT_TRUE(DecideDuplicateWeights(in).has_value());
   in.numbers = {{"recompiles_in_steady", 2}};

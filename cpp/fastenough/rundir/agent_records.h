@@ -53,6 +53,8 @@ struct AgentRecord {
   bool checks = true;
   bool traced = false;  // a profiler window was written
   std::string profile_mode;
+  std::string profile_skipped;  // why the agent did not run its profiler window
+  int64_t profile_peak_rss_rise = 0;  // bytes the window raised the peak RSS by
   int64_t batch_dim = 0;
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   std::optional<int64_t> cores, torch_threads;

@@ -1,5 +1,7 @@
 #include "fastenough/rundir/measurement.h"
 
+#include <algorithm>
+
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::rundir {
@@ -37,6 +39,7 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     m.tool_pause_ns += a->tool_pause_ns;
     m.tool_pauses += a->tool_pauses;
     m.profile_cost_ns += a->profile_cost_ns;
+    m.profile_peak_rss_rise = std::max(m.profile_peak_rss_rise, a->profile_peak_rss_rise);
     steps += a->steps;
     const std::string who = loop.size() > 1 ? "process " + std::to_string(a->pid) + ": " : "";
     if (a->torch) {
@@ -85,9 +88,14 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
             "): steady figures and savings rest on too few steps; run more steps");
   }
   if (in.trace_wanted && in.traces_analysed == 0) {
+    std::string why;
+    for (const AgentRecord* a : loop) {
+      if (why.empty() && !a->profile_skipped.empty()) why = a->profile_skipped;
+    }
     Add(m, "no-trace", "partial",
-        "no profiler window was analysed (the run reached too few steady steps, or its trace "
-        "could not be read): the trace findings are missing");
+        why.empty() ? "no profiler window was analysed (the run reached too few steady steps, or "
+                      "its trace could not be read): the trace findings are missing"
+                    : why + ": the trace findings are missing");
   }
   return m;
 }
@@ -108,6 +116,7 @@ std::string MeasurementJson(const Measurement& m) {
   w.Field("tool_pause_ns", m.tool_pause_ns);
   w.Field("tool_pauses", m.tool_pauses);
   w.Field("profile_cost_ns", m.profile_cost_ns);
+  w.Field("profile_peak_rss_rise_bytes", m.profile_peak_rss_rise);
   w.EndObject();
   return w.Take();
 }

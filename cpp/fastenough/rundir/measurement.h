@@ -9,7 +9,8 @@
 //                   "reasons": [{"code": "torch-unseen", "level": "blind",
 //                                "text": "..."}],
 //                   "processes": 1, "steady_steps": 120,
-//                   "tool_pause_ns": .., "tool_pauses": 4, "profile_cost_ns": ..}
+//                   "tool_pause_ns": .., "tool_pauses": 4, "profile_cost_ns": ..,
+//                   "profile_peak_rss_rise_bytes": ..}
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,8 @@ struct Measurement {
   int processes = 0;  // processes in the loop (main or rank) the agent saw
   int64_t steady_steps = 0;
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
+  // The agent's own memory: the most its profiler window raised a process's peak RSS.
+  int64_t profile_peak_rss_rise = 0;
 };
 
 Measurement AssessMeasurement(const MeasurementInputs& in);

@@ -59,6 +59,7 @@ def write(agent) -> None:
         # Host time of the first steady steps of each mode, by part (step_timer.py).
         "step_split": agent.timer.by_mode,
         "model_call_site": agent.model_calls.call_sites,
+        "model_swaps": agent.model_swap.swaps,
         # The loop stood still for the tool: phase edges (device wait, census) and
         # the profiler window's start/stop/export. Never part of a step.
         "tool_pause_ns": agent.phases.pause_ns,

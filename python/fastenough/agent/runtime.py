@@ -30,6 +30,7 @@ import traceback
 
 from fastenough.agent import batch_size as bs
 from fastenough.agent import compile_info, module_hooks, process_record
+from fastenough.agent.model_swap import ModelSwapWatch
 from fastenough.agent.phases import PhaseMachine, now
 from fastenough.agent.profile_window import ProfileWindow
 from fastenough.agent.run_dir import RunDir
@@ -106,6 +107,7 @@ class Agent:
                                     max(1, int(opts.get("trace_steps", 5))),
                                     with_stack=bool(opts.get("trace_stack", True)))
         self.engine = StepEngine(self)
+        self.model_swap = ModelSwapWatch(self, self._model_freed)
         self.model_calls = ModelCallSource(self)
         self.dataloader = DataLoaderSource(self)
         self.optimizer = OptimizerSource(self)
@@ -176,6 +178,7 @@ class Agent:
 
             self.checks = checks.install(self.dir.path, self.opts, at_exit=False)
             self._checks_step = self.checks.on_step_end
+            self.checks.on_eval_stretch = self._loop_without_backward
         except Exception:  # noqa: BLE001
             self.checks = None
             self._checks_step = None
@@ -331,10 +334,34 @@ class Agent:
     def start_window(self) -> tuple[int, int]:
         self.check_fail("profile")
         self.window.done = True
+        skip = self._window_unsafe()
+        if skip:
+            self.window.info = {"trace": None, "skipped": skip}
+            return now()
         self.phases.switch("profile")
         self.window.start(self.torch, self.steps.index)
         self.window.info["mode"] = self.phases.mode
         return now()
+
+    def _window_unsafe(self) -> str | None:
+        """Why the profiler window must not run in this process, or None.
+
+        torch's profiler makes a gloo job abort at exit, after its last line ran
+        (about one run in four with torch 2.13 on the CPU, reproduced with plain
+        torch.profiler and no fastenough: "terminate called without an active
+        exception"): the job would fail only under fastenough. Skipped unless
+        asked for (fastenough run --trace-gloo)."""
+        dist = sys.modules.get("torch.distributed")
+        try:
+            gloo = (dist is not None and dist.is_available() and dist.is_initialized()
+                    and dist.get_backend() == "gloo")
+        except Exception:  # noqa: BLE001 - no default process group
+            gloo = False
+        if gloo and not self.opts.get("trace_gloo", False):
+            return ("the profiler window was skipped: torch's profiler makes gloo jobs abort at "
+                    "exit (a torch bug, seen without fastenough); fastenough run --trace-gloo "
+                    "profiles them anyway")
+        return None
 
     def stop_window(self) -> tuple[int, int]:
         self.window.stop(self.steps.index - 1)
@@ -378,6 +405,28 @@ class Agent:
                 and (checks is None or checks.sampling)
                 and not self.timer.active and not self.timer.wants(self.engine.mode)
                 and bool(self.opts.get("defer_steps", True)))
+
+    def _model_freed(self, dead_id: int) -> None:
+        """The locked main model was freed (model_swap.py; the main thread stands
+        outside module calls and the agent): discover the next one."""
+        self.model_calls.rediscover()
+        checks = self.checks
+        if checks is not None:
+            checks.rediscover(dead_id)
+
+    def _loop_without_backward(self) -> None:
+        """The checks see a long stretch of model forwards with no backward in a
+        mode whose steps came from optimizer.step() (evaluation after training,
+        model.eval() or no_grad forgotten, so the mode still reads "train"): no
+        optimizer step will end its steps, the model's calls do."""
+        if not self.enabled or threading.get_ident() != self.main_ident:
+            return
+        try:
+            if self.engine.current == SRC_OPTIMIZER:
+                self.engine.fall_back(SRC_MODULE)
+                self.model_calls.ensure()
+        except Exception:  # noqa: BLE001
+            self.fail("eval-stretch")
 
     def on_source_change(self, source: int) -> None:
         if source != SRC_DATALOADER:

@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="steps in the profiler window (default 5)")
     p.add_argument("--warmup-steps", type=int, default=3, metavar="N",
                    help="steps counted as warmup before steady state (default 3)")
+    p.add_argument("--trace-gloo", action="store_true",
+                   help="run the profiler window in gloo (CPU) distributed jobs too; off by "
+                   "default because torch's profiler makes them abort at exit now and then")
     p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
     p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
     p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
@@ -93,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "trace_steps": args.trace_steps,
             "warmup_steps": args.warmup_steps,
             "probe": args.probe,
+            "trace_gloo": args.trace_gloo,
         },
         nvml=not args.no_nvml,
         npu_smi=not args.no_npu_smi,

@@ -4,7 +4,7 @@ source ran and saw steady steps (report["measurement"], rundir/measurement.h).""
 
 from __future__ import annotations
 
-from fastenough.render.units import fmt_ns
+from fastenough.render.units import fmt_bytes, fmt_ns
 
 _HEADLINE = {
     "blind": "Measurement incomplete: fastenough did not see what it measures",
@@ -33,9 +33,13 @@ def tool_cost_line(report: dict) -> str | None:
     pause, window = m.get("tool_pause_ns") or 0, m.get("profile_cost_ns") or 0
     if not pause and not window:
         return None
-    return (f"fastenough's own cost: {fmt_ns(pause)} in {m.get('tool_pauses', 0)} phase edges "
+    line = (f"fastenough's own cost: {fmt_ns(pause)} in {m.get('tool_pauses', 0)} phase edges "
             f"(device waits, memory census), {fmt_ns(window)} starting and writing the profiler "
             "window; none of it is in the steady figures")
+    rise = m.get("profile_peak_rss_rise_bytes")
+    if rise:
+        line += f"; the window raised the peak RSS by at most {fmt_bytes(rise)}"
+    return line
 
 
 def no_findings_line(report: dict) -> str:

@@ -13,6 +13,7 @@ import gc
 import hashlib
 import time
 import warnings
+import weakref
 
 DUP_MIN_BYTES = 64 * 1024
 SAMPLE = 256
@@ -29,6 +30,8 @@ class Census:
         self.torch = reg.torch
         self.phases: list[dict] = []
         self.duplicates: dict[tuple, dict] = {}  # by sorted keys of the group
+        self._dup_refs: dict[tuple, list] = {}  # weak references to each group's tensors
+        self.diverged: list[dict] = []  # groups equal at one census, not at the end
         self._kinds: dict[type, int] = {}  # type -> 0 other, 1 tensor, 2 module, 3 optimizer
 
     def take(self, phase: str) -> dict:
@@ -38,6 +41,7 @@ class Census:
         (garbage in reference cycles would otherwise be counted as resident, and
         flagged as copies, until the collector happens to run)."""
         t0 = time.monotonic_ns()
+        self.confirm_duplicates()
         doc = self._census(phase, t0)
         if doc["duplicates"]:
             self.phases.pop()
@@ -187,7 +191,33 @@ class Census:
             out.append(entry)
             key = tuple(sorted(str(metas[i][0]) for i in same))
             self.duplicates[key] = entry
+            self._dup_refs[key] = [weakref.ref(metas[i][1]["t"]) for i in same]
         return out
+
+    def confirm_duplicates(self) -> None:
+        """At each census and at the end, keep only the groups still copies.
+        Equal content at one census can be transient: nn.TransformerEncoder
+        deep-copies one layer into all of them, so before the first optimizer
+        step every layer's weights are equal, and training makes them differ.
+        A group whose tensors are alive but no longer equal is dropped and listed
+        as diverged; one whose copies were freed meanwhile stays (the memory was
+        held while they lived)."""
+        torch = self.torch
+        for key, entry in list(self.duplicates.items()):
+            alive = [t for t in (r() for r in self._dup_refs.get(key, [])) if t is not None]
+            if len(alive) < 2:
+                continue
+            with torch.no_grad():
+                base = _u8(torch, alive[0])
+                still = 1 + sum(1 for t in alive[1:]
+                                if _key(t) != _key(alive[0])
+                                and _equal_bytes(torch, base, _u8(torch, t)))
+            if still >= 2:
+                entry["copies"] = still
+                continue
+            del self.duplicates[key]
+            self.diverged.append(dict(entry, reason="diverged"))
+        self._dup_refs.clear()
 
 
 def _kind_of(torch, t: type) -> int:

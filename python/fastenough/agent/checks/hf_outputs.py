@@ -33,7 +33,9 @@ class OutputsCheck:
     def on_forward(self, module, args, kwargs, output) -> None:
         if not (isinstance(output, dict) and hasattr(type(output), "to_tuple")):
             return
-        if not any(k in output for k in WATCH) and not hasattr(output, "logits"):
+        # Plain dict look-ups: ModelOutput's own __contains__/__getitem__ warn about
+        # the old cache names on the program's stderr (transformers 5).
+        if not any(dict.__contains__(output, k) for k in WATCH) and not hasattr(output, "logits"):
             return
         self.forwards += 1
         if any(kwargs.get(k) is not None for k in CACHE_KEYS):

@@ -14,6 +14,7 @@ the leaves (followed tensors with no followed child) after that projection.
 from __future__ import annotations
 
 import time
+import weakref
 
 from fastenough.agent.checks._util import user_site
 
@@ -29,10 +30,15 @@ _NARROW = {"__getitem__", "narrow", "select", "index_select", "take_along_dim"}
 
 
 class _Entry:
-    __slots__ = ("t", "lead", "pairs", "after", "children", "used", "group")
+    __slots__ = ("ref", "shape", "nbytes", "lead", "pairs", "after", "children", "used",
+                 "group")
 
     def __init__(self, t, lead, after, group=None):
-        self.t = t
+        # A weak reference: the window must not keep a tensor the program has let
+        # go of (a vocabulary-sized logits tensor is 200 MB for GPT-2 at 8 x 128).
+        self.ref = weakref.ref(t)
+        self.shape = tuple(t.shape)
+        self.nbytes = t.numel() * t.element_size()
         self.lead = lead
         n = 1
         for s in t.shape[:lead]:
@@ -42,8 +48,11 @@ class _Entry:
         self.children = 0
         self.used = False
         # Entries derived without narrowing cover the same pairs: one group, named
-        # by the entry that narrowed (or the first entry).
-        self.group = self if group is None else group
+        # by the entry that narrowed (or the first entry); None: this one. Not
+        # `self`: an entry referring to itself is a cycle that only the garbage
+        # collector frees, and it held a model output (and its whole graph)
+        # alive long after the program had let go of it.
+        self.group = group
 
 
 class LogitsCheck:
@@ -65,7 +74,19 @@ class LogitsCheck:
         self._steady_seen = 0
         self._steady_windows = 0
         self._window_steady = False
+        self._first_windows = 0  # windows before the current model's
+        self._loop = ""
+        self._site = None
+        self._model_generation = 0  # bumped when the main model is replaced
         self.probe_call = None
+
+    def new_model(self) -> None:
+        """The main model was replaced (a reloaded checkpoint, the next model of a
+        sweep): its loop gets windows of its own."""
+        self.close()
+        self._model_generation += 1
+        self._seen = self._steady_seen = self._steady_windows = 0
+        self._first_windows = len(self.windows)
 
     def on_pre(self, module, args, kwargs) -> None:
         self.close()
@@ -80,7 +101,7 @@ class LogitsCheck:
             self._steady_seen += 1
             if self._steady_windows >= STEADY_WINDOWS or self._steady_seen % STEADY_EVERY:
                 return
-        elif len(self.windows) >= WINDOWS:
+        elif len(self.windows) - self._first_windows >= WINDOWS:
             return
         logits = getattr(output, "logits", None)
         named = isinstance(logits, torch.Tensor)
@@ -102,14 +123,16 @@ class LogitsCheck:
             self._steady_windows += 1
         self._call = (module, args, dict(kwargs))
         self._site = user_site(2)
+        mode = "train" if module.training and torch.is_grad_enabled() else "eval"
+        self._loop = f"{self._model_generation}:{mode}"
         self._mode = _Mode(self)
         self._mode.__enter__()
 
     def _mark_vocab(self, e: _Entry) -> None:
         if not self._positions:
             self._positions = e.pairs
-            self._vocab = int(e.t.shape[-1])
-            self._logits_bytes = e.t.numel() * e.t.element_size()
+            self._vocab = int(e.shape[-1])
+            self._logits_bytes = e.nbytes
 
     def close(self) -> None:
         mode, self._mode = self._mode, None
@@ -122,17 +145,17 @@ class LogitsCheck:
         if self._positions:
             # A group is read when one of its entries is a leaf or is consumed;
             # siblings (values and indices of max) count once.
-            groups = {id(e.group): e.group.pairs for e in self._entries.values()
+            groups = {id(e.group or e): (e.group or e).pairs for e in self._entries.values()
                       if e.after and (e.children == 0 or e.used)}
             read = sum(groups.values())
             read = min(read, self._positions)
             self.windows.append({"positions": self._positions, "positions_read": read,
                                  "vocab": self._vocab, "logits_bytes": self._logits_bytes,
-                                 "op_ns": self._op_ns, "steady": self._window_steady})
-            if read * 2 <= self._positions and self.where is None:
-                self.where = self._site
-                if self.reg.probe and "logits_to_keep" in _params(self._call[0]):
-                    self.probe_call = self._call
+                                 "op_ns": self._op_ns, "steady": self._window_steady,
+                                 "loop": self._loop, "site": self._site})
+            if read * 2 <= self._positions and self.probe_call is None \
+                    and self.reg.probe and "logits_to_keep" in _params(self._call[0]):
+                self.probe_call = self._call
         self._entries = {}
         self._call = None
 
@@ -146,12 +169,12 @@ class LogitsCheck:
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, torch.Tensor):
                 e = self._entries.get(id(a))
-                if e is not None and e.t is a:
+                if e is not None and e.ref() is a:
                     ins.append(e)
             elif isinstance(a, (list, tuple)):
                 for b in a:
                     e = self._entries.get(id(b)) if isinstance(b, torch.Tensor) else None
-                    if e is not None and e.t is b:
+                    if e is not None and e.ref() is b:
                         ins.append(e)
         if not ins:
             return
@@ -162,21 +185,21 @@ class LogitsCheck:
             self._op_ns += ns
         made = False
         for o in outs:
-            if not isinstance(o, torch.Tensor) or o is src.t:
+            if not isinstance(o, torch.Tensor) or o is src.ref():
                 continue
             new = None
             if o.dim() >= src.lead and tuple(o.shape[: src.lead]) == tuple(
-                    src.t.shape[: src.lead]) and name not in ("view", "reshape", "flatten"):
-                new = _Entry(o, src.lead, src.after, src.group)
+                    src.shape[: src.lead]) and name not in ("view", "reshape", "flatten"):
+                new = _Entry(o, src.lead, src.after, src.group or src)
             elif name in _NARROW or (name == "gather" and _dim(args, kwargs) < src.lead):
-                feat = src.t.dim() - src.lead
+                feat = len(src.shape) - src.lead
                 lead = o.dim() - feat
-                if lead >= 0 and tuple(o.shape[lead:]) == tuple(src.t.shape[src.lead:]):
+                if lead >= 0 and tuple(o.shape[lead:]) == src.shape[src.lead:]:
                     new = _Entry(o, lead, src.after)
             if new is None:
                 continue
             if (not new.after and o.dim() > 0 and o.shape[-1] >= VOCAB_MIN
-                    and o.shape[-1] != src.t.shape[-1]):
+                    and o.shape[-1] != src.shape[-1]):
                 new.after = True
                 self._op_ns += ns
                 self._mark_vocab(new)
@@ -188,17 +211,31 @@ class LogitsCheck:
                 e.used = True
 
     def numbers(self) -> dict | None:
+        """The windows of each loop (one model, one mode: training that reads
+        every position for its loss is not the generation that follows) are read
+        apart; the loop that leaves the largest share unread speaks, and sets
+        where. Within a loop its steady windows speak when there are any (the
+        first forwards of a growing generation loop see a short prefix), and of
+        those the one that read the largest share (conservative)."""
         if not self.windows:
             return None
-        # The steady loop's windows speak for the run when there are any (the first
-        # forwards of a growing generation loop see a short prefix); of those, the
-        # one that read the largest share (conservative).
-        pool = [w for w in self.windows if w.get("steady")] or self.windows
-        w = max(pool, key=lambda w: w["positions_read"] / max(1, w["positions"]))
-        unread = (w["positions"] - w["positions_read"]) / max(1, w["positions"])
+        loops: dict[str, list] = {}
+        for w in self.windows:
+            loops.setdefault(w.get("loop", ""), []).append(w)
+
+        def unread_share(w) -> float:
+            return (w["positions"] - w["positions_read"]) / max(1, w["positions"])
+
+        picks = []
+        for ws in loops.values():
+            pool = [w for w in ws if w.get("steady")] or ws
+            picks.append(min(pool, key=unread_share))
+        w = max(picks, key=unread_share)
+        unread = unread_share(w)
+        self.where = w.get("site") if unread >= 0.5 else None
         n = {"positions": w["positions"], "positions_read": w["positions_read"],
              "vocab": w["vocab"], "logits_bytes_per_forward": w["logits_bytes"],
-             "forwards": self.reg.examined}
+             "forwards": self.reg.examined, "loops": len(loops)}
         if w["op_ns"] > 0:
             # Measured time of the vocabulary-sized ops after the forward, scaled
             # by the unread share: an upper bound of what slicing first saves.

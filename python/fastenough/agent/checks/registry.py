@@ -23,7 +23,7 @@ import weakref
 from fastenough.agent import module_hooks
 from fastenough.agent.checks import _util
 from fastenough.agent.checks.census import Census
-from fastenough.agent.checks.eval_graph import AutogradCheck, TrainModeCheck
+from fastenough.agent.checks.eval_graph import AutogradCheck, BackwardStretches, TrainModeCheck
 from fastenough.agent.checks.hf_outputs import OutputsCheck
 from fastenough.agent.checks.logits import LogitsCheck
 from fastenough.agent.checks.padding import PaddingCheck
@@ -38,6 +38,9 @@ DISCOVERY_ROOT_CALLS = 4  # global hooks find the root modules, then per-module 
 # included). Every forward is still counted.
 EXAMINE_ALL_STEADY = 32
 EXAMINE_ALL_FORWARDS = 512
+# A replaced main model (agent/model_swap.py): its first forwards are all
+# examined again, so that its own loop (a generation after training) is seen.
+EXAMINE_AFTER_SWAP = 64
 SAMPLE_EVERY = 64
 
 
@@ -73,6 +76,8 @@ class Registry:
         self._forwards_py = 0  # root forwards seen by the Python hooks
         self.examined = 0  # of which the checks examined (see SAMPLE_EVERY)
         self.sampling = False
+        self._examine_until = 0  # examined count before which sampling waits (a swap)
+        self._batch_dims: dict[int, int] = {}  # id(root) -> its batch dimension
         # Roots whose calls the agent reports instead of our hooks (yield_root):
         # id -> the agent's native hook, which counts the calls it kept to itself.
         self._driven: dict = {}
@@ -107,6 +112,10 @@ class Registry:
         self._root_calls = 0
         self._handles: list = []
         self._patches: list = []
+        self.stretches = BackwardStretches(self)
+        # Set by the agent: called when a stretch of forwards with no backward
+        # begins to read as an evaluation loop (its steps are then model calls).
+        self.on_eval_stretch = None
         self.autograd = AutogradCheck(self)
         self.train_mode = TrainModeCheck(self)
         self.outputs = OutputsCheck(self)
@@ -159,7 +168,6 @@ class Registry:
         try:
             self.sync.end()
             self.logits.close()
-            self.autograd.close_measure(False)
         except Exception:  # noqa: BLE001, S110
             pass
 
@@ -264,6 +272,33 @@ class Registry:
         if self._depth > 0:  # our pre of the call in progress ran: close it as before
             step_hook.one_shot_post(module, self._module_post, with_kwargs=True)
 
+    def rediscover(self, dead_id: int) -> None:
+        """The agent's main model was freed (agent/model_swap.py): what was kept
+        under its id goes (a new module may get the same id), and the global
+        hooks find the roots again."""
+        if not self.enabled:
+            return
+        counter = self._driven.pop(dead_id, None)
+        if counter is not None:
+            self._driven_counted += counter.deferred_calls
+        self._reserved.discard(dead_id)
+        self.logits.new_model()
+        self._batch_dims = {}
+        self.sampling = False
+        self._examine_until = self.examined + EXAMINE_AFTER_SWAP
+        for key in list(self._root_handles):  # a clean slate: every root found again
+            self._unhook_root(key)
+        self._native_roots = {}
+        from torch.nn.modules import module as m
+
+        self._root_calls = 0
+        self._roots = {}
+        self._depth = 0
+        self._examining = False
+        self._handles.append(m.register_module_forward_pre_hook(self._global_pre))
+        self._handles.append(m.register_module_forward_hook(
+            self._global_post, with_kwargs=True, always_call=True))
+
     def reserve_root(self, module) -> None:
         self._reserved.add(id(module))
 
@@ -334,7 +369,6 @@ class Registry:
     def on_forward_pre(self, module, args, kwargs) -> None:
         self._t_fwd = time.perf_counter_ns()
         self.logits.on_pre(module, args, kwargs)
-        self.autograd.on_pre(module, args, kwargs)
 
     @_guard
     def on_forward(self, module, args, kwargs, output) -> None:
@@ -347,7 +381,8 @@ class Registry:
         if self._native_roots and not self._compiled and self._dynamo_counts()[0] > 0:
             self._compiled = True
             self._native_to_python()
-        if not self.sampling and self.examined >= EXAMINE_ALL_FORWARDS:
+        if not self.sampling and self.examined >= max(EXAMINE_ALL_FORWARDS,
+                                                      self._examine_until):
             self.sampling = True
         if len(self._called_roots) < 8 and id(module) not in self._called_roots:
             self._called_roots[id(module)] = module
@@ -360,8 +395,13 @@ class Registry:
         t = _util.first_tensor(args, torch) if args else None
         if t is None and kwargs:
             t = _util.first_tensor(list(kwargs.values()), torch)
-        if t is not None and t.dim() > 0:
-            self.batch_sizes[int(t.shape[0])] += 1
+        dim = self._batch_dims.get(id(module))
+        if dim is None:
+            from fastenough.agent.batch_size import seq_first
+
+            dim = self._batch_dims[id(module)] = 1 if seq_first(module) else 0
+        if t is not None and t.dim() > dim:
+            self.batch_sizes[int(t.shape[dim])] += 1
         self.autograd.on_forward(module, args, kwargs, output)
         if (self.probe and self._probe_autograd is None and self.autograd.graph_outputs
                 and self.backward_calls == 0):
@@ -397,7 +437,8 @@ class Registry:
         if self.in_steady:
             self.steady_steps += 1
             self.sync.on_steady_step()
-            if self.steady_steps >= self.examine_all_steady and not self.sampling:
+            if self.steady_steps >= self.examine_all_steady and not self.sampling \
+                    and self.examined >= self._examine_until:
                 self.sampling = True
             if duration_ns:
                 self.step_ns.append(int(duration_ns))
@@ -411,14 +452,14 @@ class Registry:
             for _ in range(len(durations) if self.sync.active else 0):
                 self.sync.on_steady_step()
             self.steady_steps += len(durations)
-            if self.steady_steps >= self.examine_all_steady and not self.sampling:
+            if self.steady_steps >= self.examine_all_steady and not self.sampling \
+                    and self.examined >= self._examine_until:
                 self.sampling = True
             self.step_ns.extend(int(d) for d in durations if d)
 
     @_guard
     def on_phase_end(self, name: str, mode: str | None = None) -> None:
         self.logits.close()
-        self.autograd.close_measure(False)
         # Once per phase and mode: a program that alternates training and
         # evaluation ends those phases every epoch, and a census walks every
         # object of the process.
@@ -513,7 +554,6 @@ class Registry:
             self._write_files([])
             return
         self.logits.close()
-        self.autograd.close_measure(False)
         if self.in_steady:
             self.on_steady_end()
         for h in self._handles:
@@ -523,6 +563,7 @@ class Registry:
         if not self.census.phases:
             with self.torch.no_grad():
                 self.census.take("exit")
+        self.census.confirm_duplicates()
         if self.probe:
             self._run_probes()
         findings = self._decide_all()
@@ -585,7 +626,8 @@ class Registry:
             n["probe_extra_bytes"] = pr["autograd_bytes"]
         add("autograd-in-eval", n, where=[self.autograd.where])
         nums, texts = self.train_mode.decide_numbers()
-        add("train-mode-in-eval", nums, texts, [self.train_mode.where])
+        add("train-mode-in-eval", nums, texts,
+            [self.stretches.where("training_layers", self.train_mode.where)])
         n = self.outputs.kv_numbers()
         if "kv" in pr:
             n["probe_cache_ns"], n["probe_no_cache_ns"] = pr["kv"]
@@ -642,7 +684,8 @@ class Registry:
             logits_windows=self.logits.windows, probe_ns=self.probe_results or None))
         _util.write_json_atomic(os.path.join(self.run_dir, f"census{suffix}.json"), dict(
             base, schema="fastenough.census/1", phases=self.census.phases,
-            duplicates=list(self.census.duplicates.values()), peak=self.peaks or None))
+            duplicates=list(self.census.duplicates.values()),
+            duplicates_not_kept=self.census.diverged or None, peak=self.peaks or None))
         _util.write_json_atomic(os.path.join(self.run_dir, f"syncs{suffix}.json"), dict(
             base, schema="fastenough.syncs/1", **self.sync.doc()))
 

@@ -116,6 +116,16 @@ class StepEngine:
         return phases.after_step(end[0] - start[0], end)
 
     # ------------------------------------------------------------------ modes
+    def fall_back(self, source: int) -> None:
+        """The current source stopped making steps (no optimizer step in a loop of
+        forwards): the lower source takes over from its next event."""
+        self.drain()
+        self.source[self.mode] = source
+        self.open_step = None
+        self.last_boundary = None
+        self.agent.phases.durations = []
+        self.agent.on_source_change(source)
+
     def switch_mode(self, mode: str, end_at: tuple[int, int], first=None) -> None:
         """The program went from training to evaluation or back at end_at: the
         open step ends there, and the other mode's phases begin."""

@@ -41,6 +41,7 @@ class ModelCallSource:
         self.model_ref = None  # weak reference to the locked model
         self.main_ref = None  # weak reference to the main model, locked or not
         self.call_sites: dict[str, dict] = {}  # the user's line of the main model's calls
+        self.sites_seen: set[str] = set()  # modes whose site the current model set
         self.last_post: tuple[int, int] | None = None  # end of the last outermost call
         self.batch_dim = 0  # 1 for sequence-first models (batch_size.seq_first)
         self._batch_size = bs.batch_size
@@ -123,10 +124,13 @@ class ModelCallSource:
         mode = "train" if module.training and agent.torch.is_grad_enabled() else "eval"
         if mode != engine.mode:
             engine.switch_mode(mode, t)
-        if mode not in self.call_sites:
+        if mode not in self.sites_seen:
             from fastenough.agent.checks._util import user_site
 
+            # A replaced model's own call (a generation loop after training) is
+            # the line that its mode's findings name from then on.
             self.call_sites[mode] = user_site() or {}
+            self.sites_seen.add(mode)
         if engine.current != SRC_MODULE and not engine.accept(SRC_MODULE, t):
             return
         agent.check_fail("module")
@@ -156,6 +160,7 @@ class ModelCallSource:
         self.drop_step_hook()
         self.model_ref = weakref.ref(module)
         agent = self.agent
+        agent.model_swap.watch(module)
         native = native and bool(agent.opts.get("defer_steps", True))
         hook = self.step_hook = agent.recorder(self.pre) if native else None
         if hook is not None:
@@ -169,6 +174,28 @@ class ModelCallSource:
 
     def _locked_post(self, module, args, output) -> None:
         self.post(module, args, output)
+
+    def rediscover(self) -> None:
+        """The locked model was freed (model_swap.py): the main model is found
+        again by the global hooks, if model calls are the step source now (else
+        at the next ensure()). The step left open by its last call ends at its
+        last return."""
+        engine = self.agent.engine
+        engine.drain()
+        engine.finish_open(self.last_post)
+        active = bool(self.handles)
+        for h in self.handles:
+            _remove(h)
+        self.handles = []
+        self.post_handle = None
+        self.drop_step_hook()
+        self.locked = False
+        self.main_root, self.main_root_params, self.main_root_calls = None, -1, 0
+        self.root_params = {}  # ids of freed modules are reused by new ones
+        self.sites_seen = set()
+        self.model_ref = self.main_ref = None
+        if active:
+            self.install()
 
     def drop_step_hook(self) -> None:
         """The native hook goes (another step source took over, or torch.compile):

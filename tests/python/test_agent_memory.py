@@ -1,0 +1,59 @@
+"""The agent keeps no tensor of the program alive (issue 14, defect 5).
+
+Two things did: the autograd check measured saved activations with a
+saved_tensors_hooks pack hook that returned the tensor, which makes every saved
+output a reference cycle through its grad_fn that nothing collects (each
+measured forward's whole graph stayed resident: +1.3 GB on a MiniLM loop); and
+torch's profiler with record_shapes holds every op's tensors until its trace is
+processed, so a five-step window kept five steps of activations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agent_run_helper import run_under_agent
+
+pytest.importorskip("torch")
+
+PROGRAM = """
+import gc, json, weakref, torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 8))
+refs = []
+for step in range(60):
+    out = model(torch.randn(32, 64))        # autograd on: a graph per step
+    refs.append(weakref.ref(out))
+    keep = out.detach().sum()               # what the program keeps: no graph
+    del out
+gc.collect()
+alive = [i for i, r in enumerate(refs) if r() is not None]
+print(json.dumps({"alive": alive}))
+"""
+
+
+def _alive(r) -> list[int]:
+    assert r.proc.returncode == 0, r.proc.stderr
+    return json.loads(r.proc.stdout.strip().splitlines()[-1])["alive"]
+
+
+def test_no_step_output_outlives_the_program_s_references(tmp_path):
+    r = run_under_agent(tmp_path, PROGRAM, {"trace": False})
+    assert _alive(r) == []  # the autograd check measured the first forwards' graphs
+    doc = json.loads((r.dir / "checks.json").read_text())
+    [f] = [f for f in doc["findings"] if f["code"] == "autograd-in-eval"]
+    assert f["evidence"]["graph_bytes_per_forward"] >= 32 * 256 * 4  # the GELU input
+
+
+def test_the_profiler_window_lets_each_step_s_tensors_go(tmp_path):
+    prog = PROGRAM.replace(
+        "    del out\n",
+        "    del out\n    if step >= 2 and refs[step - 2]() is not None:\n"
+        "        print('held', step - 2)\n")
+    r = run_under_agent(tmp_path, prog, {"trace": True, "trace_steps": 6, "trace_stack": False})
+    assert _alive(r) == []
+    assert "held" not in r.proc.stdout, r.proc.stdout  # not even inside the window
+    agent = r.main_agent()
+    assert agent["profile"]["trace"], agent["profile"]
+    steps = [s for s in r.steps if s["phase"] == "profile"]
+    assert len(steps) == 6

@@ -1,0 +1,80 @@
+"""Fixtures of tests/real, imported by its test module (no conftest.py here:
+tests/python imports its own `conftest` by name). Real programs run plain and
+under `fastenough run`, side by side.
+
+Each program runs twice, in two fresh working directories (its checkpoints and
+other files land there): once plain, once as `fastenough run --quiet
+--run-dir DIR -- <the same command>`. `--quiet` keeps fastenough's own lines
+on stderr, so the two stdouts must be equal byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from catalog import BY_NAME, Program  # noqa: E402
+
+pytest.importorskip("torch")
+
+
+@dataclass
+class Pair:
+    program: Program
+    plain: subprocess.CompletedProcess
+    tool: subprocess.CompletedProcess
+    plain_dir: Path
+    tool_dir: Path
+    run_dir: Path
+
+    @property
+    def report(self) -> dict:
+        return json.loads((self.run_dir / "report.json").read_text())
+
+    def findings(self) -> list[dict]:
+        return self.report["findings"]
+
+    def codes(self) -> list[str]:
+        return [f["code"] for f in self.findings()]
+
+    def agents(self) -> list[dict]:
+        return [json.loads(p.read_text()) for p in sorted((self.run_dir / "agent").glob("*.json"))]
+
+
+def run_program(program: Program, base: Path, timeout: float = 600) -> Pair:
+    missing = program.missing()
+    if missing:
+        pytest.skip(f"{program.name} needs {', '.join(missing)} (pip install them: see "
+                    "scripts/setup.sh)")
+    env = dict(os.environ, **program.env)
+    env.pop("FASTENOUGH_RUN_DIR", None)
+    plain_dir, tool_dir = base / "plain", base / "tool"
+    plain_dir.mkdir()
+    tool_dir.mkdir()
+    run_dir = base / "run"
+    cmd = program.command()
+    plain = subprocess.run(cmd, cwd=plain_dir, env=env, capture_output=True, text=True,
+                           timeout=timeout)
+    tool = subprocess.run([sys.executable, "-m", "fastenough", "run", "--no-history", "--quiet",
+                           "--run-dir", str(run_dir), "--", *cmd],
+                          cwd=tool_dir, env=env, capture_output=True, text=True, timeout=timeout)
+    return Pair(program, plain, tool, plain_dir, tool_dir, run_dir)
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory):
+    """Runs each program once per test module, on first use."""
+    done: dict[str, Pair] = {}
+
+    def get(name: str) -> Pair:
+        if name not in done:
+            done[name] = run_program(BY_NAME[name], tmp_path_factory.mktemp(name))
+        return done[name]
+
+    return get
