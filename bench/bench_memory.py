@@ -12,7 +12,7 @@ with os.wait4: everything up to its exit counts, the agent's exit work too, the
 supervisor's memory does not). Runs go A B B A, repeated --rounds
 times; the figure is the median of each side.
 
-    python bench/bench_memory.py [--model minilm|gpt2] [--rounds 2] [--texts 256]
+    python bench/bench_memory.py [--model minilm|gpt2] [--rounds 2] [--texts 256] [--no-trace]
 """
 
 from __future__ import annotations
@@ -72,12 +72,12 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def run_once(workload: str, under_tool: bool, env: dict, tmp: str) -> int:
+def run_once(workload: str, under_tool: bool, env: dict, tmp: str, tool_args=()) -> int:
     out = os.path.join(tmp, "peak")
     cmd = [sys.executable, os.path.join(tmp, "launch.py"), sys.executable, workload]
     if under_tool:
         cmd = [sys.executable, "-m", "fastenough", "run", "--no-history", "--quiet",
-               "--run-dir", tempfile.mkdtemp(dir=tmp), "--", *cmd]
+               "--run-dir", tempfile.mkdtemp(dir=tmp), *tool_args, "--", *cmd]
     subprocess.run(cmd, env=dict(env, BENCH_PEAK_OUT=out), check=True, capture_output=True)
     with open(out) as f:
         return int(f.read())
@@ -88,6 +88,8 @@ def main() -> None:
     ap.add_argument("--model", choices=sorted(WORKLOADS), default="minilm")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--texts", type=int, default=256)
+    ap.add_argument("--no-trace", action="store_true",
+                    help="run the tool without its profiler window")
     args = ap.parse_args()
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1",
                BENCH_TEXTS=str(args.texts))
@@ -100,12 +102,13 @@ def main() -> None:
         peaks: dict[str, list[int]] = {"plain": [], "fastenough": []}
         for _ in range(args.rounds):
             for side in ("plain", "fastenough", "fastenough", "plain"):
-                peaks[side].append(run_once(workload, side == "fastenough", env, tmp))
+                peaks[side].append(run_once(workload, side == "fastenough", env, tmp,
+                                            ("--no-trace",) if args.no_trace else ()))
     plain = statistics.median(peaks["plain"])
     tool = statistics.median(peaks["fastenough"])
     allowed = max(0.05 * plain, 64 << 20)
     print(json.dumps({
-        "model": args.model, "rounds": args.rounds,
+        "model": args.model, "rounds": args.rounds, "profiler_window": not args.no_trace,
         "plain_peak_mib": round(plain / 2**20, 1), "fastenough_peak_mib": round(tool / 2**20, 1),
         "added_mib": round((tool - plain) / 2**20, 1), "ratio": round(tool / plain, 4),
         "allowed_mib": round(allowed / 2**20, 1), "within_bound": tool - plain <= allowed,

@@ -5,7 +5,9 @@ saved_tensors_hooks pack hook that returned the tensor, which makes every saved
 output a reference cycle through its grad_fn that nothing collects (each
 measured forward's whole graph stayed resident: +1.3 GB on a MiniLM loop); and
 torch's profiler with record_shapes holds every op's tensors until its trace is
-processed, so a five-step window kept five steps of activations."""
+processed, so the window keeps its steps' activations while it runs (one
+profiler cycle per step would bound that, but crashes torch 2.13 now and then:
+see agent/profile_window.py); they must all go once it stops."""
 
 from __future__ import annotations
 
@@ -45,15 +47,12 @@ def test_no_step_output_outlives_the_program_s_references(tmp_path):
     assert f["evidence"]["graph_bytes_per_forward"] >= 32 * 256 * 4  # the GELU input
 
 
-def test_the_profiler_window_lets_each_step_s_tensors_go(tmp_path):
-    prog = PROGRAM.replace(
-        "    del out\n",
-        "    del out\n    if step >= 2 and refs[step - 2]() is not None:\n"
-        "        print('held', step - 2)\n")
-    r = run_under_agent(tmp_path, prog, {"trace": True, "trace_steps": 6, "trace_stack": False})
+def test_the_profiler_window_lets_its_steps_tensors_go_when_it_ends(tmp_path):
+    r = run_under_agent(tmp_path, PROGRAM, {"trace": True, "trace_steps": 6,
+                                            "trace_stack": False})
     assert _alive(r) == []
-    assert "held" not in r.proc.stdout, r.proc.stdout  # not even inside the window
     agent = r.main_agent()
     assert agent["profile"]["trace"], agent["profile"]
+    assert agent["profile"]["peak_rss_rise_bytes"] is not None  # the report states it
     steps = [s for s in r.steps if s["phase"] == "profile"]
     assert len(steps) == 6

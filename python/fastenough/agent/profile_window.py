@@ -7,12 +7,14 @@ user's file:line (a serial loop over expert layers is reported where it is
 written), at a cost that lands in the window, not in the steady figures.
 
 record_shapes makes the profiler hold a reference to every op's input and
-output tensors until its trace is processed (pytorch/pytorch#133444): over a
-window of five steps no activation is freed, +1 GB on a MiniLM embedding loop,
-an out-of-memory on a GPU near capacity. So the window is one profiler cycle
-per step (schedule active=1, repeat=steps): each step's trace is written when
-the step ends, which lets its tensors go, and the chunks are joined into one
-trace at the end (trace_chunks.py).
+output tensors until its trace is processed (pytorch/pytorch#133444): over the
+window's steps activations live longer than they would, which the report
+states as the window's peak-RSS rise. The window is nevertheless one profiler
+cycle: one profiler cycle per step (schedule repeat=steps, a trace per cycle)
+bounded that memory, but torch 2.13's CPU profiler then crashes the process
+now and then (heap corruption, segfaults in the next ops: 7 of 24 runs of
+tests/real's LSTM language model, none of 24 with one cycle), and a tool that
+crashes the program is worse than one that costs memory for a few steps.
 Kineto prints "USDT: ... profiler_start" lines on stderr when a profiler starts
 and stops; those calls run with stderr captured and everything else written
 back, so the program's own stderr is what it would be without us.
@@ -21,8 +23,10 @@ back, so the program's own stderr is what it would be without us.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import re
+import shutil
 import tempfile
 import time
 import warnings
@@ -40,7 +44,6 @@ class ProfileWindow:
         self.done = False  # a window ran (or failed): never a second one
         self.info: dict | None = None  # the agent/<pid>.json "profile" entry
         self._prof = None
-        self._chunks: list[str] = []  # one trace file per profiled step
         self._hwm_before: int | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
 
@@ -62,10 +65,9 @@ class ProfileWindow:
                 activities=activities,
                 record_shapes=True,
                 with_stack=self.with_stack,
-                # A schedule makes the profiler mark each step as ProfilerStep#N;
-                # one cycle per step keeps only one step's tensors referenced.
-                schedule=schedule(wait=0, warmup=0, active=1, repeat=self.steps),
-                on_trace_ready=self._chunk_ready,
+                # A schedule makes the profiler mark each step as ProfilerStep#N.
+                # One cycle only: see the module docstring.
+                schedule=schedule(wait=0, warmup=0, active=self.steps, repeat=1),
             )
             prof.start()
         self._prof = prof
@@ -82,12 +84,6 @@ class ProfileWindow:
                 warnings.simplefilter("ignore")
                 self._prof.step()
             self.cost_ns += time.monotonic_ns() - t0
-
-    def _chunk_ready(self, prof) -> None:
-        os.makedirs(self.run_dir.file("trace"), exist_ok=True)
-        path = self.run_dir.file("trace", f".chunk{self.pid}.{len(self._chunks)}.json")
-        prof.export_chrome_trace(path)
-        self._chunks.append(path)
 
     def stop(self, last_step: int) -> None:
         prof, self._prof = self._prof, None
@@ -115,20 +111,17 @@ class ProfileWindow:
                 prof.stop()
 
     def _export(self, prof) -> str:
-        from fastenough.agent.trace_chunks import join_chunks
-
         os.makedirs(self.run_dir.file("trace"), exist_ok=True)
-        rel = os.path.join("trace", f"rank{self.rank}.pt.trace.json.gz")
-        if os.path.exists(self.run_dir.file(rel)):  # several main processes
-            rel = os.path.join("trace", f"rank{self.rank}.{self.pid}.pt.trace.json.gz")
-        chunks, self._chunks = self._chunks, []
-        try:
-            join_chunks(chunks, self.run_dir.file(rel))
-        finally:
-            for c in chunks:
-                with contextlib.suppress(OSError):
-                    os.remove(c)
-        return rel
+        rel = os.path.join("trace", f"rank{self.rank}.pt.trace.json")
+        if os.path.exists(self.run_dir.file(rel + ".gz")):  # several main processes
+            rel = os.path.join("trace", f"rank{self.rank}.{self.pid}.pt.trace.json")
+        path = self.run_dir.file(rel)
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as src, gzip.open(path + ".gz.tmp", "wb", compresslevel=3) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(path + ".gz.tmp", path + ".gz")
+        os.remove(path)
+        return rel + ".gz"
 
 
 def _peak_rss() -> int | None:
