@@ -56,3 +56,23 @@ def test_the_profiler_window_lets_its_steps_tensors_go_when_it_ends(tmp_path):
     assert agent["profile"]["peak_rss_rise_bytes"] is not None  # the report states it
     steps = [s for s in r.steps if s["phase"] == "profile"]
     assert len(steps) == 6
+
+
+def test_the_profiler_window_ends_early_when_memory_grows_past_the_bound(tmp_path):
+    # Each step keeps 80 MiB more (the program's own growth, or the profiler's
+    # held tensors: the window cannot tell): the window stops after a step.
+    prog = """
+import torch
+model = torch.nn.Linear(64, 64)
+kept = []
+for step in range(40):
+    model(torch.randn(8, 64))
+    kept.append(torch.ones(20 << 20))  # 80 MiB, touched
+print(len(kept))
+"""
+    r = run_under_agent(tmp_path, prog, {"trace": True, "trace_steps": 6, "trace_stack": False})
+    assert r.proc.returncode == 0, r.proc.stderr
+    profile = r.main_agent()["profile"]
+    assert profile["trace"] and "host memory grew by" in profile["stopped_early"], profile
+    steps = [s for s in r.steps if s["phase"] == "profile"]
+    assert 1 <= len(steps) < 6, steps

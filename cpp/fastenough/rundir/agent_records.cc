@@ -44,6 +44,7 @@ AgentRecord Parse(dom::object o) {
     a.profile_mode = Str(profile, "mode");
     a.profile_skipped = Str(profile, "skipped");
     a.profile_peak_rss_rise = IntField(profile, "peak_rss_rise_bytes").value_or(0);
+    a.profile_stopped_early = Str(profile, "stopped_early");
   }
   a.batch_dim = IntField(o, "batch_dim").value_or(0);
   a.tool_pause_ns = IntField(o, "tool_pause_ns").value_or(0);

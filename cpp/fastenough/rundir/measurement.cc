@@ -40,6 +40,7 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     m.tool_pauses += a->tool_pauses;
     m.profile_cost_ns += a->profile_cost_ns;
     m.profile_peak_rss_rise = std::max(m.profile_peak_rss_rise, a->profile_peak_rss_rise);
+    if (m.profile_stopped_early.empty()) m.profile_stopped_early = a->profile_stopped_early;
     steps += a->steps;
     const std::string who = loop.size() > 1 ? "process " + std::to_string(a->pid) + ": " : "";
     if (a->torch) {
@@ -117,6 +118,9 @@ std::string MeasurementJson(const Measurement& m) {
   w.Field("tool_pauses", m.tool_pauses);
   w.Field("profile_cost_ns", m.profile_cost_ns);
   w.Field("profile_peak_rss_rise_bytes", m.profile_peak_rss_rise);
+  if (!m.profile_stopped_early.empty()) {
+    w.Field("profile_stopped_early", m.profile_stopped_early);
+  }
   w.EndObject();
   return w.Take();
 }

@@ -49,6 +49,7 @@ struct Measurement {
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   // The agent's own memory: the most its profiler window raised a process's peak RSS.
   int64_t profile_peak_rss_rise = 0;
+  std::string profile_stopped_early;  // the first process's reason, when its window ended early
 };
 
 Measurement AssessMeasurement(const MeasurementInputs& in);

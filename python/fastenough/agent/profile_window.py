@@ -15,6 +15,10 @@ bounded that memory, but torch 2.13's CPU profiler then crashes the process
 now and then (heap corruption, segfaults in the next ops: 7 of 24 runs of
 tests/real's LSTM language model, none of 24 with one cycle), and a tool that
 crashes the program is worse than one that costs memory for a few steps.
+What bounds it instead: after each profiled step the window looks at how much
+the process's RSS (and, on CUDA, the allocator's bytes) grew since it began,
+and ends early, keeping the steps recorded so far, once that passes the
+agent's memory bound (+5% or +64 MiB, whichever is larger).
 Kineto prints "USDT: ... profiler_start" lines on stderr when a profiler starts
 and stops; those calls run with stderr captured and everything else written
 back, so the program's own stderr is what it would be without us.
@@ -45,6 +49,9 @@ class ProfileWindow:
         self.info: dict | None = None  # the agent/<pid>.json "profile" entry
         self._prof = None
         self._hwm_before: int | None = None
+        self._base: tuple[int | None, int | None] = (None, None)  # (RSS, CUDA bytes)
+        self._torch = None
+        self.stopped_early: str | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
 
     @property
@@ -72,6 +79,8 @@ class ProfileWindow:
             prof.start()
         self._prof = prof
         self._hwm_before = _peak_rss()
+        self._torch = torch
+        self._base = (_rss(), _cuda_allocated(torch))
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack}
@@ -100,7 +109,7 @@ class ProfileWindow:
         after = _peak_rss()
         rise = after - self._hwm_before if after is not None and self._hwm_before else None
         self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall,
-                          "peak_rss_rise_bytes": rise})
+                          "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early})
         self.cost_ns += time.monotonic_ns() - t0
 
     def abandon(self) -> None:
@@ -109,6 +118,18 @@ class ProfileWindow:
         if prof is not None:
             with contextlib.suppress(Exception), kineto_quiet():
                 prof.stop()
+
+    def over_memory_bound(self) -> bool:
+        """True once the window has made the process grow past the bound: the
+        profiler holds its steps' tensors (module docstring), so more steps
+        would cost more memory than the tool may take."""
+        for base, now_ in zip(self._base, (_rss(), _cuda_allocated(self._torch)), strict=True):
+            if base is not None and now_ is not None \
+                    and now_ - base > max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base):
+                self.stopped_early = ("host memory" if base is self._base[0] else
+                                      "device memory") + f" grew by {(now_ - base) >> 20} MiB"
+                return True
+        return False
 
     def _export(self, prof) -> str:
         os.makedirs(self.run_dir.file("trace"), exist_ok=True)
@@ -122,6 +143,28 @@ class ProfileWindow:
         os.replace(path + ".gz.tmp", path + ".gz")
         os.remove(path)
         return rel + ".gz"
+
+
+MEMORY_BOUND_BYTES = 64 << 20
+MEMORY_BOUND_SHARE = 0.05
+
+
+def _rss() -> int | None:
+    """VmRSS of this process in bytes (Linux), else None."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _cuda_allocated(torch) -> int | None:
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            return int(torch.cuda.memory_allocated())
+    except Exception:  # noqa: BLE001, S110
+        pass
+    return None
 
 
 def _peak_rss() -> int | None:

@@ -39,6 +39,10 @@ def tool_cost_line(report: dict) -> str | None:
     rise = m.get("profile_peak_rss_rise_bytes")
     if rise:
         line += f"; the window raised the peak RSS by at most {fmt_bytes(rise)}"
+    early = m.get("profile_stopped_early")
+    if early:
+        line += (f"; the window ended early to stay within fastenough's memory bound "
+                 f"({early}: torch's profiler holds its steps' tensors)")
     return line
 
 
