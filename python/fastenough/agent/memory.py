@@ -34,6 +34,33 @@ def rss_bytes() -> int | None:
         return None
 
 
+def peak_rss_bytes() -> int | None:
+    """VmHWM of this process in bytes (Linux), else None."""
+    return _status_kib("VmHWM:")
+
+
+def mem_total_bytes() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def snapshot(torch) -> dict:
     """Allocator figures of the first initialised device (None on the CPU) and RSS."""
     mem = {"device": "cpu", "allocated_bytes": None, "reserved_bytes": None,

@@ -35,6 +35,8 @@ import tempfile
 import time
 import warnings
 
+from fastenough.agent.memory import peak_rss_bytes, rss_bytes
+
 _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
 
 
@@ -78,9 +80,9 @@ class ProfileWindow:
             )
             prof.start()
         self._prof = prof
-        self._hwm_before = _peak_rss()
+        self._hwm_before = peak_rss_bytes()
         self._torch = torch
-        self._base = (_rss(), _cuda_allocated(torch))
+        self._base = (rss_bytes(), _cuda_allocated(torch))
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack}
@@ -106,7 +108,7 @@ class ProfileWindow:
         rel = self._export(prof)
         # The agent's own memory: how much the window raised the process's peak
         # RSS (an upper bound: the program's own growth in those steps counts too).
-        after = _peak_rss()
+        after = peak_rss_bytes()
         rise = after - self._hwm_before if after is not None and self._hwm_before else None
         self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall,
                           "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early})
@@ -123,7 +125,7 @@ class ProfileWindow:
         """True once the window has made the process grow past the bound: the
         profiler holds its steps' tensors (module docstring), so more steps
         would cost more memory than the tool may take."""
-        for base, now_ in zip(self._base, (_rss(), _cuda_allocated(self._torch)), strict=True):
+        for base, now_ in zip(self._base, (rss_bytes(), _cuda_allocated(self._torch)), strict=True):
             if base is not None and now_ is not None \
                     and now_ - base > max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base):
                 self.stopped_early = ("host memory" if base is self._base[0] else
@@ -149,33 +151,12 @@ MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
 
 
-def _rss() -> int | None:
-    """VmRSS of this process in bytes (Linux), else None."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _cuda_allocated(torch) -> int | None:
     try:
         if torch is not None and torch.cuda.is_initialized():
             return int(torch.cuda.memory_allocated())
     except Exception:  # noqa: BLE001, S110
         pass
-    return None
-
-
-def _peak_rss() -> int | None:
-    """VmHWM of this process in bytes (Linux), else None."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
     return None
 
 

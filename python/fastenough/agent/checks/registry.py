@@ -20,7 +20,7 @@ import time
 import traceback
 import weakref
 
-from fastenough.agent import module_hooks
+from fastenough.agent import memory, module_hooks
 from fastenough.agent.checks import _util
 from fastenough.agent.checks.census import Census
 from fastenough.agent.checks.eval_graph import AutogradCheck, BackwardStretches, TrainModeCheck
@@ -526,8 +526,8 @@ class Registry:
             import resource
 
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-            doc.update({"device": "cpu", "rss_bytes": _rss(), "rss_peak_bytes": peak,
-                        "capacity_bytes": _mem_total()})
+            doc.update({"device": "cpu", "rss_bytes": memory.rss_bytes(), "rss_peak_bytes": peak,
+                        "capacity_bytes": memory.mem_total_bytes()})
         if peak and peak > self.peaks.get("peak_bytes", 0):
             self.peaks = {"peak_bytes": peak, "capacity_bytes": doc.get("capacity_bytes"),
                           "device": doc["device"],
@@ -695,22 +695,3 @@ def _env_int(name: str) -> int | None:
         return int(os.environ[name])
     except (KeyError, ValueError):
         return None
-
-
-def _rss() -> int | None:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _mem_total() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        return None
-    return None
