@@ -90,6 +90,8 @@ def main() -> None:
     ap.add_argument("--texts", type=int, default=256)
     ap.add_argument("--no-trace", action="store_true",
                     help="run the tool without its profiler window")
+    ap.add_argument("--trace-no-shapes", action="store_true",
+                    help="the tool's profiler window without input shapes")
     args = ap.parse_args()
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1",
                BENCH_TEXTS=str(args.texts))
@@ -100,15 +102,18 @@ def main() -> None:
         with open(workload, "w") as f:
             f.write("import os\n" + textwrap.dedent(WORKLOADS[args.model]))
         peaks: dict[str, list[int]] = {"plain": [], "fastenough": []}
+        tool_args = (("--no-trace",) if args.no_trace else ()) + (
+            ("--trace-no-shapes",) if args.trace_no_shapes else ())
         for _ in range(args.rounds):
             for side in ("plain", "fastenough", "fastenough", "plain"):
                 peaks[side].append(run_once(workload, side == "fastenough", env, tmp,
-                                            ("--no-trace",) if args.no_trace else ()))
+                                            tool_args))
     plain = statistics.median(peaks["plain"])
     tool = statistics.median(peaks["fastenough"])
     allowed = max(0.05 * plain, 64 << 20)
     print(json.dumps({
         "model": args.model, "rounds": args.rounds, "profiler_window": not args.no_trace,
+        "window_shapes": not args.trace_no_shapes,
         "plain_peak_mib": round(plain / 2**20, 1), "fastenough_peak_mib": round(tool / 2**20, 1),
         "added_mib": round((tool - plain) / 2**20, 1), "ratio": round(tool / plain, 4),
         "allowed_mib": round(allowed / 2**20, 1), "within_bound": tool - plain <= allowed,

@@ -41,12 +41,14 @@ _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
 
 
 class ProfileWindow:
-    def __init__(self, run_dir, rank: int, pid: int, steps: int, with_stack: bool) -> None:
+    def __init__(self, run_dir, rank: int, pid: int, steps: int, with_stack: bool,
+                 shapes: bool = True) -> None:
         self.run_dir = run_dir
         self.rank = rank
         self.pid = pid
         self.steps = steps
         self.with_stack = with_stack
+        self.shapes = shapes
         self.done = False  # a window ran (or failed): never a second one
         self.info: dict | None = None  # the agent/<pid>.json "profile" entry
         self._prof = None
@@ -72,7 +74,7 @@ class ProfileWindow:
             warnings.simplefilter("ignore")
             prof = profile(
                 activities=activities,
-                record_shapes=True,
+                record_shapes=self.shapes,
                 with_stack=self.with_stack,
                 # A schedule makes the profiler mark each step as ProfilerStep#N.
                 # One cycle only: see the module docstring.

@@ -105,7 +105,8 @@ class Agent:
         self.phases = PhaseMachine(self, opts)
         self.window = ProfileWindow(self.dir, self.rank_or_0, self.pid,
                                     max(1, int(opts.get("trace_steps", 5))),
-                                    with_stack=bool(opts.get("trace_stack", True)))
+                                    with_stack=bool(opts.get("trace_stack", True)),
+                                    shapes=bool(opts.get("trace_shapes", True)))
         self.engine = StepEngine(self)
         self.model_swap = ModelSwapWatch(self, self._model_freed)
         self.model_calls = ModelCallSource(self)

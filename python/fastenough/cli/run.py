@@ -54,6 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace-gloo", action="store_true",
                    help="run the profiler window in gloo (CPU) distributed jobs too; off by "
                    "default because torch's profiler makes them abort at exit now and then")
+    p.add_argument("--trace-no-shapes", action="store_true",
+                   help="the profiler window records no input shapes: torch's profiler then "
+                   "holds no tensors while it runs (less memory); small-GEMM findings judge "
+                   "by time only")
     p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
     p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
     p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
@@ -97,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             "warmup_steps": args.warmup_steps,
             "probe": args.probe,
             "trace_gloo": args.trace_gloo,
+            "trace_shapes": not args.trace_no_shapes,
         },
         nvml=not args.no_nvml,
         npu_smi=not args.no_npu_smi,
