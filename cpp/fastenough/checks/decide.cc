@@ -327,9 +327,11 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   std::string action;
   if (!inside.empty()) {
     action = "The sync is part of " + inside + "'s own code path, not of your loop. Look for "
-             "an option of that library that avoids it (for torch.nn.TransformerEncoder, the "
-             "nested-tensor fast path inspects the padding mask on the host: "
-             "enable_nested_tensor=False, or no src_key_padding_mask when nothing is padded)" +
+             "an option of that library that avoids it (for torch.nn.TransformerEncoder: an "
+             "attention mask passed without is_causal is compared with a causal mask on the "
+             "host, so pass is_causal=True with a causal mask; its nested-tensor fast path "
+             "inspects the padding mask on the host: enable_nested_tensor=False, or no "
+             "src_key_padding_mask when nothing is padded)" +
              (device ? ", or accept it as the library's cost." : "; on the CPU it costs only its "
                                                                  "own time.");
   } else if (device) {

@@ -122,6 +122,7 @@ TEST(ChecksDecide, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
       << f->title;
   EXPECT_EQ(f->action.find("accumulate"), std::string::npos) << f->action;
   EXPECT_NE(f->action.find("enable_nested_tensor=False"), std::string::npos);
+  EXPECT_NE(f->action.find("is_causal=True"), std::string::npos);  // the mask comparison
 }
 
 TEST(ChecksDecide, MemoryRules) {
