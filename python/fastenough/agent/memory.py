@@ -36,28 +36,29 @@ def rss_bytes() -> int | None:
 
 def peak_rss_bytes() -> int | None:
     """VmHWM of this process in bytes (Linux), else None."""
-    return _status_kib("VmHWM:")
+    return _proc_kib("/proc/self/status", "VmHWM:")
 
 
 def mem_total_bytes() -> int | None:
+    return _proc_kib("/proc/meminfo", "MemTotal:")
+
+
+def _proc_kib(path: str, field: str) -> int | None:
+    """A "<field> <n> kB" line of a /proc file, in bytes."""
     try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("MemTotal:"):
+                if line.startswith(field):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return None
     return None
 
 
-def _status_kib(field: str) -> int | None:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
+def allocated_bytes(torch) -> int | None:
+    """The allocator's bytes in use on the first initialised device, else None."""
+    for _, backend in _backends(torch):
+        return int(backend.memory_allocated())
     return None
 
 

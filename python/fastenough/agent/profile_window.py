@@ -35,7 +35,7 @@ import tempfile
 import time
 import warnings
 
-from fastenough.agent.memory import peak_rss_bytes, rss_bytes
+from fastenough.agent.memory import allocated_bytes, peak_rss_bytes, rss_bytes
 
 _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
 
@@ -53,7 +53,7 @@ class ProfileWindow:
         self.info: dict | None = None  # the agent/<pid>.json "profile" entry
         self._prof = None
         self._hwm_before: int | None = None
-        self._base: tuple[int | None, int | None] = (None, None)  # (RSS, CUDA bytes)
+        self._base: tuple[int | None, int | None] = (None, None)  # (RSS, device bytes)
         self._torch = None
         self.stopped_early: str | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
@@ -84,7 +84,7 @@ class ProfileWindow:
         self._prof = prof
         self._hwm_before = peak_rss_bytes()
         self._torch = torch
-        self._base = (rss_bytes(), _cuda_allocated(torch))
+        self._base = (rss_bytes(), _device_bytes(torch))
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack}
@@ -127,11 +127,11 @@ class ProfileWindow:
         """True once the window has made the process grow past the bound: the
         profiler holds its steps' tensors (module docstring), so more steps
         would cost more memory than the tool may take."""
-        for base, now_ in zip(self._base, (rss_bytes(), _cuda_allocated(self._torch)), strict=True):
-            if base is not None and now_ is not None \
-                    and now_ - base > max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base):
-                self.stopped_early = ("host memory" if base is self._base[0] else
-                                      "device memory") + f" grew by {(now_ - base) >> 20} MiB"
+        now_ = (rss_bytes(), _device_bytes(self._torch))
+        for what, base, current in zip(("host", "device"), self._base, now_, strict=True):
+            if base is not None and current is not None \
+                    and current - base > max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base):
+                self.stopped_early = f"{what} memory grew by {(current - base) >> 20} MiB"
                 return True
         return False
 
@@ -153,13 +153,11 @@ MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
 
 
-def _cuda_allocated(torch) -> int | None:
+def _device_bytes(torch) -> int | None:
     try:
-        if torch is not None and torch.cuda.is_initialized():
-            return int(torch.cuda.memory_allocated())
-    except Exception:  # noqa: BLE001, S110
-        pass
-    return None
+        return allocated_bytes(torch)
+    except Exception:  # noqa: BLE001 - a device API that fails: the host figure still serves
+        return None
 
 
 @contextlib.contextmanager

@@ -120,9 +120,8 @@ class AutogradCheck:
         has = self._train_layers.get(key)
         if has is None:
             nn = self.torch.nn
-            has = self._train_layers[key] = any(
-                (isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0)
-                or isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
+            has = self._train_layers[key] = any(training_layer_kind(nn, m) is not None
+                                                for m in module.modules())
         return has
 
     def decide_numbers(self) -> dict:
@@ -136,6 +135,15 @@ class AutogradCheck:
         if self.graph_bytes:
             n["graph_bytes_per_forward"] = max(self.graph_bytes)
         return n
+
+
+def training_layer_kind(nn, m) -> str | None:
+    """"dropout" (p > 0) or "batchnorm": layers that behave differently in training mode."""
+    if isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0:
+        return "dropout"
+    if isinstance(m, nn.modules.batchnorm._BatchNorm):
+        return "batchnorm"
+    return None
 
 
 MAX_NODES = 50_000
@@ -194,13 +202,10 @@ class TrainModeCheck:
         nn = self.torch.nn
         found = False
         for name, m in module.named_modules():
-            if not m.training:
-                continue
-            if isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0:
-                self.dropout[name or type(m).__name__] = 1
-                found = True
-            elif isinstance(m, nn.modules.batchnorm._BatchNorm):
-                self.batchnorm[name or type(m).__name__] = 1
+            kind = training_layer_kind(nn, m) if m.training else None
+            if kind is not None:
+                (self.dropout if kind == "dropout" else self.batchnorm)[
+                    name or type(m).__name__] = 1
                 found = True
         if found and self.where is None:
             self.where = user_site(2)

@@ -131,12 +131,15 @@ class Registry:
     def install_hooks(self) -> None:
         """Global forward hooks until the root modules are known, then hooks on
         those modules only (a pre and a post hook per root call)."""
+        self._add_global_hooks()
+        self._patch_backward()
+
+    def _add_global_hooks(self) -> None:
         from torch.nn.modules import module as m
 
         self._handles.append(m.register_module_forward_pre_hook(self._global_pre))
         self._handles.append(m.register_module_forward_hook(
             self._global_post, with_kwargs=True, always_call=True))
-        self._patch_backward()
 
     def _patch_backward(self) -> None:
         torch = self.torch
@@ -289,15 +292,11 @@ class Registry:
         for key in list(self._root_handles):  # a clean slate: every root found again
             self._unhook_root(key)
         self._native_roots = {}
-        from torch.nn.modules import module as m
-
         self._root_calls = 0
         self._roots = {}
         self._depth = 0
         self._examining = False
-        self._handles.append(m.register_module_forward_pre_hook(self._global_pre))
-        self._handles.append(m.register_module_forward_hook(
-            self._global_post, with_kwargs=True, always_call=True))
+        self._add_global_hooks()
 
     def reserve_root(self, module) -> None:
         self._reserved.add(id(module))
