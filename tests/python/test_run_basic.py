@@ -104,13 +104,33 @@ def test_agent_environment_injected(tmp_path):
 def test_non_torch_python_program(tmp_path):
     script = tmp_path / "plain.py"
     script.write_text("s = sum(i * i for i in range(200000))\nprint('sum', s)\n")
-    r = run_cli("run", "--json", "--", sys.executable, str(script), cwd=tmp_path)
+    r = run_cli("run", "--json", "-", "--", sys.executable, str(script), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    report = json.loads(r.stdout[r.stdout.index("{"):])
+    # `--json -`: stdout is the report and nothing else; the child's own
+    # stdout moved to stderr.
+    report = json.loads(r.stdout)
     assert report["run"]["exit_status"] == 0
     assert report["steps"]["steady_steps_per_s"] is None
     # sum of i^2 for i < n = (n-1) n (2n-1) / 6
-    assert f"sum {199999 * 200000 * 399999 // 6}" in r.stdout
+    expected = f"sum {199999 * 200000 * 399999 // 6}"
+    assert expected in r.stderr and expected not in r.stdout
+
+
+def test_json_file_keeps_the_commands_stdout(tmp_path):
+    script = tmp_path / "plain.py"
+    script.write_text("print('hello from the program')\n")
+    r = run_cli("run", "--no-history", "--json", "out.json", "--", sys.executable, str(script),
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "hello from the program\n"
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert report["run"]["exit_status"] == 0
+
+
+def test_json_flag_needs_a_destination(tmp_path):
+    r = run_cli("run", "--json", "--", sys.executable, "-c", "pass", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "--json" in r.stderr
 
 
 # A child that writes the agent's files itself, with known clocks, so that the
@@ -155,7 +175,7 @@ def test_report_from_fixture_agent_files(tmp_path):
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT)
     # -S: no site, so the real agent does not load; this child is the agent.
-    r = run_cli("run", "--json", "--no-history", "--", sys.executable, "-S", str(script),
+    r = run_cli("run", "--json", "-", "--no-history", "--", sys.executable, "-S", str(script),
                 cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -182,7 +202,7 @@ def test_report_from_fixture_agent_files(tmp_path):
 def test_crash_still_writes_report(tmp_path):
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT)
-    r = run_cli("run", "--json", "--no-history", "--", sys.executable, "-S", str(script), "3",
+    r = run_cli("run", "--json", "-", "--no-history", "--", sys.executable, "-S", str(script), "3",
                 cwd=tmp_path)
     assert r.returncode == 3
     report = json.loads(r.stdout)

@@ -106,7 +106,7 @@ def test_visible_mapping():
 def test_run_with_stand_in_nvml_reports_device_shared(tmp_path, fake_nvml):
     env = {"FASTENOUGH_NVML_LIBRARY": str(fake_nvml), "CUDA_VISIBLE_DEVICES": "1,0",
            "FASTENOUGH_NPU_SMI": "false"}
-    r = run_cli("run", "--json", "--no-history", "--hz", "20", "--", sys.executable, "-c",
+    r = run_cli("run", "--json", "-", "--no-history", "--hz", "20", "--", sys.executable, "-c",
                 "import time; time.sleep(0.5)", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)

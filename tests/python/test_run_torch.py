@@ -18,7 +18,7 @@ BOOT = Path(__file__).resolve().parents[2] / "python" / "fastenough" / "agent" /
 if not (BOOT / "sitecustomize.py").exists():
     pytest.skip("the agent boot dir is not there yet", allow_module_level=True)
 
-OPTS = ("--no-history", "--json", "--trace-steps", "3", "--warmup-steps", "2")
+OPTS = ("--no-history", "--json", "-", "--trace-steps", "3", "--warmup-steps", "2")
 
 
 def run_script(tmp_path: Path, body: str, *args: str, timeout: float = 300):

@@ -24,7 +24,12 @@ report.json, report.md. A summary row goes into .fastenough/runs.db
 examples:
   fastenough run -- python eval.py --cfg x
   fastenough run --trace-steps 10 -- torchrun --nproc_per_node=2 train.py
-  fastenough run --json -- python -m mypkg.bench > report.json
+  fastenough run --json report.json -- python -m mypkg.bench
+  fastenough run --json - -- python eval.py | jq .findings
+
+--json FILE writes report.json's content to FILE and leaves stdout to the
+command. --json - prints the report on stdout, which then carries nothing else:
+the command's own stdout is moved to stderr for that run.
 
 Ctrl-C stops the command and still writes the report; a second Ctrl-C kills it.
 
@@ -66,7 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 4 when the command succeeded but the measurement was incomplete "
                    "(for scripts and CI that must not take a blind run for a clean one)")
     fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print report.json instead of the report")
+    fmt.add_argument("--json", metavar="FILE",
+                     help="write the fastenough.report/1 JSON to FILE; `-` prints it on "
+                     "stdout and moves the command's stdout to stderr")
     fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
     fmt.add_argument("--quiet", action="store_true", help="print only the run directory")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
@@ -82,8 +89,24 @@ def _parse_command(args: argparse.Namespace) -> list[str]:
     return cmd
 
 
+def _write_json(report: dict, dest: str) -> None:
+    if dest == "-":
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    try:
+        with open(dest, "w") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        sys.stderr.write(f"fastenough: --json {dest}: {e.strerror or e}; report.json is in "
+                         "the run directory\n")
+
+
 def run(args: argparse.Namespace) -> int:
     cmd = _parse_command(args)
+    if args.json is not None and args.json != "-" and args.json.startswith("-"):
+        raise UsageError(f"--json needs a FILE or `-`, got {args.json!r}")
     if not (0 < args.hz <= 1000):
         raise UsageError("--hz must be in (0, 1000]")
     if args.trace_steps < 1 or args.warmup_steps < 0:
@@ -106,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         nvml=not args.no_nvml,
         npu_smi=not args.no_npu_smi,
         history=not args.no_history,
+        child_stdout_to_stderr=args.json == "-",
     )
     outcome = execute(opts)
     report = outcome.report
@@ -113,8 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if report is None:
         err.write(f"fastenough: no report: {outcome.report_error}\n")
     elif args.json:
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        _write_json(report, args.json)
     elif args.md:
         from fastenough.render.markdown import report_to_markdown
 

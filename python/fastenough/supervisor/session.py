@@ -30,6 +30,8 @@ class RunOptions:
     nvml: bool = True
     npu_smi: bool = True
     history: bool = True
+    # The child's stdout goes to stderr (`run --json -`: stdout is the report's).
+    child_stdout_to_stderr: bool = False
 
 
 @dataclass
@@ -141,6 +143,7 @@ def execute(opts: RunOptions) -> RunOutcome:
             opts.cwd,
             on_start=(sampler.set_root_pid if sampler is not None else None),
             log=log,
+            stdout_to_stderr=opts.child_stdout_to_stderr,
         )
     finally:
         meta["end_wall_ns"] = _now_ns()

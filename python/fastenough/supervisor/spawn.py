@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,11 +108,16 @@ def run_child(
     cwd: str,
     on_start: Callable[[int], None] | None = None,
     log: Callable[[str], None] | None = None,
+    stdout_to_stderr: bool = False,
 ) -> ChildResult:
-    """Run cmd to completion, forwarding SIGINT/SIGTERM/SIGHUP to its process group."""
+    """Run cmd to completion, forwarding SIGINT/SIGTERM/SIGHUP to its process group.
+
+    stdout_to_stderr: the child's stdout goes to our stderr (`run --json -`,
+    where our stdout must carry nothing but the report)."""
     log = log or (lambda _m: None)
     try:
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True,
+                                stdout=sys.stderr.fileno() if stdout_to_stderr else None)
     except FileNotFoundError as e:
         raise CommandNotFoundError(f"{cmd[0]}: {e.strerror or 'not found'}") from None
     except PermissionError as e:
