@@ -67,8 +67,68 @@ def test_missing_file(cli, tmp_path):
     assert_clean_error(cli("analyze", missing), str(missing))
 
 
-def test_directory_instead_of_file(cli, tmp_path):
-    assert_clean_error(cli("analyze", tmp_path), "is a directory")
+def test_empty_directory(cli, tmp_path):
+    assert_clean_error(cli("analyze", tmp_path), "no trace files")
+
+
+def test_directory_with_other_paths_is_refused(cli, tmp_path):
+    assert_clean_error(cli("analyze", tmp_path, EXAMPLE), "must be the only PATH")
+
+
+def _handler_dir(tmp_path, stamps_per_worker):
+    """A directory laid out as tensorboard_trace_handler writes it."""
+    d = tmp_path / "log"
+    d.mkdir()
+    data = EXAMPLE.read_bytes()
+    for worker, stamps in stamps_per_worker.items():
+        for stamp in stamps:
+            (d / f"{worker}.{stamp}.pt.trace.json.gz").write_bytes(data)
+    (d / "events.out.tfevents.1").write_bytes(b"not a trace")
+    return d
+
+
+def test_handler_directory_newest_window_by_default(cli, tmp_path):
+    d = _handler_dir(tmp_path, {"host_11": [100, 300], "host_12": [110, 310]})
+    proc = cli("analyze", "--json", d)
+    assert proc.returncode == 0, proc.stderr
+    paths = [i["path"] for i in json.loads(proc.stdout)["inputs"]]
+    assert paths == [str(d / "host_11.300.pt.trace.json.gz"),
+                     str(d / "host_12.310.pt.trace.json.gz")]
+    assert "2 profiler windows per worker" in proc.stderr
+    assert "window 2 of 2" in proc.stderr
+
+
+def test_handler_directory_window_option(cli, tmp_path):
+    d = _handler_dir(tmp_path, {"host_11": [100, 300], "host_12": [110, 310]})
+    proc = cli("analyze", "--json", "--window", "1", d)
+    assert proc.returncode == 0, proc.stderr
+    paths = [i["path"] for i in json.loads(proc.stdout)["inputs"]]
+    assert paths == [str(d / "host_11.100.pt.trace.json.gz"),
+                     str(d / "host_12.110.pt.trace.json.gz")]
+    assert_clean_error(cli("analyze", "--window", "3", d), "windows 1..2")
+    assert_clean_error(cli("analyze", "--window", "1", EXAMPLE), "applies to a directory")
+
+
+def test_directory_written_by_the_real_handler(cli, tmp_path):
+    torch = __import__("pytest").importorskip("torch")
+    from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+    d = tmp_path / "tb"
+    model = torch.nn.Linear(16, 16)
+    with profile(activities=[ProfilerActivity.CPU],
+                 schedule=schedule(wait=0, warmup=1, active=2, repeat=2),
+                 on_trace_ready=tensorboard_trace_handler(str(d), worker_name="w0",
+                                                          use_gzip=True)) as prof:
+        for _ in range(6):
+            model(torch.randn(4, 16)).sum().backward()
+            prof.step()
+    files = sorted(p.name for p in d.iterdir())
+    assert len(files) == 2 and all(f.startswith("w0.") for f in files), files
+    proc = cli("analyze", "--json", d)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [i["path"] for i in report["inputs"]] == [str(d / files[1])]
+    assert report["steps"]["count"] == 2
 
 
 def test_empty_file(cli, tmp_path):

@@ -14,7 +14,7 @@ from fastenough.errors import (
     UsageError,
 )
 
-HELP = "diagnose PyTorch profiler traces (.json / .json.gz), one file per rank"
+HELP = "diagnose PyTorch profiler traces (.json / .json.gz, one per rank, or a directory)"
 DESCRIPTION = """\
 Read one or more PyTorch profiler traces (Kineto Chrome-trace JSON, gzipped or
 not; torch_npu trace_view.json; legacy arrays) and report, per rank and device:
@@ -24,10 +24,15 @@ kernel launch overhead, the hottest kernels and CPU ops, and findings ranked by
 the most they can save.
 
 Several files are loaded in parallel (one per rank of a distributed job).
+A directory is read as torch.profiler.tensorboard_trace_handler writes it: one
+<worker>.<time>.pt.trace.json[.gz] per rank and profiler cycle. The ranks of
+one cycle (a window) are analysed together; with several cycles the newest is
+analysed, and --window N picks another (stderr says how many there are).
 
 examples:
   fastenough analyze trace.json.gz
   fastenough analyze logs/rank*.pt.trace.json.gz --md > report.md
+  fastenough analyze ./log/resnet18            # tensorboard_trace_handler output
   fastenough analyze trace.json --json | jq .devices
 
 exit status: 0 ok, 1 the trace had errors that make figures unreliable,
@@ -44,7 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="trace file(s); one per rank")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="trace file(s), one per rank, or one directory of them")
+    p.add_argument("--window", type=int, metavar="N",
+                   help="with a directory: the profiler window (cycle) to analyse, 1 = "
+                   "oldest (default: the newest)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the fastenough.report/1 JSON")
     fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
@@ -56,15 +65,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _expand_directory(paths: list[str], window: int | None) -> list[str]:
+    dirs = [p for p in paths if os.path.isdir(p)]
+    if not dirs:
+        if window is not None:
+            raise UsageError("--window applies to a directory of traces")
+        return paths
+    if len(paths) > 1:
+        raise UsageError(f"{dirs[0]}: a directory must be the only PATH (its traces are "
+                         "the ranks of one job)")
+    from fastenough.cli.trace_dir import select_traces
+
+    chosen = select_traces(dirs[0], window)
+    if chosen.note:
+        sys.stderr.write(f"fastenough: {chosen.note}\n")
+    return chosen.paths
+
+
 def _check_paths(paths: list[str]) -> int:
     total = 0
     for path in paths:
         if not os.path.exists(path):
             raise InputNotFoundError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise UsageError(
-                f"{path}: is a directory; name the trace files (e.g. {path}/*.json.gz)"
-            )
         if not os.access(path, os.R_OK):
             raise InputNotFoundError(f"{path}: permission denied")
         total += os.path.getsize(path)
@@ -88,6 +110,7 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
 
 
 def run(args: argparse.Namespace) -> int:
+    args.paths = _expand_directory(args.paths, args.window)
     total = _check_paths(args.paths)
     show_progress = (
         not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
