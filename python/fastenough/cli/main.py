@@ -34,13 +34,40 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def version_text() -> str:
+    """`fastenough --version`: first line `fastenough X.Y.Z`, then the build."""
+    lines = [f"fastenough {__version__}"]
+    try:
+        from fastenough import _core
+
+        info = _core.build_info()
+        lines += [f"  git revision: {info['git_revision']}",
+                  f"  json: {info['json']}",
+                  f"  gzip: {info['gzip']}",
+                  f"  compiler: {info['compiler']}"]
+    except (ImportError, AttributeError) as e:  # no core, or an older build of it
+        lines.append(f"  C++ core: not importable ({e})")
+    lines.append(f"  python: {sys.version.split()[0]}")
+    return "\n".join(lines) + "\n"
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(version_text())
+        raise SystemExit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fastenough",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"fastenough {__version__}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the version, git revision and compiled-in libraries")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"fastenough.cli.{name}")
