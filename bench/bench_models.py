@@ -3,6 +3,7 @@ bench_run_overhead.py). Imports torch only: a plain run of a benchmark workload
 must not load any part of fastenough.
 
   mlp   6 MLP blocks, batch 64: ~3.5 ms a step on one thread
+        (mlp-small: batch 2, ~0.3 ms; mlp-large: batch 576, ~30 ms)
   lm    a small transformer scorer over 8 x 64 token ids (log-softmax + gather)
   tiny  one 8x8 Linear on 4 rows: ~8 us a step, nearly all model-call overhead
 """
@@ -12,7 +13,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-MODELS = ("mlp", "lm", "tiny")
+MODELS = ("mlp", "mlp-small", "mlp-large", "lm", "tiny")
+# The same 6-block MLP at three step sizes (one thread): ~0.3 ms, ~3.5 ms, ~30 ms.
+MLP_BATCH = {"mlp-small": 2, "mlp": 64, "mlp-large": 576}
 
 
 class Block(nn.Module):
@@ -46,9 +49,9 @@ def make(model: str):
     """The model (in eval mode) and its input; one thread, fixed seed."""
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    if model == "mlp":
+    if model in MLP_BATCH:
         return nn.Sequential(*[Block() for _ in range(6)], nn.Linear(256, 16)).eval(), \
-            torch.randn(64, 256)
+            torch.randn(MLP_BATCH[model], 256)
     if model == "lm":
         return TinyLM().eval(), torch.randint(0, 1000, (8, 64))
     if model == "tiny":
