@@ -18,7 +18,6 @@ import argparse
 import datetime
 import json
 import sys
-import tomllib
 from pathlib import Path
 
 from fastenough.errors import BadInputError, InputNotFoundError, UsageError
@@ -116,6 +115,10 @@ def _parse_fix(text: str) -> tuple[str, dict]:
 def _plan(args: argparse.Namespace) -> tuple[int, float, dict]:
     runs, wait, costs = None, 1.0, {}
     if args.plan:
+        try:  # tomllib is Python 3.11+; the package supports 3.10
+            import tomllib
+        except ImportError:
+            raise UsageError("--plan needs Python 3.11 (tomllib); pass --runs and --fix") from None
         try:
             data = tomllib.loads(Path(args.plan).read_text())
         except OSError as e:
