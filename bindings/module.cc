@@ -27,4 +27,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterRundir(m);
   fastenough::bindings::RegisterChecks(m);
   fastenough::bindings::RegisterStepHook(m);
+  fastenough::bindings::RegisterDecide(m);
 }

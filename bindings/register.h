@@ -9,4 +9,5 @@ void RegisterSample(nanobind::module_& m);  // sample_bindings.cc
 void RegisterRundir(nanobind::module_& m);  // rundir_bindings.cc
 void RegisterChecks(nanobind::module_& m);  // checks_bindings.cc
 void RegisterStepHook(nanobind::module_& m);  // step_hook_bindings.cc
+void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
 }  // namespace fastenough::bindings

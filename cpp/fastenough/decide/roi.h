@@ -1,0 +1,62 @@
+// Return on investment of a candidate fix (METHOD.md sections 0 and 10):
+// remaining runs x time saved per run, against the hours of development,
+// verification and maintenance. One-time costs per run (load, preparation,
+// first compile/warmup) are counted in the run's length but a per-step saving
+// does not shrink them: only steady steps get faster.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fastenough::decide {
+
+// The run's measured figures, from report.json.
+struct RunFigures {
+  double steady_step_ns = 0;  // median steady step
+  int64_t steps_per_run = 0;  // steps one run executes
+  double load_ns = 0;         // one-time: model/data loading
+  double prepare_ns = 0;      // one-time: per-config preparation
+  double compile_ns = 0;      // one-time: first compile / warmup
+};
+
+struct FixPlan {
+  std::string code;             // finding code
+  double saving_per_step_ns = 0;  // upper bound from the finding
+  double dev_hours = -1;        // -1 = not given
+  double verify_hours = 0;
+  double maint_hours = 0;
+};
+
+struct Plan {
+  int64_t remaining_runs = 0;
+  double wait_hour_value = 1.0;  // value of an hour of waiting, in hours of work
+  // A fix with no stated cost is not worth it when it saves less than this:
+  // no change is made, verified and maintained in under a quarter hour.
+  double min_fix_hours = 0.25;
+};
+
+enum class Verdict { kDoIt, kWithinBudget, kNotWorthIt };
+const char* VerdictName(Verdict v);
+
+struct FixDecision {
+  std::string code;
+  double saving_per_run_ns = 0;  // capped at the run's steady time
+  double hours_saved = 0;        // over the remaining runs, in work hours
+  double cost_hours = -1;        // -1 = not given
+  double budget_hours = 0;       // the most the fix may cost to pay for itself
+  double share_of_run = 0;       // saving / whole run including one-time costs
+  Verdict verdict = Verdict::kNotWorthIt;
+  std::string arithmetic;        // the sum, in words and numbers
+};
+
+struct Decision {
+  double run_ns = 0;        // one run: one-time costs + steady steps
+  double one_time_ns = 0;
+  std::vector<FixDecision> fixes;
+  bool any_pays = false;
+};
+
+Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes);
+
+}  // namespace fastenough::decide

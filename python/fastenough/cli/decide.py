@@ -1,0 +1,266 @@
+"""`fastenough decide RUN_DIR`: is any fix worth its cost over the remaining runs?
+
+The arithmetic lives in the C++ core (cpp/fastenough/decide/roi.cc); this module
+reads the run's figures and the user's plan, and renders the answer.
+
+JSON schema `fastenough.decide/1`:
+  {"schema": "fastenough.decide/1", "run_dir": str, "plan": {"remaining_runs",
+   "wait_hour_value"}, "figures": {"steady_step_ns", "steps_per_run", "load_ns",
+   "prepare_ns", "compile_ns"}, "run_ns", "one_time_ns", "any_pays": bool,
+   "fixes": [{"code", "saving_per_run_ns", "hours_saved", "cost_hours" (null when
+   not given), "budget_hours", "share_of_run", "verdict": "do-it" |
+   "within-budget" | "not-worth-it", "arithmetic"}], "reopen": [str]}
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from pathlib import Path
+
+from fastenough.errors import BadInputError, InputNotFoundError, UsageError
+
+HELP = "is fixing a finding worth its cost over the remaining runs?"
+
+EPILOG = """\
+examples:
+  fastenough decide .fastenough/runs/RUN --runs 50
+  fastenough decide RUN --runs 50 --fix sync-in-loop=2,1,0.5 --fix small-kernels=8,4,2
+  fastenough decide RUN --plan plan.toml --json
+  fastenough decide RUN --reopen
+
+--fix CODE=DEV,VERIFY,MAINT gives a fix's cost in hours of development,
+verification and maintenance. A finding without --fix gets the verdict
+"within a budget of N hours": N is what it saves over the remaining runs.
+
+plan.toml:
+  runs = 50
+  wait_hour_value = 1.0      # an hour of waiting, in hours of work (default 1)
+  [fix.sync-in-loop]
+  dev = 2
+  verify = 1
+  maint = 0.5
+
+Saving per run = saving bound per step x steps of a run; one-time costs (load,
+preparation, first compile/warmup) are part of the run but no per-step fix
+shrinks them. When no fix pays, freeze.json is written into RUN_DIR.
+"""
+
+PREPARE_PHASES = ("prepare", "preparation", "calibrate")
+COMPILE_PHASES = ("compile", "warmup")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("decide", help=HELP, description=HELP, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by `fastenough run`")
+    p.add_argument("--runs", type=int, default=None, metavar="N",
+                   help="remaining runs of this workload (asked on a terminal when missing)")
+    p.add_argument("--fix", action="append", default=[], metavar="CODE=DEV,VERIFY,MAINT",
+                   help="hours of development, verification, maintenance of a fix (repeatable)")
+    p.add_argument("--wait-value", type=float, default=None, metavar="X",
+                   help="an hour of waiting is worth X hours of work (default 1)")
+    p.add_argument("--plan", metavar="TOML", default=None, help="plan file (see below)")
+    p.add_argument("--json", action="store_true", help="print fastenough.decide/1 JSON")
+    p.add_argument("--reopen", action="store_true",
+                   help="only say when the question is worth asking again")
+    p.set_defaults(func=run)
+
+
+def _load_report(run_dir: Path) -> dict:
+    path = run_dir / "report.json"
+    if not path.is_file():
+        raise InputNotFoundError(f"{path}: not found (is {run_dir} a run directory?)")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise BadInputError(f"{path}: unreadable JSON ({e})") from None
+
+
+def figures(report: dict) -> dict:
+    """The run's measured step time and one-time costs, from report.json."""
+    steps = report.get("steps") or {}
+    step_ns = steps.get("steady_median_ns") or steps.get("median_ns") or 0.0
+    count = steps.get("count") or 0
+    phase_ns: dict[str, float] = {}
+    for ph in report.get("phases") or []:
+        if ph.get("rank", 0) == 0 and ph.get("host_ns") is not None:
+            phase_ns[ph["name"]] = phase_ns.get(ph["name"], 0.0) + float(ph["host_ns"])
+    return {
+        "steady_step_ns": float(step_ns),
+        "steps_per_run": int(count),
+        "load_ns": phase_ns.get("load", 0.0),
+        "prepare_ns": sum(phase_ns.get(n, 0.0) for n in PREPARE_PHASES),
+        "compile_ns": sum(phase_ns.get(n, 0.0) for n in COMPILE_PHASES),
+    }
+
+
+def _parse_fix(text: str) -> tuple[str, dict]:
+    code, sep, rest = text.partition("=")
+    parts = rest.split(",")
+    try:
+        if not sep or not code or len(parts) != 3:
+            raise ValueError
+        dev, verify, maint = (float(x) for x in parts)
+    except ValueError:
+        raise UsageError(f"--fix {text!r}: expected CODE=DEV,VERIFY,MAINT hours, "
+                         "e.g. sync-in-loop=2,1,0.5") from None
+    if min(dev, verify, maint) < 0:
+        raise UsageError(f"--fix {text!r}: hours must not be negative")
+    return code, {"dev_hours": dev, "verify_hours": verify, "maint_hours": maint}
+
+
+def _plan(args: argparse.Namespace) -> tuple[int, float, dict]:
+    runs, wait, costs = None, 1.0, {}
+    if args.plan:
+        try:  # tomllib is Python 3.11+; the package supports 3.10
+            import tomllib
+        except ImportError:
+            raise UsageError("--plan needs Python 3.11 (tomllib); pass --runs and --fix") from None
+        try:
+            data = tomllib.loads(Path(args.plan).read_text())
+        except OSError as e:
+            raise InputNotFoundError(f"{args.plan}: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise BadInputError(f"{args.plan}: not valid TOML ({e})") from None
+        runs = data.get("runs")
+        wait = float(data.get("wait_hour_value", 1.0))
+        for code, c in (data.get("fix") or {}).items():
+            costs[code] = {"dev_hours": float(c.get("dev", 0)),
+                           "verify_hours": float(c.get("verify", 0)),
+                           "maint_hours": float(c.get("maint", 0))}
+    if args.runs is not None:
+        runs = args.runs
+    if args.wait_value is not None:
+        wait = args.wait_value
+    for text in args.fix:
+        code, c = _parse_fix(text)
+        costs[code] = c
+    if runs is None and not args.reopen:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            answer = input("How many more runs of this workload will you do? ")
+            try:
+                runs = int(answer)
+            except ValueError:
+                raise UsageError(f"not a number of runs: {answer!r}") from None
+        else:
+            raise UsageError("how many runs remain? pass --runs N (or runs = N in --plan)")
+    if runs is not None and runs < 0:
+        raise UsageError("--runs must be 0 or more")
+    if wait <= 0:
+        raise UsageError("--wait-value must be above 0")
+    return runs or 0, wait, costs
+
+
+def reopen_conditions(report: dict, fig: dict) -> list[str]:
+    """When the question is worth asking again, from this run's figures."""
+    steps = report.get("steps") or {}
+    median = fig["steady_step_ns"]
+    p90 = steps.get("steady_p90_ns") or steps.get("p90_ns") or median
+    p10 = steps.get("steady_p10_ns") or steps.get("p10_ns") or median
+    band = max(p90 - median, median - p10, 0.05 * median)
+    out = []
+    if median > 0:
+        out.append(f"steady step time above {(median + band) / 1e6:.1f} ms "
+                   f"(median {median / 1e6:.1f} ms + noise band {band / 1e6:.1f} ms, p10-p90)")
+    one_time = fig["load_ns"] + fig["prepare_ns"] + fig["compile_ns"]
+    if one_time > 0:
+        out.append(f"load + preparation + first compile above {1.2 * one_time / 1e9:.1f} s "
+                   f"(now {one_time / 1e9:.1f} s, +20%)")
+    out.append("an out-of-memory error, or device memory peak near capacity")
+    out.append("a new model, input size or execution path that is slow for your wait")
+    out.append("a cheap, clear gain appears (a new finding with a saving above its cost)")
+    return out
+
+
+def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
+    meta = report.get("meta") or {}
+    record = {
+        "schema": "fastenough.freeze/1",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "tool_version": report.get("tool_version"),
+        "versions": {k: meta.get(k) for k in ("fastenough_version", "supervisor_python",
+                                              "torch_version", "python", "git", "host")
+                     if k in meta},
+        "command": meta.get("command"),
+        "cwd": meta.get("cwd"),
+        "configuration": {k: meta.get(k) for k in ("agent_opts", "world_size", "backend",
+                                                   "device_properties") if k in meta},
+        "figures": fig,
+        "steps": report.get("steps"),
+        "plan": plan,
+    }
+    path = run_dir / "freeze.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run_dir)
+    report = _load_report(run_dir)
+    fig = figures(report)
+    reopen = reopen_conditions(report, fig)
+    if args.reopen and not args.json:
+        sys.stdout.write("Worth asking again when:\n" + "".join(f"  - {r}\n" for r in reopen))
+        return 0
+    runs, wait, costs = _plan(args)
+    fixes = []
+    for f in report.get("findings") or []:
+        per_step = (f.get("saving") or {}).get("per_step_ns")
+        if per_step is None or f.get("code") in {x["code"] for x in fixes}:
+            continue
+        fixes.append({"code": f["code"], "saving_per_step_ns": float(per_step),
+                      **costs.get(f["code"], {})})
+    for code in costs:
+        if code not in {x["code"] for x in fixes}:
+            raise UsageError(f"--fix {code}: no finding with that code and a saving in {run_dir}")
+    from fastenough import _core
+
+    plan = {"remaining_runs": runs, "wait_hour_value": wait}
+    d = _core.decide(fig, plan, fixes)
+    out = {"schema": "fastenough.decide/1", "run_dir": str(run_dir), "plan": plan,
+           "figures": fig, **d, "reopen": reopen}
+    freeze = None
+    if not d["any_pays"]:
+        freeze = _freeze(run_dir, report, fig, plan)
+        out["freeze"] = str(freeze)
+    if args.json:
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    _print(out, freeze)
+    return 0
+
+
+_VERDICT_TEXT = {"do-it": "do it", "not-worth-it": "not worth it"}
+
+
+def _print(out: dict, freeze: Path | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    fig = out["figures"]
+    con.print(f"Run: {fig['steps_per_run']} steps x {fig['steady_step_ns'] / 1e6:.1f} ms + "
+              f"{out['one_time_ns'] / 1e9:.2f} s one-time (load {fig['load_ns'] / 1e9:.2f} s, "
+              f"prepare {fig['prepare_ns'] / 1e9:.2f} s, compile/warmup "
+              f"{fig['compile_ns'] / 1e9:.2f} s) = {out['run_ns'] / 1e9:.2f} s; "
+              f"{out['plan']['remaining_runs']} runs remain.", highlight=False)
+    if not out["fixes"]:
+        con.print("No finding carries a measured saving: nothing to fix.")
+    t = Table(show_lines=True)
+    for col in ("finding", "saved h", "cost h", "verdict", "arithmetic"):
+        t.add_column(col, overflow="fold")
+    for f in out["fixes"]:
+        verdict = _VERDICT_TEXT.get(f["verdict"]) or f"do it within {f['budget_hours']:.3g} h"
+        cost = "-" if f["cost_hours"] is None else f"{f['cost_hours']:.1f}"
+        t.add_row(f["code"], f"{f['hours_saved']:.3g}", cost, verdict, f["arithmetic"])
+    if out["fixes"]:
+        con.print(t)
+    if freeze is not None:
+        con.print(f"Nothing pays for itself over {out['plan']['remaining_runs']} runs: "
+                  f"freeze this version and go back to research. Recorded in {freeze}.",
+                  highlight=False)
+        con.print("Reopen when: " + "; ".join(out["reopen"]), highlight=False)
