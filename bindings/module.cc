@@ -28,4 +28,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterChecks(m);
   fastenough::bindings::RegisterStepHook(m);
   fastenough::bindings::RegisterDecide(m);
+  fastenough::bindings::RegisterStats(m);
 }

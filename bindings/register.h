@@ -10,4 +10,5 @@ void RegisterRundir(nanobind::module_& m);  // rundir_bindings.cc
 void RegisterChecks(nanobind::module_& m);  // checks_bindings.cc
 void RegisterStepHook(nanobind::module_& m);  // step_hook_bindings.cc
 void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
+void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
 }  // namespace fastenough::bindings
