@@ -49,8 +49,8 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
       const bool enough = d.hours_saved >= plan.min_fix_hours;
       d.verdict = enough ? Verdict::kWithinBudget : Verdict::kNotWorthIt;
       sum += enough ? Fmt("; cost not given: worth it only within %.3f h", d.budget_hours)
-                    : Fmt("; cost not given, and below the %.2f h no fix takes less than",
-                          plan.min_fix_hours);
+                    : Fmt("; cost not given, and under %.2f h saved: less than any fix takes "
+                          "to make, verify and maintain", plan.min_fix_hours);
     } else {
       d.cost_hours = f.dev_hours + f.verify_hours + f.maint_hours;
       d.verdict = d.hours_saved > d.cost_hours ? Verdict::kDoIt : Verdict::kNotWorthIt;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the sdist and the wheel (python -m build, C++ dependencies from
+# third_party/ so that nothing of the system's is needed), installs the wheel
+# into a fresh virtual environment that has no build tools and no torch, and
+# runs it as a user would: --version, analyze on the bundled example trace
+# (torch is not a dependency of the CLI), then, after `pip install
+# torch==2.13.0`, the demo.
+#
+#   bash scripts/check_wheel.sh            # work in build/wheel-check
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+work=build/wheel-check
+rm -rf "$work"
+mkdir -p "$work"
+
+echo "== python -m build (sdist + wheel, vendored C++ dependencies)"
+"$PY" -m pip install -q --disable-pip-version-check build 2>&1 | grep -v -E "Running pip as" || true
+# The wheel from the tree (a wheel built from the sdist has no .git to name its
+# revision: --version then says "unknown").
+for kind in --sdist --wheel; do
+  FASTENOUGH_VENDORED_DEPS=ON "$PY" -m build $kind --outdir "$work/dist" . >> "$work/build.log" 2>&1 || {
+    tail -40 "$work/build.log"; echo "check_wheel: python -m build $kind failed" >&2; exit 1; }
+done
+ls "$work/dist"
+sdist=$(ls "$work"/dist/fastenough-*.tar.gz)
+wheel=$(ls "$work"/dist/fastenough-*.whl)
+tar -tzf "$sdist" > "$work/sdist-files.txt"  # (grep -q on a pipe would SIGPIPE tar)
+grep -q "third_party/simdjson/simdjson.h" "$work/sdist-files.txt" || {
+  echo "check_wheel: the sdist lacks third_party/" >&2; exit 1; }
+
+echo "== fresh venv, wheel only (no torch, no cmake, no compiler needed)"
+"$PY" -m venv "$work/venv"
+venv_py="$work/venv/bin/python"
+"$venv_py" -m pip install -q --disable-pip-version-check "$wheel"
+# Nothing from the source tree: run from an empty directory.
+mkdir -p "$work/empty"
+trace=$(realpath examples/traces/train_a100_rank3.json.gz)
+(cd "$work/empty" && ../venv/bin/fastenough --version)
+(cd "$work/empty" && ../venv/bin/fastenough --version) > "$work/version.txt"
+grep -q -E "git revision: [0-9a-f]{12}" "$work/version.txt" || {
+  echo "check_wheel: the wheel does not name its git revision" >&2; exit 1; }
+grep -q "simdjson .* (vendored)" "$work/version.txt" || {
+  echo "check_wheel: the wheel was not built with the vendored simdjson" >&2; exit 1; }
+(cd "$work/empty" && "../venv/bin/python" -c "import importlib.util as u; assert u.find_spec('torch') is None")
+(cd "$work/empty" && ../venv/bin/fastenough analyze --json "$trace" > analyze.json)
+"$venv_py" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['schema']=='fastenough.report/1' and r['steps']['count']==6, r['steps']" "$work/empty/analyze.json"
+echo "analyze without torch: ok"
+
+echo "== the same venv with torch: the demo"
+"$venv_py" -m pip install -q --disable-pip-version-check "torch==2.13.0"
+(cd "$work/empty" && ../venv/bin/fastenough demo --items 16 > demo.out 2> demo.err) || {
+  cat "$work/empty/demo.err"; echo "check_wheel: the demo failed from the wheel" >&2; exit 1; }
+echo "demo from the wheel: ok"
