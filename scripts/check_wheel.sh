@@ -19,7 +19,10 @@ echo "== python -m build (sdist + wheel, vendored C++ dependencies)"
 # The wheel from the tree (a wheel built from the sdist has no .git to name its
 # revision: --version then says "unknown").
 for kind in --sdist --wheel; do
-  FASTENOUGH_VENDORED_DEPS=ON "$PY" -m build $kind --outdir "$work/dist" . >> "$work/build.log" 2>&1 || {
+  # Its own CMake build directory: the editable install's (build/<tag>) keeps
+  # its configuration (system libraries) and objects.
+  FASTENOUGH_VENDORED_DEPS=ON "$PY" -m build $kind --outdir "$work/dist" \
+    -C build-dir="$work/cmake" . >> "$work/build.log" 2>&1 || {
     tail -40 "$work/build.log"; echo "check_wheel: python -m build $kind failed" >&2; exit 1; }
 done
 ls "$work/dist"
