@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fastenough/analysis/statistics.h"
 #include "fastenough/stats/paired_bootstrap.h"
 #include "register.h"
 
@@ -34,7 +35,7 @@ void RegisterStats(nb::module_& m) {
       "Median(b)/Median(a) with a paired percentile-bootstrap interval (NaN when undefined).");
   m.def(
       "median",
-      [](std::vector<double> v) { return stats::Median(v); }, nb::arg("values"),
+      [](std::vector<double> v) { return analysis::Percentile(v, 0.5); }, nb::arg("values"),
       "Median with linear interpolation; NaN for no values.");
 }
 

@@ -17,8 +17,10 @@ namespace fastenough::analysis {
 
 // Sorts `values` in place and returns the p-quantile (p in [0, 1]).
 double Percentile(std::vector<int64_t>& values, double p);
+double Percentile(std::vector<double>& values, double p);
 // Same, for values already sorted ascending.
 double PercentileSorted(const std::vector<int64_t>& sorted, double p);
+double PercentileSorted(const std::vector<double>& sorted, double p);
 
 struct Distribution {
   int64_t count = 0;

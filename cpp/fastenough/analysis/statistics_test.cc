@@ -57,5 +57,23 @@ TEST(StatisticsTest, LargeNanosecondValuesKeepPrecision) {
   EXPECT_DOUBLE_EQ(Percentile(v, 0.9), 1000000000090.0);
 }
 
+TEST(StatisticsTest, MedianOfDoublesEdgeCases) {
+  std::vector<double> none;
+  EXPECT_TRUE(std::isnan(Percentile(none, 0.5)));
+  std::vector<double> one{3.0};
+  EXPECT_DOUBLE_EQ(Percentile(one, 0.5), 3.0);
+  std::vector<double> two{4.0, 2.0};
+  EXPECT_DOUBLE_EQ(Percentile(two, 0.5), 3.0);  // mean of the two
+  std::vector<double> odd{5.0, 1.0, 3.0};
+  EXPECT_DOUBLE_EQ(Percentile(odd, 0.5), 3.0);
+}
+
+TEST(StatisticsTest, DoublesInterpolateLinearly) {
+  // h = (4 - 1) * 0.25 = 0.75 -> 10 + 0.75 * (20 - 10) = 17.5
+  EXPECT_DOUBLE_EQ(PercentileSorted(std::vector<double>{10, 20, 30, 40}, 0.25), 17.5);
+  EXPECT_DOUBLE_EQ(PercentileSorted(std::vector<double>{10, 20, 30, 40}, 1.0), 40.0);
+  EXPECT_DOUBLE_EQ(PercentileSorted(std::vector<double>{10, 20, 30, 40}, 0.0), 10.0);
+}
+
 }  // namespace
 }  // namespace fastenough::analysis

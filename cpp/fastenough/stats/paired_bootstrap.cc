@@ -1,27 +1,18 @@
 #include "fastenough/stats/paired_bootstrap.h"
 
 #include <algorithm>
-#include <cmath>
 #include <random>
+
+#include "fastenough/analysis/statistics.h"
 
 namespace fastenough::stats {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using analysis::Percentile;
+using analysis::PercentileSorted;
+
+double Median(std::vector<double>& values) { return Percentile(values, 0.5); }
 }  // namespace
-
-double QuantileSorted(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return kNaN;
-  const double h = static_cast<double>(sorted.size() - 1) * p;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
-}
-
-double Median(std::vector<double>& values) {
-  std::sort(values.begin(), values.end());
-  return QuantileSorted(values, 0.5);
-}
 
 RatioInterval PairedRatioOfMedians(const std::vector<double>& a,
                                    const std::vector<double>& b, uint64_t seed,
@@ -54,8 +45,8 @@ RatioInterval PairedRatioOfMedians(const std::vector<double>& a,
   if (ratios.empty()) return out;
   std::sort(ratios.begin(), ratios.end());
   const double tail = (1.0 - confidence) / 2.0;
-  out.low = QuantileSorted(ratios, tail);
-  out.high = QuantileSorted(ratios, 1.0 - tail);
+  out.low = PercentileSorted(ratios, tail);
+  out.high = PercentileSorted(ratios, 1.0 - tail);
   return out;
 }
 

@@ -8,8 +8,8 @@
 // draws of n pair indices with replacement from a std::mt19937_64 seeded with
 // `seed` (index = draw % n: mt19937_64 is specified bit-for-bit by the standard,
 // std::uniform_int_distribution is not, so this is reproducible everywhere).
-// Quantiles of the bootstrap ratios use the same linear interpolation as
-// analysis::Percentile (numpy "linear").
+// Medians and the quantiles of the bootstrap ratios are analysis::Percentile
+// (linear interpolation, numpy's "linear").
 // Edge cases:
 //   n = 0 (or a.size() != b.size()): everything NaN.
 //   n = 1: ratio = b0 / a0; interval NaN (one pair shows no spread).
@@ -23,11 +23,6 @@
 #include <vector>
 
 namespace fastenough::stats {
-
-// Median with linear interpolation; NaN for an empty vector. Sorts in place.
-double Median(std::vector<double>& values);
-// p-quantile (p in [0, 1]) of values sorted ascending; NaN when empty.
-double QuantileSorted(const std::vector<double>& sorted, double p);
 
 struct RatioInterval {
   int64_t pairs = 0;

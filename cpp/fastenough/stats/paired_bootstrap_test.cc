@@ -7,24 +7,6 @@
 namespace fastenough::stats {
 namespace {
 
-TEST(Median, EdgeCases) {
-  std::vector<double> none;
-  EXPECT_TRUE(std::isnan(Median(none)));
-  std::vector<double> one{3.0};
-  EXPECT_DOUBLE_EQ(Median(one), 3.0);
-  std::vector<double> two{4.0, 2.0};
-  EXPECT_DOUBLE_EQ(Median(two), 3.0);  // mean of the two
-  std::vector<double> odd{5.0, 1.0, 3.0};
-  EXPECT_DOUBLE_EQ(Median(odd), 3.0);
-}
-
-TEST(QuantileSorted, LinearInterpolation) {
-  // h = (4 - 1) * 0.25 = 0.75 -> 10 + 0.75 * (20 - 10) = 17.5
-  EXPECT_DOUBLE_EQ(QuantileSorted({10, 20, 30, 40}, 0.25), 17.5);
-  EXPECT_DOUBLE_EQ(QuantileSorted({10, 20, 30, 40}, 1.0), 40.0);
-  EXPECT_DOUBLE_EQ(QuantileSorted({10, 20, 30, 40}, 0.0), 10.0);
-}
-
 TEST(PairedRatioOfMedians, EmptyAndMismatched) {
   EXPECT_TRUE(std::isnan(PairedRatioOfMedians({}, {}).ratio));
   const auto r = PairedRatioOfMedians({1.0, 2.0}, {1.0});
