@@ -105,7 +105,7 @@ def run_once(kind: str, script: str, tmp: str, workload: str, i: int, pin: int |
 
 def measure(workload: str, groups: int, script: str, tmp: str, pin: int | None) -> dict:
     """A B B A groups of one workload; its summary line."""
-    ratios, median_ratios, cost_us = [], [], []
+    ratios, median_ratios, cost_us, plain_us = [], [], [], []
     n = 0
     for group in range(groups):
         runs = []
@@ -122,12 +122,12 @@ def measure(workload: str, groups: int, script: str, tmp: str, pin: int | None) 
             out.append(b / a)
         cost_us.append((runs[1]["min_step_us"] + runs[2]["min_step_us"]
                         - runs[0]["min_step_us"] - runs[3]["min_step_us"]) / 2)
-        plain_us = (runs[0]["min_step_us"] + runs[3]["min_step_us"]) / 2
+        plain_us.append((runs[0]["min_step_us"] + runs[3]["min_step_us"]) / 2)
     med = statistics.median(ratios)
     return {
         "summary": "steady loop per step, under fastenough run --no-trace / plain",
         "workload": workload,
-        "plain_step_us": round(plain_us, 1),
+        "plain_step_us": round(statistics.median(plain_us), 1),
         "pinned_cpu": pin,
         "groups": len(ratios),
         "ratios_fastest_block": [round(r, 4) for r in ratios],

@@ -23,8 +23,6 @@ _TRACE_SUFFIXES = (".pt.trace.json", ".pt.trace.json.gz", ".json", ".json.gz")
 @dataclass
 class DirSelection:
     paths: list[str]  # the files of the chosen window, one per worker
-    window: int  # 1-based index of the chosen window
-    windows: int  # how many windows the directory holds
     note: str | None  # what was chosen, for stderr; None when nothing to say
 
 
@@ -56,7 +54,7 @@ def select_traces(directory: str, window: int | None = None) -> DirSelection:
                 f"{directory}: no trace files (*.pt.trace.json[.gz] or *.json[.gz]) in it")
         if window not in (None, 1):
             raise UsageError(f"--window {window}: {directory} holds one window")
-        return DirSelection(paths, 1, 1, None)
+        return DirSelection(paths, None)
 
     windows = max(len(files) for files in workers.values())
     chosen = windows if window is None else window
@@ -79,4 +77,4 @@ def select_traces(directory: str, window: int | None = None) -> DirSelection:
     if short:
         note = (note or f"{directory}: window {chosen}") + \
             f"; no file of this window for {', '.join(short)}"
-    return DirSelection(paths, chosen, windows, note)
+    return DirSelection(paths, note)
