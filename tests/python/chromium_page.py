@@ -10,6 +10,7 @@ the browser and the standard library."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -124,10 +125,8 @@ class _Pipe:
             self.proc.kill()
             self.proc.wait()
         for fd in (self.w, self.r):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
 
 def load(path: str, exe: str, width: int = 1280, height: int = 900) -> PageResult:

@@ -1,4 +1,5 @@
-"""A byte-count progress bar on stderr for long loads."""
+"""Progress on stderr for long work: a byte-count bar for trace loads, a spinner
+for work that cannot say how far it is."""
 
 from __future__ import annotations
 
@@ -33,3 +34,19 @@ def byte_progress(label: str) -> Iterator[Callable[[int, int], None]]:
 
     with progress:
         yield update
+
+
+@contextlib.contextmanager
+def spinner(label: str, enabled: bool = True) -> Iterator[None]:
+    """A spinner with the elapsed time while the block runs (nothing when not enabled)."""
+    if not enabled:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TimeElapsedColumn
+
+    progress = Progress(SpinnerColumn(), "[progress.description]{task.description}",
+                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    progress.add_task(label, total=None)
+    with progress:
+        yield

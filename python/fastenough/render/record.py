@@ -141,7 +141,8 @@ def record_table(report: dict) -> Table | None:
         add("ranks", f"{world}" + (f" ({meta['backend']})" if meta.get("backend") else ""))
     per_step = items_per_step(report)
     if per_step:
-        add("batch", f"{per_step:.4g} items per step (steady, all ranks)")
+        unit = "item" if per_step == 1 else "items"
+        add("batch", f"{per_step:.4g} {unit} per step (steady, all ranks)")
     add("dtype", compute_dtype(report) and f"{compute_dtype(report)} (matmul inputs in the trace)")
     add("peaks", "; ".join(_peaks(report)))
     opts = meta.get("agent_opts") or {}

@@ -456,6 +456,11 @@ def _relative_where(where: dict, cwd: str | None) -> dict:
     return {**where, "file": rel}
 
 
+def _saving_text(saving: dict | None) -> str:
+    text = fmt_saving(saving)
+    return "not estimated" if text == "-" else text
+
+
 def findings_views(report: dict) -> list[FindingView]:
     views = []
     cwd = (report.get("meta") or {}).get("cwd")
@@ -469,7 +474,7 @@ def findings_views(report: dict) -> list[FindingView]:
                 code=f.get("code", "?"),
                 verdict=f.get("verdict", "?"),
                 title=f.get("title", ""),
-                saving=fmt_saving(f.get("saving")),
+                saving=_saving_text(f.get("saving")),
                 where=[fmt_where(_relative_where(w, cwd)) for w in (f.get("where") or [])][:5],
                 action=f.get("action", ""),
                 evidence=[f"{k} = {v}" for k, v in pairs],

@@ -170,6 +170,12 @@ def execute(opts: RunOptions) -> RunOutcome:
             _rd.write_text_atomic(run_dir / "report.md", report_to_markdown(report))
         except Exception as e:  # noqa: BLE001 - the JSON report is the contract
             log(f"report.md not written: {type(e).__name__}: {e}")
+        try:
+            from fastenough.render.html import report_to_html
+
+            _rd.write_text_atomic(run_dir / "report.html", report_to_html(report, run_dir))
+        except Exception as e:  # noqa: BLE001 - the JSON report is the contract
+            log(f"report.html not written: {type(e).__name__}: {e}")
 
     if opts.history:
         try:

@@ -42,14 +42,14 @@ def _header(report: dict) -> tuple[str, str]:
         head += (f'<div class="banner incomplete" role="alert"><strong>{esc(gaps[0])}</strong>'
                  f"<ul>{items}</ul></div>")
     elif report.get("measurement"):
-        head += ('<div class="banner complete"><strong>Measurement complete</strong>'
-                 "every source ran and the loop reached steady steps: the figures below "
-                 "describe this run.</div>")
+        head += ('<div class="banner complete"><strong>Measurement complete.</strong>'
+                 "Every source ran and the loop reached steady steps.</div>")
     cards = []
     for f in summary.key_figures(report):
         cards.append(f'<div class="card{" alert" if f.alert else ""}" data-key="{esc(f.key)}">'
                      f'<div class="label">{esc(f.label)}</div>'
-                     f'<div class="value">{esc(f.value)}</div>'
+                     f'<div class="value{" code" if f.key == "finding" else ""}">'
+                     f"{esc(f.value)}</div>"
                      f'<div class="detail">{esc(f.detail)}</div></div>')
     head += f'<div class="cards">{"".join(cards)}</div>'
     return title, head
@@ -69,12 +69,7 @@ def _timeline_section(report: dict) -> str | None:
     t = sections.phases_table(report)
     if t:
         parts.append(page.table_html(t))
-    run_line = sections.run_line(report)
-    if not parts:
-        return None
-    if run_line:
-        parts.insert(0, f'<p class="note">{esc(run_line.replace("`", ""))}</p>')
-    return "".join(parts)
+    return "".join(parts) or None
 
 
 def _over_time_section(report: dict, samples: run_files.Samples | None) -> str | None:

@@ -18,7 +18,8 @@ main, header.top, footer { max-width: 1080px; margin: 0 auto; padding: 0 24px; }
 header.top { padding-top: 28px; }
 h1 { font-size: 24px; margin: 0 0 4px; letter-spacing: -0.01em; }
 h1 .brand { color: var(--accent); }
-h2 { font-size: 18px; margin: 36px 0 10px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h2 { font-size: 18px; margin: 36px 0 10px; padding-bottom: 6px;
+  border-bottom: 1px solid var(--line); }
 h3 { font-size: 15px; margin: 18px 0 6px; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono",
   "Liberation Mono", monospace; font-size: 12.5px; }
@@ -99,6 +100,12 @@ dl.evidence { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14
 dl.evidence dt { color: var(--muted); font-family: ui-monospace, Menlo, Consolas, monospace; }
 dl.evidence dd { margin: 0; font-variant-numeric: tabular-nums; }
 .cellbar { width: 80px; height: 8px; display: inline-block; vertical-align: middle; }
+td.barcell, th.barcell { width: 96px; padding-left: 0; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.card .value.code { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace;
+  font-size: 17px; padding-top: 4px; }
+.banner.complete { padding: 8px 16px; }
+.banner.complete strong { display: inline; margin-right: 6px; }
 .empty { color: var(--muted); font-style: italic; }
 footer { color: var(--muted); font-size: 12px; margin-top: 40px; padding-bottom: 30px;
   border-top: 1px solid var(--line); padding-top: 10px; }
@@ -113,18 +120,24 @@ def table_html(t: Table, cls: str = "", bars: dict[int, list[float | None]] | No
     if heading:
         out.append(f"<h3>{esc(t.title)}</h3>")
     c = f' class="{cls}"' if cls else ""
-    out.append(f"<table{c}><thead><tr>")
-    for i, h in enumerate(t.header):
-        out.append(f'<th{" class=num" if i in t.right else ""} scope="col">{esc(h)}</th>')
-    out.append("</tr></thead><tbody>")
+    out.append(f"<table{c}>")
+    if any(t.header):
+        out.append("<thead><tr>")
+        for i, h in enumerate(t.header):
+            out.append(f'<th{" class=num" if i in t.right else ""} scope="col">{esc(h)}</th>')
+            if bars and i in bars:
+                out.append('<th class="barcell"><span class="sr">bar</span></th>')
+        out.append("</tr></thead>")
+    out.append("<tbody>")
     for r, row in enumerate(t.rows):
         out.append("<tr>")
         for i, cell in enumerate(row):
             klass = "num" if i in t.right else ("name" if i == 0 else "")
-            body = esc(cell)
-            if bars and i in bars and r < len(bars[i]) and bars[i][r] is not None:
-                body = cell_bar(bars[i][r]) + " " + body
-            out.append(f'<td class="{klass}">{body}</td>' if klass else f"<td>{body}</td>")
+            out.append(f'<td class="{klass}">{esc(cell)}</td>' if klass
+                       else f"<td>{esc(cell)}</td>")
+            if bars and i in bars:
+                v = bars[i][r] if r < len(bars[i]) else None
+                out.append(f'<td class="barcell">{cell_bar(v) if v is not None else ""}</td>')
         out.append("</tr>")
     out.append("</tbody></table>")
     if t.note:

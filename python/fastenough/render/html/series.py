@@ -17,10 +17,6 @@ SERIES_COLORS = ("#2f80ed", "#eb5757", "#27ae60", "#f2994a", "#9b51e0", "#00a3a3
 MAX_LINES = 8  # more devices: their mean and minimum instead of one line each
 
 
-def _bytes_tick(v: float) -> str:
-    return fmt_bytes(v).replace(".0 ", " ")
-
-
 def _bands(report: dict, x: svg.Scale, t0: int, top: float, height: float) -> list[str]:
     """Light bands for the first rank's phases, with their names on top."""
     rows = [(p, d) for p, d in timeline.phase_rows(report) if d.get("auto", True)]
@@ -55,9 +51,17 @@ def _merge(lines: list[tuple[str, list[tuple[int, float]]]]
             (f"lowest of {len(lines)} devices", [(t, min(by_t[t])) for t in ts])]
 
 
-def line_chart(report: dict, uid: str, title: str, unit_title: str,
-               lines: list[tuple[str, list[tuple[int, float]]]], y_max: float | None,
-               y_label, how=max, limit: float | None = None) -> str | None:
+def _byte_unit(hi: float) -> tuple[float, str]:
+    for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if hi >= div:
+            return div, unit
+    return 1, "B"
+
+
+def line_chart(report: dict, uid: str, title: str, axis_title: str,
+               lines: list[tuple[str, list[tuple[int, float]]]], unit: str,
+               y_max: float | None = None, limit: float | None = None) -> str | None:
+    """Lines over time; unit "%", "W" or "bytes" (drawn in the largest binary unit)."""
     lines = [(name, pts) for name, pts in _merge(lines) if pts]
     if not lines:
         return None
@@ -65,42 +69,48 @@ def line_chart(report: dict, uid: str, title: str, unit_title: str,
     t_lo = min(p[0] for _, pts in lines for p in pts)
     t_hi = max(p[0] for _, pts in lines for p in pts)
     t0, t1 = span if span else (t_lo, t_hi)
-    t1 = max(t1, t_hi)
+    t0, t1 = min(t0, t_lo), max(t1, t_hi)
     if t1 <= t0:
         t1 = t0 + 1
-    hi = max(v for _, pts in lines for _, v in pts)
-    if limit:
-        hi = max(hi, limit)
-    y_hi = y_max if y_max is not None else (svg.ticks(0, hi or 1, 4)[-1] if hi > 0 else 1)
-    if y_hi < hi:
-        y_hi = svg.ticks(0, hi, 4)[-1]
-    legend_h = 20
-    height = TOP + PLOT_H + 44 + legend_h
+    hi = max(max(v for _, pts in lines for _, v in pts), limit or 0)
+    div = 1.0
+    if unit == "bytes":
+        div, unit = _byte_unit(hi)
+    label = (lambda v: f"{v:g} {unit}") if unit != "%" else (lambda v: f"{v:g}%")
+    # A fixed top (100% utilisation) unless a value exceeds it.
+    y_hi = y_max / div if y_max is not None and y_max >= hi else svg.nice_max(hi / div)
+    multi = len(lines) > 1
+    height = TOP + PLOT_H + 44 + (22 if multi else 0)
     x = svg.Scale(0, (t1 - t0) / 1e9, LEFT, WIDTH - RIGHT)
     y = svg.Scale(0, y_hi, TOP + PLOT_H, TOP)
-    peak = max(((name, max(v for _, v in pts)) for name, pts in lines), key=lambda t: t[1])
-    desc = (f"{title} over {((t1 - t0) / 1e9):.1f} s, {len(lines)} series; highest "
-            f"{y_label(peak[1])} ({peak[0]}).")
+    peak_name, peak = max(((name, max(v for _, v in pts)) for name, pts in lines),
+                          key=lambda t: t[1])
+    peak_text = fmt_bytes(peak) if div != 1 else label(round(peak, 1))
+    desc = (f"{title} over {((t1 - t0) / 1e9):.1f} s"
+            + (f", {len(lines)} series" if multi else "")
+            + f"; highest {peak_text}" + (f" ({peak_name})" if multi else "")
+            + (f"; capacity {fmt_bytes(limit)}" if limit and div != 1 else "") + ".")
     out = [svg.svg_open(WIDTH, height, title, desc, uid)]
     out += _bands(report, x, t0, TOP, PLOT_H)
-    out.append(svg.y_axis(y, svg.ticks(0, y_hi, 4), LEFT, y_label, grid_right=WIDTH - RIGHT,
-                          title=unit_title))
+    out.append(svg.y_axis(y, svg.ticks(0, y_hi, 4), LEFT, label, grid_right=WIDTH - RIGHT,
+                          title=axis_title + (f" ({unit})" if div != 1 else "")))
     out.append(svg.x_axis(x, svg.ticks(0, (t1 - t0) / 1e9, 8), TOP + PLOT_H,
                           timeline.seconds_label, title="seconds since the command started"))
     if limit:
-        out.append(svg.line(LEFT, y(limit), WIDTH - RIGHT, y(limit), "limit"))
-        out.append(svg.text(WIDTH - RIGHT - 4, y(limit) - 4, f"capacity {y_label(limit)}",
-                            "limit-label", "end"))
+        out.append(svg.line(LEFT, y(limit / div), WIDTH - RIGHT, y(limit / div), "limit"))
+        out.append(svg.text(WIDTH - RIGHT - 4, y(limit / div) - 4,
+                            f"capacity {fmt_bytes(limit)}", "limit-label", "end"))
     lx = LEFT
     for i, (name, pts) in enumerate(lines):
         color = SERIES_COLORS[i % len(SERIES_COLORS)]
-        pts = svg.downsample(pts, how=how)
-        out.append(svg.polyline([(x((t - t0) / 1e9), y(v)) for t, v in pts], color))
-        ly = height - 8
-        out.append(svg.line(lx, ly - 4, lx + 18, ly - 4, "legend-swatch").replace(
-            'class="legend-swatch"', f'class="legend-swatch" stroke="{color}"'))
-        out.append(svg.text(lx + 24, ly, name, "legend"))
-        lx += 40 + 7 * len(name)
+        pts = svg.downsample(pts)
+        out.append(svg.polyline([(x((t - t0) / 1e9), y(v / div)) for t, v in pts], color))
+        if multi:
+            ly = height - 8
+            out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 18}" y2="{ly - 4}" '
+                       f'class="legend-swatch" stroke="{color}"/>')
+            out.append(svg.text(lx + 24, ly, name, "legend"))
+            lx += 40 + 7 * len(name)
     out.append("</svg>")
     return "".join(out)
 
@@ -109,32 +119,28 @@ def sample_charts(report: dict, samples: Samples) -> list[tuple[str, str]]:
     """(heading, svg) for every series the run has."""
     charts = []
     devices = samples.devices
-    pct = lambda v: f"{v:g}%"  # noqa: E731
-    watts = lambda v: f"{v:g} W"  # noqa: E731
+    wanted = []
     if devices:
-        c = line_chart(report, "util", "Device utilisation", "utilisation (%)",
-                       [(d.label, d.util_pct) for d in devices], 100, pct, how=max)
-        if c:
-            charts.append(("Device utilisation", c))
         total = max((d.mem_total or 0 for d in devices), default=0) or None
-        c = line_chart(report, "devmem", "Device memory used", "memory",
-                       [(d.label, d.mem_used) for d in devices], None, _bytes_tick, how=max,
-                       limit=total)
+        wanted += [
+            ("Device utilisation", "util", "utilisation", "%", 100.0, None,
+             [(d.label, d.util_pct) for d in devices]),
+            ("Device memory used", "devmem", "memory", "bytes", None, total,
+             [(d.label, d.mem_used) for d in devices]),
+            ("Device power", "power", "power", "W", None, None,
+             [(d.label, d.power_w) for d in devices]),
+        ]
+    rss_name = "process tree" + (", all ranks" if _multi_rank(report) else "")
+    wanted += [
+        ("Host CPU of the process tree", "cpu", "CPU, % of one core", "%", None, None,
+         [("process tree", samples.cpu_pct)]),
+        ("Host memory (RSS) of the process tree", "rss", "RSS", "bytes", None, None,
+         [(rss_name, samples.rss)]),
+    ]
+    for heading, uid, axis, unit, y_max, limit, lines in wanted:
+        c = line_chart(report, uid, heading, axis, lines, unit, y_max=y_max, limit=limit)
         if c:
-            charts.append(("Device memory", c))
-        c = line_chart(report, "power", "Device power", "power (W)",
-                       [(d.label, d.power_w) for d in devices], None, watts, how=max)
-        if c:
-            charts.append(("Device power", c))
-    c = line_chart(report, "cpu", "Host CPU of the process tree", "CPU (% of one core)",
-                   [("process tree", samples.cpu_pct)], None, pct, how=max)
-    if c:
-        charts.append(("Host CPU", c))
-    c = line_chart(report, "rss", "Host memory (RSS) of the process tree", "RSS",
-                   [("process tree" + (", all ranks" if _multi_rank(report) else ""),
-                     samples.rss)], None, _bytes_tick, how=max)
-    if c:
-        charts.append(("Host memory", c))
+            charts.append((heading, c))
     return charts
 
 

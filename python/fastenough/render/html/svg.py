@@ -59,6 +59,14 @@ def ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     return out
 
 
+def nice_max(hi: float, target: int = 4) -> float:
+    """The first tick at or above hi: an axis that holds every value."""
+    if hi <= 0:
+        return 1.0
+    step = nice_step(hi, target)
+    return math.ceil(hi / step - 1e-9) * step
+
+
 def log_ticks(lo: float, hi: float) -> list[float]:
     """1-2-5 ticks between lo and hi (both > 0)."""
     out = []
@@ -122,10 +130,8 @@ def y_axis(scale: Scale, values: list[float], x: float, label: Callable[[float],
             out.append(line(x, y, grid_right, y, "grid"))
         out.append(text(x - 6, y + 4, label(v), "tick", "end"))
     if title:
-        mid = (scale.px_lo + scale.px_hi) / 2
-        out.append(f'<text class="axis-title" text-anchor="middle" '
-                   f'transform="translate({fmt_coord(x - 46)} {fmt_coord(mid)}) rotate(-90)">'
-                   f"{esc(title)}</text>")
+        # Above the axis, not rotated beside it: tick labels with units can be wide.
+        out.append(text(x - 60, scale.px_hi - 10, title, "axis-title"))
     return "".join(out)
 
 

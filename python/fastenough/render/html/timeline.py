@@ -86,9 +86,13 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
     out = [svg.svg_open(WIDTH, height, "Phase timeline", desc, uid)]
     y = top
     axis_values = svg.ticks(0, (t1 - t0) / 1e9, 8)
+    axis_y = top + len(lanes) * (lane_h + gap)
+    # The grid goes under the phases: drawn first.
+    out.append(svg.x_axis(x, axis_values, axis_y, seconds_label, grid_top=top,
+                          title="seconds since the command started"))
     for label, members in lanes:
         out.append(svg.text(LEFT - 8, y + lane_h / 2 + 4, label, "lane-label", "end"))
-        out.append(svg.rect(LEFT, y, WIDTH - RIGHT - LEFT, lane_h, "#f3f5f7"))
+        out.append(svg.rect(LEFT, y, WIDTH - RIGHT - LEFT, lane_h, "#f3f5f7", cls="lane"))
         for p, d in members:
             if not p.get("start_ns") or not p.get("end_ns"):
                 continue
@@ -103,8 +107,6 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
                 out.append(svg.text((a + b) / 2, y + lane_h / 2 + 4, name, "phase-label",
                                     "middle"))
         y += lane_h + gap
-    out.append(svg.x_axis(x, axis_values, y, seconds_label, grid_top=top,
-                          title="seconds since the command started"))
     out.append("</svg>")
     return "".join(out)
 
