@@ -154,4 +154,4 @@ def record_table(report: dict) -> Table | None:
         add("traces", ", ".join(i.get("path", "?") for i in report.get("inputs") or []))
     if not rows:
         return None
-    return Table("Reproducibility record", ["", "value"], rows)
+    return Table("Reproducibility record", ["field", "value"], rows)

@@ -166,8 +166,8 @@ def report_to_html(report: dict, run_dir: str | Path | None = None) -> str:
     samples = run_files.read_samples(run_dir) if run_dir else None
     title, header = _header(report)
     built = [
-        ("timeline", "Where the time went", _timeline_section(report)),
         ("findings", "Findings", findings.findings_html(report)),
+        ("timeline", "Where the time went", _timeline_section(report)),
         ("over-time", "Device and host over time", _over_time_section(report, samples)),
         ("steps", "Steady steps", _steps_section(report, run_dir)),
         ("device", "Device time", _device_section(report)),

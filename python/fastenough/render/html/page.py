@@ -71,6 +71,7 @@ th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: lef
 th { font-weight: 600; color: var(--muted); font-size: 12px; background: var(--soft); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.name { overflow-wrap: anywhere; }
+table.record thead { display: none; }
 table.record td:first-child { color: var(--muted); width: 170px; white-space: nowrap; }
 table.record td { overflow-wrap: anywhere; }
 .note { color: var(--muted); font-size: 12.5px; margin: 4px 0 0; }
