@@ -51,7 +51,19 @@ def inputs_table(report: dict) -> Table | None:
         ]
         for i in inputs
     ]
-    return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, right={2, 3})
+    note = ""
+    if len(inputs) > RANK_DETAIL_MAX:
+        # One file per rank: the first few, then the rest in one row.
+        rest = inputs[WORST_RANKS:]
+        ranks = sorted(r for i in rest for r in (i.get("ranks") or []))
+        rows = rows[:WORST_RANKS] + [[
+            f"… {len(rest)} more files", ", ".join(sorted({i.get("format", "-") for i in rest})),
+            fmt_bytes(sum(i.get("bytes") or 0 for i in rest)),
+            fmt_num(sum(i.get("events") or 0 for i in rest)),
+            f"{ranks[0]}–{ranks[-1]}" if ranks else "-"]]
+        note = f"{len(inputs)} files in all; every one in --json (inputs)."
+    return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, note=note,
+                 right={2, 3})
 
 
 def _display_path(path: str) -> str:

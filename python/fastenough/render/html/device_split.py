@@ -32,27 +32,31 @@ def split_svg(report: dict, uid: str = "devsplit") -> str | None:
     first = rows[0][1]
     desc_parts = [f"{name} {fmt_share(share(get(first), first.get('span_ns')))}"
                   for name, _, get in PARTS if get(first)]
-    desc = (f"Device time split for {len(rows)} device(s); rank {rows[0][0]}: "
+    desc = (f"Device time split for {len(rows)} device(s); the first, rank {rows[0][0]}: "
             + ", ".join(desc_parts) + ".")
     out = [svg.svg_open(WIDTH, height, "Device time by kind", desc, uid)]
+    # The grid goes under the bars: drawn first.
+    axis_y = TOP + len(rows) * (BAR_H + GAP)
+    out.append(svg.x_axis(x, [0, 0.25, 0.5, 0.75, 1.0], axis_y, lambda v: f"{v * 100:g}%",
+                          grid_top=TOP, title="share of the device span (first to last activity)"))
     y = TOP
     for label, d in rows:
         span = d.get("span_ns") or 0
-        out.append(svg.text(LEFT - 8, y + BAR_H / 2 + 4, f"rank {label}", "lane-label", "end"))
+        # "37" -> "rank 37"; "median: 31" -> "median: rank 31"
+        label = label.replace(": ", ": rank ") if ": " in label else f"rank {label}"
+        out.append(svg.text(LEFT - 8, y + BAR_H / 2 + 4, label, "lane-label", "end"))
         pos = 0.0
         for name, color, get in PARTS:
             s = share(get(d), span)
             if not s:
                 continue
-            tip = f"rank {label}, {name}: {fmt_share(s)} ({fmt_ns(get(d))})"
+            tip = f"{label}, {name}: {fmt_share(s)} ({fmt_ns(get(d))})"
             out.append(svg.rect(x(pos), y, x(pos + s) - x(pos), BAR_H, color, tip, "part"))
             if x(pos + s) - x(pos) > 44:
                 out.append(svg.text((x(pos) + x(pos + s)) / 2, y + BAR_H / 2 + 4,
-                                    fmt_share(s).replace(".0%", "%"), "part-label", "middle"))
+                                    f"{s * 100:.0f}%", "part-label", "middle"))
             pos += s
         y += BAR_H + GAP
-    out.append(svg.x_axis(x, [0, 0.25, 0.5, 0.75, 1.0], y, lambda v: f"{v * 100:g}%",
-                          grid_top=TOP, title="share of the device span (first to last activity)"))
     lx, ly = LEFT, height - 8
     for name, color, _ in PARTS:
         out.append(svg.rect(lx, ly - 10, 12, 12, color))

@@ -69,8 +69,10 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 13px; 
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left;
   vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12px; background: var(--soft); }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { overflow-wrap: anywhere; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+.table-wrap { overflow-x: auto; }
+td.name { overflow-wrap: break-word; }
 table.record thead { display: none; }
 table.record td:first-child { color: var(--muted); width: 170px; white-space: nowrap; }
 table.record td { overflow-wrap: anywhere; }
@@ -104,7 +106,7 @@ dl.evidence dd { margin: 0; font-variant-numeric: tabular-nums; }
 td.barcell, th.barcell { width: 96px; padding-left: 0; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .card .value.code { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace;
-  font-size: 17px; padding-top: 4px; }
+  font-size: 15px; padding-top: 6px; }
 .banner.complete { padding: 8px 16px; }
 .banner.complete strong { display: inline; margin-right: 6px; }
 .empty { color: var(--muted); font-style: italic; }
@@ -121,7 +123,7 @@ def table_html(t: Table, cls: str = "", bars: dict[int, list[float | None]] | No
     if heading:
         out.append(f"<h3>{esc(t.title)}</h3>")
     c = f' class="{cls}"' if cls else ""
-    out.append(f"<table{c}>")
+    out.append(f'<div class="table-wrap"><table{c}>')
     if any(t.header):
         out.append("<thead><tr>")
         for i, h in enumerate(t.header):
@@ -140,7 +142,7 @@ def table_html(t: Table, cls: str = "", bars: dict[int, list[float | None]] | No
                 v = bars[i][r] if r < len(bars[i]) else None
                 out.append(f'<td class="barcell">{cell_bar(v) if v is not None else ""}</td>')
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     if t.note:
         out.append(f'<p class="note">{esc(t.note)}</p>')
     return "".join(out)
