@@ -53,7 +53,7 @@ def _card(page, key: str) -> str:
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report-runs")
     return {
-        "cpu": _run(tmp, "cpu", LOOP, "--no-trace"),
+        "cpu": _run(tmp, "cpu", LOOP),
         "crash": _run(tmp, "crash", LOOP + "raise SystemExit(3)\n", "--no-trace"),
         "nosteps": _run(tmp, "nosteps", "import torch\nprint(torch.ones(3).sum().item())\n",
                         "--no-trace"),
@@ -71,6 +71,7 @@ def test_cpu_run_without_device(runs):
     titles = [page.by_id(s.attrs["aria-labelledby"].split()[0]).text
               for s in page.find("svg", class_="chart")]
     assert "Device utilisation" not in titles
+    assert "profile" in page.by_id("timeline").text
     assert titles == ["Phase timeline", "Host CPU of the process tree",
                       "Host memory (RSS) of the process tree", "Steady step-time distribution"]
     assert "No device was sampled" in text
@@ -147,3 +148,17 @@ def test_report_errors(tmp_path):
     _clean_error(run_cli("report", bad), "report.json: not a readable report")
     _clean_error(run_cli("report", EXAMPLE, "-o", tmp_path / "missing" / "x.html"),
                  "-o ")
+
+
+def test_run_dir_analysis_shows_progress(runs):
+    from fastenough import _core
+
+    _, run_dir = runs["cpu"]
+    calls = []
+    json.loads(_core.analyze_run_dir(str(run_dir), progress=lambda d, t: calls.append((d, t))))
+    assert calls and calls[-1] == (1000, 1000)  # one trace file: thousandths of it
+    assert all(t == 1000 for _, t in calls)
+    forced = run_cli("report", run_dir, "--reanalyze", "--json",
+                     env={"FASTENOUGH_FORCE_PROGRESS": "1"})
+    assert forced.returncode == 0, forced.stderr
+    json.loads(forced.stdout)  # the bar is on stderr only

@@ -77,7 +77,7 @@ def is_run_dir(path: str) -> bool:
         or os.path.exists(os.path.join(path, "meta.json")))
 
 
-def _load_run_dir(path: str, reanalyze: bool) -> dict:
+def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict:
     report_path = os.path.join(path, "report.json")
     if not reanalyze and os.path.exists(report_path):
         try:
@@ -91,14 +91,12 @@ def _load_run_dir(path: str, reanalyze: bool) -> dict:
                 "fastenough.report/"):
             raise InputNotFoundError(f"{report_path}: not a fastenough report")
         return report
-    from fastenough import _core
-    from fastenough.render.progress import spinner
+    from fastenough.supervisor.session import analyze_run_dir
 
-    with spinner(f"analysing {path}", enabled=sys.stderr.isatty()):
-        try:
-            return json.loads(_core.analyze_run_dir(path))
-        except Exception as e:  # noqa: BLE001 - the core's errors name the file
-            raise InputNotFoundError(f"{path}: {e}") from None
+    try:
+        return analyze_run_dir(Path(path), None if not no_progress else False)
+    except Exception as e:  # noqa: BLE001 - the core's errors name the file
+        raise InputNotFoundError(f"{path}: {e}") from None
 
 
 def _is_report_file(path: str) -> bool:
@@ -116,7 +114,7 @@ def _is_report_file(path: str) -> bool:
 def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str | None]:
     """The report and, for a run, its directory (the HTML charts read its files)."""
     if len(paths) == 1 and is_run_dir(paths[0]):
-        return _load_run_dir(paths[0], args.reanalyze), paths[0]
+        return _load_run_dir(paths[0], args.reanalyze, args.no_progress), paths[0]
     if args.reanalyze:
         raise UsageError("--reanalyze applies to a run directory")
     if len(paths) == 1 and _is_report_file(paths[0]):

@@ -1,5 +1,5 @@
-"""Progress on stderr for long work: a byte-count bar for trace loads, a spinner
-for work that cannot say how far it is."""
+"""Progress bars on stderr for long work: bytes of traces loaded at once
+(`analyze`), trace files of a run directory loaded one after the other."""
 
 from __future__ import annotations
 
@@ -37,16 +37,21 @@ def byte_progress(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 @contextlib.contextmanager
-def spinner(label: str, enabled: bool = True) -> Iterator[None]:
-    """A spinner with the elapsed time while the block runs (nothing when not enabled)."""
-    if not enabled:
-        yield
-        return
+def files_progress(label: str, files: int) -> Iterator[Callable[[int, int], None]]:
+    """A bar over several files read one after the other; update(done, total) takes
+    thousandths of a file, as _core.analyze_run_dir reports them."""
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), "[progress.description]{task.description}",
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    progress.add_task(label, total=None)
+    progress = Progress("[progress.description]{task.description}", BarColumn(),
+                        TaskProgressColumn(), TimeElapsedColumn(),
+                        console=Console(stderr=True), transient=True)
+    task = progress.add_task(label, total=1000 * max(files, 1))
+
+    def update(done: int, total: int) -> None:
+        current = min(done // 1000 + 1, files)
+        progress.update(task, completed=done, total=total,
+                        description=f"{label} ({current}/{files})" if files > 1 else label)
+
     with progress:
-        yield
+        yield update

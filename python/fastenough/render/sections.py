@@ -41,9 +41,10 @@ def inputs_table(report: dict) -> Table | None:
     inputs = report.get("inputs") or []
     if not inputs:
         return None
+    base = (report.get("meta") or {}).get("cwd")
     rows = [
         [
-            _display_path(i.get("path", "-")),
+            _display_path(i.get("path", "-"), base),
             i.get("format", "-"),
             fmt_bytes(i.get("bytes")),
             fmt_num(i.get("events")),
@@ -66,10 +67,11 @@ def inputs_table(report: dict) -> Table | None:
                  right={2, 3})
 
 
-def _display_path(path: str) -> str:
-    """Relative to the working directory when that is shorter and stays inside it."""
+def _display_path(path: str, base: str | None = None) -> str:
+    """Relative to the run's working directory (else the current one) when that is
+    shorter and stays inside it: a run's report reads the same wherever it is rendered."""
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, base or os.getcwd())
     except ValueError:
         return path
     return rel if len(rel) < len(path) and not rel.startswith("..") else path
