@@ -28,11 +28,13 @@ def distribution_svg(durations_ns: list[int], marks: dict[str, float | None],
         x_lo, x_hi = 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
         x_ticks = svg.log_ticks(x_lo, x_hi)
     else:
-        pad = (hi - lo) * 0.05 or hi * 0.05 or 1
-        x_ticks = svg.ticks(max(lo - pad, 0), hi + pad, 8)
-        x_lo, x_hi = x_ticks[0], x_ticks[-1]
-        if x_hi < hi:
-            x_hi = hi + pad
+        # Whole tick steps on both sides of the data: no step falls off the axis.
+        step = svg.nice_step((hi - lo) or hi or 1, 8)
+        x_lo = max(math.floor(lo / step) * step, 0)
+        x_hi = math.ceil(hi / step) * step
+        if x_hi <= hi:
+            x_hi += step
+        x_ticks = svg.ticks(x_lo, x_hi, 8)
     x = svg.Scale(x_lo, x_hi, LEFT, WIDTH - RIGHT, log=log)
     height = TOP + PLOT_H + 50
     base = TOP + PLOT_H
@@ -83,10 +85,20 @@ def distribution_svg(durations_ns: list[int], marks: dict[str, float | None],
             # The median's label sits above the p10/p90 labels: close marks stay legible.
             label_y = TOP - 26 if name == "median" else TOP - 8
             out.append(svg.line(px, label_y + 4, px, base, cls))
+            label = f"{name} {fmt_ns(v * 1e6)}"
             anchor = {"p10": "end", "median": "middle", "p90": "start"}[name]
             dx = {"p10": -4, "median": 0, "p90": 4}[name]
-            out.append(svg.text(px + dx, label_y, f"{name} {fmt_ns(v * 1e6)}", "mark-label",
-                                anchor))
+            # Keep the label inside the plot: flip it to the other side of its mark.
+            width = 6.5 * len(label)
+            if anchor == "end" and px - width < LEFT:
+                anchor, dx = "start", 4
+            elif anchor == "start" and px + width > WIDTH - RIGHT:
+                anchor, dx = "end", -4
+            elif anchor == "middle" and px - width / 2 < LEFT:
+                anchor, dx = "start", -2
+            elif anchor == "middle" and px + width / 2 > WIDTH - RIGHT:
+                anchor, dx = "end", 2
+            out.append(svg.text(px + dx, label_y, label, "mark-label", anchor))
     out.append(svg.x_axis(x, x_ticks, base, _ms_label, title="step time"
                           + (" (logarithmic)" if log else "")))
     out.append("</svg>")

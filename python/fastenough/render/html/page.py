@@ -39,7 +39,7 @@ nav.toc a:hover { color: var(--accent); }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; background: #fff; }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase;
   letter-spacing: 0.04em; }
-.card .value { font-size: 22px; font-weight: 650; margin: 2px 0; overflow-wrap: anywhere; }
+.card .value { font-size: 20px; font-weight: 650; margin: 2px 0; overflow-wrap: anywhere; }
 .card .detail { color: var(--muted); font-size: 12.5px; }
 .card.alert { border-color: #f5c2c0; background: #fdf3f2; }
 .card.alert .value { color: var(--bad); }

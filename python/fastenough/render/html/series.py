@@ -14,6 +14,7 @@ from fastenough.render.units import fmt_bytes
 WIDTH, LEFT, RIGHT, TOP, PLOT_H = 960, 70, 20, 24, 150
 SERIES_COLORS = ("#2f80ed", "#eb5757", "#27ae60", "#f2994a", "#9b51e0", "#00a3a3",
                  "#56ccf2", "#bb6bd9")
+SAMPLE_DOTS_MAX = 60
 MAX_LINES = 8  # more devices: their mean and minimum instead of one line each
 
 
@@ -104,7 +105,12 @@ def line_chart(report: dict, uid: str, title: str, axis_title: str,
     for i, (name, pts) in enumerate(lines):
         color = SERIES_COLORS[i % len(SERIES_COLORS)]
         pts = svg.downsample(pts)
-        out.append(svg.polyline([(x((t - t0) / 1e9), y(v / div)) for t, v in pts], color))
+        xy = [(x((t - t0) / 1e9), y(v / div)) for t, v in pts]
+        out.append(svg.polyline(xy, color))
+        if len(xy) <= SAMPLE_DOTS_MAX:
+            # Few samples: show where they are, so that a line is not read as continuous.
+            out += [f'<circle cx="{svg.fmt_coord(a)}" cy="{svg.fmt_coord(b)}" r="2.5" '
+                    f'fill="{color}"/>' for a, b in xy]
         if multi:
             ly = height - 8
             out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 18}" y2="{ly - 4}" '
