@@ -90,8 +90,9 @@ def test_64_ranks_are_summarised_and_the_worst_shown():
     assert len(labels) == 7 and labels[5].startswith("median: ") and \
         labels[6] == "least idle: 0"
     assert "64 devices: the 5 with the most idle time" in page.by_id("device").text
-    # The timeline shows one rank and says so.
-    assert "Rank 0 of 64 shown" in text
+    # The timeline shows the first and the slowest rank, and says so.
+    assert f"Ranks 0 and {SLOW_RANK} of 64 shown" in text
+    assert f"rank {SLOW_RANK} (slowest)" in page.by_id("timeline").text
     # The device split chart has one bar per shown device.
     assert f"rank {SLOW_RANK}, compute" in text
 

@@ -18,7 +18,7 @@ PHASE_COLORS = {
 }
 _OTHER_COLORS = ("#27ae60", "#eb5757", "#00a3a3", "#f2994a", "#56ccf2", "#bb6bd9")
 
-WIDTH, LEFT, RIGHT = 960, 120, 20
+WIDTH, LEFT, RIGHT = 960, 130, 20
 
 
 def palette(report: dict) -> dict[str, str]:
@@ -66,13 +66,25 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
         return None
     t0, t1 = span
     ranks = sorted({p.get("rank") for p, _ in rows}, key=lambda r: (r is None, r))
-    shown = ranks if len(ranks) <= sections.RANK_DETAIL_MAX else ranks[:1]
+    slowest = None
+    if len(ranks) <= sections.RANK_DETAIL_MAX:
+        shown = ranks
+    else:
+        # Many ranks: the first and the one with the most time in its steady phases.
+        steady: dict = {}
+        for p, _ in rows:
+            if p.get("name") == "steady":
+                steady[p.get("rank")] = steady.get(p.get("rank"), 0) + (p.get("host_ns") or 0)
+        slowest = max(steady, key=steady.get) if steady else None
+        shown = [ranks[0]] + ([slowest] if slowest not in (None, ranks[0]) else [])
     lanes: list[tuple[str, list[tuple[dict, dict]]]] = []
     for r in shown:
         mine = [(p, d) for p, d in rows if p.get("rank") == r]
         auto = [(p, d) for p, d in mine if d.get("auto", True)]
         user = [(p, d) for p, d in mine if not d.get("auto", True)]
         prefix = f"rank {r}" if len(ranks) > 1 else "phases"
+        if r == slowest and len(shown) > 1:
+            prefix += " (slowest)"
         lanes.append((prefix, auto))
         if user:
             lanes.append(("your phases" if len(ranks) == 1 else f"rank {r} yours", user))
@@ -82,7 +94,9 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
     colors = palette(report)
     names = ", ".join(dict.fromkeys(p.get("name", "?") for p, _ in rows))
     desc = (f"Phases of the run over {fmt_ns(t1 - t0)}: {names}."
-            + (f" Rank {shown[0]} of {len(ranks)} shown." if len(shown) < len(ranks) else ""))
+            + (f" Ranks {' and '.join(str(r) for r in shown)} of {len(ranks)} shown"
+               + (f", rank {slowest} the slowest in its steady phases" if len(shown) > 1 else "")
+               + "." if len(shown) < len(ranks) else ""))
     out = [svg.svg_open(WIDTH, height, "Phase timeline", desc, uid)]
     y = top
     axis_values = svg.ticks(0, (t1 - t0) / 1e9, 8)
