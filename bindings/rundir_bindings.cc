@@ -2,6 +2,9 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <chrono>
+#include <cstdint>
+
 #include "fastenough/rundir/run_report.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -13,18 +16,35 @@ namespace fastenough::bindings {
 void RegisterRundir(nb::module_& m) {
   m.def(
       "analyze_run_dir",
-      [](const std::string& dir, int threads) {
+      [](const std::string& dir, int threads, nb::object progress) {
         rundir::RunReportOptions o;
         o.threads = threads;
+        // Called from this thread with the GIL released: take it for Python,
+        // at most ~10 times a second (and always for the last call).
+        auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        if (!progress.is_none()) {
+          o.progress = [&](uint64_t done, uint64_t total) {
+            auto now = std::chrono::steady_clock::now();
+            if (done < total && now - last < std::chrono::milliseconds(100)) return;
+            last = now;
+            nb::gil_scoped_acquire gil;
+            try {
+              progress(done, total);
+            } catch (nb::python_error& e) {
+              e.discard_as_unraisable("fastenough progress callback");
+            }
+          };
+        }
         StatusOr<std::string> r = [&] {
           nb::gil_scoped_release release;
           return rundir::AnalyzeRunDirToJson(dir, o);
         }();
         return ValueOrThrow(std::move(r));
       },
-      nb::arg("run_dir"), nb::arg("threads") = 0,
+      nb::arg("run_dir"), nb::arg("threads") = 0, nb::arg("progress") = nb::none(),
       "Analyse everything present in a run directory (traces, phases, steps, samples, meta) "
-      "and return the fastenough.report/1 document as JSON text.");
+      "and return the fastenough.report/1 document as JSON text. progress(done, total) is "
+      "called now and then while the traces load (thousandths of a trace file).");
 }
 
 }  // namespace fastenough::bindings

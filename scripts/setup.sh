@@ -29,6 +29,19 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# With --tests, Debian's chromium too: the test that opens report.html in a real
+# browser (tests/python/test_report_chromium.py). Optional: where it cannot be
+# installed (no root, no such package) setup goes on and that test skips.
+OPTIONAL_APT_PACKAGES=(chromium)
+if [[ $WITH_TESTS == ON ]] && ! dpkg -s "${OPTIONAL_APT_PACKAGES[@]}" >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] && { (( ${#missing[@]} )) || apt-get update -qq; } &&
+     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${OPTIONAL_APT_PACKAGES[@]}" >/dev/null 2>&1; then
+    echo "setup: installed ${OPTIONAL_APT_PACKAGES[*]} (browser test of report.html)"
+  else
+    echo "setup: ${OPTIONAL_APT_PACKAGES[*]} not installed; the browser test of report.html will skip" >&2
+  fi
+fi
+
 PY=${PYTHON:-python3}
 # torch is pinned: an unpinned install would pull a multi-GB CUDA build.
 "$PY" -m pip install -q --disable-pip-version-check \

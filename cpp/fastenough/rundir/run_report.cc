@@ -161,8 +161,18 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   std::vector<trace::EventStore> stores;
   stores.reserve(rr.traces.size());
   std::vector<std::string> good;
-  for (const std::string& path : rr.traces) {
-    StatusOr<trace::EventStore> s = trace::LoadTrace(path);
+  const uint64_t total = 1000 * static_cast<uint64_t>(rr.traces.size());
+  for (size_t i = 0; i < rr.traces.size(); ++i) {
+    const std::string& path = rr.traces[i];
+    trace::LoadOptions load;
+    if (options.progress) {
+      // One file after the other: file i covers [1000 i, 1000 (i + 1)).
+      load.progress = [&options, i, total](uint64_t done, uint64_t bytes) {
+        uint64_t part = bytes ? std::min<uint64_t>(999, done * 1000 / bytes) : 0;
+        options.progress(1000 * i + part, total);
+      };
+    }
+    StatusOr<trace::EventStore> s = trace::LoadTrace(path, load);
     if (!s.ok()) {
       problems.push_back(path + ": trace not analysed: " + s.status().message());
       continue;
@@ -171,6 +181,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
     stores.push_back(std::move(s).value());
     good.push_back(path);
   }
+  if (options.progress && total) options.progress(total, total);
   std::vector<const trace::EventStore*> ptrs;
   for (const auto& s : stores) ptrs.push_back(&s);
   report::AnalyzeOptions ao;

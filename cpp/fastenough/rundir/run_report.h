@@ -5,6 +5,8 @@
 // trace, a cut-off line) is named in `problems`, never fatal.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +22,10 @@ namespace fastenough::rundir {
 
 struct RunReportOptions {
   int threads = 0;  // trace loading threads; 0: automatic
+  // Progress of the trace loads, the long part: (done, total) in thousandths
+  // of a trace file, total = 1000 x the number of trace files. Called from the
+  // calling thread; the last call is (total, total). Not called without traces.
+  std::function<void(uint64_t done, uint64_t total)> progress;
   // Sampler findings: memory-near-limit above this share of device memory,
   // memory-headroom (a batch sweep candidate) below the second one.
   double near_limit_share = 0.95;

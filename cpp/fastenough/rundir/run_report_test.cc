@@ -141,6 +141,34 @@ TEST_F(RundirReport, EmptyDirectoryStillReports) {
   EXPECT_TRUE(rr->report.findings.empty());
 }
 
+TEST_F(RundirReport, ReportsProgressPerTraceFile) {
+  // Two traces (one good, one damaged): progress climbs through both files and
+  // ends at (2000, 2000); a damaged file still counts as done.
+  Write("trace/rank0.pt.trace.json",
+        R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":5}]})");
+  Write("trace/rank1.pt.trace.json.gz", "this is not gzip");
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  RunReportOptions o;
+  o.progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+  auto rr = AnalyzeRunDir(dir_.string(), o);
+  ASSERT_TRUE(rr.ok());
+  ASSERT_FALSE(calls.empty());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].second, 2000u);
+    EXPECT_LE(calls[i].first, 2000u);
+    if (i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+  }
+  EXPECT_EQ(calls.back(), std::make_pair(uint64_t{2000}, uint64_t{2000}));
+}
+
+TEST_F(RundirReport, NoProgressWithoutTraces) {
+  int n = 0;
+  RunReportOptions o;
+  o.progress = [&](uint64_t, uint64_t) { ++n; };
+  ASSERT_TRUE(AnalyzeRunDir(dir_.string(), o).ok());
+  EXPECT_EQ(n, 0);
+}
+
 TEST_F(RundirReport, MissingDirectoryIsNotFound) {
   auto rr = AnalyzeRunDir((dir_ / "nope").string());
   ASSERT_FALSE(rr.ok());

@@ -18,7 +18,8 @@ throughput, and findings ranked by the most they can save.
 
 Everything lands in a run directory (.fastenough/runs/<time>-<id>/ unless
 --run-dir): meta.json, phases.jsonl, steps.jsonl, samples.csv, trace/,
-report.json, report.md. A summary row goes into .fastenough/runs.db
+report.json, report.md, report.html (one self-contained page with charts; open
+it in any browser, offline). A summary row goes into .fastenough/runs.db
 (`fastenough history`).
 
 examples:

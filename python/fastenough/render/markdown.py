@@ -1,25 +1,113 @@
-"""Markdown report: the same sections as the terminal report."""
+"""Markdown report, ready to paste into a pull request or an issue: the HTML
+report's sections in its order, without the charts. Long parts (evidence, top
+kernels and ops, inputs) are folded in <details> so that a comment stays short;
+GitHub and GitLab render them, other viewers show them open."""
 
 from __future__ import annotations
 
-from fastenough.render import measurement, sections
+from fastenough.render import measurement, record, sections, summary
+
+
+def _text(s: str) -> str:
+    """Kernel names are C++ templates: `<float, ...>` would be taken for an HTML tag."""
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _escape(cell: str) -> str:
-    return cell.replace("|", "\\|").replace("\n", " ")
+    return _text(cell).replace("|", "\\|").replace("\n", " ")
 
 
-def _table(t: sections.Table) -> str:
-    lines = [f"## {t.title}", ""]
-    lines.append("| " + " | ".join(t.header) + " |")
+def _table(t: sections.Table, level: str = "###", title: str | None = None) -> str:
+    lines = [f"{level} {title or t.title}", ""] if level else []
+    header = [h or " " for h in t.header]
+    lines.append("| " + " | ".join(_escape(h) for h in header) + " |")
     lines.append(
-        "|" + "|".join("---:" if i in t.right else "---" for i in range(len(t.header))) + "|"
+        "|" + "|".join("---:" if i in t.right else "---" for i in range(len(header))) + "|"
     )
     for row in t.rows:
         lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
     if t.note:
         lines += ["", f"_{t.note}_"]
     return "\n".join(lines) + "\n\n"
+
+
+def _folded(summary_text: str, body: str) -> str:
+    # The blank lines around the body let the Markdown inside <details> render.
+    return f"<details><summary>{summary_text}</summary>\n\n{body.rstrip()}\n\n</details>\n\n"
+
+
+def _findings(report: dict) -> str:
+    out = ["## Findings\n\n"]
+    views = sections.findings_views(report)
+    if not views:
+        line = measurement.no_findings_line(report)
+        return out[0] + line[0].upper() + line[1:] + "\n\n"
+    t = sections.findings_table(report)
+    out.append(_table(t, level=""))
+    for v in views:
+        out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {_text(v.title)}\n\n")
+        out.append(f"- **saving**: {v.saving}\n")
+        for w in v.where:
+            out.append(f"- **where**: `{w}`\n")
+        if v.action:
+            out.append(f"- **fix**: {_text(v.action)}\n")
+        out.append("\n")
+        if v.evidence:
+            out.append(_folded(f"evidence ({len(v.evidence)} figures)",
+                               "\n".join(f"- `{k}` = {_text(val)}" for k, val in v.evidence_pairs)))
+    return "".join(out)
+
+
+def _time(report: dict) -> str:
+    t = sections.phases_table(report)
+    return _table(t, level="##", title="Where the time went: " + t.title.lower()) if t else ""
+
+
+def _steps(report: dict) -> str:
+    lines = sections.steps_lines(report)
+    if not lines:
+        return ""
+    out = "## Steady steps\n\n" + "\n".join(f"- {_text(s)}" for s in lines) + "\n\n"
+    cost = measurement.tool_cost_line(report)
+    if cost:
+        out += f"_{cost}_\n\n"
+    return out
+
+
+def _device(report: dict) -> str:
+    out = ""
+    for make in (sections.devices_table, sections.idle_table):
+        t = make(report)
+        if t:
+            out += _table(t)
+    no_device = sections.no_device_line(report)
+    if no_device:
+        out += f"_{no_device}_\n\n"
+    return "## Device time\n\n" + out if out else ""
+
+
+def _top(report: dict) -> str:
+    out = ""
+    for make in (sections.top_kernels_table, sections.top_ops_table):
+        t = make(report)
+        if t:
+            out += _folded(f"{t.title} ({len(t.rows)})", _table(t, level=""))
+    return "## Top kernels and ops\n\n" + out if out else ""
+
+
+def _record(report: dict) -> str:
+    out = ""
+    t = record.record_table(report)
+    if t:
+        out += _table(t, level="")
+    for make in (sections.inputs_table, sections.counters_table):
+        t = make(report)
+        if t:
+            out += _folded(f"{t.title} ({len(t.rows)})", _table(t, level=""))
+    quirks = sections.counters_line(report)
+    if quirks:
+        out += f"_{quirks}_\n\n"
+    return "## Reproducibility record\n\n" + out if out else ""
 
 
 def report_to_markdown(report: dict) -> str:
@@ -29,40 +117,12 @@ def report_to_markdown(report: dict) -> str:
         out.append(f"**{gaps[0]}**\n\n" + "\n".join(gaps[1:]) + "\n\n")
     run_line = sections.run_line(report)
     if run_line:
-        out.append(f"Run: {run_line}; run directory `{report['run'].get('run_dir', '')}`\n\n")
-    for make in sections.TABLES_BEFORE_STEPS:
-        t = make(report)
-        if t:
-            out.append(_table(t))
-    quirks = sections.counters_line(report)
-    if quirks:
-        out.append(f"_{quirks}_\n\n")
-    no_device = sections.no_device_line(report)
-    if no_device:
-        out.append(f"_{no_device}_\n\n")
-    steps = sections.steps_lines(report)
-    if steps:
-        out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")
-    cost = measurement.tool_cost_line(report)
-    if cost:
-        out.append(f"_{cost}_\n\n")
-    for make in sections.TABLES_AFTER_STEPS:
-        t = make(report)
-        if t:
-            out.append(_table(t))
-    views = sections.findings_views(report)
-    out.append("## Findings\n\n")
-    if not views:
-        line = measurement.no_findings_line(report)
-        out.append(line[0].upper() + line[1:] + "\n")
-    for v in views:
-        out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {v.title}\n\n")
-        out.append(f"- **saving**: {v.saving}\n")
-        for w in v.where:
-            out.append(f"- **where**: `{w}`\n")
-        if v.evidence:
-            out.append("- **evidence**: " + "; ".join(v.evidence) + "\n")
-        if v.action:
-            out.append(f"- **fix**: {v.action}\n")
-        out.append("\n")
-    return "".join(out)
+        out.append(f"Run: {run_line}\n\n")
+    figures = summary.figure_lines(report, skip=("run",) if run_line else ())
+    if figures:
+        out.append("\n".join(f"- **{line.split(': ', 1)[0]}**: {line.split(': ', 1)[1]}"
+                             for line in figures) + "\n\n")
+    out.append(_findings(report))
+    for part in (_time, _steps, _device, _top, _record):
+        out.append(part(report))
+    return "".join(out).rstrip() + "\n"

@@ -1,5 +1,9 @@
 """The report's sections as plain rows (title, header, rows), so that every
-renderer (terminal, Markdown) shows the same content from one definition."""
+renderer (terminal, Markdown, HTML) shows the same content from one definition.
+
+Jobs with many ranks are summarised rather than listed: above RANK_DETAIL_MAX
+ranks the phase table has one row per phase (median over ranks, the slowest
+rank named) and the device tables show the median rank and the worst ones."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ from fastenough.render.units import (
 )
 
 TOP_N = 10
+RANK_DETAIL_MAX = 8  # more ranks than this: summarised, the worst shown
+WORST_RANKS = 5
 
 
 @dataclass
@@ -35,9 +41,10 @@ def inputs_table(report: dict) -> Table | None:
     inputs = report.get("inputs") or []
     if not inputs:
         return None
+    base = (report.get("meta") or {}).get("cwd")
     rows = [
         [
-            _display_path(i.get("path", "-")),
+            _display_path(i.get("path", "-"), base),
             i.get("format", "-"),
             fmt_bytes(i.get("bytes")),
             fmt_num(i.get("events")),
@@ -45,13 +52,26 @@ def inputs_table(report: dict) -> Table | None:
         ]
         for i in inputs
     ]
-    return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, right={2, 3})
+    note = ""
+    if len(inputs) > RANK_DETAIL_MAX:
+        # One file per rank: the first few, then the rest in one row.
+        rest = inputs[WORST_RANKS:]
+        ranks = sorted(r for i in rest for r in (i.get("ranks") or []))
+        rows = rows[:WORST_RANKS] + [[
+            f"… {len(rest)} more files", ", ".join(sorted({i.get("format", "-") for i in rest})),
+            fmt_bytes(sum(i.get("bytes") or 0 for i in rest)),
+            fmt_num(sum(i.get("events") or 0 for i in rest)),
+            f"{ranks[0]}–{ranks[-1]}" if ranks else "-"]]
+        note = f"{len(inputs)} files in all; every one in --json (inputs)."
+    return Table("Inputs", ["file", "format", "size", "events", "rank"], rows, note=note,
+                 right={2, 3})
 
 
-def _display_path(path: str) -> str:
-    """Relative to the working directory when that is shorter and stays inside it."""
+def _display_path(path: str, base: str | None = None) -> str:
+    """Relative to the run's working directory (else the current one) when that is
+    shorter and stays inside it: a run's report reads the same wherever it is rendered."""
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, base or os.getcwd())
     except ValueError:
         return path
     return rel if len(rel) < len(path) and not rel.startswith("..") else path
@@ -114,7 +134,10 @@ def phases_table(report: dict) -> Table | None:
     details = (report.get("run_details") or {}).get("phases") or []
     if len(details) != len(phases):
         details = [{} for _ in phases]
-    multi_rank = len({p.get("rank") for p in phases}) > 1
+    ranks = {p.get("rank") for p in phases}
+    if len(ranks) > RANK_DETAIL_MAX:
+        return _phases_summary_table(phases, details)
+    multi_rank = len(ranks) > 1
     # The sampler sees the process tree: with several ranks its RSS is the job's.
     header = (["rank"] if multi_rank else []) + [
         "phase", "host time", "device busy", "util", "power", "mem used", "alloc peak",
@@ -155,6 +178,67 @@ def phases_table(report: dict) -> Table | None:
     ))
 
 
+def median(values: list) -> float | None:
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _max(values: list):
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def phase_groups(phases: list[dict], details: list[dict]) -> list[tuple[str, list]]:
+    """Phases of all ranks grouped by (name, occurrence within the rank), in the
+    order of the first rank: the n-th `steady` of every rank is one group."""
+    seen: dict[tuple, int] = {}
+    groups: dict[tuple[str, int], list[tuple[dict, dict]]] = {}
+    for p, d in zip(phases, details, strict=True):
+        k = (p.get("rank"), p.get("name"))
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        groups.setdefault((p.get("name", "-"), n), []).append((p, d))
+    return [(name, members) for (name, _), members in groups.items()]
+
+
+def _phases_summary_table(phases: list[dict], details: list[dict]) -> Table:
+    rows = []
+    ranks = len({p.get("rank") for p in phases})
+    for name, members in phase_groups(phases, details):
+        slowest = max(members, key=lambda m: m[0].get("host_ns") or 0)[0]
+        busy = [m[0].get("device_busy_share") for m in members]
+        util = median([m[0].get("util_mean") for m in members])
+        power = median([m[0].get("power_mean_w") for m in members])
+        cpu = median([m[1].get("cpu_mean_pct") for m in members])
+        rows.append([
+            name,
+            str(len(members)),
+            fmt_ns(median([m[0].get("host_ns") for m in members])),
+            f"{fmt_ns(slowest.get('host_ns'))} (rank {slowest.get('rank')})",
+            fmt_share(median(busy)),
+            "-" if util is None else f"{util:.0f}%",
+            "-" if power is None else f"{power:.0f} W",
+            fmt_bytes(_max([m[0].get("mem_used_max") for m in members])),
+            fmt_bytes(_max([m[0].get("alloc_peak") for m in members])),
+            fmt_bytes(_max([m[0].get("reserved_peak") for m in members])),
+            "-" if cpu is None else f"{cpu:.0f}%",
+            fmt_bytes(_max([m[1].get("rss_max") for m in members])),
+        ])
+    header = ["phase", "ranks", "host time (median)", "slowest rank", "device busy (median)",
+              "util", "power", "mem used (max)", "alloc peak (max)", "reserved peak (max)",
+              "host CPU", "RSS max (all ranks)"]
+    t = _drop_empty_columns(Table(
+        f"Phases ({ranks} ranks: median over ranks, the slowest named, peaks the maximum)",
+        header, rows, right=set(range(1, 12)),
+        note="device busy comes from the profiler trace for the profile phase and from "
+        "sampled utilisation otherwise; every rank's row is in --json.",
+    ))
+    return t
+
+
 def _drop_empty_columns(t: Table) -> Table:
     """Columns absent for every row (no GPU: no util, power, ...) only add noise."""
     keep = [i for i in range(len(t.header)) if i == 0 or any(r[i] != "-" for r in t.rows)]
@@ -163,7 +247,7 @@ def _drop_empty_columns(t: Table) -> Table:
         t.title,
         header,
         [[r[i] for i in keep] for r in t.rows],
-        note=t.note if "device busy" in header else "",
+        note=t.note if any(h.startswith("device busy") for h in header) else "",
         right={new for new, old in enumerate(keep) if old in t.right},
     )
 
@@ -189,27 +273,28 @@ def steps_lines(report: dict) -> list[str]:
         out.append(
             f"{label}{m['steady_count']} steady steps: median {fmt_ns(m.get('median_ns'))}, "
             f"p10 {fmt_ns(m.get('p10_ns'))}, p90 {fmt_ns(m.get('p90_ns'))}")
-        rates = _rates(m)
-        if rates:
-            out.append(f"{label}steady throughput: " + ", ".join(rates))
+        texts = rates(m)
+        if texts:
+            out.append(f"{label}steady throughput: " + ", ".join(texts))
     notes = _steps_notes(report, by_mode)
     if notes:
         out.append("(" + "; ".join(notes) + ")")
     return out
 
 
-def _rates(m: dict) -> list[str]:
-    rates = []
+def rates(m: dict) -> list[str]:
+    """'10.03 steps/s', '10.0 items/s', '642 tokens/s (374 without padding)'."""
+    out = []
     if m.get("steps_per_s"):
-        rates.append(f"{m['steps_per_s']:.2f} steps/s")
+        out.append(f"{m['steps_per_s']:.2f} steps/s")
     if m.get("items_per_s"):
-        rates.append(f"{m['items_per_s']:.1f} items/s")
+        out.append(f"{m['items_per_s']:.1f} items/s")
     if m.get("tokens_per_s"):
         tokens = f"{m['tokens_per_s']:.0f} tokens/s"
         if m.get("real_tokens_per_s"):
             tokens += f" ({m['real_tokens_per_s']:.0f} without padding)"
-        rates.append(tokens)
-    return rates
+        out.append(tokens)
+    return out
 
 
 def _steps_notes(report: dict, by_mode: list[dict]) -> list[str]:
@@ -232,15 +317,41 @@ def _meta_agents(report: dict) -> list[dict]:
     return agents if isinstance(agents, list) else []
 
 
+def idle_share(d: dict) -> float:
+    return share(d.get("idle_ns"), d.get("span_ns")) or 0.0
+
+
+def device_rows(report: dict) -> list[tuple[str, dict]]:
+    """(rank label, device) to show: every device of a small job; for more than
+    RANK_DETAIL_MAX ranks the WORST_RANKS most idle, then the median and the least idle."""
+    devices = report.get("devices") or []
+    if len({d.get("rank") for d in devices}) <= RANK_DETAIL_MAX:
+        return [(str(d.get("rank", "-")), d) for d in devices]
+    ordered = sorted(devices, key=idle_share, reverse=True)
+    rows = [(str(d.get("rank", "-")), d) for d in ordered[:WORST_RANKS]]
+    rows.append((f"median: {ordered[len(ordered) // 2].get('rank', '-')}",
+                 ordered[len(ordered) // 2]))
+    rows.append((f"least idle: {ordered[-1].get('rank', '-')}", ordered[-1]))
+    return rows
+
+
+def _ranks_note(report: dict) -> str:
+    devices = report.get("devices") or []
+    if len(device_rows(report)) == len(devices):
+        return ""
+    return (f" {len(devices)} devices: the {WORST_RANKS} with the most idle time, then the "
+            "median and the least idle one; every device in --json.")
+
+
 def devices_table(report: dict) -> Table | None:
     devices = report.get("devices") or []
     if not devices:
         return None
     rows = []
-    for d in devices:
+    for label, d in device_rows(report):
         span = d.get("span_ns")
         rows.append([
-            str(d.get("rank", "-")),
+            label,
             _device_label(d),
             fmt_ns(span),
             fmt_share(share(d.get("busy_ns"), span)),
@@ -255,7 +366,7 @@ def devices_table(report: dict) -> Table | None:
         ["rank", "device", "span", "busy", "compute", "comm", "memcpy", "memset", "kernels"],
         rows,
         note="busy = compute + comm + memcpy + memset; communication overlapped with "
-        "compute counts as compute.",
+        "compute counts as compute." + _ranks_note(report),
         right=set(range(2, 9)),
     )
 
@@ -265,11 +376,11 @@ def idle_table(report: dict) -> Table | None:
     if not devices:
         return None
     rows = []
-    for d in devices:
+    for label, d in device_rows(report):
         span = d.get("span_ns")
         idle = d.get("device_idle") or {}
         rows.append([
-            str(d.get("rank", "-")),
+            label,
             _device_label(d),
             fmt_share(share(d.get("idle_ns"), span)),
             fmt_share(share(idle.get("host_wait_ns"), span)),
@@ -284,7 +395,7 @@ def idle_table(report: dict) -> Table | None:
         note="host wait: the device had finished and the host had not yet launched the next "
         "op; kernel wait: gaps under 30 µs between ops already queued; short kernels: kernels "
         "that ran shorter than the call that launched them. Per-stream gaps as HTA counts "
-        "them: --json, devices[].streams.",
+        "them: --json, devices[].streams." + _ranks_note(report),
         right=set(range(2, 7)),
     )
 
@@ -340,27 +451,63 @@ class FindingView:
     where: list[str]
     action: str
     evidence: list[str]
+    evidence_pairs: list[tuple[str, str]] = field(default_factory=list)
+    saving_share: float | None = None  # of a step, for a bar; None when unknown
+
+
+def _relative_where(where: dict, cwd: str | None) -> dict:
+    """Source files under the run's working directory are named relative to it:
+    shorter, and the same on every machine the report is read on."""
+    path = where.get("file")
+    if not path or not cwd or not os.path.isabs(path):
+        return where
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:
+        return where
+    if rel.startswith(".."):
+        return where
+    return {**where, "file": rel}
+
+
+def _saving_text(saving: dict | None) -> str:
+    text = fmt_saving(saving)
+    return "not estimated" if text == "-" else text
 
 
 def findings_views(report: dict) -> list[FindingView]:
     views = []
+    cwd = (report.get("meta") or {}).get("cwd")
     for i, f in enumerate(report.get("findings") or [], start=1):
-        evidence = [
-            f"{k} = {fmt_evidence_value(k, v)}" for k, v in (f.get("evidence") or {}).items()
-        ]
+        pairs = [(k, fmt_evidence_value(k, v)) for k, v in (f.get("evidence") or {}).items()]
+        saving = f.get("saving") or {}
+        fraction = saving.get("share_of_step")
         views.append(
             FindingView(
                 rank=i,
                 code=f.get("code", "?"),
                 verdict=f.get("verdict", "?"),
                 title=f.get("title", ""),
-                saving=fmt_saving(f.get("saving")),
-                where=[fmt_where(w) for w in (f.get("where") or [])][:5],
+                saving=_saving_text(f.get("saving")),
+                where=[fmt_where(_relative_where(w, cwd)) for w in (f.get("where") or [])][:5],
                 action=f.get("action", ""),
-                evidence=evidence,
+                evidence=[f"{k} = {v}" for k, v in pairs],
+                evidence_pairs=pairs,
+                saving_share=fraction if isinstance(fraction, (int, float)) and fraction >= 0
+                else None,
             )
         )
     return views
+
+
+def findings_table(report: dict) -> Table | None:
+    """One row per finding, for a reader who scans before reading the details."""
+    views = findings_views(report)
+    if not views:
+        return None
+    rows = [[str(v.rank), v.code, v.verdict, v.saving, v.title] for v in views]
+    return Table("Findings", ["#", "code", "verdict", "saving", "what"], rows,
+                 right={0})
 
 
 # The order in which renderers show the tables: before and after the step line.

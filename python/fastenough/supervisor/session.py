@@ -47,11 +47,31 @@ def _now_ns() -> int:
     return time.time_ns()
 
 
+# Trace bytes above which the analysis after the run shows a progress bar.
+PROGRESS_MIN_BYTES = 100 * 1024 * 1024
+
+
+def analyze_run_dir(run_dir: Path, show_progress: bool | None = None) -> dict:
+    """The report of a run directory; a progress bar on stderr while large traces load
+    (None: when stderr is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1)."""
+    from fastenough import _core
+
+    traces = sorted(p for p in (run_dir / "trace").glob("*.json*") if p.is_file())
+    if show_progress is None:
+        big = sum(p.stat().st_size for p in traces) >= PROGRESS_MIN_BYTES
+        show_progress = (big and sys.stderr.isatty()) or \
+            os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
+    if not show_progress or not traces:
+        return json.loads(_core.analyze_run_dir(str(run_dir)))
+    from fastenough.render.progress import files_progress
+
+    with files_progress("analysing traces", len(traces)) as update:
+        return json.loads(_core.analyze_run_dir(str(run_dir), progress=update))
+
+
 def _analyze(run_dir: Path, log) -> tuple[dict | None, str | None]:
     try:
-        from fastenough import _core
-
-        return json.loads(_core.analyze_run_dir(str(run_dir))), None
+        return analyze_run_dir(run_dir), None
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
@@ -170,6 +190,12 @@ def execute(opts: RunOptions) -> RunOutcome:
             _rd.write_text_atomic(run_dir / "report.md", report_to_markdown(report))
         except Exception as e:  # noqa: BLE001 - the JSON report is the contract
             log(f"report.md not written: {type(e).__name__}: {e}")
+        try:
+            from fastenough.render.html import report_to_html
+
+            _rd.write_text_atomic(run_dir / "report.html", report_to_html(report, run_dir))
+        except Exception as e:  # noqa: BLE001 - the JSON report is the contract
+            log(f"report.html not written: {type(e).__name__}: {e}")
 
     if opts.history:
         try:

@@ -1,0 +1,191 @@
+"""`fastenough report`: render a run directory or a trace again, in any format."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from fastenough.errors import InputNotFoundError, UsageError
+
+HELP = "render a run directory or trace(s) again: HTML, Markdown, JSON or the terminal"
+DESCRIPTION = """\
+Render the report of a `fastenough run` directory, or of profiler traces, in
+one of four formats:
+
+  --html       one self-contained page (inline SVG charts, no script, no
+               external request: it opens offline, as an attachment or a CI
+               artifact): phase timeline, device and host series over time,
+               steady step-time distribution, device time split, findings,
+               top kernels and ops, the reproducibility record
+  --md         Markdown to paste into a pull request (the same sections, no charts)
+  --json       the fastenough.report/1 document
+  --terminal   the table report `fastenough run` prints
+
+Without a format flag the format follows -o's extension (.html, .md, .json)
+and is the terminal report when there is no -o. Without -o the output goes to
+stdout.
+
+RUN_DIR is a directory that `fastenough run` wrote (.fastenough/runs/<id>/):
+its report.json is rendered as it is (--reanalyze analyses the directory
+again, e.g. with a newer fastenough). Anything else is read as traces, as
+`fastenough analyze` reads them: one or more .json / .json.gz files (one per
+rank) or a directory of tensorboard_trace_handler output.
+
+examples:
+  fastenough report .fastenough/runs/20261203T101500Z-1a2b3c -o report.html
+  fastenough report .fastenough/runs/20261203T101500Z-1a2b3c --md | pbcopy
+  fastenough report trace.json.gz -o trace-report.html
+  fastenough report logs/rank*.pt.trace.json.gz --html > job.html
+
+exit status: 0 ok, 2 usage error or unreadable input.
+"""
+
+FORMATS = ("html", "md", "json", "terminal")
+_EXTENSIONS = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help=HELP, description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="RUN_DIR|TRACE",
+                   help="a run directory, or trace file(s) / a directory of traces")
+    fmt = p.add_mutually_exclusive_group()
+    for name in FORMATS:
+        fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name,
+                         help=f"render as {name}")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (replaced atomically) instead of stdout")
+    p.add_argument("--reanalyze", action="store_true",
+                   help="with a RUN_DIR: analyse the directory again instead of reading its "
+                   "report.json")
+    p.add_argument("--window", type=int, metavar="N",
+                   help="with a directory of traces: the profiler window to analyse "
+                   "(default: the newest; see `fastenough analyze --help`)")
+    p.add_argument("--threads", type=int, default=0, metavar="N",
+                   help="load at most N trace files at once (default: one per core)")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.set_defaults(func=run)
+
+
+def is_run_dir(path: str) -> bool:
+    return os.path.isdir(path) and (
+        os.path.exists(os.path.join(path, "report.json"))
+        or os.path.exists(os.path.join(path, "meta.json")))
+
+
+def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict:
+    report_path = os.path.join(path, "report.json")
+    if not reanalyze and os.path.exists(report_path):
+        try:
+            with open(report_path, encoding="utf-8") as f:
+                report = json.load(f)
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise InputNotFoundError(
+                f"{report_path}: not a readable report ({e}); --reanalyze analyses the "
+                "run directory again") from None
+        if not isinstance(report, dict) or not str(report.get("schema", "")).startswith(
+                "fastenough.report/"):
+            raise InputNotFoundError(f"{report_path}: not a fastenough report")
+        return report
+    from fastenough.supervisor.session import analyze_run_dir
+
+    try:
+        return analyze_run_dir(Path(path), None if not no_progress else False)
+    except Exception as e:  # noqa: BLE001 - the core's errors name the file
+        raise InputNotFoundError(f"{path}: {e}") from None
+
+
+def _is_report_file(path: str) -> bool:
+    """A saved report.json (rather than a trace): its first key is the schema."""
+    if not path.endswith(".json") or not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return False
+    return b'"fastenough.report/' in head
+
+
+def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str | None]:
+    """The report and, for a run, its directory (the HTML charts read its files)."""
+    if len(paths) == 1 and is_run_dir(paths[0]):
+        return _load_run_dir(paths[0], args.reanalyze, args.no_progress), paths[0]
+    if args.reanalyze:
+        raise UsageError("--reanalyze applies to a run directory")
+    if len(paths) == 1 and _is_report_file(paths[0]):
+        try:
+            report = json.loads(Path(paths[0]).read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise InputNotFoundError(f"{paths[0]}: not a readable report ({e})") from None
+        parent = os.path.dirname(os.path.abspath(paths[0]))
+        return report, parent if is_run_dir(parent) else None
+    # Traces: exactly what `fastenough analyze` reads.
+    from fastenough.cli import analyze
+
+    paths = analyze._expand_directory(paths, args.window)
+    total = analyze._check_paths(paths)
+    show = (not args.no_progress and total >= analyze.PROGRESS_MIN_BYTES
+            and sys.stderr.isatty()) or os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
+    return analyze.analyze_paths(paths, threads=args.threads, show_progress=show), None
+
+
+def render(report: dict, fmt: str, run_dir: str | None) -> str:
+    if fmt == "html":
+        from fastenough.render.html import report_to_html
+
+        return report_to_html(report, run_dir)
+    if fmt == "md":
+        from fastenough.render.markdown import report_to_markdown
+
+        return report_to_markdown(report)
+    if fmt == "json":
+        return json.dumps(report, indent=2) + "\n"
+    import io
+
+    from rich.console import Console
+
+    from fastenough.render.terminal import print_report
+
+    buf = io.StringIO()
+    print_report(report, console=Console(file=buf, width=140, color_system=None))
+    return buf.getvalue()
+
+
+def _write(text: str, dest: str) -> None:
+    tmp = f"{dest}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, dest)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise InputNotFoundError(f"-o {dest}: {e.strerror or e}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = args.format
+    if fmt is None and args.output:
+        fmt = _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())
+        if fmt is None:
+            raise UsageError(f"-o {args.output}: say the format (--html, --md, --json or "
+                             "--terminal); the extension does not tell")
+    fmt = fmt or "terminal"
+    report, run_dir = load_report(args.paths, args)
+    if fmt == "terminal" and not args.output:
+        from fastenough.render.terminal import print_report
+
+        print_report(report)
+        return 0
+    text = render(report, fmt, run_dir)
+    if args.output:
+        _write(text, args.output)
+        sys.stderr.write(f"fastenough: wrote {args.output}\n")
+    else:
+        sys.stdout.write(text)
+    return 0

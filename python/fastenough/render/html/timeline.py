@@ -1,0 +1,139 @@
+"""The phase timeline: one bar per rank from the run's start to its end, each
+phase a coloured stretch (startup, warmup, steady, profile, tail, and the
+user's own phases on a lane of their own), with the time axis in seconds."""
+
+from __future__ import annotations
+
+from fastenough.render import sections
+from fastenough.render.html import svg
+from fastenough.render.units import fmt_ns
+
+PHASE_COLORS = {
+    "startup": "#9aa5b1",
+    "load": "#7b8794",
+    "warmup": "#f0b429",
+    "steady": "#2f80ed",
+    "profile": "#9b51e0",
+    "tail": "#c3ccd6",
+}
+_OTHER_COLORS = ("#27ae60", "#eb5757", "#00a3a3", "#f2994a", "#56ccf2", "#bb6bd9")
+
+WIDTH, LEFT, RIGHT = 960, 130, 20
+
+
+def palette(report: dict) -> dict[str, str]:
+    """A colour per phase name: fixed for fastenough's phases, the user's in order of
+    first appearance, so that every chart of the page colours a phase alike."""
+    colors = dict(PHASE_COLORS)
+    n = 0
+    for p in report.get("phases") or []:
+        name = p.get("name", "?")
+        if name not in colors:
+            colors[name] = _OTHER_COLORS[n % len(_OTHER_COLORS)]
+            n += 1
+    return colors
+
+
+def phase_rows(report: dict) -> list[tuple[dict, dict]]:
+    """(phase, details) pairs, details aligned by position as the C++ writes them."""
+    phases = report.get("phases") or []
+    details = (report.get("run_details") or {}).get("phases") or []
+    if len(details) != len(phases):
+        details = [{} for _ in phases]
+    return list(zip(phases, details, strict=True))
+
+
+def time_span(report: dict) -> tuple[int, int] | None:
+    """Wall-clock ns of the run's start and end (the phases' when meta lacks them)."""
+    meta = report.get("meta") or {}
+    starts = [p["start_ns"] for p in report.get("phases") or [] if p.get("start_ns")]
+    ends = [p["end_ns"] for p in report.get("phases") or [] if p.get("end_ns")]
+    t0 = meta.get("start_wall_ns") or (min(starts) if starts else None)
+    t1 = meta.get("end_wall_ns") or (max(ends) if ends else None)
+    if not t0 or not t1 or t1 <= t0:
+        return None
+    return t0, t1
+
+
+def seconds_label(v: float) -> str:
+    return f"{v:g} s"
+
+
+def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
+    rows = phase_rows(report)
+    span = time_span(report)
+    if not rows or span is None:
+        return None
+    t0, t1 = span
+    ranks = sorted({p.get("rank") for p, _ in rows}, key=lambda r: (r is None, r))
+    slowest = None
+    if len(ranks) <= sections.RANK_DETAIL_MAX:
+        shown = ranks
+    else:
+        # Many ranks: the first and the one with the most time in its steady phases.
+        steady: dict = {}
+        for p, _ in rows:
+            if p.get("name") == "steady":
+                steady[p.get("rank")] = steady.get(p.get("rank"), 0) + (p.get("host_ns") or 0)
+        slowest = max(steady, key=steady.get) if steady else None
+        shown = [ranks[0]] + ([slowest] if slowest not in (None, ranks[0]) else [])
+    lanes: list[tuple[str, list[tuple[dict, dict]]]] = []
+    for r in shown:
+        mine = [(p, d) for p, d in rows if p.get("rank") == r]
+        auto = [(p, d) for p, d in mine if d.get("auto", True)]
+        user = [(p, d) for p, d in mine if not d.get("auto", True)]
+        prefix = f"rank {r}" if len(ranks) > 1 else "phases"
+        if r == slowest and len(shown) > 1:
+            prefix += " (slowest)"
+        lanes.append((prefix, auto))
+        if user:
+            lanes.append(("your phases" if len(ranks) == 1 else f"rank {r} yours", user))
+    lane_h, gap, top = 30, 10, 8
+    height = top + len(lanes) * (lane_h + gap) + 40
+    x = svg.Scale(0, (t1 - t0) / 1e9, LEFT, WIDTH - RIGHT)
+    colors = palette(report)
+    names = ", ".join(dict.fromkeys(p.get("name", "?") for p, _ in rows))
+    desc = (f"Phases of the run over {fmt_ns(t1 - t0)}: {names}."
+            + (f" Ranks {' and '.join(str(r) for r in shown)} of {len(ranks)} shown"
+               + (f", rank {slowest} the slowest in its steady phases" if len(shown) > 1 else "")
+               + "." if len(shown) < len(ranks) else ""))
+    out = [svg.svg_open(WIDTH, height, "Phase timeline", desc, uid)]
+    y = top
+    axis_values = svg.ticks(0, (t1 - t0) / 1e9, 8)
+    axis_y = top + len(lanes) * (lane_h + gap)
+    # The grid goes under the phases: drawn first.
+    out.append(svg.x_axis(x, axis_values, axis_y, seconds_label, grid_top=top,
+                          title="seconds since the command started"))
+    for label, members in lanes:
+        out.append(svg.text(LEFT - 8, y + lane_h / 2 + 4, label, "lane-label", "end"))
+        out.append(svg.rect(LEFT, y, WIDTH - RIGHT - LEFT, lane_h, "#f3f5f7", cls="lane"))
+        for p, d in members:
+            if not p.get("start_ns") or not p.get("end_ns"):
+                continue
+            a, b = x((p["start_ns"] - t0) / 1e9), x((p["end_ns"] - t0) / 1e9)
+            name = p.get("name", "?")
+            mode = f" ({d['mode']})" if d.get("mode") and name in ("warmup", "steady",
+                                                                   "profile") else ""
+            tip = f"{name}{mode}: {fmt_ns(p.get('host_ns'))}"
+            out.append(svg.rect(a, y, max(b - a, 1.5), lane_h, colors[name], tip,
+                                "phase"))
+            if b - a > 7.5 * len(name) + 10:
+                out.append(svg.text((a + b) / 2, y + lane_h / 2 + 4, name, "phase-label",
+                                    "middle"))
+        y += lane_h + gap
+    out.append("</svg>")
+    return "".join(out)
+
+
+def legend(report: dict) -> list[tuple[str, str, str]]:
+    """(colour, phase name, total host time over its occurrences, first rank)."""
+    rows = phase_rows(report)
+    if not rows:
+        return []
+    first = min((p.get("rank") for p, _ in rows), key=lambda r: (r is None, r))
+    totals: dict[str, int] = {}
+    for p, _ in rows:
+        if p.get("rank") == first:
+            totals[p.get("name", "?")] = totals.get(p.get("name", "?"), 0) + (p.get("host_ns") or 0)
+    colors = palette(report)
+    return [(colors.get(n, "#999"), n, fmt_ns(t)) for n, t in totals.items()]

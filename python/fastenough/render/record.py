@@ -1,0 +1,157 @@
+"""The reproducibility record (DESIGN.md section 7): what ran, where, with which
+versions, device, batch, dtype and peaks, so that a reader can tell whether
+two reports are comparable. One table that every renderer shows."""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+from fastenough.render.sections import Table, phase_groups
+from fastenough.render.units import fmt_bytes, fmt_ns
+
+# Ops whose input dtype is the model's compute dtype.
+_MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
+               "aten::linear", "aten::convolution", "aten::_convolution",
+               "aten::scaled_dot_product_attention")
+_DTYPE_NAMES = {"float": "float32", "c10::Half": "float16", "c10::BFloat16": "bfloat16",
+                "double": "float64", "c10::Float8_e4m3fn": "float8_e4m3fn"}
+
+
+def _utc(ns) -> str | None:
+    if not ns:
+        return None
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ns / 1e9))
+
+
+def _main_agent(meta: dict) -> dict:
+    agents = meta.get("agents") if isinstance(meta.get("agents"), list) else []
+    for role in ("main", "rank"):
+        for a in agents:
+            if a.get("role") == role:
+                return a
+    return agents[0] if agents else {}
+
+
+def compute_dtype(report: dict) -> str | None:
+    """The input dtype of the matmul-like ops, weighted by their time in the trace."""
+    weight: dict[str, float] = {}
+    for s in report.get("shapes") or []:
+        if s.get("op") not in _MATMUL_OPS:
+            continue
+        types = [t for t in s.get("input_types") or [] if t and t != "Scalar"]
+        if types:
+            t = types[0]
+            weight[t] = weight.get(t, 0) + (s.get("total_ns") or 0)
+    if not weight:
+        return None
+    best = max(weight, key=weight.get)
+    return _DTYPE_NAMES.get(best, best)
+
+
+def items_per_step(report: dict) -> float | None:
+    steps = report.get("steps") or {}
+    sps, ips = steps.get("steady_steps_per_s"), steps.get("items_per_s")
+    if not sps or not ips:
+        return None
+    return ips / sps
+
+
+def _devices_text(meta: dict, agent: dict) -> str | None:
+    sampled = meta.get("devices") or []
+    if sampled:
+        names: dict[str, int] = {}
+        for d in sampled:
+            label = d.get("name") or d.get("source", "device")
+            if d.get("mem_total_bytes"):
+                label += f" ({fmt_bytes(d['mem_total_bytes'])})"
+            names[label] = names.get(label, 0) + 1
+        return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
+    props = meta.get("device_properties") or []
+    if props:
+        names = {}
+        for d in props:
+            label = d.get("name", "device")
+            if d.get("total_memory_bytes"):
+                label += f" ({fmt_bytes(d['total_memory_bytes'])})"
+            names[label] = names.get(label, 0) + 1
+        return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
+    devices = agent.get("devices") or []
+    if devices:
+        return ", ".join(f"{d.get('device')} {d.get('name', '')}".strip() for d in devices)
+    return None
+
+
+def _peaks(report: dict) -> list[str]:
+    phases = report.get("phases") or []
+    details = (report.get("run_details") or {}).get("phases") or []
+    if len(details) != len(phases):
+        details = [{} for _ in phases]
+    out = []
+    best: dict[str, tuple[float, str]] = {}
+    for name, members in phase_groups(phases, details):
+        for p, d in members:
+            for key, label, v in (("alloc", "allocated", p.get("alloc_peak")),
+                                  ("reserved", "reserved", p.get("reserved_peak")),
+                                  ("used", "device memory used", p.get("mem_used_max")),
+                                  ("rss", "RSS", d.get("rss_max"))):
+                if v is not None and v > best.get(key, (-1, ""))[0]:
+                    best[key] = (v, f"{label} {fmt_bytes(v)} ({name})")
+    for key in ("alloc", "reserved", "used", "rss"):
+        if key in best:
+            out.append(best[key][1])
+    return out
+
+
+def record_table(report: dict) -> Table | None:
+    meta = report.get("meta") or {}
+    run = report.get("run") or {}
+    agent = _main_agent(meta)
+    rows: list[list[str]] = []
+
+    def add(what: str, value) -> None:
+        if value not in (None, "", []):
+            rows.append([what, str(value)])
+
+    command = run.get("command") or meta.get("command")
+    if isinstance(command, list):
+        command = shlex.join(command)
+    add("command", command)
+    if run:
+        ending = (f"signal {run['signal']}" if run.get("signal")
+                  else f"exit status {run.get('exit_status')}")
+        add("ended", f"{ending} after {fmt_ns(run.get('wall_ns'))}")
+    add("started", _utc(meta.get("start_wall_ns")))
+    add("host", meta.get("host"))
+    add("working directory", meta.get("cwd"))
+    git = meta.get("git") or {}
+    if git.get("revision"):
+        add("git", git["revision"][:12] + (" (uncommitted changes)" if git.get("dirty") else ""))
+    versions = [f"fastenough {meta.get('fastenough_version') or report.get('tool_version')}"]
+    if agent.get("python"):
+        versions.append(f"Python {agent['python']}")
+    if agent.get("torch"):
+        versions.append(f"torch {agent['torch']}")
+    if agent.get("cuda"):
+        versions.append(f"CUDA {agent['cuda']}")
+    add("versions", ", ".join(versions))
+    add("devices", _devices_text(meta, agent))
+    world = meta.get("world_size") or agent.get("world_size")
+    if world and world > 1:
+        add("ranks", f"{world}" + (f" ({meta['backend']})" if meta.get("backend") else ""))
+    per_step = items_per_step(report)
+    if per_step:
+        unit = "item" if per_step == 1 else "items"
+        add("batch", f"{per_step:.4g} {unit} per step (steady, all ranks)")
+    add("dtype", compute_dtype(report) and f"{compute_dtype(report)} (matmul inputs in the trace)")
+    add("peaks", "; ".join(_peaks(report)))
+    opts = meta.get("agent_opts") or {}
+    if opts:
+        window = "off" if not opts.get("trace", True) else f"{opts.get('trace_steps')} steps"
+        add("options", f"warmup {opts.get('warmup_steps')} steps, profiler window {window}"
+            + (", probes on" if opts.get("probe") else ""))
+    if not run:
+        add("traces", ", ".join(i.get("path", "?") for i in report.get("inputs") or []))
+    if not rows:
+        return None
+    return Table("Reproducibility record", ["field", "value"], rows)

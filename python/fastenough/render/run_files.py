@@ -1,0 +1,118 @@
+"""The raw series behind the HTML report's charts, read from a run directory:
+samples.csv (the sampler's rows, DESIGN.md section 3) and steps.jsonl (one
+line per step). The report's figures come from report.json; these files only
+feed the pictures of the same run. Missing or damaged files give empty series."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class DeviceSeries:
+    label: str  # "nvml 0"
+    util_pct: list[tuple[int, float]] = field(default_factory=list)  # (wall_ns, value)
+    power_w: list[tuple[int, float]] = field(default_factory=list)
+    mem_used: list[tuple[int, float]] = field(default_factory=list)
+    mem_total: float | None = None
+
+
+@dataclass
+class Samples:
+    devices: list[DeviceSeries] = field(default_factory=list)
+    cpu_pct: list[tuple[int, float]] = field(default_factory=list)
+    rss: list[tuple[int, float]] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not self.devices and not self.cpu_pct and not self.rss
+
+
+def _num(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(v) else v
+
+
+def read_samples(run_dir: str | Path) -> Samples:
+    path = Path(run_dir) / "samples.csv"
+    out = Samples()
+    by_key: dict[str, DeviceSeries] = {}
+    try:
+        f = open(path, newline="")  # noqa: SIM115 - closed below
+    except OSError:
+        return out
+    with f:
+        try:
+            for row in csv.DictReader(f):
+                t = _num(row.get("wall_ns"))
+                if t is None:
+                    continue
+                t = int(t)
+                if row.get("source") == "proc":
+                    cpu, rss = _num(row.get("cpu_pct")), _num(row.get("rss_bytes"))
+                    if cpu is not None:
+                        out.cpu_pct.append((t, cpu))
+                    if rss is not None:
+                        out.rss.append((t, rss))
+                    continue
+                key = f"{row.get('source')} {row.get('device')}"
+                dev = by_key.get(key)
+                if dev is None:
+                    dev = by_key[key] = DeviceSeries(key)
+                    out.devices.append(dev)
+                for name, series in (("util_pct", dev.util_pct), ("power_w", dev.power_w),
+                                     ("mem_used_bytes", dev.mem_used)):
+                    v = _num(row.get(name))
+                    if v is not None:
+                        series.append((t, v))
+                total = _num(row.get("mem_total_bytes"))
+                if total:
+                    dev.mem_total = total
+        except (csv.Error, UnicodeDecodeError):
+            pass  # a cut-off last line: keep the rows read so far
+    return out
+
+
+def steady_step_durations(run_dir: str | Path) -> tuple[list[int], int | None]:
+    """Durations (ns) of the steady steps of the lowest rank in steps.jsonl, and that rank."""
+    path = Path(run_dir) / "steps.jsonl"
+    by_rank: dict[int, list[int]] = {}
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return [], None
+    with f:
+        for line in f:
+            try:
+                s = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if not isinstance(s, dict) or s.get("phase") != "steady":
+                continue
+            start, end = s.get("start_mono_ns"), s.get("end_mono_ns")
+            if not isinstance(start, int) or not isinstance(end, int) or end < start:
+                continue
+            by_rank.setdefault(s.get("rank") or 0, []).append(end - start)
+    if not by_rank:
+        return [], None
+    rank = min(by_rank)
+    return by_rank[rank], rank
+
+
+def trace_step_durations(report: dict) -> tuple[list[int], int | None]:
+    """For a trace: the profiler's step windows of the first rank after its warmup."""
+    per_rank = (report.get("steps") or {}).get("per_rank") or []
+    if not per_rank:
+        return [], None
+    r = per_rank[0]
+    windows = r.get("windows") or []
+    begin = r.get("steady_begin") or 0
+    return [w["dur_ns"] for w in windows[begin:] if w.get("dur_ns")], r.get("rank")
