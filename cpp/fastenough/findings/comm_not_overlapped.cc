@@ -18,6 +18,7 @@ void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out
   std::vector<timeline::Interval> iv;
   std::map<std::string, int64_t> by_name;
   int64_t count = 0;
+  std::vector<uint32_t> rows;  // the steady collective kernels, for marks
   const std::vector<int8_t> is_comm = analysis::CommunicationByName(st);
   for (size_t i = 0; i < st.size(); ++i) {
     if (st.kind[i] != trace::EventKind::kKernel || !ctx.InSteady(st.ts_ns[i])) continue;
@@ -25,6 +26,7 @@ void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out
     iv.push_back({st.ts_ns[i], st.end_ns(i)});
     by_name[std::string(st.name_of(i))] += st.dur_ns[i];
     ++count;
+    rows.push_back(static_cast<uint32_t>(i));
   }
   if (count == 0) return;
   const auto comm = timeline::Intersect(timeline::IntervalSet::FromUnsorted(std::move(iv)), ctx.steady_set);
@@ -45,6 +47,13 @@ void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out
   loc.rank = st.rank;
   loc.kernel = top->first;
   f.where.push_back(loc);
+  for (uint32_t r : rows) {
+    if (f.marks.size() >= kMaxMarks) break;
+    // Only collectives with a part no compute overlaps.
+    if (ctx.compute.LengthWithin(st.ts_ns[r], st.end_ns(r)) >= st.dur_ns[r]) continue;
+    AddMark(ctx, f, "collective not overlapped with compute", st.ts_ns[r], st.end_ns(r),
+            static_cast<int32_t>(r));
+  }
   ctx.SetSaving(f, exposed);
   out.push_back(std::move(f));
 }

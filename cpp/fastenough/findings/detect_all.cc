@@ -24,6 +24,14 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   DetectSmallKernels(ctx, out);
   DetectCommNotOverlapped(ctx, out);
   DetectGpuIdleHostBound(ctx, explained, out);
+  // Every finding can be found in an annotated trace: one without places of
+  // its own spans the steady steps it was measured on.
+  for (Finding& f : out) {
+    if (f.marks.empty()) {
+      AddMark(ctx, f, "the steady steps this finding was measured on", ctx.steady.front().start_ns,
+              ctx.steady.back().end_ns);
+    }
+  }
   return out;
 }
 

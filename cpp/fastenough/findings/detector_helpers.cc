@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "fastenough/analysis/python_stack.h"
@@ -28,6 +29,34 @@ Location WhereOfRow(const DetectContext& ctx, int32_t row) {
     if (op >= 0) loc.op = std::string(ctx.store.name_of(op));
   }
   return loc;
+}
+
+TracePoint PointOfRow(const DetectContext& ctx, int32_t row) {
+  const auto& st = ctx.store;
+  TracePoint p;
+  p.pid = st.pid[row];
+  p.tid = st.tid[row];
+  if (p.pid >= trace::kTextIdBase) {
+    auto it = st.process_names.find(p.pid);
+    if (it != st.process_names.end()) p.pid_text = it->second;
+  }
+  if (p.tid >= trace::kTextIdBase) {
+    auto it = st.thread_names.find(p.tid);
+    if (it != st.thread_names.end()) p.tid_text = it->second;
+  }
+  p.ts_ns = st.ts_ns[row] + st.dur_ns[row] / 2;
+  return p;
+}
+
+void AddMark(const DetectContext& ctx, Finding& f, std::string what, int64_t start_ns,
+             int64_t end_ns, int32_t row) {
+  if (f.marks.size() >= kMaxMarks) return;
+  Mark m;
+  m.what = std::move(what);
+  m.start_ns = start_ns;
+  m.end_ns = std::max(end_ns, start_ns);
+  if (row != trace::kNoRow) m.at = PointOfRow(ctx, row);
+  f.marks.push_back(std::move(m));
 }
 
 bool IsTransferOutsideSync(const DetectContext& ctx, const analysis::CopyRow& c) {

@@ -37,6 +37,13 @@ void AddEvidence(Finding& f, std::string key, EvidenceValue v);
 // Python file:line (when with_stack) and the enclosing op of a host row.
 Location WhereOfRow(const DetectContext& ctx, int32_t row);
 double Round3(double x);
+// The row's track as the trace named it, at the middle of the event (a time
+// inside it: viewers bind an arrow to the slice that holds its end point).
+TracePoint PointOfRow(const DetectContext& ctx, int32_t row);
+// Adds a mark over [start_ns, end_ns], at `row` unless it is kNoRow; none
+// once the finding holds kMaxMarks.
+void AddMark(const DetectContext& ctx, Finding& f, std::string what, int64_t start_ns,
+             int64_t end_ns, int32_t row = trace::kNoRow);
 // A host<->device copy that is not the blocking read of a sync cause
 // (.item(), .cpu(): those belong to sync-in-loop): the copies the transfer
 // detectors (pageable-memcpy, transfer-in-loop) weigh.

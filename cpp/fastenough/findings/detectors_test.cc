@@ -84,6 +84,16 @@ TEST(DetectorsSync, ItemPerStepFires) {
   EXPECT_EQ(f->where[0].function, "score");
   EXPECT_EQ(f->where[0].op, "aten::item");
   EXPECT_FALSE(f->action.empty());
+  // One mark per steady sync: from the sync call (1340 us into step 1) to
+  // the next kernel (1530 us), at the middle of the aten::item that caused it.
+  ASSERT_EQ(f->marks.size(), 5u);
+  EXPECT_EQ(f->marks[0].start_ns, 1340000);
+  EXPECT_EQ(f->marks[0].end_ns, 1530000);
+  ASSERT_TRUE(f->marks[0].at.has_value());
+  EXPECT_EQ(f->marks[0].at->pid, 100);
+  EXPECT_EQ(f->marks[0].at->tid, 100);
+  EXPECT_EQ(f->marks[0].at->ts_ns, 1410000);
+  EXPECT_NE(f->marks[0].what.find("aten::item"), std::string::npos);
 }
 
 TEST(DetectorsSync, SyncAfterTheLoopDoesNotFire) {
@@ -434,6 +444,13 @@ TEST(DetectorsIdle, HostBoundGapsFire) {
   EXPECT_DOUBLE_EQ(Ev<double>(*f, "host_wait_idle_share"), 0.75);
   EXPECT_EQ(f->saving.per_step_ns, 750000);
   EXPECT_EQ(f->where[0].op, "aten::conv2d");
+  // The three largest gaps, each at the host op running during it.
+  ASSERT_EQ(f->marks.size(), 3u);
+  for (const Mark& m : f->marks) {
+    EXPECT_GT(m.end_ns, m.start_ns);
+    EXPECT_TRUE(m.at.has_value());
+    EXPECT_NE(m.what.find("aten::conv2d"), std::string::npos) << m.what;
+  }
 }
 
 TEST(DetectorsIdle, CleanWellFedTraceHasNoAvoidableFinding) {

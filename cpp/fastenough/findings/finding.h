@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -39,6 +40,28 @@ struct Saving {
   bool upper_bound = true;    // savings are upper bounds from measured time
 };
 
+// A place in the trace, as the trace names it: the track (pid/tid, or the
+// text a trace used instead of a number) and a time inside one of its events.
+// Annotated traces (`fastenough analyze --annotate`) point their arrows here.
+struct TracePoint {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  std::string pid_text;  // non-empty: the trace wrote "pid" as this string
+  std::string tid_text;
+  int64_t ts_ns = 0;
+};
+
+// A span of the trace that a finding is about (a sync and the idle after it,
+// an idle gap, a serial run of kernels, an exposed copy), with the event it
+// happens at when there is one. Not part of the report JSON: marks are for
+// annotated traces, where they become slices, instant events and arrows.
+struct Mark {
+  std::string what;  // "host sync cudaStreamSynchronize", "idle gap", ...
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  std::optional<TracePoint> at;
+};
+
 struct Finding {
   std::string code;
   Verdict verdict = Verdict::kInsufficientEvidence;
@@ -49,6 +72,11 @@ struct Finding {
   Saving saving;
   std::string action;
   int rank = -1;  // the rank it was found on; -1 for cross-rank findings
+  std::vector<Mark> marks;  // at most kMaxMarks, time order not guaranteed
 };
+
+// Marks kept per finding: enough to find the pattern in a viewer, few enough
+// that the annotated trace stays readable.
+constexpr size_t kMaxMarks = 20;
 
 }  // namespace fastenough::findings

@@ -41,6 +41,7 @@ struct Pattern {
   uint32_t first_call = 0;
   std::string kernel;
   std::vector<timeline::Interval> spans;
+  std::vector<std::pair<timeline::Interval, uint32_t>> runs_at;  // span, first call
 };
 
 }  // namespace
@@ -102,6 +103,9 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
     p.saving_ns += r.saving_bound_ns();
     p.min_kernel_ns = std::min(p.min_kernel_ns, r.min_kernel_ns);
     p.spans.push_back({r.start_ns, r.end_ns});
+    if (p.runs_at.size() < kMaxMarks && !r.calls.empty()) {
+      p.runs_at.push_back({{r.start_ns, r.end_ns}, r.calls.front()});
+    }
   }
   // One finding per code; its places are the patterns with the largest bound.
   const double mean_step = ctx.steady_ns / ctx.steps();
@@ -164,6 +168,13 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
         return w.file == loc.file && w.line == loc.line && w.op == loc.op && w.kernel == loc.kernel;
       });
       if (!seen) f.where.push_back(loc);
+    }
+    for (size_t i = 0; i < order.size(); ++i) {
+      for (const auto& [span, call] : list[order[i]]->runs_at) {
+        AddMark(ctx, f, std::string(serial ? "serial run of " : "projections of one input: ") +
+                            std::string(st.name_of(call)),
+                span.start, span.end, static_cast<int32_t>(call));
+      }
     }
     ctx.SetSaving(f, sum.saving_ns);
     // The idle between the runs' kernels is this finding's.

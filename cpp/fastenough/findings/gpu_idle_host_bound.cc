@@ -58,6 +58,10 @@ void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSe
   }
   for (size_t g = 0; g < gaps.size(); ++g) {
     if (best_row[g] >= 0) f.where.push_back(WhereOfRow(ctx, best_row[g]));
+    AddMark(ctx, f, "device idle, waiting for the host" +
+                        (best_row[g] >= 0 ? " (running " + std::string(st.name_of(best_row[g])) + ")"
+                                          : std::string()),
+            gaps[g].start, gaps[g].end, best_row[g]);
   }
   ctx.SetSaving(f, total);
   out.push_back(std::move(f));

@@ -24,6 +24,11 @@ void DetectSyncInLoop(const DetectContext& ctx, std::vector<Finding>& out,
   std::map<std::tuple<std::string, std::string, int, std::string>, Site> sites;
   int64_t calls = 0, wait_ns = 0;
   std::vector<timeline::Interval> holes;
+  struct SyncMark {
+    int64_t start, end;
+    int32_t row;
+  };
+  std::vector<SyncMark> marks;  // the syncs that left the device idle, first ones
   for (const auto& s : ctx.syncs) {
     if (!ctx.InSteady(s.start_ns)) continue;
     ++calls;
@@ -33,6 +38,10 @@ void DetectSyncInLoop(const DetectContext& ctx, std::vector<Finding>& out,
                              ? ctx.steady_set.LengthWithin(s.idle_after.start, s.idle_after.end)
                              : 0;
     if (idle > 0) holes.push_back(s.idle_after);
+    if (idle > 0 && marks.size() < kMaxMarks) {
+      marks.push_back({s.start_ns, std::max(s.end_ns, s.idle_after.end),
+                       s.cause_op >= 0 ? s.cause_op : s.row});
+    }
     const Location loc = WhereOfRow(ctx, s.cause_op >= 0 ? s.cause_op : s.row);
     Site& site = sites[{s.cause_op >= 0 ? std::string(st.name_of(s.cause_op)) : std::string(),
                         loc.file, loc.line, std::string(st.name_of(s.row))}];
@@ -84,6 +93,10 @@ void DetectSyncInLoop(const DetectContext& ctx, std::vector<Finding>& out,
     return a.first.count > b.first.count;
   });
   for (size_t i = 0; i < ranked.size() && i < 5; ++i) f.where.push_back(ranked[i].second);
+  for (const SyncMark& m : marks) {
+    AddMark(ctx, f, "host sync " + std::string(st.name_of(m.row)) + " and the device idle after it",
+            m.start, m.end, m.row);
+  }
   ctx.SetSaving(f, idle_total);
   explained = timeline::Union(explained, idle_set);
   out.push_back(std::move(f));

@@ -16,6 +16,7 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
   int64_t n = 0, bytes = 0, ns = 0, exposed = 0;
   std::vector<int> steps_with_copy(ctx.steady.size(), 0);
   int32_t example = -1;
+  std::vector<const analysis::CopyRow*> exposed_copies;  // the first ones, for marks
   for (const auto& c : copies) {
     if (c.pageable || !IsTransferOutsideSync(ctx, c)) continue;
     const int step = ctx.StepOf(c.start_ns);
@@ -26,6 +27,9 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
     ns += c.end_ns - c.start_ns;
     exposed += (c.end_ns - c.start_ns) - c.overlap_compute_ns;
     steps_with_copy[step] = 1;
+    if ((c.end_ns - c.start_ns) > c.overlap_compute_ns && exposed_copies.size() < kMaxMarks) {
+      exposed_copies.push_back(&c);
+    }
     if (example < 0) example = launch != trace::kNoRow ? launch : st.cpu_op_row[c.row];
   }
   if (n == 0) return;
@@ -43,6 +47,10 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
   AddEvidence(f, "missing", std::string("whether the data changes per step: prefetch on a side "
                                         "stream, or keep it on the device"));
   f.where.push_back(WhereOfRow(ctx, example));
+  for (const analysis::CopyRow* c : exposed_copies) {
+    AddMark(ctx, f, "copy not overlapped with compute", c->start_ns, c->end_ns,
+            static_cast<int32_t>(c->row));
+  }
   ctx.SetSaving(f, exposed);
   out.push_back(std::move(f));
 }

@@ -67,7 +67,7 @@ Report AssembleReport(const std::vector<const trace::EventStore*>& stores,
   trace::Counters merged;
   for (const trace::EventStore* s : stores) {
     r.inputs.push_back({s->path, trace::TraceFormatName(s->format), s->file_bytes, s->json_bytes,
-                        s->event_count, {s->rank}});
+                        s->event_count, {s->rank}, s->events_close_offset, s->annotations});
     merged.Merge(s->counters());
   }
   if (!stores.empty()) {
@@ -106,11 +106,6 @@ Report AssembleReport(const std::vector<const trace::EventStore*>& stores,
   for (RankResult& res : results) {
     r.ranks.push_back(std::move(res.analysis));
     for (auto& f : res.findings) r.findings.push_back(std::move(f));
-  }
-  if (stores.size() >= 2) {  // cross-rank detectors (straggler-rank)
-    std::vector<const analysis::RankAnalysis*> analyses;
-    for (const auto& ra : r.ranks) analyses.push_back(&ra);
-    for (auto& f : findings::DetectAcrossRanks(stores, analyses)) r.findings.push_back(std::move(f));
   }
   RankFindings(r.findings);
 

@@ -30,6 +30,9 @@ struct InputInfo {
   uint64_t json_bytes = 0;  // after decompression
   uint64_t events = 0;
   std::vector<int> ranks;  // the rank(s) the file holds
+  // Not in the JSON: for `analyze --annotate` (see EventStore).
+  int64_t events_close_offset = -1;
+  std::vector<trace::EventStore::Annotation> annotations;
 };
 
 struct CounterRow {

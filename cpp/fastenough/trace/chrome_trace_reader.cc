@@ -24,7 +24,7 @@ static_assert(PaddedBuffer::kPadding >= simdjson::SIMDJSON_PADDING);
 
 // pid/tid given as text ("pid": "Spans", "pid": "CPU functions") get ids far
 // above any real process id.
-constexpr int64_t kStringIdBase = int64_t{1} << 40;
+constexpr int64_t kStringIdBase = kTextIdBase;
 constexpr uint64_t kProgressStep = 4u << 20;
 constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
@@ -453,6 +453,11 @@ void Reader::Commit(Event& ev) {
     return;
   }
   const char ph = ev.ph.size() == 1 ? ev.ph[0] : '?';
+  if (ev.cat == kAnnotationCategory) {
+    // Written by `fastenough analyze --annotate`: not profiler data.
+    store_->annotations.push_back({ph, std::string(ev.name), ev.ts_state == Num::kOk ? ev.ts : 0});
+    return;
+  }
   switch (ph) {
     case 'X': CommitSlice(ev); return;
     case 'M': CommitMetadata(ev); return;
@@ -600,7 +605,10 @@ const char* Reader::ReadEvents(const char* p) {
     p = SkipSpace(p, end_);
     if (p >= end_) return nullptr;
     const char c = *p;
-    if (c == ']') return p + 1;
+    if (c == ']') {
+      store_->events_close_offset = p - begin_;
+      return p + 1;
+    }
     if (c == ',') {
       ++p;
       continue;

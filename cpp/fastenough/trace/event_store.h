@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,11 @@ inline bool IsDeviceActivity(EventKind k) {
 
 constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 constexpr int32_t kNoRow = -1;
+// pid/tid given as text ("pid": "Spans") get ids from here up; the text is
+// kept in process_names / thread_names under that id.
+constexpr int64_t kTextIdBase = int64_t{1} << 40;
+// The category of the events `fastenough analyze --annotate` adds to a trace.
+inline constexpr std::string_view kAnnotationCategory = "fastenough";
 
 enum class TraceFormat : uint8_t { kKineto, kNpuTraceView, kLegacyArray };
 const char* TraceFormatName(TraceFormat f);
@@ -136,6 +142,17 @@ class EventStore {
   std::vector<DeviceProperties> device_properties;
   std::unordered_map<int64_t, std::string> process_names;  // pid -> process_name
   std::unordered_map<int64_t, std::string> thread_names;   // tid -> thread_name
+  // Byte offset (in the decompressed text) of the ']' that closes the event
+  // list; -1 when the list never closed (a truncated trace).
+  int64_t events_close_offset = -1;
+  // Events of category "fastenough": annotations an earlier
+  // `fastenough analyze --annotate` wrote. Kept apart, never analysed.
+  struct Annotation {
+    char ph = '?';
+    std::string name;
+    int64_t ts_ns = 0;
+  };
+  std::vector<Annotation> annotations;
 
  private:
   StringTable strings_;

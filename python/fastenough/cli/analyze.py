@@ -34,6 +34,16 @@ examples:
   fastenough analyze logs/rank*.pt.trace.json.gz --md > report.md
   fastenough analyze ./log/resnet18            # tensorboard_trace_handler output
   fastenough analyze trace.json --json | jq .devices
+  fastenough analyze trace.json.gz --annotate annotated.json.gz
+                              # the trace with its findings in it: open it in
+                              # https://ui.perfetto.dev or chrome://tracing
+
+--annotate OUT writes the trace (one file) back with a "fastenough findings"
+process on top: a row per finding with a slice over each place it is about
+(a sync and the idle after it, an idle gap, a serial run of kernels, an
+exposed copy), and an instant event plus an arrow at the event where it
+happens. The rest of the trace is copied byte for byte; OUT is gzip when it
+ends in .gz.
 
 exit status: 0 ok, 1 the trace had errors that make figures unreliable,
 2 usage error or unreadable input.
@@ -62,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="load at most N files at once (default: one per core)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--annotate", metavar="OUT",
+                   help="also write the trace with the findings in it to OUT (.json or "
+                   ".json.gz), for Perfetto UI / chrome://tracing; one trace only")
     p.set_defaults(func=run)
 
 
@@ -109,13 +122,44 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
     return json.loads(text)
 
 
+def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> dict:
+    """Analyse one trace, write it to `out` with its findings annotated; the report."""
+    from fastenough import _core
+
+    if os.path.abspath(out) == os.path.abspath(path):
+        raise UsageError(f"{out}: --annotate would overwrite its input; name another file")
+    out_dir = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(out_dir):
+        raise UsageError(f"{out}: no such directory {out_dir}")
+    if not show_progress:
+        result = _core.annotate_to_json(path, out, None, threads)
+    else:
+        from fastenough.render.progress import byte_progress
+
+        with byte_progress("reading trace") as update:
+            result = _core.annotate_to_json(path, out, update, threads)
+    c = result["counts"]
+    sys.stderr.write(f"fastenough: annotated trace written to {out}: {c['findings']} finding(s), "
+                     f"{c['slices']} place(s), {c['flows']} arrow(s); open it in "
+                     "https://ui.perfetto.dev or chrome://tracing\n")
+    return json.loads(result["report"])
+
+
 def run(args: argparse.Namespace) -> int:
     args.paths = _expand_directory(args.paths, args.window)
     total = _check_paths(args.paths)
     show_progress = (
         not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
     ) or os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
-    report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress)
+    if args.annotate:
+        if len(args.paths) != 1:
+            raise UsageError(f"--annotate writes one trace: give one file, not {len(args.paths)} "
+                             "(annotate each rank's trace on its own)")
+        if args.threads < 0:
+            raise UsageError("--threads must be 0 (automatic) or more")
+        report = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
+    else:
+        report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress)
 
     if args.json:
         json.dump(report, sys.stdout, indent=2)
