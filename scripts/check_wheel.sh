@@ -16,21 +16,21 @@ mkdir -p "$work"
 
 echo "== python -m build (sdist + wheel, vendored C++ dependencies)"
 "$PY" -m pip install -q --disable-pip-version-check build 2>&1 | grep -v -E "Running pip as" || true
-# The wheel from the tree (a wheel built from the sdist has no .git to name its
-# revision: --version then says "unknown").
-for kind in --sdist --wheel; do
-  # Its own CMake build directory: the editable install's (build/<tag>) keeps
-  # its configuration (system libraries) and objects.
-  FASTENOUGH_VENDORED_DEPS=ON "$PY" -m build $kind --outdir "$work/dist" \
-    -C build-dir="$work/cmake" . >> "$work/build.log" 2>&1 || {
-    tail -40 "$work/build.log"; echo "check_wheel: python -m build $kind failed" >&2; exit 1; }
-done
+# The wheel is built from the sdist, as pip does from PyPI: it proves the sdist
+# is complete (third_party/, REVISION) and that its wheel names the revision.
+# Its own CMake build directory: the editable install's (build/<tag>) keeps
+# its configuration (system libraries) and objects.
+FASTENOUGH_VENDORED_DEPS=ON "$PY" -m build --outdir "$work/dist" \
+  -C build-dir="$work/cmake" . >> "$work/build.log" 2>&1 || {
+  tail -40 "$work/build.log"; echo "check_wheel: python -m build failed" >&2; exit 1; }
 ls "$work/dist"
 sdist=$(ls "$work"/dist/fastenough-*.tar.gz)
 wheel=$(ls "$work"/dist/fastenough-*.whl)
 tar -tzf "$sdist" > "$work/sdist-files.txt"  # (grep -q on a pipe would SIGPIPE tar)
 grep -q "third_party/simdjson/simdjson.h" "$work/sdist-files.txt" || {
   echo "check_wheel: the sdist lacks third_party/" >&2; exit 1; }
+grep -q "/REVISION$" "$work/sdist-files.txt" || {
+  echo "check_wheel: the sdist lacks REVISION (its wheel could not name the git revision)" >&2; exit 1; }
 
 echo "== fresh venv, wheel only (no torch, no cmake, no compiler needed)"
 "$PY" -m venv "$work/venv"

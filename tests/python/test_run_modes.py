@@ -73,7 +73,12 @@ def test_train_and_eval_are_separate_steady_phases(tmp_path):
     by_mode = {m["mode"]: m for m in report["run_details"]["steps_by_mode"]}
     assert set(by_mode) == {"train", "eval"}
     assert by_mode["train"]["median_ns"] > 1.5 * by_mode["eval"]["median_ns"]
-    assert by_mode["train"]["p90_ns"] < 3 * by_mode["train"]["median_ns"]
+    # Structurally, not by duration (a busy machine stretches single steps): no
+    # train step holds the start of an eval step, and no eval step a train one.
+    starts = {m: [s["start_mono_ns"] for s in steps if s["mode"] == m] for m in ("train", "eval")}
+    for s in steps:
+        other = starts["eval" if s["mode"] == "train" else "train"]
+        assert not any(s["start_mono_ns"] < t < s["end_mono_ns"] for t in other), s
     assert report["steps"]["mode"] == "train"  # the mode with the most steady time
     details = report["run_details"]["phases"]
     steady_modes = [d["mode"] for d in details if d["name"] == "steady"]
