@@ -27,7 +27,9 @@ from fastenough.schema import report_schema  # noqa: E402
 TRACES = sorted(
     [*(REPO / "examples" / "traces").glob("*.json*"), *(DATA / "traces").glob("*.json*")]
 )
-GOLDEN = sorted(p for p in (DATA / "golden").glob("*.json") if not p.name.endswith(".expected.json"))
+GOLDEN = sorted(
+    p for p in (DATA / "golden").glob("*.json") if not p.name.endswith(".expected.json")
+)
 RANKS = [DATA / "detectors" / "straggler_rank0.json", DATA / "detectors" / "straggler_rank1.json"]
 
 
