@@ -96,6 +96,41 @@ def test_the_evidence_keys_reports_show_are_explained():
     assert seen >= 5
 
 
+def _evidence_keys(source: str) -> set[str]:
+    keys = set(re.findall(r'AddEvidence\(f, "([a-z0-9_]+)"', source))
+    keys |= set(re.findall(r'evidence\.emplace_back\("([a-z0-9_]+)"', source))
+    for block in re.findall(r"(?:Text)?Evidence\(f, in, \{([^}]*)\}\)", source):
+        keys |= set(re.findall(r'"([a-z0-9_]+)"', block))
+    return keys
+
+
+def test_the_evidence_keys_in_the_sources_are_explained():
+    """The same from the sources, for findings the reports above do not show:
+    each Decide function of the agent's checks, and each file that makes one code."""
+    sections = read_sections(FINDINGS_MD)
+    undocumented = {}
+    decide = (REPO / "cpp" / "fastenough" / "checks" / "decide.cc").read_text(encoding="utf-8")
+    functions = re.split(r"\nMaybeFinding Decide", decide)[1:]
+    for fn in functions:
+        code = re.search(r'Make\("([a-z0-9-]+)"', fn).group(1)
+        keys = _evidence_keys(fn) | ({"saving_capped_at_step_median"}
+                                     if "SavingFromProbe(" in fn else set())
+        undocumented[code] = sorted(k for k in keys if f"`{k}`" not in sections[code].text)
+    assert len(functions) == 11
+    one_code = [*(REPO / "cpp" / "fastenough" / "findings").glob("*.cc"),
+                *(REPO / "cpp" / "fastenough" / "rundir").glob("*.cc")]
+    for path in one_code:
+        text = path.read_text(encoding="utf-8")
+        codes = set(re.findall(r'NewFinding\(\s*"([a-z0-9-]+)"', text))
+        if path.name.endswith("_test.cc") or len(codes) != 1:
+            continue
+        (code,) = codes
+        undocumented[code] = sorted(k for k in _evidence_keys(text)
+                                    if f"`{k}`" not in sections[code].text)
+    assert len(undocumented) >= 20
+    assert {c: k for c, k in undocumented.items() if k} == {}
+
+
 def test_explain_a_code_prints_its_section(tmp_path):
     r = run_cli("explain", "sync-in-loop", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
