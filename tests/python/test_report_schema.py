@@ -12,6 +12,7 @@ torch and of one in which no step is found.
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import sys
 import textwrap
@@ -74,6 +75,17 @@ def test_analyze_of_several_ranks(validator):
 @pytest.mark.parametrize("trace", GOLDEN, ids=lambda p: p.name)
 def test_analyze_of_the_golden_inputs(validator, trace):
     assert _errors(validator, _analyze(trace)) == []
+
+
+def test_analyze_of_a_truncated_trace(validator, tmp_path):
+    """A damaged trace still gives a report: its events so far and a data-loss counter."""
+    text = gzip.decompress((REPO / "examples" / "traces" / "train_a100_rank3.json.gz").read_bytes())
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[: len(text) // 2])
+    report = _analyze(cut)
+    assert ("file_truncated", "data-loss") in {(c["name"], c["severity"])
+                                                for c in report["counters"]}
+    assert _errors(validator, report) == []
 
 
 # --------------------------------------------------------------------- runs
