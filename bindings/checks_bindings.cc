@@ -16,6 +16,7 @@
 #include "fastenough/checks/decide.h"
 #include "fastenough/checks/duplicates.h"
 #include "fastenough/checks/padding.h"
+#include "fastenough/findings/catalog.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -111,6 +112,21 @@ std::vector<std::vector<size_t>> DuplicateCandidates(
   return checks::DuplicateCandidates(in, min_bytes);
 }
 
+// Every code the core can emit, for `fastenough explain` and the test that
+// each has a section in docs/findings.md.
+nb::list FindingCatalog() {
+  nb::list out;
+  for (const auto& e : findings::Catalog()) {
+    nb::dict d;
+    d["code"] = std::string(e.code);
+    d["source"] = std::string(e.source);
+    d["title"] = std::string(e.title);
+    d["changes_results"] = e.changes_results;
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterChecks(nb::module_& m) {
@@ -123,6 +139,8 @@ void RegisterChecks(nb::module_& m) {
   m.def("check_duplicate_candidates", &DuplicateCandidates, nb::arg("rows"), nb::arg("min_bytes"),
         "rows: [(storage key, (nbytes, sample hash))] -> groups of row indices that may hold "
         "equal bytes (confirm by a full comparison).");
+  m.def("finding_catalog", &FindingCatalog,
+        "[{code, source, title, changes_results}] for every finding code the core can emit.");
 }
 
 }  // namespace fastenough::bindings

@@ -3,7 +3,8 @@
 # third_party/ so that nothing of the system's is needed), installs the wheel
 # into a fresh virtual environment that has no build tools and no torch, and
 # runs it as a user would: --version, analyze on the bundled example trace
-# (torch is not a dependency of the CLI), then, after `pip install
+# (torch is not a dependency of the CLI), explain (the finding catalog and the
+# report schema are in the wheel), then, after `pip install
 # torch==2.13.0`, the demo.
 #
 #   bash scripts/check_wheel.sh            # work in build/wheel-check
@@ -49,6 +50,15 @@ grep -q "simdjson .* (vendored)" "$work/version.txt" || {
 (cd "$work/empty" && ../venv/bin/fastenough analyze --json "$trace" > analyze.json)
 "$venv_py" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['schema']=='fastenough.report/1' and r['steps']['count']==6, r['steps']" "$work/empty/analyze.json"
 echo "analyze without torch: ok"
+# The docs a user needs come with the wheel: the finding catalog and the schema.
+(cd "$work/empty" && ../venv/bin/fastenough explain sync-in-loop > explain.txt)
+grep -q "^## sync-in-loop" "$work/empty/explain.txt" || {
+  echo "check_wheel: fastenough explain printed no catalog section from the wheel" >&2; exit 1; }
+(cd "$work/empty" && ../venv/bin/fastenough explain > explain-all.txt)
+grep -q "^padding-waste  *Padded tokens in batches" "$work/empty/explain-all.txt" || {
+  echo "check_wheel: fastenough explain lists no codes from the wheel" >&2; exit 1; }
+(cd "$work/empty" && "../venv/bin/python" -c "from fastenough.schema import report_schema; assert report_schema()['title'] == 'fastenough.report/1'")
+echo "explain and the report schema from the wheel: ok"
 
 echo "== the same venv with torch: the demo"
 "$venv_py" -m pip install -q --disable-pip-version-check "torch==2.13.0"

@@ -82,3 +82,5 @@ def print_findings(report: dict, console: Console) -> None:
                           highlight=False)
         if v.action:
             console.print(f"   fix:    {v.action}", markup=False, highlight=False)
+    console.print("`fastenough explain CODE`: what a finding means, how to fix it",
+                  markup=False, highlight=False)
