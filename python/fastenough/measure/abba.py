@@ -41,7 +41,7 @@ def compare_outputs(a, b, atol: float | None, rtol: float | None) -> tuple[bool,
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         if len(a) != len(b):
             return False, f"lengths differ: {len(a)} vs {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             ok, how = compare_outputs(x, y, atol, rtol)
             if not ok:
                 return False, f"[{i}]: {how}"
@@ -154,7 +154,7 @@ def abba(fn_a, fn_b, inputs, rounds: int = 2, *, warmup: int = 1, atol: float | 
     ratio = _core.paired_ratio_of_medians(a_s, b_s, seed=seed, resamples=resamples,
                                           confidence=confidence)
     outputs = []
-    for i, (ya, yb) in enumerate(zip(out_a, out_b)):
+    for i, (ya, yb) in enumerate(zip(out_a, out_b, strict=True)):
         ok, how = compare_outputs(ya, yb, atol, rtol)
         outputs.append({"index": i, "agree": ok, "how": how})
     notes = ["outputs are compared on the first A and B calls of each input"]

@@ -32,8 +32,9 @@ class EventTimer(DeviceTimer):
         self._mod.synchronize(self.index)
 
     def mark(self):
+        # On this device's current stream, also when another device is current.
         event = self._mod.Event(enable_timing=True)
-        event.record()
+        event.record(self._mod.current_stream(self.index))
         return event
 
     def seconds_between(self, start, end) -> float:
