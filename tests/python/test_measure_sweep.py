@@ -31,6 +31,9 @@ def test_the_knee_of_a_known_curve():
     assert r.best in (16, 32, 64)
     p16 = next(p for p in r.points if p["size"] == 16)
     assert 1500 < p16["items_per_s"] <= 2000 and len(p16["round_s"]) == 3
+    # Each round repeats the 8 ms step to last about min_round_s (20 ms): 3 calls
+    # (2 when one call overshot past 10 ms).
+    assert p16["calls_per_round"] in (2, 3)
     assert not r.protocol_change and r.out_of_memory_at is None
     assert "<- knee" in repr(r) and "batch     16" in repr(r)
     json.dumps(r.to_dict())
@@ -67,6 +70,7 @@ def test_tokens_per_second_when_given():
                                sizes=[2, 4], rounds=1, warmup=0,
                                tokens=lambda b: b.numel())
     p = r.points[0]
+    assert 5 <= p["calls_per_round"] <= 10  # 2 ms steps, rounds of about 20 ms
     assert p["tokens"] == 20 and p["tokens_per_s"] == pytest.approx(p["items_per_s"] * 10)
     assert "tokens/s" in repr(r)
 

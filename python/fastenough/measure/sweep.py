@@ -4,7 +4,8 @@
     print(r)          # one line per size; r.knee is the size to use
 
 Per candidate size (doubling around `current` by default): build the batch, run a
-few warmup calls, then `rounds` timed calls with device-synchronised boundaries;
+few warmup calls, then `rounds` timed rounds (each repeats the step for about
+min_round_s, 20 ms) with device-synchronised boundaries;
 items/s (and tokens/s) from the median round (C++ summary), the allocator's peak
 over the timed calls. The first out-of-memory (CUDA, NPU or the CPU's
 MemoryError) ends the sweep at that size. The knee (C++ knee_index) is the
@@ -18,6 +19,7 @@ result is labelled a protocol change.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import warnings
@@ -84,25 +86,37 @@ def _count(fn, batch, default):
     return default if fn is None else int(fn(batch))
 
 
-def _measure_size(timer, run_fn, batch, rounds: int, warmup: int) -> tuple[list[float], int]:
+def _measure_size(timer, run_fn, batch, rounds: int, warmup: int, min_round_s: float
+                  ) -> tuple[list[float], int, int]:
+    """(seconds of each round, calls per round, peak bytes). A round repeats the call
+    until it lasts about min_round_s (estimated from one timed call), so small batches
+    of a fast step are not lost in the clock's resolution and the sync cost."""
     for _ in range(warmup):
         run_fn(batch)
     timer.synchronize()
     timer.reset_peak_memory()
+    start = timer.mark()
+    run_fn(batch)
+    end = timer.mark()
+    timer.synchronize()
+    one = timer.seconds_between(start, end)
+    calls = max(1, min(10_000, math.ceil(min_round_s / one))) if one > 0 else 1
     seconds = []
     for _ in range(rounds):
         timer.synchronize()
         start = timer.mark()
-        run_fn(batch)
+        for _ in range(calls):
+            run_fn(batch)
         end = timer.mark()
         timer.synchronize()
         seconds.append(timer.seconds_between(start, end))
-    return seconds, timer.peak_memory_bytes()
+    return seconds, calls, timer.peak_memory_bytes()
 
 
 def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None, tokens=None,
-                within: float = 0.05, rounds: int = 3, warmup: int = 2, device=None,
-                batch_dependent=(), model=None) -> SweepResult:
+                within: float = 0.05, rounds: int = 3, warmup: int = 2,
+                min_round_s: float = 0.02, device=None, batch_dependent=(), model=None
+                ) -> SweepResult:
     """Measure steady throughput at a few batch sizes and pick the knee.
 
     run_fn(batch) runs one step; make_batch(size) builds a batch of `size` items.
@@ -110,7 +124,8 @@ def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None,
     tokens(batch): how many items / tokens a batch holds (default items = size; no
     tokens). batch_dependent: what in the workload depends on the batch ("padding",
     "calibration", "rng", "batch_norm", ...); model: checked for batch norm in train
-    mode. Either makes the result a protocol change, with a warning."""
+    mode. Either makes the result a protocol change, with a warning. Each of the
+    `rounds` timed rounds repeats the step until it lasts about min_round_s."""
     sizes = sorted(set(default_sizes(int(current)) if sizes is None else sizes))
     if not sizes or any(not isinstance(s, int) or s < 1 for s in sizes):
         raise UsageError(f"sizes must be batch sizes >= 1, not {sizes!r}")
@@ -132,7 +147,8 @@ def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None,
             if timer is None:
                 timer = timer_for(device if device is not None else
                                   infer_device(model, (batch,), {}))
-            seconds, peak = _measure_size(timer, run_fn, batch, rounds, warmup)
+            seconds, calls, peak = _measure_size(timer, run_fn, batch, rounds, warmup,
+                                                 min_round_s)
         except Exception as exc:  # noqa: BLE001 - only out-of-memory is caught, see below
             check = timer or timer_for("cpu")
             if not check.is_out_of_memory(exc):
@@ -143,9 +159,10 @@ def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None,
             points.append({"size": size, "status": f"out of memory ({type(exc).__name__})"})
             break
         n_items, n_tokens = _count(items, batch, size), _count(tokens, batch, None)
-        median = _core.summarize(seconds)["median"]
+        median = _core.summarize(seconds)["median"] / calls  # seconds per step
         points.append({
-            "size": size, "status": "ok", "round_s": seconds, "median_s": median,
+            "size": size, "status": "ok", "round_s": seconds, "calls_per_round": calls,
+            "median_s": median,
             "items": n_items, "items_per_s": n_items / median if median > 0 else None,
             "tokens": n_tokens,
             "tokens_per_s": n_tokens / median if n_tokens and median > 0 else None,
