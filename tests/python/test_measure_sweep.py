@@ -8,6 +8,7 @@ import time
 
 import pytest
 import torch
+from agent_run_helper import run_under_agent
 
 import fastenough
 from fastenough.errors import MeasurementWarning, UsageError
@@ -113,3 +114,15 @@ def test_bucket_by_length_by_hand():
     assert fastenough.bucket_by_length([3, 1, 2], 5, key=None).padded_tokens_before == 9
     with pytest.raises(UsageError):
         fastenough.bucket_by_length(items, 0)
+
+
+def test_under_the_agent_the_sweep_is_kept_in_the_run_dir(tmp_path):
+    r = run_under_agent(tmp_path, """
+import time, torch, fastenough
+r = fastenough.sweep_batch(lambda b: time.sleep(0.002), lambda n: torch.zeros(n),
+                           sizes=[1, 2], rounds=1, warmup=0)
+print("knee", r.knee)
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    kept = json.loads((r.dir / "sweep_batch.json").read_text())
+    assert kept["knee"] == 2 and [p["size"] for p in kept["points"]] == [1, 2]
