@@ -4,11 +4,13 @@ known by construction (real sleeps, real torch modules)."""
 from __future__ import annotations
 
 import json
+import sys
+import textwrap
 import time
 
 import pytest
 import torch
-from agent_run_helper import run_under_agent
+from conftest import run_cli
 
 import fastenough
 from fastenough.errors import MeasurementWarning, UsageError
@@ -116,13 +118,21 @@ def test_bucket_by_length_by_hand():
         fastenough.bucket_by_length(items, 0)
 
 
-def test_under_the_agent_the_sweep_is_kept_in_the_run_dir(tmp_path):
-    r = run_under_agent(tmp_path, """
-import time, torch, fastenough
-r = fastenough.sweep_batch(lambda b: time.sleep(0.002), lambda n: torch.zeros(n),
-                           sizes=[1, 2], rounds=1, warmup=0)
-print("knee", r.knee)
-""")
-    assert r.proc.returncode == 0, r.proc.stderr
-    kept = json.loads((r.dir / "sweep_batch.json").read_text())
+def test_fastenough_run_reports_the_knee_the_workload_measured(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""
+        import time, torch, fastenough
+        r = fastenough.sweep_batch(lambda b: time.sleep(0.002), lambda n: torch.zeros(n),
+                                   sizes=[1, 2], rounds=1, warmup=0)
+        print("knee", r.knee)
+    """))
+    r = run_cli("run", "--", sys.executable, str(prog), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "knee 2" in r.stdout
+    run_dir = next((tmp_path / ".fastenough" / "runs").iterdir())
+    kept = json.loads((run_dir / "sweep_batch.json").read_text())
+    # 2 ms whatever the size: batch 2 has twice the items/s of batch 1.
     assert kept["knee"] == 2 and [p["size"] for p in kept["points"]] == [1, 2]
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["meta"]["batch_sweep"]["knee"] == 2
+    assert "Batch sweep knee at batch 2" in r.stderr and "sizes tried: 1, 2" in r.stderr

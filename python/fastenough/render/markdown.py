@@ -43,6 +43,9 @@ def report_to_markdown(report: dict) -> str:
     steps = sections.steps_lines(report)
     if steps:
         out.append("## Steps\n\n" + "\n".join(f"- {s}" for s in steps) + "\n\n")
+    sweep = sections.batch_sweep_line(report)
+    if sweep:
+        out.append(f"## Batch sweep\n\n{sweep}\n\n")
     cost = measurement.tool_cost_line(report)
     if cost:
         out.append(f"_{cost}_\n\n")
