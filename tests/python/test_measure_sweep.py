@@ -60,6 +60,17 @@ def test_out_of_memory_stops_the_sweep_there():
     assert any("ran out of memory" in n for n in r.notes)
 
 
+def test_an_npu_style_out_of_memory_on_the_first_size_ends_the_sweep():
+    # torch_npu reports a RuntimeError naming "out of memory", not torch.OutOfMemoryError.
+    def make(n):
+        raise RuntimeError("NPU out of memory. Tried to allocate 2.00 GiB")
+
+    r = fastenough.sweep_batch(_flat_then_linear, make, sizes=[4, 8])
+    assert r.out_of_memory_at == 4 and r.knee is None and r.best is None
+    assert r.points == [{"size": 4, "status": "out of memory (RuntimeError)"}]
+    assert "no batch size ran" in repr(r) and "batch      4  out of memory" in repr(r)
+
+
 def test_other_errors_are_not_swallowed():
     def run(batch):
         raise ValueError("a bug in the workload")

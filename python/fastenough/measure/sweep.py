@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from fastenough import _core
 from fastenough.errors import MeasurementWarning, UsageError
 from fastenough.measure.timers import infer_device, timer_for
+from fastenough.measure.timers.base import is_out_of_memory
 from fastenough.render.units import fmt_bytes
 
 
@@ -65,8 +66,9 @@ class SweepResult:
 
     def __repr__(self) -> str:
         has_tokens = any(p.get("tokens_per_s") for p in self.points)
-        lines = [f"fastenough.sweep_batch on {self.device}: knee at batch {self.knee} "
-                 f"(smallest within {self.within:.0%} of the best, batch {self.best})"]
+        head = (f"knee at batch {self.knee} (smallest within {self.within:.0%} of the best, "
+                f"batch {self.best})" if self.knee is not None else "no batch size ran")
+        lines = [f"fastenough.sweep_batch on {self.device}: {head}"]
         for p in self.points:
             if p["status"] != "ok":
                 lines.append(f"  batch {p['size']:>6}  {p['status']}")
@@ -150,11 +152,11 @@ def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None,
             seconds, calls, peak = _measure_size(timer, run_fn, batch, rounds, warmup,
                                                  min_round_s)
         except Exception as exc:  # noqa: BLE001 - only out-of-memory is caught, see below
-            check = timer or timer_for("cpu")
-            if not check.is_out_of_memory(exc):
+            if not is_out_of_memory(exc):
                 raise
             batch = None
-            check.release_cached_memory()
+            if timer is not None:
+                timer.release_cached_memory()
             oom_at = size
             points.append({"size": size, "status": f"out of memory ({type(exc).__name__})"})
             break

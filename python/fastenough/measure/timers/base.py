@@ -12,7 +12,20 @@ callers raise or report that reason instead of timing something else.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """The CPU's MemoryError, torch's OutOfMemoryError (CUDA, XPU), and the
+    RuntimeError("... out of memory ...") that torch_npu and older torch raise."""
+    if isinstance(exc, MemoryError):
+        return True
+    torch = sys.modules.get("torch")
+    oom = getattr(torch, "OutOfMemoryError", None) if torch is not None else None
+    if oom is not None and isinstance(exc, oom):
+        return True
+    return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
 
 
 class DeviceTimer:
@@ -68,4 +81,4 @@ class DeviceTimer:
         return None
 
     def is_out_of_memory(self, exc: BaseException) -> bool:
-        return isinstance(exc, MemoryError)
+        return is_out_of_memory(exc)

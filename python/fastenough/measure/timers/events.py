@@ -63,16 +63,6 @@ class EventTimer(DeviceTimer):
     def release_cached_memory(self) -> None:
         self._mod.empty_cache()
 
-    def is_out_of_memory(self, exc: BaseException) -> bool:
-        import torch
-
-        oom = getattr(torch, "OutOfMemoryError", None) or getattr(
-            torch.cuda, "OutOfMemoryError", None)
-        if oom is not None and isinstance(exc, oom):
-            return True
-        # torch_npu and older backends raise RuntimeError("... out of memory ...").
-        return isinstance(exc, (MemoryError, RuntimeError)) and "out of memory" in str(exc).lower()
-
     # The graph window, for backends whose module has graph() and a graph class.
     _GRAPH_CLASS = ""
 
