@@ -69,14 +69,22 @@ def _slow_first(calls_slow: int, slow_s: float, fast_s: float):
 
 
 def test_adaptive_warmup_waits_out_slow_first_calls():
-    # The first 25 calls take 4 ms, later ones 0.5 ms; rounds of 10 calls: rounds 1-3
-    # are slow or mixed, so warmup runs at least 4 rounds before two agree.
-    f, count = _slow_first(25, 0.004, 0.0005)
+    # Call k takes 1 ms + 8 ms * 0.8^k, a first-call cost that decays (like caches and
+    # clocks warming up). Rounds of 10 calls: about 2.43, 1.31, 1.03, 1.004 ms per call.
+    # Rounds 1-2 and 2-3 differ by far more than 5%, so warmup runs at least 4 rounds;
+    # a steady slow phase would not be caught (two slow rounds agree), a decay is.
+    count = {"calls": 0}
+
+    def f():
+        count["calls"] += 1
+        pytime.sleep(0.001 + 0.008 * 0.8 ** count["calls"])
+
     r = fastenough.time(f, n=10, rounds=3)
     assert r.warmup["mode"] == "auto" and r.warmup["converged"] is True
     assert r.warmup["rounds"] >= 4 and r.warmup["calls"] == 10 * r.warmup["rounds"]
+    assert r.warmup["per_call_s"][0] > 2 * r.warmup["per_call_s"][-1]
     assert count["calls"] == r.warmup["calls"] + 30
-    assert r.median_s < 0.0015  # the steady state, not the slow start
+    assert r.median_s < 0.002  # the steady state, not the slow start
 
 
 def test_without_warmup_the_slow_start_shows_in_the_raw_rounds():

@@ -83,7 +83,9 @@ def time(fn, *args, n: int = 100, rounds: int = 5, window: str = "plain", warmup
         why = timer.dummy_unavailable if w == "dummy" else \
             timer.graph_unavailable if w == "graph" else None
         if why is not None:
-            unavailable[w] = f"needs a CUDA/NPU device: {why}"
+            prefix = "needs a CUDA/NPU device" if timer.kind == "cpu" else \
+                f"is not available on {timer.device}"
+            unavailable[w] = f"{prefix}: {why}"
     if window != "all" and unavailable:
         raise WindowUnavailableError(f"window {window!r} {unavailable[window]}")
 
