@@ -5,6 +5,8 @@ First calls are slow for reasons that are not the op: lazy initialisation,
 allocator growth, autotuning, JIT compilation, clocks ramping up. A fixed
 budget (triton's 25 ms) stops too early on some devices; waiting for two
 agreeing rounds adapts to the op. The count is reported, never hidden.
+Limit: a slow phase that holds one constant speed for two whole rounds looks
+steady to this rule; pass warmup=N calls when such a first-call cost is known.
 """
 
 from __future__ import annotations
