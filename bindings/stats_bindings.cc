@@ -1,5 +1,6 @@
-// Statistics for `fastenough ab`: the paired bootstrap lives in the core
-// (cpp/fastenough/stats/); Python only passes the per-pair throughputs.
+// Statistics for `fastenough ab` and the measurement API (fastenough.time,
+// sweep_batch, abba): they live in the core (cpp/fastenough/stats/); Python
+// only passes the measured values.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/vector.h>
 
@@ -7,7 +8,9 @@
 #include <vector>
 
 #include "fastenough/analysis/statistics.h"
+#include "fastenough/stats/knee.h"
 #include "fastenough/stats/paired_bootstrap.h"
+#include "fastenough/stats/robust_summary.h"
 #include "register.h"
 
 namespace nb = nanobind;
@@ -37,6 +40,30 @@ void RegisterStats(nb::module_& m) {
       "median",
       [](std::vector<double> v) { return analysis::Percentile(v, 0.5); }, nb::arg("values"),
       "Median with linear interpolation; NaN for no values.");
+  m.def(
+      "summarize",
+      [](const std::vector<double>& values) {
+        const auto s = stats::SummarizeRobust(values);
+        nb::dict d;
+        d["count"] = s.count;
+        d["median"] = s.median;
+        d["q1"] = s.q1;
+        d["q3"] = s.q3;
+        d["iqr"] = s.iqr;
+        d["mad"] = s.mad;
+        d["min"] = s.min;
+        d["max"] = s.max;
+        return d;
+      },
+      nb::arg("values"),
+      "count, median, q1, q3, iqr, mad, min, max (NaN for no values; NaN inputs dropped).");
+  m.def("quantile", &stats::Quantile, nb::arg("values"), nb::arg("p"),
+        "The p-quantile with linear interpolation; NaN for no values.");
+  m.def("rounds_agree", &stats::RoundsAgree, nb::arg("previous"), nb::arg("current"),
+        nb::arg("tolerance"),
+        "True when the larger of two rounds is within `tolerance` of the smaller.");
+  m.def("knee_index", &stats::KneeIndex, nb::arg("throughputs"), nb::arg("within") = 0.05,
+        "Smallest index whose throughput is >= (1 - within) * best; -1 when none is usable.");
 }
 
 }  // namespace fastenough::bindings

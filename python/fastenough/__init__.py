@@ -6,6 +6,13 @@ __version__ = "0.1.0"
 # The in-program API (phase, step, record) loads on first use so that
 # `import fastenough` stays cheap; the functions are no-ops outside `fastenough run`.
 _API = ("phase", "step", "record")
+# The measurement API (python/fastenough/measure/), also loaded on first use.
+_MEASURE = {
+    "time": "fastenough.measure.timing",
+    "sweep_batch": "fastenough.measure.sweep",
+    "bucket_by_length": "fastenough.measure.buckets",
+    "abba": "fastenough.measure.abba",
+}
 
 
 def __getattr__(name: str):
@@ -13,4 +20,8 @@ def __getattr__(name: str):
         from fastenough import api
 
         return getattr(api, name)
+    if name in _MEASURE:
+        import importlib
+
+        return getattr(importlib.import_module(_MEASURE[name]), name)
     raise AttributeError(f"module 'fastenough' has no attribute {name!r}")

@@ -43,3 +43,19 @@ class InternalError(FastenoughError):
     """A bug in fastenough."""
 
     exit_code = EXIT_INTERNAL
+
+
+class WindowUnavailableError(UsageError):
+    """A timing window the device cannot provide (dummy or graph on the CPU)."""
+
+
+class GraphCaptureError(FastenoughError):
+    """The function could not be captured into a device graph (dynamic shapes,
+    a host synchronisation inside it, ...); the message names the cause."""
+
+    exit_code = EXIT_USAGE
+
+
+class MeasurementWarning(UserWarning):
+    """A measurement that is valid but should be read with care (noisy rounds,
+    a dummy window whose margin ran out, batch-dependent semantics)."""

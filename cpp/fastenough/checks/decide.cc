@@ -271,8 +271,9 @@ MaybeFinding DecideMemoryHeadroom(const CheckInput& in) {
   Finding f = Make("memory-headroom", Verdict::kInsufficientEvidence,
                    Fmt("Peak memory is %.0f%% of capacity", 100 * peak / cap) +
                        Fmt(" at batch size %.0f", batch),
-                   "Sweep the batch size (e.g. 1, 2, 4, ... until memory or throughput stops "
-                   "improving) and keep the fastest per item.",
+                   "Sweep the batch size with fastenough.sweep_batch (doubling until memory "
+                   "runs out) and keep the knee: the smallest size within 5% of the best "
+                   "items/s.",
                    in);
   Evidence(f, in, {"peak_bytes", "capacity_bytes", "batch_size"});
   TextEvidence(f, in, {"device"});

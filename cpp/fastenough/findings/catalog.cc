@@ -68,7 +68,7 @@ const std::vector<CatalogEntry>& Catalog() {
        "Free the copies that are no longer needed; share storage with the original "
        "Parameter."},
       {"memory-headroom", "agent", "Peak memory far below capacity",
-       "Sweep the batch size for the throughput knee."},
+       "Sweep the batch size for the throughput knee (fastenough.sweep_batch)."},
       {"memory-near-limit", "agent", "Peak memory near capacity",
        "Lower the batch or free redundant residency before it fails."},
       {"recompile-in-steady", "agent", "torch.compile recompiles after warmup",

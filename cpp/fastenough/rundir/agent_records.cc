@@ -130,4 +130,19 @@ std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
   return out;
 }
 
+std::optional<std::string> ReadBatchSweep(const std::string& dir,
+                                          std::vector<std::string>* problems) {
+  const std::string path = dir + "/sweep_batch.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  std::optional<std::string> text = ReadFile(path);
+  dom::parser parser;
+  dom::object o;
+  if (!text || parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
+    problems->push_back("sweep_batch.json: not a JSON object; ignored");
+    return std::nullopt;
+  }
+  return simdjson::minify(o);
+}
+
 }  // namespace fastenough::rundir

@@ -71,4 +71,14 @@ struct AgentRecord {
 std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
                                           std::vector<std::string>* problems);
 
+// sweep_batch.json, written by fastenough.sweep_batch under the agent
+// (python/fastenough/measure/sweep.py):
+//   {"points":[{"size":16,"status":"ok","items_per_s":1975.3,"peak_bytes":null,..},
+//              {"size":64,"status":"out of memory (OutOfMemoryError)"}],
+//    "knee":16,"best":32,"within":0.05,"device":"cuda:0","protocol_change":false,..}
+// Returned minified for the report's meta.batch_sweep when it is a JSON object;
+// nullopt when absent, or when unreadable (then named in `problems`).
+std::optional<std::string> ReadBatchSweep(const std::string& dir,
+                                          std::vector<std::string>* problems);
+
 }  // namespace fastenough::rundir

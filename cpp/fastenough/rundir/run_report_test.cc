@@ -169,6 +169,30 @@ TEST_F(RundirReport, NoProgressWithoutTraces) {
   EXPECT_EQ(n, 0);
 }
 
+TEST_F(RundirReport, KeepsTheBatchSweepOfTheWorkload) {
+  Write("sweep_batch.json",
+        R"json({"points": [{"size": 8, "status": "ok", "items_per_s": 980.5},
+                           {"size": 16, "status": "out of memory (MemoryError)"}],
+                "knee": 8, "best": 8, "within": 0.05})json");
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(*json);
+  EXPECT_EQ(int64_t(doc["meta"]["batch_sweep"]["knee"]), 8);
+  EXPECT_EQ(std::string_view(doc["meta"]["batch_sweep"]["points"].at(1)["status"]),
+            "out of memory (MemoryError)");
+}
+
+TEST_F(RundirReport, ACutOffBatchSweepIsAProblemNotAFailure) {
+  Write("sweep_batch.json", R"({"points": [{"size": 8)");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  std::string all;
+  for (const auto& p : rr->problems) all += p + "\n";
+  EXPECT_NE(all.find("sweep_batch.json: not a JSON object"), std::string::npos) << all;
+  for (const auto& [k, v] : rr->report.meta.extra) EXPECT_NE(k, "batch_sweep");
+}
+
 TEST_F(RundirReport, MissingDirectoryIsNotFound) {
   auto rr = AnalyzeRunDir((dir_ / "nope").string());
   ASSERT_FALSE(rr.ok());

@@ -82,8 +82,9 @@ void AddSamplerFindings(const MetaFacts& meta, const std::vector<PhaseRow>& phas
       f.title = "Only " + HumanBytes(*p->mem_used_max) + " of " + HumanBytes(*p->mem_total) +
                 " device memory used in the steady loop";
       f.action =
-          "A larger batch may raise throughput: sweep the batch size and keep the knee of "
-          "items/s (device memory as seen by the driver, all processes included).";
+          "A larger batch may raise throughput: sweep the batch size with "
+          "fastenough.sweep_batch and keep the knee of items/s (device memory as seen by the "
+          "driver, all processes included).";
     } else {
       continue;
     }

@@ -68,6 +68,9 @@ def _steps(report: dict) -> str:
     if not lines:
         return ""
     out = "## Steady steps\n\n" + "\n".join(f"- {_text(s)}" for s in lines) + "\n\n"
+    sweep = sections.batch_sweep_line(report)
+    if sweep:
+        out += f"**Batch sweep**: {_text(sweep)}\n\n"
     cost = measurement.tool_cost_line(report)
     if cost:
         out += f"_{cost}_\n\n"

@@ -92,6 +92,26 @@ def counters_table(report: dict) -> Table | None:
                  ["counter", "severity", "count", "meaning"], rows, right={2})
 
 
+def batch_sweep_line(report: dict) -> str | None:
+    """The knee the workload measured with fastenough.sweep_batch (meta.batch_sweep)."""
+    sweep = (report.get("meta") or {}).get("batch_sweep")
+    if not isinstance(sweep, dict):
+        return None
+    ok = [p for p in sweep.get("points") or [] if p.get("status") == "ok"]
+    knee = next((p for p in ok if p.get("size") == sweep.get("knee")), None)
+    if knee is None:
+        return "fastenough.sweep_batch: no batch size ran"
+    within = sweep.get("within") or 0
+    text = (f"knee at batch {knee['size']} ({fmt_num(knee.get('items_per_s'))} items/s, "
+            f"within {within:.0%} of the best, batch {sweep.get('best')}); sizes tried: "
+            + ", ".join(str(p.get("size")) for p in sweep.get("points") or []))
+    if sweep.get("out_of_memory_at") is not None:
+        text += f"; out of memory at {sweep['out_of_memory_at']}"
+    if sweep.get("protocol_change"):
+        text += ("; a protocol change (" + ", ".join(sweep.get("semantics") or []) + ")")
+    return text
+
+
 def no_device_line(report: dict) -> str | None:
     """Say why the device tables are missing rather than leaving a silent gap."""
     if report.get("devices") or not report.get("inputs"):

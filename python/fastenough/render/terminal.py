@@ -50,6 +50,9 @@ def print_report(report: dict, console: Console | None = None) -> None:
         console.print(f"[dim]{no_device}[/dim]", highlight=False)
     for line in sections.steps_lines(report):
         console.print(f"[bold]Steps[/bold] {line}", highlight=False)
+    sweep = sections.batch_sweep_line(report)
+    if sweep:
+        console.print(f"[bold]Batch sweep[/bold] {sweep}", highlight=False)
     cost = measurement.tool_cost_line(report)
     if cost:
         console.print(f"[dim]{cost}[/dim]", highlight=False)
