@@ -6,6 +6,8 @@ comprehensions) and whether a `with torch.no_grad()/inference_mode()` encloses
 it. After the pass, two facts flow along the calls between functions of the
 same file:
 
+- epoch loops (`for epoch in range(epochs)`) do not count: they run a handful
+  of times; the step loop inside them is the hot one.
 - loop reach: a function called from a loop body runs once per iteration, so
   its code counts as "in the loop" too (`for b in loader: step(b)` makes the
   `.item()` inside `step` a per-step sync). Calls resolve by name: `f(...)` to
@@ -45,6 +47,17 @@ def grad_off_context(expr: ast.AST) -> bool | None:
     if leaf == "enable_grad":
         return False
     return None
+
+
+def is_epoch_loop(node: ast.For | ast.AsyncFor) -> bool:
+    """`for epoch in range(epochs)`: once per epoch is not the hot loop.
+
+    A sync or a validation pass per epoch costs nothing worth reporting; the
+    step loop inside it is what runs thousands of times."""
+    names = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
+    names += [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node.iter)
+              if isinstance(n, (ast.Name, ast.Attribute))]
+    return any("epoch" in n.lower() for n in names)
 
 
 @dataclass(eq=False)
@@ -158,8 +171,9 @@ class ModuleScope:
         if isinstance(node, (ast.For, ast.AsyncFor)):
             self.fors.append(Site(node, fn, loop, grad_off))
             self._visit(node.iter, fn, loop, grad_off, cls)
-            self._visit(node.target, fn, node, grad_off, cls)
-            self._visit_body(node.body, fn, node, grad_off, cls)
+            hot = loop if is_epoch_loop(node) else node
+            self._visit(node.target, fn, hot, grad_off, cls)
+            self._visit_body(node.body, fn, hot, grad_off, cls)
             self._visit_body(node.orelse, fn, loop, grad_off, cls)
             return
         if isinstance(node, ast.While):

@@ -43,7 +43,7 @@ def _targets(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _runs_gemm(body: list[ast.AST], loop_vars: set[str], group: str) -> bool:
+def _runs_gemm(body: list[ast.AST], loop_vars: set[str]) -> bool:
     for stmt in body:
         for n in ast.walk(stmt):
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
@@ -53,7 +53,7 @@ def _runs_gemm(body: list[ast.AST], loop_vars: set[str], group: str) -> bool:
             f = n.func
             if isinstance(f, ast.Name) and f.id in loop_vars:
                 return True  # expert(x)
-            if isinstance(f, ast.Subscript) and last_name(f.value) == group:
+            if isinstance(f, ast.Subscript) and _GROUP.search(last_name(f.value)):
                 return True  # self.experts[i](x)
             if isinstance(f, ast.Attribute) and f.attr in _MATMULS:
                 return True
@@ -64,14 +64,14 @@ def check(ctx: ModuleContext):
     for node in ast.walk(ctx.tree):
         if isinstance(node, (ast.For, ast.AsyncFor)):
             group = _group_name(node.iter)
-            if group and _runs_gemm(node.body, _targets(node.target), group):
+            if group and _runs_gemm(node.body, _targets(node.target)):
                 yield Hit(node, f"a Python loop over {group} runs one small matmul per "
                                 "iteration: a grouped/batched GEMM candidate")
         elif isinstance(node, COMPREHENSION_NODES):
             gen = node.generators[0]
             group = _group_name(gen.iter)
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            if group and _runs_gemm(parts, _targets(gen.target), group):
+            if group and _runs_gemm(parts, _targets(gen.target)):
                 yield Hit(node, f"a comprehension over {group} runs one small matmul per item: "
                                 "a grouped/batched GEMM candidate")
 
