@@ -155,11 +155,14 @@ def _iter_item_kind(env: KindEnv, it: ast.AST) -> str:
     return NUMPY if k == NUMPY else UNKNOWN
 
 
-def build_env(scope: ast.AST, numpy_aliases: set[str], torch_aliases: set[str]) -> KindEnv:
-    """The kinds of the names assigned in `scope`, not descending into nested functions."""
+def build_env(fn_node: ast.AST | None, bindings: list[tuple[ast.AST, ast.AST, bool]],
+              numpy_aliases: set[str], torch_aliases: set[str]) -> KindEnv:
+    """The kinds of the names a function (or, for None, the module) binds.
+
+    `bindings` are the (target, value, is_loop_item) the scope tracker collected."""
     env = KindEnv(numpy_aliases, torch_aliases)
-    if isinstance(scope, FUNCTION_NODES):
-        args = scope.args
+    if isinstance(fn_node, FUNCTION_NODES):
+        args = fn_node.args
         for a in args.posonlyargs + args.args + args.kwonlyargs:
             ann = a.annotation
             if isinstance(ann, ast.Subscript):
@@ -167,23 +170,10 @@ def build_env(scope: ast.AST, numpy_aliases: set[str], torch_aliases: set[str]) 
             leaf = dotted(ann).rsplit(".", 1)[-1] if ann is not None else ""
             if leaf in _ANNOTATION_KINDS:
                 env.bind(a.arg, _ANNOTATION_KINDS[leaf])
-    stack = list(ast.iter_child_nodes(scope))
-    pending: list[tuple[ast.AST, ast.AST, bool]] = []  # (target, value, is_iter)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, FUNCTION_NODES + (ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                pending.append((t, node.value, False))
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            pending.append((node.target, node.value, False))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            pending.append((node.target, node.iter, True))
-        stack.extend(ast.iter_child_nodes(node))
     # In source order, so that `a = torch.zeros(3)` then `b = a + 1` resolves `b`.
-    pending.sort(key=lambda p: (getattr(p[1], "lineno", 0), getattr(p[1], "col_offset", 0)))
-    for target, value, is_iter in pending:
+    ordered = sorted(bindings, key=lambda p: (getattr(p[1], "lineno", 0),
+                                              getattr(p[1], "col_offset", 0)))
+    for target, value, is_iter in ordered:
         kind = _iter_item_kind(env, value) if is_iter else env.kind(value)
         _bind_target(env, target, kind)
     return env

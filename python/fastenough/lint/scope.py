@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from fastenough.lint.astutil import COMPREHENSION_NODES, FUNCTION_NODES, dotted, is_const
+from fastenough.lint.astutil import dotted, is_const
 from fastenough.lint.kinds import KindEnv, build_env
 
 _GRAD_OFF = {"no_grad", "inference_mode"}
@@ -71,7 +71,19 @@ class Function:
     callers: list[Site] = field(default_factory=list)
     reached_from_line: int | None = None  # the loop call that makes it run per iteration
     covered: bool = False  # runs with autograd off (decorator or every caller)
+    # (target, value, is_loop_item) of every assignment and loop target in its body
+    bindings: list[tuple[ast.AST, ast.AST, bool]] = field(default_factory=list)
     _env: KindEnv | None = None
+    _assigns: dict[str, list[ast.AST]] | None = None
+
+    def assignments(self) -> dict[str, list[ast.AST]]:
+        """Plain `name = value` assignments of the body: name -> values."""
+        if self._assigns is None:
+            self._assigns = {}
+            for target, value, is_iter in self.bindings:
+                if not is_iter and isinstance(target, ast.Name):
+                    self._assigns.setdefault(target.id, []).append(value)
+        return self._assigns
 
 
 @dataclass(eq=False)
@@ -82,6 +94,25 @@ class Site:
     grad_off: bool
 
 
+_LEAVES = {ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
+           ast.Nonlocal}
+_SPECIAL = {ast.FunctionDef: "_visit_function", ast.AsyncFunctionDef: "_visit_function",
+            ast.ClassDef: "_visit_class", ast.For: "_visit_for", ast.AsyncFor: "_visit_for",
+            ast.While: "_visit_while", ast.ListComp: "_visit_comprehension",
+            ast.SetComp: "_visit_comprehension", ast.DictComp: "_visit_comprehension",
+            ast.GeneratorExp: "_visit_comprehension", ast.With: "_visit_with",
+            ast.AsyncWith: "_visit_with"}
+_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(t: type) -> tuple[str, ...]:
+    """The child fields worth visiting: not ctx (Load/Store) nor operators."""
+    f = _FIELD_CACHE.get(t)
+    if f is None:
+        f = _FIELD_CACHE[t] = tuple(n for n in t._fields if n not in ("ctx", "op", "ops"))
+    return f
+
+
 class ModuleScope:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
@@ -89,11 +120,12 @@ class ModuleScope:
         self.calls: list[Site] = []
         self.tests: list[Site] = []  # if / while / assert / ternary tests
         self.fors: list[Site] = []
+        self.comprehensions: list[Site] = []
+        self.module_bindings: list[tuple[ast.AST, ast.AST, bool]] = []
         self.numpy_aliases: set[str] = set()
         self.torch_aliases: set[str] = {"torch"}
         self.imported_modules: set[str] = set()
         self._module_env: KindEnv | None = None
-        self._collect_imports(tree)
         self._visit_body(tree.body, None, None, False, None)
         self._propagate_loop_reach()
         self._propagate_grad_off()
@@ -127,92 +159,121 @@ class ModuleScope:
     def env(self, fn: Function | None) -> KindEnv:
         if fn is None:
             if self._module_env is None:
-                self._module_env = build_env(self.tree, self.numpy_aliases, self.torch_aliases)
+                self._module_env = build_env(None, self.module_bindings, self.numpy_aliases,
+                                             self.torch_aliases)
             return self._module_env
         if fn._env is None:
-            fn._env = build_env(fn.node, self.numpy_aliases, self.torch_aliases)
+            fn._env = build_env(fn.node, fn.bindings, self.numpy_aliases, self.torch_aliases)
         return fn._env
 
     # -- the pass ----------------------------------------------------------------
-    def _collect_imports(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    self.imported_modules.add(a.name.split(".")[0])
-                    if a.name == "numpy":
-                        self.numpy_aliases.add(a.asname or "numpy")
-                    elif a.name == "torch":
-                        self.torch_aliases.add(a.asname or "torch")
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                self.imported_modules.add(node.module.split(".")[0])
+    def _import(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                self.imported_modules.add(a.name.split(".")[0])
+                if a.name == "numpy":
+                    self.numpy_aliases.add(a.asname or "numpy")
+                elif a.name == "torch":
+                    self.torch_aliases.add(a.asname or "torch")
+        elif node.module:
+            self.imported_modules.add(node.module.split(".")[0])
+
+    def _bind(self, fn: Function | None, target: ast.AST, value: ast.AST, is_iter: bool) -> None:
+        (fn.bindings if fn is not None else self.module_bindings).append((target, value, is_iter))
 
     def _visit_body(self, body, fn, loop, grad_off, cls) -> None:
         for stmt in body:
             self._visit(stmt, fn, loop, grad_off, cls)
 
     def _visit(self, node, fn, loop, grad_off, cls) -> None:  # noqa: C901 - one dispatch
-        if isinstance(node, FUNCTION_NODES):
-            for d in node.decorator_list:
-                self._visit(d, fn, loop, grad_off, cls)
-            decorated = any(grad_off_context(d) for d in node.decorator_list)
-            new = Function(node, node.name, cls, fn, decorated)
-            self.functions.append(new)
-            for d in node.args.defaults + node.args.kw_defaults:
-                if d is not None:
-                    self._visit(d, fn, loop, grad_off, cls)
-            # A nested def runs when called, not where it is written: fresh loop state.
-            self._visit_body(node.body, new, None, decorated, None)
+        # The hot path of lint: every node of every file passes here once. Dispatch on
+        # the exact type, and skip the leaves and the operator/context fields.
+        t = type(node)
+        if t in _LEAVES:
             return
-        if isinstance(node, ast.ClassDef):
-            for d in node.decorator_list + node.bases:
-                self._visit(d, fn, loop, grad_off, cls)
-            self._visit_body(node.body, fn, loop, grad_off, node.name)
-            return
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            self.fors.append(Site(node, fn, loop, grad_off))
-            self._visit(node.iter, fn, loop, grad_off, cls)
-            hot = loop if is_epoch_loop(node) else node
-            self._visit(node.target, fn, hot, grad_off, cls)
-            self._visit_body(node.body, fn, hot, grad_off, cls)
-            self._visit_body(node.orelse, fn, loop, grad_off, cls)
-            return
-        if isinstance(node, ast.While):
-            self.tests.append(Site(node.test, fn, node, grad_off))
-            self._visit(node.test, fn, node, grad_off, cls)
-            self._visit_body(node.body, fn, node, grad_off, cls)
-            self._visit_body(node.orelse, fn, loop, grad_off, cls)
-            return
-        if isinstance(node, COMPREHENSION_NODES):
-            gens = node.generators
-            self._visit(gens[0].iter, fn, loop, grad_off, cls)  # evaluated once
-            for i, g in enumerate(gens):
-                if i:
-                    self._visit(g.iter, fn, node, grad_off, cls)
-                self._visit(g.target, fn, node, grad_off, cls)
-                for cond in g.ifs:
-                    self.tests.append(Site(cond, fn, node, grad_off))
-                    self._visit(cond, fn, node, grad_off, cls)
-            for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
-                self._visit(part, fn, node, grad_off, cls)
-            return
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            inner = grad_off
-            for item in node.items:
-                self._visit(item.context_expr, fn, loop, grad_off, cls)
-                mode = grad_off_context(item.context_expr)
-                if mode is not None:
-                    inner = mode
-            self._visit_body(node.body, fn, loop, inner, cls)
-            return
-        if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
-            self.tests.append(Site(node.test, fn, loop, grad_off))
-        elif isinstance(node, ast.Call):
+        if t is ast.Call:
             site = Site(node, fn, loop, grad_off)
             self.calls.append(site)
             if fn is not None:
                 fn.calls.append(site)
-        for child in ast.iter_child_nodes(node):
-            self._visit(child, fn, loop, grad_off, cls)
+        elif t is ast.Assign:
+            for target in node.targets:
+                self._bind(fn, target, node.value, False)
+        elif t is ast.AnnAssign or t is ast.AugAssign:
+            if node.value is not None:
+                self._bind(fn, node.target, node.value, False)
+        elif t is ast.If or t is ast.IfExp or t is ast.Assert:
+            self.tests.append(Site(node.test, fn, loop, grad_off))
+        elif t is ast.Import or t is ast.ImportFrom:
+            self._import(node)
+            return
+        elif t in _SPECIAL:
+            getattr(self, _SPECIAL[t])(node, fn, loop, grad_off, cls)
+            return
+        for name in _fields(t):
+            v = getattr(node, name, None)
+            if type(v) is list:
+                for item in v:
+                    if isinstance(item, ast.AST):
+                        self._visit(item, fn, loop, grad_off, cls)
+            elif v is not None and isinstance(v, ast.AST):
+                self._visit(v, fn, loop, grad_off, cls)
+
+    def _visit_function(self, node, fn, loop, grad_off, cls) -> None:
+        for d in node.decorator_list:
+            self._visit(d, fn, loop, grad_off, cls)
+        decorated = any(grad_off_context(d) for d in node.decorator_list)
+        new = Function(node, node.name, cls, fn, decorated)
+        self.functions.append(new)
+        for d in node.args.defaults + node.args.kw_defaults:
+            if d is not None:
+                self._visit(d, fn, loop, grad_off, cls)
+        # A nested def runs when called, not where it is written: fresh loop state.
+        self._visit_body(node.body, new, None, decorated, None)
+
+    def _visit_class(self, node, fn, loop, grad_off, cls) -> None:
+        for d in node.decorator_list + node.bases:
+            self._visit(d, fn, loop, grad_off, cls)
+        self._visit_body(node.body, fn, loop, grad_off, node.name)
+
+    def _visit_for(self, node, fn, loop, grad_off, cls) -> None:
+        self.fors.append(Site(node, fn, loop, grad_off))
+        self._bind(fn, node.target, node.iter, True)
+        self._visit(node.iter, fn, loop, grad_off, cls)
+        hot = loop if is_epoch_loop(node) else node
+        self._visit(node.target, fn, hot, grad_off, cls)
+        self._visit_body(node.body, fn, hot, grad_off, cls)
+        self._visit_body(node.orelse, fn, loop, grad_off, cls)
+
+    def _visit_while(self, node, fn, loop, grad_off, cls) -> None:
+        self.tests.append(Site(node.test, fn, node, grad_off))
+        self._visit(node.test, fn, node, grad_off, cls)
+        self._visit_body(node.body, fn, node, grad_off, cls)
+        self._visit_body(node.orelse, fn, loop, grad_off, cls)
+
+    def _visit_comprehension(self, node, fn, loop, grad_off, cls) -> None:
+        self.comprehensions.append(Site(node, fn, loop, grad_off))
+        gens = node.generators
+        self._visit(gens[0].iter, fn, loop, grad_off, cls)  # evaluated once
+        for i, g in enumerate(gens):
+            self._bind(fn, g.target, g.iter, True)
+            if i:
+                self._visit(g.iter, fn, node, grad_off, cls)
+            self._visit(g.target, fn, node, grad_off, cls)
+            for cond in g.ifs:
+                self.tests.append(Site(cond, fn, node, grad_off))
+                self._visit(cond, fn, node, grad_off, cls)
+        for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
+            self._visit(part, fn, node, grad_off, cls)
+
+    def _visit_with(self, node, fn, loop, grad_off, cls) -> None:
+        inner = grad_off
+        for item in node.items:
+            self._visit(item.context_expr, fn, loop, grad_off, cls)
+            mode = grad_off_context(item.context_expr)
+            if mode is not None:
+                inner = mode
+        self._visit_body(node.body, fn, loop, inner, cls)
 
     # -- propagation along same-file calls ------------------------------------
     def _resolve(self, site: Site) -> list[Function]:

@@ -46,16 +46,11 @@ def _has_qk(expr: ast.AST, assigns: dict[str, list[ast.AST]], depth: int = 3) ->
 
 def check(ctx: ModuleContext):
     for fn in ctx.scope.functions:
-        assigns: dict[str, list[ast.AST]] = {}
-        for n in ast.walk(fn.node):
-            if isinstance(n, ast.Assign):
-                for t in n.targets:
-                    if isinstance(t, ast.Name):
-                        assigns.setdefault(t.id, []).append(n.value)
         for site in fn.calls:
             call = site.node
             if not (isinstance(call.func, ast.Attribute) and call.func.attr == "softmax"):
                 continue
+            assigns = fn.assignments()
             inputs = [call.func.value] + list(call.args[:1])
             if any(_has_qk(e, assigns) for e in inputs):
                 yield Hit(call, "attention written by hand (softmax of q @ k^T): "

@@ -61,7 +61,8 @@ def _runs_gemm(body: list[ast.AST], loop_vars: set[str]) -> bool:
 
 
 def check(ctx: ModuleContext):
-    for node in ast.walk(ctx.tree):
+    for site in ctx.scope.fors + ctx.scope.comprehensions:
+        node = site.node
         if isinstance(node, (ast.For, ast.AsyncFor)):
             group = _group_name(node.iter)
             if group and _runs_gemm(node.body, _targets(node.target)):

@@ -26,16 +26,6 @@ def _is_normaliser(call: ast.AST) -> bool:
             and call.func.attr in _NORMALISERS)
 
 
-def _assignments(fn_node: ast.AST) -> dict[str, list[ast.AST]]:
-    out: dict[str, list[ast.AST]] = {}
-    for n in ast.walk(fn_node):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    out.setdefault(t.id, []).append(n.value)
-    return out
-
-
 def _selected_before(expr: ast.AST, assigns: dict[str, list[ast.AST]], depth: int = 3) -> bool:
     """The normalised input visibly went through an index/slice (positions selected)."""
     if any(isinstance(n, ast.Subscript) for n in ast.walk(expr)):
@@ -54,14 +44,15 @@ def _computed_index(sub: ast.Subscript) -> bool:
 def check(ctx: ModuleContext):
     scope = ctx.scope
     for fn in scope.functions:
-        assigns = _assignments(fn.node)
+        gathers = [s.node for s in fn.calls
+                   if isinstance(s.node.func, ast.Attribute) and s.node.func.attr == "gather"]
+        if not gathers:
+            continue
+        assigns = fn.assignments()
         # name -> the normaliser call it holds
         normalised = {name: v for name, vs in assigns.items() for v in vs
                       if _is_normaliser(v)}
-        for site in fn.calls:
-            call = site.node
-            if not (isinstance(call.func, ast.Attribute) and call.func.attr == "gather"):
-                continue
+        for call in gathers:
             source = call.func.value
             if dotted(call.func).split(".", 1)[0] in scope.torch_aliases and call.args:
                 source = call.args[0]  # torch.gather(logp, dim, index)
