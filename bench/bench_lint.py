@@ -10,8 +10,10 @@ so that no tool can deduplicate them, spread over nested packages of 100 files.
 Then, interleaved (lint, ruff, ruff, lint, ...) and timed from outside as child
 processes with their output sent to /dev/null:
 
-  lint  python -m fastenough lint TREE --exit-zero --format json --jobs J
-  ruff  ruff check --select ALL --no-cache --exit-zero --output-format json TREE
+  lint   python -m fastenough lint TREE --exit-zero --format json --jobs J
+  ruff   ruff check --select ALL --no-cache --exit-zero --output-format json TREE
+  parse  this script --parse-only TREE --jobs J: read + ast.parse of every file in
+         J processes and nothing else, the floor of any ast-based linter in CPython
 
 Medians of --reps are printed with the ratio lint / ruff (ruff is a speed
 reference, not a peer in function: it is Rust and runs ~900 rules; lint is
@@ -60,7 +62,7 @@ def make_tree(root: str, n: int) -> int:
     for i in range(n):
         name, text = sources[i % len(sources)]
         # Distinct copies: every top-level def gets the copy's index as a suffix.
-        text = re.sub(r"^def (\w+)\(", lambda m: f"def {m.group(1)}_{i}(", text, flags=re.M)
+        text = re.sub(r"^def (\w+)\(", rf"def \1_{i}(", text, flags=re.M)
         text = f"# generated copy {i} of {name}.py for bench_lint\n" + text
         pkg = os.path.join(root, f"pkg{i // 1000:02d}", f"sub{(i // 100) % 10}")
         os.makedirs(pkg, exist_ok=True)
@@ -68,6 +70,26 @@ def make_tree(root: str, n: int) -> int:
             f.write(text)
         total += len(text.encode())
     return total
+
+
+def _parse_one(path: str) -> int:
+    import ast
+
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        ast.parse(data.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return 0
+    return 1
+
+
+def parse_only(tree: str, jobs: int) -> int:
+    from concurrent.futures import ProcessPoolExecutor
+
+    paths = [os.path.join(d, f) for d, _, fs in os.walk(tree) for f in fs if f.endswith(".py")]
+    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+        return sum(pool.map(_parse_one, paths, chunksize=64))
 
 
 def _time(cmd: list[str]) -> float:
@@ -85,7 +107,11 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=0, help="lint --jobs (default 0: one per core)")
     p.add_argument("--ruff", default=shutil.which("ruff") or os.path.join(
         os.path.dirname(sys.executable), "ruff"), help="the ruff executable")
+    p.add_argument("--parse-only", metavar="TREE", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.parse_only:
+        parse_only(args.parse_only, args.jobs)
+        return 0
 
     tmp = None
     if args.tree:
@@ -101,13 +127,16 @@ def main() -> int:
             "json", "--jobs", str(args.jobs)]
     ruff = [args.ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero",
             "--output-format", "json", tree]
+    parse = [sys.executable, os.path.abspath(__file__), "--parse-only", tree, "--jobs",
+             str(args.jobs)]
+    cmds = {"lint": lint, "ruff": ruff, "parse": parse}
     try:
         count = json.loads(subprocess.run(lint, capture_output=True, text=True).stdout)
-        times = {"lint": [], "ruff": []}
+        times = {k: [] for k in cmds}
         for r in range(args.reps):
-            order = ("lint", "ruff") if r % 2 == 0 else ("ruff", "lint")
+            order = list(cmds) if r % 2 == 0 else list(reversed(cmds))
             for tool in order:
-                times[tool].append(_time(lint if tool == "lint" else ruff))
+                times[tool].append(_time(cmds[tool]))
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -115,14 +144,16 @@ def main() -> int:
     ratio = med["lint"] / med["ruff"]
     print(f"tree: {nfiles} files, {nbytes / 1e6:.1f} MB; cores: {os.cpu_count()}; "
           f"lint found {len(count['findings'])} findings, skipped {len(count['errors'])} files")
-    for k in ("lint", "ruff"):
+    for k in cmds:
         print(f"  {k:<5} median {med[k]:7.2f} s   runs {', '.join(f'{t:.2f}' for t in times[k])}")
-    print(f"  ratio lint / ruff = {ratio:.1f}x; lint {nfiles / med['lint']:.0f} files/s")
+    print(f"  ratio lint / ruff = {ratio:.1f}x; lint / parse floor = "
+          f"{med['lint'] / med['parse']:.1f}x; lint {nfiles / med['lint']:.0f} files/s")
     out_dir = os.path.join(HERE, "out")
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "bench_lint.json"), "w") as f:
         json.dump({"files": nfiles, "bytes": nbytes, "cores": os.cpu_count(), "times_s": times,
-                   "median_s": med, "ratio_lint_over_ruff": ratio}, f, indent=2)
+                   "median_s": med, "ratio_lint_over_ruff": ratio,
+                   "ratio_lint_over_parse": med["lint"] / med["parse"]}, f, indent=2)
     return 0
 
 
