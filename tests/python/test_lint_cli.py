@@ -40,15 +40,16 @@ def test_human_output_has_location_code_source_line_and_caret(snippet):
     proc = lint(str(snippet))
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == (f"{snippet}:5:13: transfer-in-loop .to(device) inside the loop at line 4 "
+    assert lines[0] == (f"{snippet}:5:15: transfer-in-loop .to(device) inside the loop at line 4 "
                         "without non_blocking=True: a blocking host-to-device copy every "
                         "iteration")
-    # The source line indented by 4, the caret under column 13 spanning `x.to(device)`.
+    # The source line indented by 4, the caret under column 15 spanning `to(device)`:
+    # a method call's finding points at the method, not at the receiver chain.
     assert lines[1] == "    " + "        x = x.to(device)"
-    assert lines[2] == "    " + " " * 12 + "^" + "~" * 11
-    assert lines[3].startswith(f"{snippet}:6:15: sync-in-loop .item() inside the loop at line 4")
+    assert lines[2] == "    " + " " * 14 + "^" + "~" * 9
+    assert lines[3].startswith(f"{snippet}:6:23: sync-in-loop .item() inside the loop at line 4")
     assert lines[4] == "    " + "        print(x.sum().item())"
-    assert lines[5] == "    " + " " * 14 + "^" + "~" * 13  # x.sum().item()
+    assert lines[5] == "    " + " " * 22 + "^" + "~" * 5  # item()
     assert lines[6].startswith("2 findings in 1 file;")
 
 
@@ -94,8 +95,8 @@ def test_json_format(snippet):
     assert doc["files"] == 1 and doc["errors"] == []
     assert [(f["line"], f["col"], f["code"], f["rule"], f["function"], f["source"])
             for f in doc["findings"]] == [
-        (5, 13, "transfer-in-loop", "to-device-in-loop", "run", "lint"),
-        (6, 15, "sync-in-loop", "sync-method-in-loop", "run", "lint")]
+        (5, 15, "transfer-in-loop", "to-device-in-loop", "run", "lint"),
+        (6, 23, "sync-in-loop", "sync-method-in-loop", "run", "lint")]
 
 
 def test_sarif_output_validates_against_the_sarif_2_1_0_schema(tmp_path):
@@ -112,7 +113,7 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(tmp_path):
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
     first = results[0]["locations"][0]["physicalLocation"]
     assert first["artifactLocation"]["uri"] == "research/eval_script.py"
-    assert first["region"]["startLine"] == 18 and first["region"]["startColumn"] == 12
+    assert first["region"]["startLine"] == 18 and first["region"]["startColumn"] == 57
     notes = run["invocations"][0]["toolExecutionNotifications"]
     assert [n["message"]["text"] for n in notes] == ["syntax error: invalid syntax: skipped"]
 

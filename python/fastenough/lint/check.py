@@ -31,6 +31,17 @@ def _enclosing_function(ctx: ModuleContext, node: ast.AST) -> str:
     return best.name if best is not None else ""
 
 
+def _start(node: ast.AST) -> tuple[int, int]:
+    """Where a finding starts: for a method call `a.b(...).item()`, at `item`, so that
+    the caret points at the method and the line is the method's in a chain split over
+    lines (the line the interpreter reports at runtime); else the node's start."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        f = node.func
+        if f.end_lineno is not None and f.end_col_offset is not None:
+            return f.end_lineno, f.end_col_offset - len(f.attr.encode("utf-8"))
+    return node.lineno, node.col_offset
+
+
 def _char_col(line: str, byte_offset: int) -> int:
     """ast offsets count UTF-8 bytes; editors and SARIF count characters (1-based)."""
     if line.isascii():
@@ -56,13 +67,13 @@ def check_text(path: str, text: str, rules: list[Rule] | None = None
         for rule in ALL_RULES if rules is None else rules:
             for hit in rule.check(ctx):
                 node = hit.node
-                line = node.lineno
+                line, byte_col = _start(node)
                 end_line = getattr(node, "end_lineno", None) or line
                 source = lines[line - 1] if 0 < line <= len(lines) else ""
                 end_source = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
-                col = _char_col(source, node.col_offset)
+                col = _char_col(source, byte_col)
                 end_col = _char_col(end_source, getattr(node, "end_col_offset", None)
-                                    or node.col_offset)
+                                    or byte_col)
                 found.add(LintFinding(path, line, col, rule.code, rule.name, hit.message,
                                       end_line, end_col, _enclosing_function(ctx, node),
                                       source))
