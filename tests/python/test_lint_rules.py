@@ -368,3 +368,39 @@ def test_suppression_on_the_line_or_alone_on_the_line_above():
                 d = x.item()  # fastenough: ignore
                 e = x.item()
         """) == [(7, "sync-in-loop"), (9, "sync-in-loop")]
+
+
+# -- false positives found by linting torch's own sources ------------------------------------
+def test_torch_namespace_helpers_are_not_tensors():
+    assert found("""
+        import torch
+        def options(kernels):
+            for k in kernels:
+                k.set("USE_TMA", bool(torch.xpu.is_available()))
+                if torch.cuda.is_available():
+                    pass
+                if torch.is_grad_enabled():
+                    pass
+        """) == []
+
+
+def test_module_paths_ending_in_model_are_not_model_calls():
+    assert found("""
+        import torch
+        def evaluate_mapping(model):
+            model.eval()
+            torch.nn.parallel.DistributedDataParallel._set_params_for_model(model, [])
+        """) == []
+
+
+def test_unit_tests_named_test_in_test_files_are_not_evaluations():
+    src = textwrap.dedent("""
+        def test_forward(model, x):
+            model.eval()
+            return model(x)
+        """)
+    for path in ("pkg/distributed_test.py", "tests/models/check.py", "test_model.py"):
+        findings, error = check_text(path, src)
+        assert error is None and findings == [], path
+    findings, _ = check_text("research/eval_tools.py", src)
+    assert [(f.line, f.code) for f in findings] == [(4, "autograd-in-eval")]

@@ -37,6 +37,10 @@ _TORCH_NON_TENSOR = {"device", "dtype", "Size", "is_tensor", "is_floating_point"
                      "manual_seed", "no_grad", "inference_mode", "enable_grad",
                      "set_grad_enabled", "compile", "load", "save", "Generator",
                      "get_default_dtype", "set_num_threads", "get_num_threads"}
+_NON_TENSOR_PREFIXES = ("is_", "get_", "set_", "use_", "are_", "_")
+# torch.<namespace>.f(...) that return tensors; any other namespace (cuda, xpu,
+# backends, nn, optim, distributed, ...) tells nothing.
+_TENSOR_NAMESPACES = ("nn.functional.", "linalg.", "fft.", "special.")
 # Tensor methods whose result is a host value or numpy array.
 _TO_HOST = {"item": HOST, "tolist": HOST, "numpy": NUMPY, "dim": HOST, "size": HOST,
             "numel": HOST, "ndimension": HOST, "element_size": HOST, "data_ptr": HOST}
@@ -58,10 +62,12 @@ def _const_kind(node: ast.AST) -> str | None:
 class KindEnv:
     """The kinds of the names of one function (or of the module's top level)."""
 
-    def __init__(self, numpy_aliases: set[str], torch_aliases: set[str]) -> None:
+    def __init__(self, numpy_aliases: set[str], torch_aliases: set[str],
+                 functional_aliases: frozenset[str] = frozenset()) -> None:
         self.names: dict[str, str] = {}
         self.numpy_aliases = numpy_aliases
         self.torch_aliases = torch_aliases
+        self.functional_aliases = functional_aliases
 
     def bind(self, name: str, kind: str) -> None:
         old = self.names.get(name)
@@ -105,15 +111,17 @@ class KindEnv:
             return HOST
         name = dotted(func)
         root, _, rest = name.partition(".")
-        if root in self.numpy_aliases:
+        if "()" in rest:
+            rest = ""  # torch.isnan(x).any(): a method of a result, judged by its receiver below
+        if root in self.numpy_aliases and rest:
             return NUMPY
+        if root in self.functional_aliases and rest:
+            return TENSOR  # F.softmax(...) after `import torch.nn.functional as F`
         if root in self.torch_aliases and rest:
             leaf = rest.rsplit(".", 1)[-1]
-            namespaced = rest.startswith(("cuda.", "backends.", "distributed.", "nn.", "optim.",
-                                          "utils."))
-            if namespaced and not rest.startswith("nn.functional."):
+            if "." in rest and not rest.startswith(_TENSOR_NAMESPACES):
                 return UNKNOWN  # torch.cuda.is_available(), torch.nn.Linear(...), ...
-            if leaf in _TORCH_NON_TENSOR:
+            if leaf in _TORCH_NON_TENSOR or leaf.startswith(_NON_TENSOR_PREFIXES):
                 return UNKNOWN
             if leaf in _FACTORIES and not any(k.arg == "device" for k in call.keywords):
                 return CPU_TENSOR
@@ -156,11 +164,12 @@ def _iter_item_kind(env: KindEnv, it: ast.AST) -> str:
 
 
 def build_env(fn_node: ast.AST | None, bindings: list[tuple[ast.AST, ast.AST, bool]],
-              numpy_aliases: set[str], torch_aliases: set[str]) -> KindEnv:
+              numpy_aliases: set[str], torch_aliases: set[str],
+              functional_aliases: frozenset[str] = frozenset()) -> KindEnv:
     """The kinds of the names a function (or, for None, the module) binds.
 
     `bindings` are the (target, value, is_loop_item) the scope tracker collected."""
-    env = KindEnv(numpy_aliases, torch_aliases)
+    env = KindEnv(numpy_aliases, torch_aliases, functional_aliases)
     if isinstance(fn_node, FUNCTION_NODES):
         args = fn_node.args
         for a in args.posonlyargs + args.args + args.kwonlyargs:

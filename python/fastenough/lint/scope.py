@@ -124,6 +124,7 @@ class ModuleScope:
         self.module_bindings: list[tuple[ast.AST, ast.AST, bool]] = []
         self.numpy_aliases: set[str] = set()
         self.torch_aliases: set[str] = {"torch"}
+        self.functional_aliases: set[str] = set()  # `import torch.nn.functional as F`
         self.imported_modules: set[str] = set()
         self._module_env: KindEnv | None = None
         self._visit_body(tree.body, None, None, False, None)
@@ -160,10 +161,12 @@ class ModuleScope:
         if fn is None:
             if self._module_env is None:
                 self._module_env = build_env(None, self.module_bindings, self.numpy_aliases,
-                                             self.torch_aliases)
+                                             self.torch_aliases,
+                                             frozenset(self.functional_aliases))
             return self._module_env
         if fn._env is None:
-            fn._env = build_env(fn.node, fn.bindings, self.numpy_aliases, self.torch_aliases)
+            fn._env = build_env(fn.node, fn.bindings, self.numpy_aliases, self.torch_aliases,
+                                frozenset(self.functional_aliases))
         return fn._env
 
     # -- the pass ----------------------------------------------------------------
@@ -175,8 +178,13 @@ class ModuleScope:
                     self.numpy_aliases.add(a.asname or "numpy")
                 elif a.name == "torch":
                     self.torch_aliases.add(a.asname or "torch")
+                elif a.name == "torch.nn.functional" and a.asname:
+                    self.functional_aliases.add(a.asname)
         elif node.module:
             self.imported_modules.add(node.module.split(".")[0])
+            if node.module == "torch.nn":
+                self.functional_aliases.update(a.asname or a.name for a in node.names
+                                               if a.name == "functional")
 
     def _bind(self, fn: Function | None, target: ast.AST, value: ast.AST, is_iter: bool) -> None:
         (fn.bindings if fn is not None else self.module_bindings).append((target, value, is_iter))

@@ -72,12 +72,24 @@ class ModuleContext:
         return out
 
     def is_model_call(self, call: ast.Call) -> bool:
+        """model(x), net(x), self.model(x), trainer.encoder(x), model.forward(x); not
+        torch.nn.parallel.DistributedDataParallel._set_params_for_model(...)."""
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "forward":
-            return True
-        name = func.id if isinstance(func, ast.Name) else (
-            func.attr if isinstance(func, ast.Attribute) else "")
-        return bool(name) and (bool(MODEL_NAME.search(name)) or name in self.eval_called_names)
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name,
+                                                                         ast.Attribute)):
+            if func.attr == "forward":
+                return True
+            if isinstance(func.value, ast.Attribute) and not (
+                    isinstance(func.value.value, ast.Name) and func.value.value.id == "self"):
+                return False  # a.b.c_model(...): a module path, not an instance
+            name = func.attr
+        else:
+            return False
+        if name.startswith("_"):
+            return False
+        return bool(MODEL_NAME.search(name)) or name in self.eval_called_names
 
     def function_name(self, fn: Function | None) -> str:
         return fn.name if fn is not None else ""

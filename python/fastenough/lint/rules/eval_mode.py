@@ -19,6 +19,15 @@ EVAL_NAME = re.compile(
 _TRAINING_CALLS = {"backward", "step", "zero_grad", "train"}
 
 
+def _is_test_file(path: str) -> bool:
+    """test_x.py, x_test.py, conftest.py, or anything under tests/ test/ testing/."""
+    base = os.path.basename(path)
+    if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+        return True
+    parts = os.path.normpath(os.path.dirname(path)).split(os.sep)
+    return any(p in ("tests", "test", "testing") for p in parts)
+
+
 def _calls_eval(fn: Function) -> bool:
     return any(isinstance(s.node.func, ast.Attribute) and s.node.func.attr == "eval"
                and not s.node.args for s in fn.calls)
@@ -27,8 +36,8 @@ def _calls_eval(fn: Function) -> bool:
 def is_eval_function(ctx: ModuleContext, fn: Function) -> bool:
     if fn.name == "forward" or fn.name.startswith("__"):
         return False
-    if fn.name.startswith("test_") and os.path.basename(ctx.path).startswith("test_"):
-        return False  # a pytest test, not an evaluation
+    if fn.name.startswith("test_") and _is_test_file(ctx.path):
+        return False  # a pytest/unittest test, not an evaluation
     named = bool(EVAL_NAME.search(fn.name)) or any(
         EVAL_NAME.search(part) for d in fn.node.decorator_list
         for part in dotted(d.func if isinstance(d, ast.Call) else d).split("."))
