@@ -404,3 +404,17 @@ def test_unit_tests_named_test_in_test_files_are_not_evaluations():
         assert error is None and findings == [], path
     findings, _ = check_text("research/eval_tools.py", src)
     assert [(f.line, f.code) for f in findings] == [(4, "autograd-in-eval")]
+
+
+def test_identity_tests_cpu_results_and_constructors_are_quiet():
+    assert found("""
+        import torch
+        def run(items, old, lst):
+            for t in items:
+                if t is None or t is old:
+                    continue
+                m = torch.median(torch.tensor(lst)).item()
+        def evaluate(x):
+            for _ in range(3):
+                net = Net()
+        """) == []

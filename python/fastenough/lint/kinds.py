@@ -98,6 +98,8 @@ class KindEnv:
             if node.attr in ("T", "mT", "data", "grad", "real", "imag"):
                 return self.kind(node.value)
         if isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return HOST  # `t is None`, `k in d`: identity and membership, no tensor read
             kinds = {self.kind(node.left)} | {self.kind(c) for c in node.comparators}
             for k in (TENSOR, CPU_TENSOR, NUMPY):
                 if k in kinds:
@@ -123,8 +125,11 @@ class KindEnv:
                 return UNKNOWN  # torch.cuda.is_available(), torch.nn.Linear(...), ...
             if leaf in _TORCH_NON_TENSOR or leaf.startswith(_NON_TENSOR_PREFIXES):
                 return UNKNOWN
-            if leaf in _FACTORIES and not any(k.arg == "device" for k in call.keywords):
+            on_device = any(k.arg == "device" for k in call.keywords)
+            if leaf in _FACTORIES and not on_device:
                 return CPU_TENSOR
+            if call.args and not on_device and self.kind(call.args[0]) == CPU_TENSOR:
+                return CPU_TENSOR  # torch.median(torch.tensor(xs)): stays on the CPU
             return TENSOR
         if isinstance(func, ast.Attribute):
             receiver = self.kind(func.value)

@@ -87,8 +87,8 @@ class ModuleContext:
             name = func.attr
         else:
             return False
-        if name.startswith("_"):
-            return False
+        if name.startswith("_") or name[:1].isupper():
+            return False  # private helpers; Net(): building a model, not running one
         return bool(MODEL_NAME.search(name)) or name in self.eval_called_names
 
     def function_name(self, fn: Function | None) -> str:
