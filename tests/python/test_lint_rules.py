@@ -301,6 +301,19 @@ def test_loops_over_experts_heads_segments():
         """) == [(5, "serial-small-gemm"), (10, "serial-small-gemm")]
 
 
+def test_loop_variable_names_the_group_like_mixtral():
+    assert found("""
+        import torch
+        from torch import nn
+        class MoE:
+            def forward(self, h, hit):
+                for expert_idx in hit:
+                    gate = nn.functional.linear(h, self.gate_up_proj[expert_idx])
+                for head_i in range(4):
+                    print(head_i)
+        """) == [(6, "serial-small-gemm")]
+
+
 def test_separate_projections_of_one_input():
     assert found("""
         class Attn:

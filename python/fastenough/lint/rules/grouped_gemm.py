@@ -10,6 +10,9 @@ from fastenough.lint.rules.base import Hit, ModuleContext, Rule
 
 # self.experts, heads, segments, num_experts, n_heads, self.num_local_experts
 _GROUP = re.compile(r"(^|_)(experts?|heads?|segments?)$", re.IGNORECASE)
+# The loop variable names the group: `for expert_idx in expert_hit` (Mixtral).
+_GROUP_VAR = re.compile(r"(^|_)(experts?|heads?|segments?)(_?(idx|id|index|i|num))?$",
+                        re.IGNORECASE)
 _MATMULS = {"matmul", "mm", "bmm", "einsum", "linear", "addmm", "baddbmm"}
 
 _EXPLAIN = """\
@@ -64,7 +67,8 @@ def check(ctx: ModuleContext):
     for site in ctx.scope.fors + ctx.scope.comprehensions:
         node = site.node
         if isinstance(node, (ast.For, ast.AsyncFor)):
-            group = _group_name(node.iter)
+            group = _group_name(node.iter) or next(
+                (n for n in sorted(_targets(node.target)) if _GROUP_VAR.search(n)), "")
             if group and _runs_gemm(node.body, _targets(node.target)):
                 yield Hit(node, f"a Python loop over {group} runs one small matmul per "
                                 "iteration: a grouped/batched GEMM candidate")
