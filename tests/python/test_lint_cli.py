@@ -87,6 +87,25 @@ def test_syntax_error_and_non_utf8_files_are_reported_and_skipped(tmp_path, snip
     assert only_bad.returncode == 0
 
 
+def test_deep_nesting_and_nul_bytes_are_reported_not_crashed(tmp_path):
+    (tmp_path / "deep.py").write_text("x = " + "+".join(["a"] * 20000) + "\n")
+    (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")
+    proc = lint(str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"{tmp_path / 'deep.py'}: nested too deeply to parse: skipped" in proc.stdout
+    assert (f"{tmp_path / 'nul.py'}: syntax error: source code string cannot contain null "
+            "bytes: skipped") in proc.stdout
+
+
+def test_form_feeds_do_not_shift_lines(tmp_path):
+    (tmp_path / "ff.py").write_text("import torch\n\x0c\ndef f(loader):\n"
+                                    "    for x in loader:\n        x.item()\n")
+    proc = lint(str(tmp_path / "ff.py"))
+    assert proc.stdout.splitlines()[1] == "            x.item()"
+    assert ":5:11: sync-in-loop" in proc.stdout
+
+
 def test_json_format(snippet):
     proc = lint(str(snippet), "--format", "json")
     assert proc.returncode == 1

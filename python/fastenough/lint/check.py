@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 from fastenough.lint.finding import FileError, LintFinding
@@ -29,6 +30,9 @@ def _enclosing_function(ctx: ModuleContext, node: ast.AST) -> str:
         if inside and (best is None or n.lineno >= best.node.lineno):
             best = fn
     return best.name if best is not None else ""
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _start(node: ast.AST) -> tuple[int, int]:
@@ -58,26 +62,40 @@ def check_text(path: str, text: str, rules: list[Rule] | None = None
     except SyntaxError as e:
         return [], FileError(path, e.lineno or 0,
                              f"syntax error: {e.msg}: skipped")
-    except (ValueError, RecursionError, MemoryError) as e:
-        return [], FileError(path, 0, f"cannot parse ({type(e).__name__}): skipped")
-    lines = text.splitlines()
+    except RecursionError:
+        return [], FileError(path, 0, "nested too deeply to parse: skipped")
+    except (ValueError, MemoryError) as e:  # ValueError: a NUL byte in the source
+        return [], FileError(path, 0, f"cannot parse ({type(e).__name__}: {e}): skipped")
+    # Python's own line breaks only: str.splitlines() also breaks at form feeds and
+    # other separators, which would shift every line after them.
+    lines = _LINE_BREAK.split(text)
+    error: FileError | None = None
     try:
         ctx = ModuleContext(path, text, tree)
-        found: set[LintFinding] = set()
-        for rule in ALL_RULES if rules is None else rules:
-            for hit in rule.check(ctx):
-                node = hit.node
-                line, byte_col = _start(node)
-                end_line = getattr(node, "end_lineno", None) or line
-                source = lines[line - 1] if 0 < line <= len(lines) else ""
-                end_source = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
-                col = _char_col(source, byte_col)
-                end_col = _char_col(end_source, getattr(node, "end_col_offset", None)
-                                    or byte_col)
-                found.add(LintFinding(path, line, col, rule.code, rule.name, hit.message,
-                                      end_line, end_col, _enclosing_function(ctx, node),
-                                      source))
     except RecursionError:
         return [], FileError(path, 0, "nested too deeply to analyse: skipped")
+    found: set[LintFinding] = set()
+    for rule in ALL_RULES if rules is None else rules:
+        try:
+            hits = list(rule.check(ctx))
+        except RecursionError:
+            return [], FileError(path, 0, "nested too deeply to analyse: skipped")
+        except Exception as e:  # noqa: BLE001 - one rule's bug must not stop 10k files
+            error = error or FileError(
+                path, 0, f"internal error in lint rule {rule.name} ({type(e).__name__}: {e}): "
+                         "that rule skipped this file; this is a bug in fastenough")
+            continue
+        for hit in hits:
+            node = hit.node
+            line, byte_col = _start(node)
+            end_line = getattr(node, "end_lineno", None) or line
+            source = lines[line - 1] if 0 < line <= len(lines) else ""
+            end_source = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
+            col = _char_col(source, byte_col)
+            end_col = _char_col(end_source, getattr(node, "end_col_offset", None)
+                                or byte_col)
+            found.add(LintFinding(path, line, col, rule.code, rule.name, hit.message,
+                                  end_line, end_col, _enclosing_function(ctx, node),
+                                  source))
     table = suppressions(lines) if "fastenough" in text else {}
-    return sorted(f for f in found if not is_suppressed(table, f.line, f.code)), None
+    return sorted(f for f in found if not is_suppressed(table, f.line, f.code)), error
