@@ -77,3 +77,6 @@ def test_demo_run_marks_what_lint_also_saw(tmp_path):
     assert lint["confirmed"] + len(lint["unconfirmed"]) == len(all_lint)
     assert "also visible in source: " in proc.stderr
     assert "seen in the source but not confirmed by this run" in proc.stderr
+    md = (run_dir / "report.md").read_text()
+    assert "- **also visible in source**: `" in md
+    assert "## Lint\n\n" in md

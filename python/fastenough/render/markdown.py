@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastenough.render import measurement, sections
+from fastenough.render import lint_section, measurement, sections
 
 
 def _escape(cell: str) -> str:
@@ -60,9 +60,16 @@ def report_to_markdown(report: dict) -> str:
         out.append(f"- **saving**: {v.saving}\n")
         for w in v.where:
             out.append(f"- **where**: `{w}`\n")
+        for s in lint_section.also_in_source((report.get("findings") or [])[v.rank - 1]):
+            out.append(f"- **also visible in source**: `{s}`\n")
         if v.evidence:
             out.append("- **evidence**: " + "; ".join(v.evidence) + "\n")
         if v.action:
             out.append(f"- **fix**: {v.action}\n")
+        out.append("\n")
+    lint_lines = lint_section.unconfirmed_lines(report)
+    if lint_lines:
+        out.append("## Lint\n\n" + lint_lines[0][0].upper() + lint_lines[0][1:] + ":\n\n")
+        out += [f"- `{line}`\n" for line in lint_lines[1:]]
         out.append("\n")
     return "".join(out)
