@@ -431,3 +431,20 @@ def test_identity_tests_cpu_results_and_constructors_are_quiet():
             for _ in range(3):
                 net = Net()
         """) == []
+
+
+def test_causal_lm_scoring_forward_without_use_cache_false():
+    src = """
+        import torch
+        from transformers import AutoModelForCausalLM
+        @torch.inference_mode()
+        def score(model, ids, **kw):
+            a = model(input_ids=ids)
+            b = model(input_ids=ids, use_cache=False)
+            c = model(input_ids=ids, **kw)
+            return a, b, c
+        def train_step(model, ids):
+            model(input_ids=ids).loss.backward()
+        """
+    assert found(src) == [(6, "kv-cache-in-scoring")]
+    assert found(src.replace("AutoModelForCausalLM", "AutoModel")) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from fastenough.lint.astutil import is_const
+from fastenough.lint.astutil import has_star_kwargs, is_const
 from fastenough.lint.rules.base import Hit, ModuleContext, Rule
 
 # Generation needs its cache; only forwards (scoring) are checked.
@@ -52,6 +52,35 @@ def check_cache(ctx: ModuleContext):
                              "and dropped; pass use_cache=False for scoring")
 
 
+_EXPLAIN_DEFAULT_CACHE = """\
+Hugging Face causal language models default to use_cache=True (config.use_cache):
+a forward without the keyword builds and returns the key/value cache of every
+layer. In an evaluation function (scoring, perplexity, classification) nothing
+decodes from it. Pass use_cache=False to the scoring forward. The rule fires in
+files that load a causal LM (AutoModelForCausalLM, *ForCausalLM), on a model call
+inside an evaluation function (see autograd-in-eval for how those are found)
+that passes neither use_cache nor **kwargs. Shared with the runtime check
+kv-cache-in-scoring."""
+
+
+def check_default_cache(ctx: ModuleContext):
+    if "ForCausalLM" not in ctx.text:
+        return
+    from fastenough.lint.rules.eval_mode import is_eval_function
+
+    for fn in ctx.scope.functions:
+        if not is_eval_function(ctx, fn):
+            continue
+        for site in fn.calls:
+            call = site.node
+            if not ctx.is_model_call(call) or has_star_kwargs(call):
+                continue
+            if any(k.arg == "use_cache" for k in call.keywords):
+                continue
+            yield Hit(call, f"`{fn.name}` calls a causal LM without use_cache=False: it "
+                            "builds the key/value cache by default")
+
+
 def check_outputs(ctx: ModuleContext):
     for site in _forward_calls(ctx):
         for k in site.node.keywords:
@@ -65,6 +94,9 @@ def check_outputs(ctx: ModuleContext):
 RULES = [
     Rule("kv-cache-in-scoring", "use-cache-in-forward", "use_cache=True in a forward call",
          _EXPLAIN_CACHE, check_cache),
+    Rule("kv-cache-in-scoring", "causal-lm-cache-by-default",
+         "a causal LM scoring forward without use_cache=False", _EXPLAIN_DEFAULT_CACHE,
+         check_default_cache),
     Rule("unused-outputs", "unused-hidden-states-or-attentions",
          "output_hidden_states/output_attentions=True and never read", _EXPLAIN_OUTPUTS,
          check_outputs),
