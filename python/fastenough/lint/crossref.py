@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fastenough.lint.walker import _lint_chunk
+from fastenough.lint.walker import lint_files
 
 # Agent checks that report the model's forward call as their `where`, while lint
 # points at the keyword or the log_softmax in the same function: for these codes
@@ -69,7 +69,7 @@ def cross_reference(report: dict, cwd: str, command: list[str]) -> dict:
             files.append(s)
     if not files:
         return report
-    findings, errors = _lint_chunk(sorted(files), None)
+    findings, errors = lint_files(sorted(files), None)
     by_place: dict[tuple[str, str, int], list] = {}
     by_function: dict[tuple[str, str, str], list] = {}
     for lf in findings:

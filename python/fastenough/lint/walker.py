@@ -44,14 +44,15 @@ def discover(paths: list[str]) -> list[str]:
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(
                     ".egg-info"))
                 out.extend(os.path.join(root, f) for f in sorted(files)
-                           if f.endswith((".py", ".pyi")) and not f.endswith(".pyi"))
+                           if f.endswith(".py"))
         else:
             raise InputNotFoundError(f"{p}: no such file or directory")
     return out
 
 
-def _lint_chunk(paths: list[str], codes: frozenset[str] | None
-                ) -> tuple[list[LintFinding], list[FileError]]:
+def lint_files(paths: list[str], codes: frozenset[str] | None
+               ) -> tuple[list[LintFinding], list[FileError]]:
+    """Lint these files in this process; `codes` limits the rules (None: all)."""
     from fastenough.lint.rules import ALL_RULES
 
     rules = None if codes is None else [r for r in ALL_RULES if r.code in codes]
@@ -82,11 +83,11 @@ def lint_paths(paths: list[str], codes: set[str] | None = None, jobs: int = 0) -
     result = LintResult(files=len(files))
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(files) < _PARALLEL_FROM:
-        result.findings, result.errors = _lint_chunk(files, frozen)
+        result.findings, result.errors = lint_files(files, frozen)
     else:
         chunks = [files[i:i + _CHUNK] for i in range(0, len(files), _CHUNK)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for found, errs in pool.map(_lint_chunk, chunks, [frozen] * len(chunks)):
+            for found, errs in pool.map(lint_files, chunks, [frozen] * len(chunks)):
                 result.findings.extend(found)
                 result.errors.extend(errs)
     result.findings.sort()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from fastenough.lint.astutil import dotted
-from fastenough.lint.scope import Function, ModuleScope, Site
+from fastenough.lint.scope import ModuleScope
 
 
 @dataclass(frozen=True)
@@ -90,9 +90,3 @@ class ModuleContext:
         if name.startswith("_") or name[:1].isupper():
             return False  # private helpers; Net(): building a model, not running one
         return bool(MODEL_NAME.search(name)) or name in self.eval_called_names
-
-    def function_name(self, fn: Function | None) -> str:
-        return fn.name if fn is not None else ""
-
-    def sites_in(self, fn: Function) -> list[Site]:
-        return fn.calls
