@@ -5,7 +5,7 @@ GitHub and GitLab render them, other viewers show them open."""
 
 from __future__ import annotations
 
-from fastenough.render import measurement, record, sections, summary
+from fastenough.render import lint_section, measurement, record, sections, summary
 
 
 def _text(s: str) -> str:
@@ -49,6 +49,8 @@ def _findings(report: dict) -> str:
         out.append(f"- **saving**: {v.saving}\n")
         for w in v.where:
             out.append(f"- **where**: `{w}`\n")
+        for src in lint_section.also_in_source((report.get("findings") or [])[v.rank - 1]):
+            out.append(f"- **also visible in source**: `{src}`\n")
         if v.action:
             out.append(f"- **fix**: {_text(v.action)}\n")
         out.append("\n")
@@ -56,6 +58,15 @@ def _findings(report: dict) -> str:
             out.append(_folded(f"evidence ({len(v.evidence)} figures)",
                                "\n".join(f"- `{k}` = {_text(val)}" for k, val in v.evidence_pairs)))
     return "".join(out)
+
+
+def _lint(report: dict) -> str:
+    """Lint findings this run did not confirm: listed apart, never ranked."""
+    lines = lint_section.unconfirmed_lines(report)
+    if not lines:
+        return ""
+    head = lines[0][0].upper() + lines[0][1:]
+    return "## Lint\n\n" + head + ":\n\n" + "".join(f"- `{line}`\n" for line in lines[1:]) + "\n"
 
 
 def _time(report: dict) -> str:
@@ -126,6 +137,6 @@ def report_to_markdown(report: dict) -> str:
         out.append("\n".join(f"- **{line.split(': ', 1)[0]}**: {line.split(': ', 1)[1]}"
                              for line in figures) + "\n\n")
     out.append(_findings(report))
-    for part in (_time, _steps, _device, _top, _record):
+    for part in (_lint, _time, _steps, _device, _top, _record):
         out.append(part(report))
     return "".join(out).rstrip() + "\n"

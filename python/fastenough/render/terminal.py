@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from fastenough.render import measurement, sections
+from fastenough.render import lint_section, measurement, sections
 
 VERDICT_STYLE = {
     "avoidable": "bold red",
@@ -61,6 +61,11 @@ def print_report(report: dict, console: Console | None = None) -> None:
         if t:
             console.print(_rich_table(t))
     print_findings(report, console)
+    lint_lines = lint_section.unconfirmed_lines(report)
+    if lint_lines:
+        console.print(f"[bold]Lint[/bold]: {lint_lines[0]}", highlight=False)
+        for line in lint_lines[1:]:
+            console.print(f"   {line}", markup=False, highlight=False)
 
 
 def print_findings(report: dict, console: Console) -> None:
@@ -80,6 +85,8 @@ def print_findings(report: dict, console: Console) -> None:
         console.print(f"   saving: {v.saving}")
         for w in v.where:
             console.print(f"   where:  {w}", markup=False, highlight=False)
+        for s in lint_section.also_in_source((report.get("findings") or [])[v.rank - 1]):
+            console.print(f"   also visible in source: {s}", markup=False, highlight=False)
         if v.evidence:
             console.print("   evidence: " + "; ".join(v.evidence), markup=False,
                           highlight=False)

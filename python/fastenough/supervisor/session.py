@@ -183,6 +183,12 @@ def execute(opts: RunOptions) -> RunOutcome:
 
     report, error = _analyze(run_dir, log)
     if report is not None:
+        try:
+            from fastenough.lint.crossref import cross_reference
+
+            cross_reference(report, meta["cwd"], list(opts.cmd))
+        except Exception as e:  # noqa: BLE001 - the measured report stands without lint
+            log(f"lint cross-reference skipped: {type(e).__name__}: {e}")
         _rd.write_json_atomic(run_dir / "report.json", report)
         try:
             from fastenough.render.markdown import report_to_markdown

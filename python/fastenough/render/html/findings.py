@@ -4,7 +4,7 @@ the evidence behind it (folded, with every number and its unit)."""
 
 from __future__ import annotations
 
-from fastenough.render import measurement, sections
+from fastenough.render import lint_section, measurement, sections
 from fastenough.render.html.svg import esc
 
 VERDICT_TEXT = {
@@ -26,7 +26,7 @@ def _saving_bar(v: sections.FindingView) -> str:
             "</svg></span>")
 
 
-def finding_html(v: sections.FindingView) -> str:
+def finding_html(v: sections.FindingView, also_in_source: list[str] = ()) -> str:
     verdict = esc(v.verdict)
     out = [f'<article class="finding {verdict}" id="finding-{v.rank}" data-code="{esc(v.code)}">',
            '<div class="head">',
@@ -39,6 +39,8 @@ def finding_html(v: sections.FindingView) -> str:
            '<dl class="facts">']
     for w in v.where:
         out.append(f"<dt>where</dt><dd><code>{esc(w)}</code></dd>")
+    for src in also_in_source:
+        out.append(f"<dt>also in source</dt><dd><code>{esc(src)}</code></dd>")
     if v.action:
         out.append(f"<dt>fix</dt><dd>{esc(v.action)}</dd>")
     out.append("</dl>")
@@ -52,12 +54,25 @@ def finding_html(v: sections.FindingView) -> str:
     return "".join(out)
 
 
+def _unconfirmed_lint(report: dict) -> str:
+    """Lint findings the run did not confirm: apart from the ranked list."""
+    lines = lint_section.unconfirmed_lines(report)
+    if not lines:
+        return ""
+    items = "".join(f"<li><code>{esc(line)}</code></li>" for line in lines[1:])
+    return f'<p class="note">Lint: {esc(lines[0])}:</p><ul class="lint">{items}</ul>'
+
+
 def findings_html(report: dict) -> str:
     views = sections.findings_views(report)
+    lint = _unconfirmed_lint(report)
     if not views:
         line = measurement.no_findings_line(report)
-        return f'<p class="empty">{esc(line[0].upper() + line[1:])}</p>'
+        return f'<p class="empty">{esc(line[0].upper() + line[1:])}</p>' + lint
     intro = (f'<p class="note">{len(views)} finding{"s" if len(views) != 1 else ""}: those '
              "that change results first, then the largest possible saving. A saving is an "
              "upper bound from measured time.</p>")
-    return intro + "".join(finding_html(v) for v in views)
+    raw = report.get("findings") or []
+    return intro + "".join(
+        finding_html(v, lint_section.also_in_source(raw[v.rank - 1]) if v.rank - 1 < len(raw) else [])
+        for v in views) + lint

@@ -1,0 +1,123 @@
+"""`fastenough lint PATH...`: performance anti-patterns found in the source, before running.
+
+The rules live in fastenough/lint/rules/ (one module per family); this module
+parses the options, runs them and prints one of the formats. Exit codes: 0 no
+findings (or --exit-zero), 1 findings, 2 usage error (unknown code, missing path).
+Files that cannot be read, are not UTF-8 or do not parse are reported and
+skipped; they do not change the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
+
+HELP = "find performance anti-patterns in Python source, without running it"
+
+EPILOG = """\
+examples:
+  fastenough lint src/                         every rule over every .py file under src/
+  fastenough lint eval.py --select sync-in-loop,autograd-in-eval
+  fastenough lint . --ignore manual-attention  all rules but one
+  fastenough lint . --format sarif > lint.sarif     for code-scanning UIs (SARIF 2.1.0)
+  fastenough lint . --format json --exit-zero  machine-readable, never fails the job
+  fastenough lint --explain sync-in-loop       why a finding matters and how to fix it
+  fastenough lint --explain all                every code with its one-line summary
+
+Silence one finding with a comment on its line or alone on the line above:
+    x = loss.item()  # fastenough: ignore[sync-in-loop]
+A bare `# fastenough: ignore` silences every code on that line.
+
+The user's code is parsed, never imported or run. Codes shared with `fastenough
+run` name the same waste measured at runtime.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("lint", help=HELP, description=HELP, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="Python files or directories (directories are searched for .py files, "
+                        "skipping .git, virtual environments and build output)")
+    p.add_argument("--select", metavar="CODES", default=None,
+                   help="comma-separated codes to report (default: all)")
+    p.add_argument("--ignore", metavar="CODES", default=None,
+                   help="comma-separated codes not to report (default: none)")
+    p.add_argument("--format", choices=("human", "json", "sarif"), default="human",
+                   help="output format (default: human)")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when there are findings (default: exit 1 on findings)")
+    p.add_argument("--explain", metavar="CODE", default=None,
+                   help="print what CODE means and how to fix it ('all' lists every code)")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="parallel processes for parsing (default: one per CPU core)")
+    p.set_defaults(func=run)
+
+
+def _codes(text: str | None, flag: str) -> set[str]:
+    from fastenough.lint.rules import CODES
+
+    if text is None:
+        return set()
+    codes = {c.strip() for c in text.split(",") if c.strip()}
+    unknown = sorted(codes - set(CODES))
+    if unknown:
+        raise UsageError(f"{flag}: unknown code {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(CODES))})")
+    return codes
+
+
+def explain_text(code: str) -> str:
+    from fastenough.lint.rules import CODES, rules_for
+
+    if code == "all":
+        lines = []
+        for c, meta in CODES.items():
+            lines.append(f"{c:<22} {meta.title}")
+            lines += [f"{'':<22}   {r.name}: {r.summary}" for r in rules_for(c)]
+        return "\n".join(lines) + "\n"
+    if code not in CODES:
+        raise UsageError(f"--explain: unknown code {code} (known: {', '.join(sorted(CODES))}; "
+                         "or 'all')")
+    meta = CODES[code]
+    rules = rules_for(code)
+    out = [f"{code}: {meta.title}", ""]
+    out.append("Rules:")
+    out += [f"  {r.name}: {r.summary}" for r in rules]
+    for text in dict.fromkeys(r.explain for r in rules):
+        out += ["", textwrap.dedent(text).strip()]
+    if meta.runtime:
+        out += ["", textwrap.fill(
+            f"The runtime side: `fastenough run` reports {code} from measurements of the "
+            f"running program; `fastenough explain {code}` describes that side.", 79)]
+    else:
+        out += ["", "Lint only: no runtime finding has this code."]
+    return "\n".join(out) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from fastenough.lint import lint_paths
+    from fastenough.lint.formats import FORMATS
+    from fastenough.lint.rules import CODES
+
+    if args.explain is not None:
+        sys.stdout.write(explain_text(args.explain))
+        return EXIT_OK
+    if not args.paths:
+        raise UsageError("lint: give at least one PATH (or --explain CODE)")
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (one per core) or more")
+    selected = _codes(args.select, "--select") or set(CODES)
+    selected -= _codes(args.ignore, "--ignore")
+    result = lint_paths(args.paths, codes=selected, jobs=args.jobs)
+    if args.format == "human":
+        text = FORMATS["human"](result, color=sys.stdout.isatty())
+    else:
+        text = FORMATS[args.format](result)
+    sys.stdout.write(text)
+    if result.findings and not args.exit_zero:
+        return EXIT_FINDINGS_OR_COUNTERS
+    return EXIT_OK

@@ -1,0 +1,38 @@
+"""Lines of the report that come from lint's cross-reference (fastenough/lint/crossref.py)."""
+
+from __future__ import annotations
+
+import os
+
+MAX_UNCONFIRMED = 10
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def also_in_source(finding: dict) -> list[str]:
+    """`file:line (lint rule)` for each lint finding that matches this runtime one."""
+    return [f"{_short(e['file'])}:{e['line']} (lint {e['rule']})"
+            for e in finding.get("also_in_source") or []]
+
+
+def unconfirmed_lines(report: dict) -> list[str]:
+    """The lint findings this run did not confirm, one line each, after the findings."""
+    lint = report.get("lint") or {}
+    items = lint.get("unconfirmed") or []
+    if not items:
+        return []
+    head = (f"{len(items)} seen in the source but not confirmed by this run (not ranked: "
+            "the run did not measure them)")
+    lines = [head]
+    for u in items[:MAX_UNCONFIRMED]:
+        lines.append(f"{_short(u['file'])}:{u['line']}:{u['col']}: {u['code']} {u['message']}")
+    if len(items) > MAX_UNCONFIRMED:
+        lines.append(f"... and {len(items) - MAX_UNCONFIRMED} more: fastenough lint "
+                     + " ".join(_short(f) for f in lint.get("files") or []))
+    return lines

@@ -1,0 +1,82 @@
+"""`fastenough run` marks the runtime findings that lint also sees in the source."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from fastenough.lint.crossref import cross_reference
+
+SCRIPT = textwrap.dedent("""\
+    import torch
+
+    def evaluate(model, loader):
+        model.eval()
+        total = 0.0
+        for x in loader:
+            out = model(x)
+            total += out.sum().item()
+        return total
+
+    def main(model, loader):
+        return torch.optim.AdamW(model.cuda().parameters())
+    """)
+
+
+def test_matching_code_and_line_is_marked_and_the_rest_is_unconfirmed(tmp_path):
+    script = tmp_path / "eval.py"
+    script.write_text(SCRIPT)
+    report = {"findings": [
+        {"code": "sync-in-loop", "where": [{"file": str(script), "line": 8,
+                                            "function": "evaluate"}]},
+        # the agent points at the forward call; lint at the same call: same line
+        {"code": "autograd-in-eval", "where": [{"file": "eval.py", "line": 7,
+                                                "function": "evaluate"}]},
+        {"code": "sync-in-loop", "where": [{"file": str(script), "line": 5}]},  # no lint there
+        {"code": "padding-waste", "where": [{"op": "aten::mm"}]},
+    ]}
+    cross_reference(report, str(tmp_path), ["python", "eval.py"])
+    f = report["findings"]
+    assert f[0]["also_in_source"] == [{"file": str(script.resolve()), "line": 8,
+                                       "rule": "sync-method-in-loop"}]
+    assert f[1]["also_in_source"] == [{"file": str(script.resolve()), "line": 7,
+                                       "rule": "eval-without-inference-mode"}]
+    assert "also_in_source" not in f[2] and "also_in_source" not in f[3]
+    lint = report["lint"]
+    assert lint["files"] == [str(script.resolve())]
+    assert lint["confirmed"] == 2
+    assert [(u["line"], u["code"]) for u in lint["unconfirmed"]] == [
+        (12, "optimizer-not-fused")]
+    assert len(report["findings"]) == 4  # lint findings are never merged into the ranking
+
+
+def test_nothing_to_lint_leaves_the_report_alone(tmp_path):
+    report = {"findings": [{"code": "small-kernels", "where": [{"kernel": "k"}]}]}
+    cross_reference(report, str(tmp_path), ["torchrun", "--nproc", "2", "train"])
+    assert "lint" not in report
+
+
+def test_demo_run_marks_what_lint_also_saw(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fastenough", "demo", "--no-trace", "--items",
+                           "16"], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = (tmp_path / ".fastenough" / "runs").iterdir()
+    report = json.loads((run_dir / "report.json").read_text())
+    marked = {f["code"] for f in report["findings"] if f.get("also_in_source")}
+    assert {"sync-in-loop", "autograd-in-eval", "full-vocab-logits"} <= marked
+    assert all(f.get("source") != "lint" for f in report["findings"])
+    lint = report["lint"]
+    assert [Path(p).name for p in lint["files"]] == ["workload.py"]
+    # Every lint finding of the demo is either confirmed or listed as unconfirmed.
+    from fastenough.lint import lint_paths
+
+    all_lint = lint_paths(lint["files"], jobs=1).findings
+    assert lint["confirmed"] + len(lint["unconfirmed"]) == len(all_lint)
+    assert "also visible in source: " in proc.stderr
+    assert "seen in the source but not confirmed by this run" in proc.stderr
+    md = (run_dir / "report.md").read_text()
+    assert "- **also visible in source**: `" in md
+    assert "## Lint\n\n" in md
