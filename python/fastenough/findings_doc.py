@@ -32,13 +32,16 @@ class Section:
 
 
 def catalog_path() -> Path:
-    """Where findings.md is: in the installed package, else in the repository."""
+    """Where findings.md is: in a checkout (or an editable install, whose package
+    is the source tree) the repository's own file, so an edit shows at once;
+    otherwise the copy installed in the package."""
+    root = Path(__file__).resolve().parents[2]
+    repo = root / "docs" / "findings.md"
+    if repo.is_file() and (root / "pyproject.toml").is_file():
+        return repo
     packaged = resources.files("fastenough").joinpath("docs", "findings.md")
     if packaged.is_file():
         return Path(str(packaged))
-    repo = Path(__file__).resolve().parents[2] / "docs" / "findings.md"
-    if repo.is_file():
-        return repo
     raise FastenoughError(
         f"the finding catalog is missing: neither {packaged} nor {repo} exists "
         "(a broken install: reinstall fastenough)")

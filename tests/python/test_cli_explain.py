@@ -193,20 +193,24 @@ def test_a_terminal_gets_rendered_markdown():
 
 def test_an_installed_package_reads_its_own_copy(tmp_path):
     """As in a wheel: the package without the repository, the catalog installed
-    beside it (bindings/CMakeLists.txt installs docs/findings.md there)."""
+    beside it (bindings/CMakeLists.txt installs docs/findings.md there). Run
+    with -S: an editable install's import hook would otherwise find the
+    checkout first."""
     site = tmp_path / "site"
-    pkg = Path(_core.__file__).resolve().parent
-    shutil.copytree(pkg, site / "fastenough",
-                    ignore=shutil.ignore_patterns("__pycache__", "boot"))
-    (site / "fastenough" / "docs").mkdir()
+    shutil.copytree(REPO / "python" / "fastenough", site / "fastenough",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copy(Path(_core.__file__), site / "fastenough")
+    (site / "fastenough" / "docs").mkdir(exist_ok=True)
     shutil.copy(FINDINGS_MD, site / "fastenough" / "docs" / "findings.md")
-    env = {"PYTHONPATH": str(site)}
+    prelude = f"import sys; sys.path.insert(0, {str(site)!r}); "
     where = subprocess.run(
-        [sys.executable, "-c", "from fastenough.findings_doc import catalog_path; "
-         "print(catalog_path())"], env={**os.environ, **env}, cwd=tmp_path,
-        capture_output=True, text=True)
+        [sys.executable, "-S", "-c", prelude + "from fastenough.findings_doc import "
+         "catalog_path; print(catalog_path())"], cwd=tmp_path, capture_output=True, text=True)
     assert where.stdout.strip() == str(site / "fastenough" / "docs" / "findings.md"), where.stderr
-    r = run_cli("explain", "step-bound", cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [sys.executable, "-S", "-c", prelude + "from fastenough.cli.main import main; "
+         "sys.exit(main(['explain', 'step-bound']))"], cwd=tmp_path, capture_output=True,
+        text=True)
     assert r.returncode == 0 and r.stdout.startswith("## step-bound\n"), r.stderr
 
 
