@@ -3,9 +3,9 @@ removed, verify that a faster path gives the same answers, and say when to stop.
 
 __version__ = "0.1.0"
 
-# The in-program API (phase, step, record) loads on first use so that
+# The in-program API (phase, step, record, protocol) loads on first use so that
 # `import fastenough` stays cheap; the functions are no-ops outside `fastenough run`.
-_API = ("phase", "step", "record")
+_API = ("phase", "step", "record", "protocol")
 # The measurement API (python/fastenough/measure/), also loaded on first use.
 _MEASURE = {
     "time": "fastenough.measure.timing",

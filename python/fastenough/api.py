@@ -92,3 +92,37 @@ def record(name: str, value):
     except Exception:  # noqa: BLE001 - an output we cannot keep must not stop the program
         agent.fail("record")
     return value
+
+
+def protocol(**fields):
+    """Declare what this run measured under (model revision, weights hash, max
+    length, dataset split, ...): `fastenough ab` prints every field the two sides
+    declared differently as a protocol change. Values are kept as JSON (anything
+    else as its str()); later calls add fields or replace them. Written to
+    <run dir>/protocol.json (protocol.rank<R>.json on other ranks). No-op outside
+    `fastenough run`."""
+    agent = _agent()
+    if agent is None or not agent.enabled or not fields:
+        return
+    try:
+        import json
+
+        name = "protocol.json" if not agent.rank else f"protocol.rank{agent.rank}.json"
+        path = agent.dir.file(name)
+        try:
+            with open(path) as f:
+                current = json.load(f)
+        except (OSError, ValueError):
+            current = {}
+        for k, v in fields.items():
+            try:
+                json.dumps(v)
+            except (TypeError, ValueError):
+                v = str(v)
+            current[str(k)] = v
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(current, f, indent=2, sort_keys=True)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - a field we cannot keep must not stop the program
+        agent.fail("protocol")

@@ -10,7 +10,7 @@ from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["run", "analyze", "history", "demo", "decide", "report", "explain", "lint"]
+SUBCOMMANDS = ["run", "analyze", "history", "demo", "decide", "report", "explain", "lint", "ab"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -24,6 +24,7 @@ be removed, and says how much each fix can save at most.
   fastenough decide RUN_DIR --runs 50  is a fix worth its hours? (else: freeze)
   fastenough report RUN_DIR -o r.html  render a run or trace again (HTML, Markdown)
   fastenough explain sync-in-loop      what a finding means and what to do
+  fastenough ab "python a.py" "python b.py"  is B faster, with the same outputs?
   fastenough lint src/                 anti-patterns visible in the source, before running
 
 Run `fastenough COMMAND --help` for the options and examples of each command.

@@ -1,0 +1,90 @@
+"""The fastenough.ab/1 document: both sides' runs and figures, the ratio with its
+interval, the protocol changes, the outputs' comparison and the verdict.
+
+  {"schema": "fastenough.ab/1", "dir": str, "order": ["A", "B", "B", "A", ...],
+   "sides": {"A": {"command": [...], "env": {...}, "protocol": {field: value},
+                   "runs": [{"run_dir", "exit_status", "steps_per_s", "items_per_s",
+                             "step_median_ns", "steady_steps", "cold_start_ns", "wall_ns",
+                             "peak_rss_bytes", "peak_device_bytes", "measurement"}]},
+             "B": {...}},
+   "unit": "items/s" | "steps/s" | null,
+   "ratio": {"ratio", "low", "high", "confidence", "pairs", "seed"} | null,
+   "speed": "B faster" | "B slower" | "no difference shown" | "not measured",
+   "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
+   "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
+   "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null}
+
+Figures are null where a run did not measure them; a ratio is null when a side
+failed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+from fastenough.ab.figures import common_unit, figures_of
+from fastenough.ab.protocol import protocol_changes, protocol_of
+from fastenough.ab.runner import SideRun
+from fastenough.ab.sides import Side
+from fastenough.ab.verdict import decide
+
+
+def _finite(x):
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _in_order(runs: dict[str, list[SideRun]]) -> list[SideRun]:
+    """The runs in the order they ran (A B B A ...), from the per-side lists."""
+    out, taken = [], {"A": 0, "B": 0}
+    for name in ["A", "B", "B", "A"] * len(runs["A"] + runs["B"]):
+        if taken[name] < len(runs[name]):
+            out.append(runs[name][taken[name]])
+            taken[name] += 1
+    return out
+
+
+def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs: dict | None,
+             failed: SideRun | None, ab_dir: Path, seed: int = 0) -> dict:
+    sides = {}
+    figures = {}
+    for side in (side_a, side_b):
+        rs = runs[side.name]
+        figs = [figures_of(r.report) if r.report else None for r in rs]
+        figures[side.name] = figs
+        first = next((r for r in rs if r.report), None)
+        sides[side.name] = {
+            "command": side.cmd, "env": side.env,
+            "protocol": protocol_of(first.report, first.run_dir, side.env) if first else {},
+            "runs": [dict({"run_dir": str(r.run_dir), "exit_status": r.exit_status},
+                          **(asdict(f) if f else {})) for r, f in zip(rs, figs)],
+        }
+    doc = {"schema": "fastenough.ab/1", "dir": str(ab_dir),
+           "order": [r.side + str(r.index) for r in _in_order(runs)],
+           "sides": sides, "unit": None, "ratio": None, "speed": "not measured",
+           "verdict": "not measured", "noise": [], "protocol_changes": [],
+           "outputs": outputs, "failed": None}
+    if failed is not None:
+        doc["failed"] = {"side": failed.side, "run": f"{failed.side}{failed.index}",
+                         "exit_status": failed.exit_status, "run_dir": str(failed.run_dir),
+                         "stderr": str(failed.run_dir.parent / f"{failed.side}{failed.index}.stderr.txt")}
+        doc["verdict"] = (f"no verdict: run {failed.side}{failed.index} failed "
+                          f"(exit status {failed.exit_status})")
+        return doc
+    changes = protocol_changes(sides["A"]["protocol"], sides["B"]["protocol"])
+    doc["protocol_changes"] = [{"field": f, "a": a, "b": b} for f, a, b in changes]
+    all_figs = figures["A"] + figures["B"]
+    unit = common_unit([f for f in all_figs if f]) if all(all_figs) else None
+    doc["unit"] = unit
+    if unit is None:
+        doc["verdict"] = "not measured: a run had no steady steps to compare"
+        return doc
+    ta = [f.throughput(unit) for f in figures["A"]]
+    tb = [f.throughput(unit) for f in figures["B"]]
+    v = decide(ta, tb, protocol_changed=bool(changes),
+               outputs=(outputs or {}).get("verdict"), seed=seed)
+    doc["ratio"] = {"ratio": _finite(v.ratio), "low": _finite(v.low), "high": _finite(v.high),
+                    "confidence": v.confidence, "pairs": v.pairs, "seed": seed}
+    doc["speed"], doc["verdict"], doc["noise"] = v.speed, v.text, v.noise
+    return doc

@@ -1,0 +1,51 @@
+"""One run of one side: the command under `fastenough run`, in its own run directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastenough.ab.sides import Side
+
+
+@dataclass
+class SideRun:
+    side: str
+    index: int  # 1-based within its side
+    run_dir: Path
+    exit_status: int | None
+    report: dict | None  # report.json, None when fastenough wrote none
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and self.report is not None
+
+
+def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
+    """Runs the side once. The program's stdout and stderr go to files in its run
+    directory (stdout.txt, stderr.txt) so that the A/B's own output stays readable."""
+    run_dir = ab_dir / f"{side.name}{index}"
+    cmd = [sys.executable, "-m", "fastenough", "run", "--quiet", "--no-history",
+           "--run-dir", str(run_dir)]
+    if not trace:
+        cmd.append("--no-trace")
+    cmd += ["--", *side.cmd]
+    env = dict(os.environ)
+    env.update(side.env)
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    out_path, err_path = ab_dir / f"{side.name}{index}.stdout.txt", ab_dir / f"{side.name}{index}.stderr.txt"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    report = None
+    try:
+        report = json.loads((run_dir / "report.json").read_text())
+    except (OSError, ValueError):
+        pass
+    status = proc.returncode
+    if report is not None:
+        status = (report.get("run") or {}).get("exit_status", status)
+    return SideRun(side.name, index, run_dir, status, report)

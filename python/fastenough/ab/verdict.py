@@ -1,0 +1,69 @@
+"""The paired ratio B/A of steady throughput, its interval, the noise check and
+the verdict's words. The statistics are the C++ core's (stats/paired_bootstrap)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Verdict:
+    ratio: float  # median(B) / median(A) of steady throughput: > 1 means B is faster
+    low: float
+    high: float
+    confidence: float
+    pairs: int
+    speed: str  # "B faster" | "B slower" | "no difference shown" | "not measured"
+    text: str   # the whole verdict, protocol change and outputs included
+    noise: list[str] = field(default_factory=list)
+
+
+def spread(values: list[float]) -> float | None:
+    """(max - min) / median of one side's runs."""
+    from fastenough import _core
+
+    good = [v for v in values if v and math.isfinite(v)]
+    if len(good) < 2:
+        return None
+    med = _core.median(good)
+    return (max(good) - min(good)) / med if med else None
+
+
+def decide(a: list[float], b: list[float], *, protocol_changed: bool, outputs: str | None,
+           seed: int = 0, confidence: float = 0.95) -> Verdict:
+    """a, b: steady throughput of the runs, paired by position (A1 with B1, ...).
+    outputs: the compare verdict of the recorded outputs, None when not compared."""
+    from fastenough import _core
+
+    ci = _core.paired_ratio_of_medians([float(x) for x in a], [float(x) for x in b], seed,
+                                       10000, confidence)
+    ratio, low, high = ci["ratio"], ci["low"], ci["high"]
+    if not all(math.isfinite(x) for x in (ratio, low, high)):
+        speed = "not measured"
+    elif low > 1.0:
+        speed = "B faster"
+    elif high < 1.0:
+        speed = "B slower"
+    else:
+        speed = "no difference shown"
+    noise = []
+    if math.isfinite(ratio):
+        claimed = abs(ratio - 1.0)
+        spreads = [spread(a), spread(b)]
+        for name, s in zip("AB", spreads):
+            if s is not None and s > claimed:
+                noise.append(f"the runs of {name} spread by {s:.1%}, more than the difference "
+                             f"claimed ({claimed:.1%}): run more --rounds, or on a quieter machine")
+        # A difference smaller than the spread of both sides' own runs is not claimed,
+        # even when every pair happened to lean the same way.
+        if speed in ("B faster", "B slower") and all(s is not None and s > claimed for s in spreads):
+            speed = "no difference shown"
+    text = speed
+    if speed == "no difference shown" and len(noise) == 2:
+        text += " (the difference is within the spread of both sides' runs)"
+    if speed in ("B faster", "B slower") and protocol_changed:
+        text += ", with a protocol change"
+    if outputs == "differs":
+        text += "; outputs differ"
+    return Verdict(ratio, low, high, ci["confidence"], ci["pairs"], speed, text, noise)

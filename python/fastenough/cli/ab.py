@@ -1,0 +1,138 @@
+"""`fastenough ab`: is B faster than A, fairly measured, with the same answers?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
+
+HELP = "A/B two commands fairly: A B B A runs, B/A with a 95% interval, outputs compared"
+DESCRIPTION = """\
+Run each side under `fastenough run` in the order A B B A, --rounds times
+(default 2: 8 runs), in the same working directory and environment (plus the
+side's --env-a / --env-b), and report per side: steady throughput (items/s
+when both count items, else steps/s), steady step time, cold start (start-up,
+load, warm-up), peak memory; then the paired ratio B/A of steady throughput
+with a 95% bootstrap interval (the C++ core's, seeded, reproducible), a noise
+warning when one side's runs spread more than the difference claimed, the
+protocol changes between the sides, and `fastenough compare` of the outputs
+both recorded with fastenough.record (A's first run against B's first run).
+
+A protocol change is a field the two sides measured under differently: batch
+size (items per steady step), tokens per item (padding), compute dtype, torch
+version, device, world size, an environment variable set for one side, or a
+field the program declared with fastenough.protocol(name=value) (a model
+revision, a weights hash, a dataset split). Items missing or extra on one
+side show in the outputs' comparison, by key.
+A speed-up with a protocol change reads "B faster, with a protocol change":
+a different experiment, not the same one made faster.
+
+The first run of each side keeps the profiler window (for `fastenough diff
+A1 B1`; the window never counts in steady figures); --no-trace turns it off,
+--trace keeps it in every run. Run directories, and each run's stdout and
+stderr, are kept under .fastenough/ab/<time>/ (A1, B1, B2, A2, ...), with
+ab.json, the fastenough.ab/1 document.
+
+examples:
+  fastenough ab "python eval.py" "python eval.py --fast"
+  fastenough ab --env-a OMP_NUM_THREADS=1 --env-b OMP_NUM_THREADS=2 -- python eval.py
+  fastenough ab --rounds 3 --require-speedup 1.1 "python a.py" "python b.py"
+  fastenough ab --json "python -m fastenough.demo.workload" \\
+      "python -m fastenough.demo.workload --fixed" > ab.json
+
+verdicts: "B faster" / "B slower" (the interval lies above / below 1), "no
+difference shown" (it holds 1), "not measured" (a side had no steady steps);
+", with a protocol change" and "; outputs differ" are added when they apply.
+
+exit status: 0; 1 when the outputs differ beyond tolerance, when
+--require-speedup R is not met (the interval's lower end is below R), or when
+a side's command failed (the runs so far are kept); 2 usage error.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ab", help=HELP, description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=2,
+                   help="A B B A blocks (default 2: 8 runs, 4 pairs)")
+    p.add_argument("--env-a", action="append", default=[], metavar="K=V",
+                   help="an environment variable for side A only (repeatable)")
+    p.add_argument("--env-b", action="append", default=[], metavar="K=V",
+                   help="an environment variable for side B only (repeatable)")
+    p.add_argument("--require-speedup", type=float, default=None, metavar="R",
+                   help="exit 1 unless the interval's lower end of B/A is at least R")
+    trace = p.add_mutually_exclusive_group()
+    trace.add_argument("--no-trace", action="store_true", help="no profiler window in any run")
+    trace.add_argument("--trace", action="store_true", help="a profiler window in every run")
+    p.add_argument("--atol", type=float, default=None,
+                   help="absolute tolerance of the outputs' comparison (default: per dtype, "
+                   "see fastenough compare --help)")
+    p.add_argument("--rtol", type=float, default=None, help="relative tolerance, likewise")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--dir", default=None, metavar="DIR",
+                   help="where the runs go (default .fastenough/ab/<time>)")
+    p.add_argument("--json", action="store_true", help="print the fastenough.ab/1 document")
+    p.add_argument("commands", nargs=argparse.REMAINDER, metavar='"CMD A" "CMD B" | -- CMD')
+    p.set_defaults(func=run)
+
+
+def _ab_dir(arg: str | None) -> Path:
+    if arg:
+        d = Path(arg)
+        if d.exists() and any(d.iterdir()):
+            raise UsageError(f"{d}: not empty; name a new directory for the runs")
+        return d
+    return Path(".fastenough") / "ab" / time.strftime("%Y%m%d-%H%M%S")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fastenough.ab.outputs import compare_outputs
+    from fastenough.ab.runner import run_side
+    from fastenough.ab.sides import abba_order, make_sides, parse_env
+    from fastenough.ab.document import document
+    from fastenough.render.ab_text import render_text
+
+    side_a, side_b = make_sides(args.commands, parse_env(args.env_a, "--env-a"),
+                                parse_env(args.env_b, "--env-b"))
+    order = abba_order(args.rounds)
+    ab_dir = _ab_dir(args.dir)
+    ab_dir.mkdir(parents=True, exist_ok=True)
+    runs = {"A": [], "B": []}
+    failed = None
+    for i, name in enumerate(order):
+        side = side_a if name == "A" else side_b
+        index = len(runs[name]) + 1
+        trace = args.trace or (not args.no_trace and index == 1)
+        t0 = time.monotonic()
+        r = run_side(side, index, ab_dir, trace)
+        runs[name].append(r)
+        sys.stderr.write(f"fastenough ab: run {i + 1}/{len(order)}: {name}{index} "
+                         f"({time.monotonic() - t0:.1f} s)\n")
+        if not r.ok:
+            failed = r
+            break
+    outputs = None
+    if failed is None:
+        tol = {k: v for k, v in (("atol", args.atol), ("rtol", args.rtol)) if v is not None}
+        outputs = compare_outputs(runs["A"][0].run_dir, runs["B"][0].run_dir, **tol)
+    doc = document(side_a, side_b, runs, outputs, failed, ab_dir, seed=args.seed)
+    (ab_dir / "ab.json").write_text(json.dumps(doc, indent=2) + "\n")
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(doc))
+    if failed is not None:
+        return EXIT_FINDINGS_OR_COUNTERS
+    if (doc.get("outputs") or {}).get("verdict") == "differs":
+        return EXIT_FINDINGS_OR_COUNTERS
+    if args.require_speedup is not None:
+        low = doc["ratio"]["low"] if doc.get("ratio") else None
+        if low is None or not math.isfinite(low) or low < args.require_speedup:
+            return EXIT_FINDINGS_OR_COUNTERS
+    return EXIT_OK

@@ -1,0 +1,158 @@
+"""`fastenough ab` on real torch programs: A B B A runs under `fastenough run`,
+the paired ratio with its interval, protocol changes, the recorded outputs
+compared item by item, and the exit codes a CI job relies on."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+from conftest import run_cli
+
+pytest.importorskip("torch")
+
+# One program, two speeds: "slow" adds host syncs (.item()), extra matmuls that
+# are not the model's forward and a short sleep per batch; the outputs are the
+# same. Items are keyed by index so that `compare` names the one that differs.
+PROGRAM = textwrap.dedent("""
+    import sys, time, torch, fastenough
+    speed = sys.argv[1]
+    batch = int(sys.argv[2])
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(),
+                                torch.nn.Linear(64, 8)).eval()
+    data = torch.randn(1024, 64)
+    w = torch.randn(64, 64)
+    outs = []
+    with torch.inference_mode():
+        for lo in range(0, 1024, batch):
+            x = data[lo:lo + batch]
+            y = model(x)
+            if speed == "slow":
+                for _ in range(20):
+                    (x @ w).relu_()
+                float(y.sum().item())
+                time.sleep(0.004)
+            outs.append(y[:, 0].clone())
+    scores = torch.cat(outs).double()
+    if "--perturb" in sys.argv:
+        scores[517] += 1e-3
+        scores[518] -= 1e-3  # the sum stays the same
+    for i in range(0, 1024, 64):
+        fastenough.record(f"items{i:04d}", scores[i:i + 64])
+    for arg in sys.argv[3:]:
+        if arg.startswith("--model="):
+            fastenough.protocol(model_revision=arg.split("=", 1)[1])
+    print("sum", round(float(scores.sum()), 6))
+""")
+
+
+@pytest.fixture
+def prog(tmp_path):
+    p = tmp_path / "prog.py"
+    p.write_text(PROGRAM)
+    return p
+
+
+def ab(tmp_path, *args, rounds=1):
+    r = run_cli("ab", "--json", "--no-trace", "--rounds", str(rounds), "--dir",
+                tmp_path / f"ab-{len(list(tmp_path.glob('ab-*')))}", *args, cwd=tmp_path,
+                timeout=900, env={"OMP_NUM_THREADS": "1"})
+    assert "Traceback" not in r.stderr, r.stderr
+    return r, (json.loads(r.stdout) if r.stdout.strip().startswith("{") else None)
+
+
+def cmd(prog, *args) -> str:
+    return " ".join([sys.executable, str(prog), *map(str, args)])
+
+
+def test_faster_side_is_found_and_swapping_gives_the_reciprocal(tmp_path, prog):
+    r, doc = ab(tmp_path, "--require-speedup", "1.1", cmd(prog, "slow", 32),
+                cmd(prog, "fast", 32), rounds=2)
+    assert r.returncode == 0, (r.stderr, doc and doc["ratio"])
+    assert doc["schema"] == "fastenough.ab/1"
+    assert doc["order"] == ["A1", "B1", "B2", "A2", "A3", "B3", "B4", "A4"]
+    assert doc["unit"] == "items/s"
+    assert doc["speed"] == "B faster", doc
+    assert doc["ratio"]["low"] > 1.0 and doc["ratio"]["pairs"] == 4
+    assert doc["protocol_changes"] == []
+    assert doc["outputs"]["verdict"] == "bitwise-equal", doc["outputs"]
+    assert doc["verdict"] == "B faster"
+    for side in "AB":
+        runs = doc["sides"][side]["runs"]
+        assert len(runs) == 4 and all(x["exit_status"] == 0 for x in runs)
+        assert all(x["items_per_s"] > 0 and x["cold_start_ns"] > 0 for x in runs)
+    ratio = doc["ratio"]["ratio"]
+
+    r2, swapped = ab(tmp_path, "--require-speedup", "1.0", cmd(prog, "fast", 32),
+                     cmd(prog, "slow", 32))
+    assert r2.returncode == 1, r2.stderr  # B is slower: the required speed-up is not met
+    assert swapped["speed"] == "B slower"
+    assert swapped["ratio"]["high"] < 1.0
+    # The reciprocal, within this machine's run-to-run noise.
+    assert 0.6 < ratio * swapped["ratio"]["ratio"] < 1.6
+
+
+def test_identical_commands_show_no_difference(tmp_path, prog):
+    r, doc = ab(tmp_path, cmd(prog, "fast", 32), cmd(prog, "fast", 32), rounds=3)
+    assert r.returncode == 0, r.stderr
+    assert doc["speed"] == "no difference shown", doc["ratio"]
+    assert doc["outputs"]["verdict"] == "bitwise-equal"
+
+
+def test_batch_size_and_declared_fields_are_protocol_changes(tmp_path, prog):
+    r, doc = ab(tmp_path, cmd(prog, "slow", 16, "--model=v1"), cmd(prog, "fast", 64, "--model=v2"))
+    assert r.returncode == 0, r.stderr
+    changes = {c["field"]: (c["a"], c["b"]) for c in doc["protocol_changes"]}
+    assert changes["batch size (items per steady step)"] == (16, 64)
+    assert changes["declared model_revision"] == ("v1", "v2")
+    assert doc["verdict"] == "B faster, with a protocol change"
+    # The text output says so in words.
+    text = run_cli("ab", "--no-trace", "--rounds", "1", "--dir", tmp_path / "ab-text",
+                   cmd(prog, "slow", 16), cmd(prog, "fast", 64), cwd=tmp_path, timeout=900)
+    assert "protocol change: batch size (items per steady step): 16 -> 64" in text.stdout
+    assert text.stdout.rstrip().endswith("verdict: B faster, with a protocol change")
+
+
+def test_one_item_in_a_thousand_differs_with_an_equal_sum(tmp_path, prog):
+    r, doc = ab(tmp_path, cmd(prog, "fast", 32), cmd(prog, "fast", 32, "--perturb"))
+    assert r.returncode == 1, r.stderr
+    out = doc["outputs"]
+    assert out["verdict"] == "differs"
+    assert doc["verdict"].endswith("; outputs differ")
+    worst = {w["key"] for w in out["worst"] if w.get("beyond_tolerance")}
+    assert worst == {"items0512"}, out["worst"]
+    # Same printed sum on both sides: only the per-item comparison catches it.
+    ab_dir = tmp_path / "ab-0"
+    assert (ab_dir / "A1.stdout.txt").read_text() == (ab_dir / "B1.stdout.txt").read_text()
+
+
+def test_env_sides_and_a_failing_side(tmp_path, prog):
+    failing = tmp_path / "fail.py"
+    failing.write_text("import sys\nsys.stderr.write('boom\\n')\nsys.exit(3)\n")
+    r, doc = ab(tmp_path, cmd(prog, "fast", 32), f"{sys.executable} {failing}")
+    assert r.returncode == 1
+    assert doc["failed"]["run"] == "B1" and doc["failed"]["exit_status"] == 3
+    assert doc["verdict"].startswith("no verdict: run B1 failed")
+    assert "boom" in open(doc["failed"]["stderr"]).read()
+    assert (tmp_path / "ab-0" / "ab.json").is_file()  # what ran is kept
+
+    r, doc = ab(tmp_path, "--env-a", "FE_TEST_FLAG=1", "--env-b", "FE_TEST_FLAG=2", "--",
+                sys.executable, str(prog), "fast", "32")
+    assert r.returncode == 0, r.stderr
+    assert {"field": "env FE_TEST_FLAG", "a": "1", "b": "2"} in doc["protocol_changes"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["only one"], "two quoted commands"),
+    (["--rounds", "0", "a", "b"], "--rounds"),
+    (["--env-a", "NOEQUALS", "--", "python"], "KEY=VALUE"),
+    (["--", "python", "x.py"], "--env-a"),
+])
+def test_usage_errors_exit_2(tmp_path, args, needle):
+    r = run_cli("ab", *args, cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr and "Traceback" not in r.stderr
