@@ -36,7 +36,7 @@ The first run of each side keeps the profiler window (for `fastenough diff
 A1 B1`; the window never counts in steady figures); --no-trace turns it off,
 --trace keeps it in every run. Run directories, and each run's stdout and
 stderr, are kept under .fastenough/ab/<time>/ (A1, B1, B2, A2, ...), with
-ab.json, the fastenough.ab/1 document.
+ab.json, the fastenough.ab/1 document, and ab.html, a page to forward.
 
 examples:
   fastenough ab "python eval.py" "python eval.py --fast"
@@ -122,6 +122,12 @@ def run(args: argparse.Namespace) -> int:
         outputs = compare_outputs(runs["A"][0].run_dir, runs["B"][0].run_dir, **tol)
     doc = document(side_a, side_b, runs, outputs, failed, ab_dir, seed=args.seed)
     (ab_dir / "ab.json").write_text(json.dumps(doc, indent=2) + "\n")
+    try:
+        from fastenough.render.html.ab_page import ab_to_html
+
+        (ab_dir / "ab.html").write_text(ab_to_html(doc))
+    except Exception as e:  # noqa: BLE001 - ab.json is the contract; the page is a view
+        sys.stderr.write(f"fastenough ab: ab.html not written: {type(e).__name__}: {e}\n")
     if args.json:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -32,7 +32,7 @@ def _figure(runs: list[dict], key: str, fmt) -> str:
     return f"{fmt(m)}" + (f" (median of {n})" if n > 1 else "")
 
 
-def _outputs_lines(outputs: dict | None) -> list[str]:
+def outputs_lines(outputs: dict | None) -> list[str]:
     if not outputs:
         return []
     verdict = outputs.get("verdict")
@@ -60,15 +60,12 @@ def _outputs_lines(outputs: dict | None) -> list[str]:
     return out
 
 
-def render_text(doc: dict) -> str:
+def figure_rows(doc: dict) -> list[tuple[str, str, str]]:
+    """(figure, A's, B's): medians over each side's runs; rows neither side has are left out."""
     a, b = doc["sides"]["A"], doc["sides"]["B"]
-    out = [f"A: {Side('A', a['command'], a['env']).label()}\n",
-           f"B: {Side('B', b['command'], b['env']).label()}\n",
-           f"{len(doc['order'])} runs in the order {' '.join(doc['order'])}; run directories "
-           f"under {doc['dir']}\n\n"]
     unit = doc.get("unit") or "items/s"
     key = "items_per_s" if unit == "items/s" else "steps_per_s"
-    out.append(_row("", "A", "B"))
+    rows = []
     for label, k, fmt in ((f"steady {unit}", key, _rate),
                           ("steady step (median)", "step_median_ns", fmt_ns),
                           ("cold start", "cold_start_ns", fmt_ns),
@@ -77,20 +74,40 @@ def render_text(doc: dict) -> str:
                           ("peak device memory", "peak_device_bytes", fmt_bytes)):
         va, vb = _figure(a["runs"], k, fmt), _figure(b["runs"], k, fmt)
         if va != "-" or vb != "-":
-            out.append(_row(label, va, vb))
+            rows.append((label, va, vb))
     meas = [", ".join(sorted({r.get("measurement", "?") for r in s["runs"]})) for s in (a, b)]
-    out.append(_row("measurement", *meas) + "\n")
+    rows.append(("measurement", *meas))
+    return rows
+
+
+def ratio_line(doc: dict) -> str | None:
     r = doc.get("ratio")
-    if r and r.get("ratio") is not None:
-        low = "-" if r["low"] is None else f"{r['low']:.3f}"
-        high = "-" if r["high"] is None else f"{r['high']:.3f}"
-        out.append(f"B/A steady {unit}: {r['ratio']:.3f} ({r['confidence']:.0%} interval {low} .. "
-                   f"{high}, {r['pairs']} pairs, paired bootstrap, seed {r['seed']})\n")
+    if not r or r.get("ratio") is None:
+        return None
+    low = "-" if r["low"] is None else f"{r['low']:.3f}"
+    high = "-" if r["high"] is None else f"{r['high']:.3f}"
+    return (f"B/A steady {doc.get('unit')}: {r['ratio']:.3f} ({r['confidence']:.0%} interval "
+            f"{low} .. {high}, {r['pairs']} pairs, paired bootstrap, seed {r['seed']})")
+
+
+def render_text(doc: dict) -> str:
+    a, b = doc["sides"]["A"], doc["sides"]["B"]
+    out = [f"A: {Side('A', a['command'], a['env']).label()}\n",
+           f"B: {Side('B', b['command'], b['env']).label()}\n",
+           f"{len(doc['order'])} runs in the order {' '.join(doc['order'])}; run directories "
+           f"under {doc['dir']}\n\n"]
+    out.append(_row("", "A", "B"))
+    for label, va, vb in figure_rows(doc):
+        out.append(_row(label, va, vb))
+    out.append("\n")
+    ratio = ratio_line(doc)
+    if ratio:
+        out.append(ratio + "\n")
     for n in doc.get("noise") or []:
         out.append(f"noise: {n}\n")
     for c in doc.get("protocol_changes") or []:
         out.append(f"protocol change: {c['field']}: {c['a']} -> {c['b']}\n")
-    out += [line + "\n" for line in _outputs_lines(doc.get("outputs"))]
+    out += [line + "\n" for line in outputs_lines(doc.get("outputs"))]
     f = doc.get("failed")
     if f:
         out.append(f"run {f['run']} failed with exit status {f['exit_status']}: its stderr is "
