@@ -2,10 +2,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
-#include <chrono>
-#include <cstdint>
-
 #include "fastenough/rundir/run_report.h"
+#include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -19,22 +17,8 @@ void RegisterRundir(nb::module_& m) {
       [](const std::string& dir, int threads, nb::object progress) {
         rundir::RunReportOptions o;
         o.threads = threads;
-        // Called from this thread with the GIL released: take it for Python,
-        // at most ~10 times a second (and always for the last call).
-        auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-        if (!progress.is_none()) {
-          o.progress = [&](uint64_t done, uint64_t total) {
-            auto now = std::chrono::steady_clock::now();
-            if (done < total && now - last < std::chrono::milliseconds(100)) return;
-            last = now;
-            nb::gil_scoped_acquire gil;
-            try {
-              progress(done, total);
-            } catch (nb::python_error& e) {
-              e.discard_as_unraisable("fastenough progress callback");
-            }
-          };
-        }
+        ProgressRelay relay(std::move(progress));
+        o.progress = relay.Function();
         StatusOr<std::string> r = [&] {
           nb::gil_scoped_release release;
           return rundir::AnalyzeRunDirToJson(dir, o);

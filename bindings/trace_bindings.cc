@@ -4,14 +4,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <atomic>
-#include <chrono>
-#include <mutex>
 
 #include "fastenough/annotate/annotated_trace.h"
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
+#include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -20,40 +18,12 @@ namespace nb = nanobind;
 namespace fastenough::bindings {
 
 namespace {
-// Relays progress from worker threads into Python, at most ~10 times a
-// second (and always the final call).
-class ProgressRelay {
- public:
-  explicit ProgressRelay(nb::object callback) : callback_(std::move(callback)) {}
-  void Install(report::AnalyzeOptions& options) {
-    if (callback_.is_none()) return;
-    options.progress = [this](uint64_t done, uint64_t total) { Call(done, total); };
-  }
-
- private:
-  void Call(uint64_t done, uint64_t total) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto now = std::chrono::steady_clock::now();
-    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    nb::gil_scoped_acquire gil;
-    try {
-      callback_(done, total);
-    } catch (nb::python_error& e) {
-      e.discard_as_unraisable("fastenough progress callback");
-    }
-  }
-  nb::object callback_;
-  std::mutex mu_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-};
-
 // Runs the analysis without the GIL.
 std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object progress, int threads) {
   report::AnalyzeOptions options;
   options.threads = threads;
   ProgressRelay relay(std::move(progress));
-  relay.Install(options);
+  options.progress = relay.Function();
   StatusOr<std::string> result = [&] {
     nb::gil_scoped_release release;
     return report::AnalyzeTracesToJson(paths, options);
@@ -66,7 +36,7 @@ nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb
   report::AnalyzeOptions options;
   options.threads = threads;
   ProgressRelay relay(std::move(progress));
-  relay.Install(options);
+  options.progress = relay.Function();
   StatusOr<annotate::AnnotatedTrace> result = [&] {
     nb::gil_scoped_release release;
     return annotate::AnnotateTrace(path, out_path, options);
