@@ -4,7 +4,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-
 #include "fastenough/annotate/annotated_trace.h"
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/report_json.h"
