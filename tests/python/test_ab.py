@@ -148,6 +148,15 @@ def test_env_sides_and_a_failing_side(tmp_path, prog):
     assert r.returncode == 0, r.stderr
     assert {"field": "env FE_TEST_FLAG", "a": "1", "b": "2"} in doc["protocol_changes"]
 
+    # Each comparison is one row of the history, the failed one included.
+    h = run_cli("history", "--ab", "--json", cwd=tmp_path)
+    rows = json.loads(h.stdout)
+    assert [r["runs"] for r in rows] == [4, 2]
+    assert rows[0]["command_a"].startswith("FE_TEST_FLAG=1 ")
+    assert rows[1]["verdict"].startswith("no verdict: run B1 failed")
+    plain = run_cli("history", cwd=tmp_path)
+    assert "2 A/B comparison(s)" in plain.stdout
+
 
 @pytest.mark.parametrize("args, needle", [
     (["only one"], "two quoted commands"),

@@ -77,6 +77,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dir", default=None, metavar="DIR",
                    help="where the runs go (default .fastenough/ab/<time>)")
     p.add_argument("--json", action="store_true", help="print the fastenough.ab/1 document")
+    p.add_argument("--no-history", action="store_true",
+                   help="do not add the comparison to .fastenough/runs.db (fastenough history --ab)")
     p.add_argument("commands", nargs=argparse.REMAINDER, metavar='"CMD A" "CMD B" | -- CMD')
     p.set_defaults(func=run)
 
@@ -88,6 +90,26 @@ def _ab_dir(arg: str | None) -> Path:
             raise UsageError(f"{d}: not empty; name a new directory for the runs")
         return d
     return Path(".fastenough") / "ab" / time.strftime("%Y%m%d-%H%M%S")
+
+
+def _add_to_history(doc: dict, side_a, side_b, n_runs: int) -> None:
+    try:
+        from fastenough.store.history import HistoryDB
+
+        r = doc.get("ratio") or {}
+        db = HistoryDB(Path.cwd() / ".fastenough" / "runs.db")
+        db.add_ab({
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command_a": side_a.label(), "command_b": side_b.label(), "runs": n_runs,
+            "unit": doc.get("unit"), "ratio": r.get("ratio"), "low": r.get("low"),
+            "high": r.get("high"), "speed": doc.get("speed"), "verdict": doc.get("verdict"),
+            "outputs": (doc.get("outputs") or {}).get("verdict"),
+            "protocol_changes": len(doc.get("protocol_changes") or []),
+            "ab_dir": str(Path(doc["dir"]).resolve()),
+        })
+        db.close()
+    except Exception as e:  # noqa: BLE001 - the comparison happened; say why it is not listed
+        sys.stderr.write(f"fastenough ab: not added to the history: {type(e).__name__}: {e}\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
         (ab_dir / "ab.html").write_text(ab_to_html(doc))
     except Exception as e:  # noqa: BLE001 - ab.json is the contract; the page is a view
         sys.stderr.write(f"fastenough ab: ab.html not written: {type(e).__name__}: {e}\n")
+    if not args.no_history:
+        _add_to_history(doc, side_a, side_b, len(runs["A"]) + len(runs["B"]))
     if args.json:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -11,13 +11,15 @@ from pathlib import Path
 
 from fastenough.errors import UsageError
 
-HELP = "list earlier `fastenough run`s (newest first)"
+HELP = "list earlier `fastenough run`s, or with --ab the `fastenough ab` comparisons (newest first)"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("history", help=HELP, description=HELP)
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N runs (default 20)")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON array")
+    p.add_argument("--ab", action="store_true",
+                   help="list the A/B comparisons (one row each: verdict, B/A and interval)")
     p.add_argument(
         "--db", metavar="PATH", default=None,
         help="history database (default: .fastenough/runs.db in the current directory)",
@@ -50,22 +52,57 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--limit must be 1 or more")
     path = Path(args.db) if args.db else Path.cwd() / ".fastenough" / "runs.db"
     rows: list[dict] = []
+    abs_: list[dict] = []
     if path.exists():
         from fastenough.store.history import HistoryDB
 
         db = HistoryDB(path, create=False)
         rows = db.list_runs(args.limit)
+        abs_ = db.list_abs(args.limit)
         db.close()
+    if args.ab:
+        return _print_abs(abs_, path, args.json)
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     if not rows:
         sys.stdout.write(f"no runs recorded in {path}\n")
+    else:
+        from rich.console import Console
+
+        Console().print(_table(rows, Console().width), highlight=False)
+    if abs_:
+        last = abs_[0]
+        sys.stdout.write(f"\n{len(abs_)} A/B comparison(s); the latest (#{last['id']}): "
+                         f"{last['verdict']}. `fastenough history --ab` lists them.\n")
+    return 0
+
+
+def _print_abs(rows: list[dict], path: Path, as_json: bool) -> int:
+    if as_json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not rows:
+        sys.stdout.write(f"no A/B comparisons recorded in {path}\n")
         return 0
     from rich.console import Console
+    from rich.table import Table
 
-    Console().print(_table(rows, Console().width), highlight=False)
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for name, right in (("id", True), ("started (UTC)", False), ("B/A", True),
+                        ("interval", False), ("verdict", False), ("outputs", False),
+                        ("A", False), ("B", False)):
+        t.add_column(name, justify="right" if right else "left", overflow="fold")
+    for r in rows:
+        started = r["started_at"] or ""
+        interval = (f"{r['low']:.3f} .. {r['high']:.3f}"
+                    if r["low"] is not None and r["high"] is not None else "-")
+        t.add_row(_fmt(r["id"]), f"{started[5:10]} {started[11:16]}", _fmt(r["ratio"], ".3f"),
+                  interval, _fmt(r["verdict"]), _fmt(r["outputs"]),
+                  _short_command(r["command_a"]), _short_command(r["command_b"]))
+    Console().print(t, highlight=False)
     return 0
 
 
