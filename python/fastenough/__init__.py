@@ -13,4 +13,8 @@ def __getattr__(name: str):
         from fastenough import api
 
         return getattr(api, name)
+    if name == "compare_paths":  # `fastenough compare` as a function (for `ab`, notebooks)
+        from fastenough.compare import compare_paths
+
+        return compare_paths
     raise AttributeError(f"module 'fastenough' has no attribute {name!r}")
