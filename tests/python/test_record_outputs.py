@@ -174,3 +174,50 @@ def test_writer_failure_switches_recording_off_not_the_program(tmp_path):
     md = (run_dir / "report.md").read_text()
     assert "recording stopped after a writer error" in md
     assert "recording outputs stopped" in (run_dir / "agent.log").read_text()
+
+
+def test_compare_checks_the_index_against_the_shards(tmp_path):
+    r, run_dir = run_program(tmp_path, "idx", """
+        import torch, fastenough
+        from fastenough.agent import runtime
+        runtime.get_agent().output_recorder().shard_bytes = 64
+        for i in range(3):
+            fastenough.record(i, torch.arange(16.0) + i)
+        """)
+    assert r.returncode == 0, r.stderr
+    out = run_dir / "outputs"
+    index = json.loads((out / "records.index.json").read_text())
+    assert index["shards"] == [f"records-0000{i}.safetensors" for i in range(3)]
+    c = run_cli("compare", run_dir, run_dir, cwd=tmp_path)
+    assert c.returncode == 0 and "3 keys paired: 3 bitwise equal" in c.stdout
+    (out / "records-00001.safetensors").unlink()
+    c = run_cli("compare", run_dir, run_dir, cwd=tmp_path)
+    assert c.returncode == 2
+    assert c.stderr.strip() == (f"fastenough: {out / 'records.index.json'}: names shard "
+                                "records-00001.safetensors, which is missing (was the run cut "
+                                "short, or the folder copied in part?)")
+
+
+def test_sigterm_still_writes_the_records(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "term.py"
+    script.write_text(textwrap.dedent("""
+        import time, torch, fastenough
+        for i in range(5):
+            fastenough.record(i, torch.full((4,), float(i)))
+        print("recorded", flush=True)
+        time.sleep(60)
+        """))
+    run_dir = tmp_path / "run_term"
+    p = subprocess.Popen([sys.executable, "-m", "fastenough", "run", "--quiet", "--run-dir",
+                          str(run_dir), "--", sys.executable, str(script)], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "recorded"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=120)
+    index = json.loads((run_dir / "outputs" / "records.index.json").read_text())
+    assert list(index["keys"]) == ["0", "1", "2", "3", "4"]

@@ -8,6 +8,7 @@
 
 #include "fastenough/compare/npy_reader.h"
 #include "fastenough/compare/npz_reader.h"
+#include "fastenough/compare/records_index.h"
 #include "fastenough/compare/safetensors_reader.h"
 
 namespace fastenough::compare {
@@ -79,10 +80,12 @@ StatusOr<TensorSet> LoadSide(const std::string& path) {
                     "fastenough.record(key, value) in the program)");
   }
   set.root = dir.string();
-  std::vector<fs::path> files;
+  std::vector<fs::path> files, indexes;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (it->is_regular_file(ec) && IsTensorFile(it->path())) files.push_back(it->path());
+    if (!it->is_regular_file(ec)) continue;
+    if (IsTensorFile(it->path())) files.push_back(it->path());
+    if (it->path().filename() == kRecordsIndex) indexes.push_back(it->path());
   }
   if (ec) return InvalidArgument(dir.string() + ": cannot list: " + ec.message());
   std::sort(files.begin(), files.end());
@@ -96,10 +99,16 @@ StatusOr<TensorSet> LoadSide(const std::string& path) {
     if (HasSuffix(f.string(), ".npz")) npz_prefix += stem + "/";
     FE_RETURN_IF_ERROR(LoadFile(f.string(), npz_prefix, stem, &set));
   }
-  if (set.tensors.empty()) {
+  if (set.tensors.empty() && indexes.empty()) {
     return NotFound(set.root + ": no tensors found (no .safetensors, .npy or .npz files)");
   }
   FE_RETURN_IF_ERROR(CheckUniqueKeys(set));
+  std::sort(indexes.begin(), indexes.end());
+  for (const fs::path& index : indexes) {
+    std::string prefix = index.lexically_relative(dir).parent_path().generic_string();
+    if (!prefix.empty()) prefix += "/";
+    FE_RETURN_IF_ERROR(CheckRecordsIndex(index.string(), prefix, set));
+  }
   return set;
 }
 
