@@ -34,9 +34,9 @@ TENSOR_ELEMS = 4 << 20  # 16 MiB of float32
 
 
 def write_pair(size_mb: int) -> tuple[Path, Path]:
-    from fastenough.agent.safetensors_writer import write_safetensors
-
     import torch
+
+    from fastenough.agent.safetensors_writer import write_safetensors
 
     OUT.mkdir(parents=True, exist_ok=True)
     a_path, b_path = OUT / f"a_{size_mb}MB.safetensors", OUT / f"b_{size_mb}MB.safetensors"

@@ -80,7 +80,8 @@ def record(key, value):
     ([rank<R>/]records-NNNNN.safetensors, with records.index.json), flushed at exit.
     Recording the same key twice raises fastenough.errors.DuplicateRecordError naming
     both call sites, and a key or value of another type raises TypeError; any other
-    failure switches recording off (the run report says why). Returns `value` unchanged; a no-op outside `fastenough run`."""
+    failure switches recording off (the run report says why). Returns `value`
+    unchanged; a no-op outside `fastenough run`."""
     agent = _agent()
     if agent is None or not agent.enabled:
         return value

@@ -14,8 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import fastenough  # noqa: E402
 from conftest import run_cli  # noqa: E402
+
+import fastenough  # noqa: E402
 from fastenough.agent.safetensors_writer import write_safetensors  # noqa: E402
 from fastenough.errors import BadInputError, InputNotFoundError  # noqa: E402
 
@@ -213,7 +214,8 @@ def test_truncated_files_name_file_and_offset(tmp_path):
 
 
 def test_fuzz_truncated_and_corrupted_bytes_never_crash(tmp_path):
-    write_safetensors(str(tmp_path / "a.safetensors"), {"x": torch.arange(16.0), "y": torch.ones(3)})
+    write_safetensors(str(tmp_path / "a.safetensors"),
+                      {"x": torch.arange(16.0), "y": torch.ones(3)})
     np.save(tmp_path / "a.npy", np.arange(16.0))
     np.savez(tmp_path / "a.npz", x=np.arange(16.0))
     np.savez_compressed(tmp_path / "c.npz", x=np.arange(16.0))

@@ -24,8 +24,8 @@ def run_program(tmp_path: Path, name: str, code: str, *args: str):
     script = tmp_path / f"{name}.py"
     script.write_text(textwrap.dedent(code))
     run_dir = tmp_path / f"run_{name}"
-    r = run_cli("run", "--quiet", "--run-dir", str(run_dir), *args, "--", sys.executable, str(script),
-                cwd=tmp_path)
+    r = run_cli("run", "--quiet", "--run-dir", str(run_dir), *args, "--", sys.executable,
+                str(script), cwd=tmp_path)
     return r, run_dir
 
 

@@ -206,7 +206,7 @@ class OutputRecorder:
             self._queue.clear()
             self._queued_bytes = 0
             self._cv.notify_all()
-        try:
+        try:  # noqa: SIM105
             self._log(f"fastenough: recording outputs stopped after an error in the writer "
                       f"(pid {os.getpid()}):\n{traceback.format_exc()}\n")
         except Exception:  # noqa: BLE001, S110
