@@ -35,11 +35,21 @@ MAX_QUEUED_BYTES = 1 << 30
 INDEX = "records.index.json"
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_INSIDE: dict[str, bool] = {}  # code file name -> inside the fastenough package
+
+
+def _inside_package(filename: str) -> bool:
+    inside = _INSIDE.get(filename)
+    if inside is None:
+        inside = _INSIDE[filename] = os.path.abspath(filename).startswith(_PACKAGE)
+    return inside
+
+
 def _call_site() -> str:
     """file:line of the user's call to fastenough.record (first frame outside fastenough)."""
     f = sys._getframe(1)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(here + os.sep):
+    while f is not None and _inside_package(f.f_code.co_filename):
         f = f.f_back
     return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "?"
 
@@ -117,7 +127,7 @@ class OutputRecorder:
                     f"{site} (each item key is recorded once; use another key)")
         for k, _ in pairs:
             self.sites[k] = site
-        if not self.enabled:
+        if not self.enabled or self._closing:  # off after a writer error, or past exit
             return
         copies = [(k, host_copy(t, torch)) for k, t in pairs]
         size = sum(c.numel() * c.element_size() for _, c in copies)
@@ -130,7 +140,10 @@ class OutputRecorder:
                 self._thread = threading.Thread(target=self._run, name="fastenough-record",
                                                 daemon=True)
                 self._thread.start()
-            self._cv.notify_all()
+            # Wake the writer only for a whole shard: a thread woken per record
+            # would fight the program for the GIL at every call.
+            if self._queued_bytes >= self.shard_bytes:
+                self._cv.notify_all()
 
     def close(self, timeout: float | None = None) -> None:
         """Write what is queued and stop the writer (at exit; idempotent)."""
@@ -154,7 +167,7 @@ class OutputRecorder:
         try:
             while True:
                 with self._cv:
-                    while not self._queue and not self._closing:
+                    while self._queued_bytes < self.shard_bytes and not self._closing:
                         self._cv.wait()
                     batch = list(self._queue)
                     self._queue.clear()
@@ -168,7 +181,7 @@ class OutputRecorder:
                 with self._cv:
                     self._queued_bytes -= sum(t.numel() * t.element_size() for _, t in batch)
                     self._cv.notify_all()
-                if closing and not self._queue:
+                if closing:
                     if pending:
                         self._write_shard(pending)
                     return
