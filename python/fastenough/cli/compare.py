@@ -144,6 +144,12 @@ def _num(v) -> str:
     return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.4g}"
 
 
+def _exact(v) -> str:
+    if isinstance(v, str):
+        return v
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
+
+
 def _index(flat: int, shape: list[int]) -> str:
     """Flat C-order index -> [i, j, ...] (what a user would type to look)."""
     if not shape:
@@ -171,7 +177,9 @@ def _key_line(k: dict) -> str:
         parts.append(f"{k['inf_mismatch']} inf mismatch")
     w = k["worst"]
     if w is not None:
-        parts.append(f"worst at {_index(w['index'], k['shape'])}: {_num(w['a'])} vs {_num(w['b'])}")
+        # Full precision (shortest round-trip text): 3 digits would print "-67.7 vs -67.7".
+        parts.append(f"worst at {_index(w['index'], k['shape'])}: {_exact(w['a'])} vs "
+                     f"{_exact(w['b'])}")
     return f"  {k['key']} ({k['dtype']} {shape}): " + ", ".join(parts)
 
 
