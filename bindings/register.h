@@ -11,4 +11,5 @@ void RegisterChecks(nanobind::module_& m);  // checks_bindings.cc
 void RegisterStepHook(nanobind::module_& m);  // step_hook_bindings.cc
 void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
 void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
+void RegisterCompare(nanobind::module_& m);  // compare_bindings.cc
 }  // namespace fastenough::bindings

@@ -20,7 +20,12 @@ void ThrowStatus(const Status& status) {
   nb::gil_scoped_acquire gil;
   nb::object errors = nb::module_::import_("fastenough.errors");
   nb::object cls = errors.attr(ErrorClassFor(status.code()));
-  PyErr_SetString(cls.ptr(), status.message().c_str());
+  // A message may quote bytes of a damaged file (a key, a member name) that are
+  // not UTF-8: replace them rather than fail to raise.
+  const std::string& msg = status.message();
+  PyObject* text = PyUnicode_DecodeUTF8(msg.data(), static_cast<Py_ssize_t>(msg.size()), "replace");
+  PyErr_SetObject(cls.ptr(), text);
+  Py_XDECREF(text);
   throw nb::python_error();
 }
 

@@ -24,4 +24,8 @@ def __getattr__(name: str):
         import importlib
 
         return getattr(importlib.import_module(_MEASURE[name]), name)
+    if name == "compare_paths":  # `fastenough compare` as a function (for `ab`, notebooks)
+        from fastenough.compare import compare_paths
+
+        return compare_paths
     raise AttributeError(f"module 'fastenough' has no attribute {name!r}")

@@ -16,8 +16,6 @@ then loaded by the run's sitecustomize). They never raise because of fastenough.
 from __future__ import annotations
 
 import functools
-import os
-import re
 import sys
 
 
@@ -71,26 +69,37 @@ def step(items: int | None = None, tokens: int | None = None) -> None:
         )
 
 
-_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+def record(key, value):
+    """Keep `value` as the output of item `key` of this run, for `fastenough compare`.
 
-
-def record(name: str, value):
-    """Keep a tensor (or nested list of numbers) as an output of this run, for comparing
-    runs: written to <run dir>/outputs/[rank<R>/]<name>.safetensors. A later call with
-    the same name replaces it. Returns `value` unchanged; no-op outside `fastenough run`."""
+    key: a str or an int (the item's id); value: a tensor, a Python number, or a dict /
+    list of them (a dict records key/subkey, a list of tensors key/0, key/1, ...; a
+    list of numbers is one tensor). The tensors are copied to host memory now (a CPU
+    tensor is cloned, so later in-place edits do not change the record) and written
+    by a background thread as safetensors shards under <run dir>/outputs/
+    ([rank<R>/]records-NNNNN.safetensors, with records.index.json), flushed at exit.
+    Recording the same key twice raises fastenough.errors.DuplicateRecordError naming
+    both call sites, and a key or value of another type raises TypeError; any other
+    failure switches recording off (the run report says why). Returns `value`
+    unchanged; a no-op outside `fastenough run`."""
     agent = _agent()
     if agent is None or not agent.enabled:
         return value
-    try:
-        from fastenough.agent.safetensors_writer import write_safetensors
+    from fastenough.errors import DuplicateRecordError
 
-        safe = _NAME.sub("_", str(name)).strip("._") or "output"
-        sub = ["outputs"] + ([f"rank{agent.rank}"] if agent.rank is not None else [])
-        path = agent.dir.file(*sub, safe + ".safetensors")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_safetensors(path, {safe: value})
+    recorder = None
+    try:
+        recorder = agent.output_recorder()
+        if recorder is not None:
+            torch = agent.torch or sys.modules.get("torch")
+            if torch is None:
+                import torch  # a program that records plain numbers without torch
+            recorder.record(key, value, torch)
+    except (DuplicateRecordError, TypeError):
+        raise  # the program's own mistake: a key used twice, or a value we cannot keep
     except Exception:  # noqa: BLE001 - an output we cannot keep must not stop the program
-        agent.fail("record")
+        if recorder is not None:
+            recorder.fail()
     return value
 
 

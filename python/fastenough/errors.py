@@ -39,6 +39,11 @@ class BadInputError(FastenoughError):
     exit_code = EXIT_USAGE
 
 
+class DuplicateRecordError(UsageError, ValueError):
+    """fastenough.record called twice with the same key: the message names both call sites.
+    The one error the in-program API raises in the user's program."""
+
+
 class InternalError(FastenoughError):
     """A bug in fastenough."""
 

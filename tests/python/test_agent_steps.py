@@ -253,16 +253,14 @@ assert fastenough.record("my scores/1", t) is t
 fastenough.record("ids", torch.tensor([7, 8], dtype=torch.int64))
 """)
     assert r.proc.returncode == 0, r.proc.stderr
-    raw = (r.dir / "outputs" / "my_scores_1.safetensors").read_bytes()
+    # Both keys in one shard (written at exit), in the order recorded.
+    raw = (r.dir / "outputs" / "records-00000.safetensors").read_bytes()
     (n,) = struct.unpack("<Q", raw[:8])
     assert n % 8 == 0
     header = _json.loads(raw[8 : 8 + n])
-    assert header == {"my_scores_1": {"dtype": "F32", "shape": [1, 3], "data_offsets": [0, 12]}}
-    assert struct.unpack("<3f", raw[8 + n :]) == (1.5, -2.0, 3.25)
-    raw = (r.dir / "outputs" / "ids.safetensors").read_bytes()
-    (n,) = struct.unpack("<Q", raw[:8])
-    assert _json.loads(raw[8 : 8 + n])["ids"]["dtype"] == "I64"
-    assert struct.unpack("<2q", raw[8 + n :]) == (7, 8)
+    assert header == {"my scores/1": {"dtype": "F32", "shape": [1, 3], "data_offsets": [0, 12]},
+                      "ids": {"dtype": "I64", "shape": [2], "data_offsets": [12, 28]}}
+    assert struct.unpack("<3f2q", raw[8 + n :]) == (1.5, -2.0, 3.25, 7, 8)
 
 
 def test_memory_and_sync_with_an_initialised_device():

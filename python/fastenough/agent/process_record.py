@@ -74,6 +74,8 @@ def write(agent) -> None:
         "torch_attach": getattr(watch, "how", None) if torch else None,
         "torch_imported_unseen": torch is None and "torch" in sys.modules,
         "checks": agent.checks is not None,
+        # fastenough.record: keys, bytes, dtypes (safetensors names), shards, writer error.
+        "records": agent.outputs.summary() if agent.outputs is not None else None,
     }
     if torch is not None:
         try:

@@ -114,6 +114,7 @@ class Agent:
         self.optimizer = OptimizerSource(self)
         self.mode_watch = ModeWatch(self)
         self.timer = StepTimer(self)
+        self.outputs = None  # output_recorder.OutputRecorder, on the first fastenough.record
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -282,11 +283,25 @@ class Agent:
         except Exception:  # noqa: BLE001, S110
             pass
         self._checks_call("at_exit")
+        if self.outputs is not None:
+            try:  # the recorded outputs not yet written: before the agent record names them
+                self.outputs.close()
+            except Exception:  # noqa: BLE001 - never the program's exit status
+                self.outputs.fail()
         try:
             self._uninstall()
             self.write_agent_json()
         except Exception:  # noqa: BLE001, S110
             pass
+
+    def output_recorder(self):
+        """The recorder of fastenough.record, created on first use."""
+        if self.outputs is None:
+            from fastenough.agent.output_recorder import OutputRecorder
+
+            sub = ["outputs"] + ([f"rank{self.rank}"] if self.rank is not None else [])
+            self.outputs = OutputRecorder(self.dir.file(*sub), self.dir.append_log)
+        return self.outputs
 
     def write_agent_json(self) -> None:
         process_record.write(self)

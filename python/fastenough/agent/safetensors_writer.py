@@ -18,7 +18,9 @@ _DTYPES = {
 }
 
 
-def write_safetensors(path: str, tensors: dict) -> None:
+def write_safetensors(path: str, tensors: dict) -> dict:
+    """Writes `tensors` (name -> tensor or nested list of numbers) atomically; returns
+    the header written (name -> dtype, shape, data_offsets)."""
     import torch
 
     header: dict = {}
@@ -32,7 +34,8 @@ def write_safetensors(path: str, tensors: dict) -> None:
             t = t.to(torch.float64)
             dtype = "F64"
         # bfloat16 has no numpy dtype: view the bytes as uint8 through torch.
-        data = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        # (A view, not a copy: the file write reads the tensor's memory.)
+        data = t.reshape(-1).view(torch.uint8).numpy() if t.numel() else b""
         header[name] = {"dtype": dtype, "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
@@ -46,3 +49,4 @@ def write_safetensors(path: str, tensors: dict) -> None:
         for b in blobs:
             f.write(b)
     os.replace(tmp, path)
+    return header

@@ -10,7 +10,8 @@ from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["run", "analyze", "history", "demo", "decide", "report", "explain", "lint", "ab"]
+SUBCOMMANDS = ["run", "analyze", "compare", "ab", "history", "demo", "decide", "report",
+               "explain", "lint"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -20,6 +21,7 @@ be removed, and says how much each fix can save at most.
                                        device use, memory, findings
   fastenough analyze trace.json.gz     diagnose a profiler trace you already have
   fastenough demo [--fixed]            a small wasteful evaluation, measured
+  fastenough compare RUN_A RUN_B       do two runs' recorded outputs agree, item by item?
   fastenough history                   the runs measured in this directory
   fastenough decide RUN_DIR --runs 50  is a fix worth its hours? (else: freeze)
   fastenough report RUN_DIR -o r.html  render a run or trace again (HTML, Markdown)

@@ -532,4 +532,30 @@ def findings_table(report: dict) -> Table | None:
 
 # The order in which renderers show the tables: before and after the step line.
 TABLES_BEFORE_STEPS = (inputs_table, counters_table, phases_table)
-TABLES_AFTER_STEPS = (devices_table, idle_table, top_kernels_table, top_ops_table)
+def records_table(report: dict) -> Table | None:
+    """What fastenough.record kept, per process (agent record "records")."""
+    rows = []
+    errors = []
+    for a in _meta_agents(report):
+        rec = a.get("records") if isinstance(a, dict) else None
+        if not isinstance(rec, dict):
+            continue
+        rank = "-" if a.get("rank") is None else str(a["rank"])
+        dtypes = ", ".join(f"{k} x{v}" for k, v in (rec.get("dtypes") or {}).items()) or "-"
+        rows.append([rank, fmt_num(rec.get("keys")), dtypes, fmt_bytes(rec.get("bytes")),
+                     fmt_num(rec.get("shards")), "stopped" if rec.get("error") else "ok"])
+        if rec.get("error"):
+            errors.append(f"rank {rank}: {rec['error']}")
+    if not rows:
+        return None
+    note = "compare two runs with `fastenough compare RUN_A RUN_B`"
+    if errors:
+        note = ("recording stopped after a writer error, the outputs are incomplete: "
+                + "; ".join(errors))
+    return Table("Recorded outputs (fastenough.record)",
+                 ["rank", "keys", "dtypes", "bytes", "shards", "writer"], rows, note=note,
+                 right={1, 3, 4})
+
+
+TABLES_AFTER_STEPS = (devices_table, idle_table, top_kernels_table, top_ops_table,
+                      records_table)
