@@ -115,6 +115,7 @@ def protocol(**fields):
         return
     try:
         import json
+        import os
 
         name = "protocol.json" if not agent.rank else f"protocol.rank{agent.rank}.json"
         path = agent.dir.file(name)
