@@ -168,3 +168,15 @@ def test_usage_errors_exit_2(tmp_path, args, needle):
     r = run_cli("ab", *args, cwd=tmp_path)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_demo_fixed_path_is_faster_with_a_protocol_change(tmp_path):
+    wasteful = f"{sys.executable} -m fastenough.demo.workload --items 48"
+    r, doc = ab(tmp_path, wasteful, wasteful + " --fixed")
+    assert r.returncode == 0, (r.stderr, doc and doc["outputs"])
+    assert doc["speed"] == "B faster", doc["ratio"]
+    changes = {c["field"]: (c["a"], c["b"]) for c in doc["protocol_changes"]}
+    assert changes["batch size (items per steady step)"] == (1, 8)
+    # The scores agree per item within fp32 tolerance (batching reorders the sums).
+    assert doc["outputs"]["verdict"] in ("within-tolerance", "bitwise-equal"), doc["outputs"]
+    assert doc["verdict"] == "B faster, with a protocol change"
