@@ -38,8 +38,13 @@ def read_rows(path: Path) -> list[dict]:
 
 
 def test_proc_rows_for_busy_child(tmp_path):
+    # The child says when it runs Python: a sample taken while it is still being
+    # exec'd sees a process of a few hundred KiB, on a loaded machine now and then.
     busy = subprocess.Popen([sys.executable, "-c",
-                             "import time\nt=time.time()+2\nwhile time.time()<t: pass"])
+                             "import time\nprint('ready', flush=True)\n"
+                             "t=time.time()+2\nwhile time.time()<t: pass"],
+                            stdout=subprocess.PIPE, text=True)
+    assert busy.stdout.readline().strip() == "ready"
     csv_path = tmp_path / "samples.csv"
     s = _core.Sampler(str(csv_path), hz=10, nvml=False, npu_smi=False)
     s.start()

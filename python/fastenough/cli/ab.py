@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
 
-HELP = "A/B two commands fairly: A B B A runs, B/A with a 95% interval, outputs compared"
+HELP = "A/B two commands fairly: A B B A runs, B/A with its 95%% interval, outputs compared"
 DESCRIPTION = """\
 Run each side under `fastenough run` in the order A B B A, --rounds times
 (default 2: 8 runs), in the same working directory and environment (plus the

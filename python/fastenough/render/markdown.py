@@ -114,6 +114,9 @@ def _record(report: dict) -> str:
     t = record.record_table(report)
     if t:
         out += _table(t, level="")
+    t = sections.records_table(report)
+    if t:
+        out += _table(t, level="###")
     for make in (sections.inputs_table, sections.counters_table):
         t = make(report)
         if t:

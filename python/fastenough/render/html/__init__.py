@@ -149,7 +149,7 @@ def _record_section(report: dict) -> str | None:
     t = record.record_table(report)
     if t:
         parts.append(page.table_html(t, cls="record", heading=False))
-    for make in (sections.inputs_table, sections.counters_table):
+    for make in (sections.records_table, sections.inputs_table, sections.counters_table):
         t = make(report)
         if t:
             parts.append(page.table_html(t))
