@@ -29,4 +29,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterStepHook(m);
   fastenough::bindings::RegisterDecide(m);
   fastenough::bindings::RegisterStats(m);
+  fastenough::bindings::RegisterDiff(m);
 }

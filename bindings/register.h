@@ -11,4 +11,5 @@ void RegisterChecks(nanobind::module_& m);  // checks_bindings.cc
 void RegisterStepHook(nanobind::module_& m);  // step_hook_bindings.cc
 void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
 void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
+void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
 }  // namespace fastenough::bindings
