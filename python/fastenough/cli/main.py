@@ -10,7 +10,7 @@ from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["run", "analyze", "history", "demo", "decide", "report", "explain", "lint"]
+SUBCOMMANDS = ["run", "analyze", "history", "demo", "decide", "report", "explain", "lint", "diff"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -25,6 +25,7 @@ be removed, and says how much each fix can save at most.
   fastenough report RUN_DIR -o r.html  render a run or trace again (HTML, Markdown)
   fastenough explain sync-in-loop      what a finding means and what to do
   fastenough lint src/                 anti-patterns visible in the source, before running
+  fastenough diff RUN_A RUN_B          what changed: phases, throughput, findings, ops, kernels
 
 Run `fastenough COMMAND --help` for the options and examples of each command.
 """
