@@ -30,4 +30,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterDecide(m);
   fastenough::bindings::RegisterStats(m);
   fastenough::bindings::RegisterCompare(m);
+  fastenough::bindings::RegisterDiff(m);
 }

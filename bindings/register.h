@@ -12,4 +12,5 @@ void RegisterStepHook(nanobind::module_& m);  // step_hook_bindings.cc
 void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
 void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
 void RegisterCompare(nanobind::module_& m);  // compare_bindings.cc
+void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
 }  // namespace fastenough::bindings

@@ -10,7 +10,7 @@ from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["run", "analyze", "compare", "ab", "history", "demo", "decide", "report",
+SUBCOMMANDS = ["run", "analyze", "compare", "ab", "diff", "history", "demo", "decide", "report",
                "explain", "lint"]
 
 DESCRIPTION = """\
@@ -28,6 +28,7 @@ be removed, and says how much each fix can save at most.
   fastenough explain sync-in-loop      what a finding means and what to do
   fastenough ab "python a.py" "python b.py"  is B faster, with the same outputs?
   fastenough lint src/                 anti-patterns visible in the source, before running
+  fastenough diff RUN_A RUN_B          what changed: phases, throughput, findings, ops, kernels
 
 Run `fastenough COMMAND --help` for the options and examples of each command.
 """

@@ -1,0 +1,115 @@
+#include "fastenough/diff/op_aggregate.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "fastenough/analysis/steps.h"
+#include "fastenough/timeline/step_windows.h"
+#include "fastenough/trace/load_trace.h"
+
+namespace fastenough::diff {
+
+const char* RowKindName(RowKind k) {
+  switch (k) {
+    case RowKind::kCpuOp: return "cpu_op";
+    case RowKind::kKernel: return "kernel";
+    case RowKind::kMemcpy: return "memcpy";
+    case RowKind::kMemset: return "memset";
+  }
+  return "?";
+}
+
+namespace {
+
+std::optional<RowKind> RowKindOf(trace::EventKind k) {
+  switch (k) {
+    case trace::EventKind::kCpuOp: return RowKind::kCpuOp;
+    case trace::EventKind::kKernel: return RowKind::kKernel;
+    case trace::EventKind::kMemcpy: return RowKind::kMemcpy;
+    case trace::EventKind::kMemset: return RowKind::kMemset;
+    default: return std::nullopt;
+  }
+}
+
+// "Input Dims" as the trace wrote it, in one spelling: no whitespace but a
+// space after each comma ("[[8, 64], []]"), so that a pretty-printed trace
+// and a compact one match. Dims hold numbers and brackets only.
+std::string CanonicalDims(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (char c : raw) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+    out.push_back(c);
+    if (c == ',') out.push_back(' ');
+  }
+  return out;
+}
+
+// The steady windows, sorted by start, and a lookup "is t inside one".
+class SteadyWindows {
+ public:
+  explicit SteadyWindows(const trace::EventStore& store) {
+    analysis::StepStats s = analysis::AnalyzeSteps(timeline::FindStepWindows(store), {});
+    total_ = static_cast<int64_t>(s.steps.size());
+    for (size_t i = s.steady_begin; i < s.steps.size(); ++i) windows_.push_back(s.steps[i].window);
+  }
+  int64_t total_steps() const { return total_; }
+  int64_t steady_steps() const { return static_cast<int64_t>(windows_.size()); }
+  bool Contains(int64_t t) const {
+    // The last window starting at or before t; windows do not overlap.
+    auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
+                               [](int64_t v, const timeline::StepWindow& w) { return v < w.start_ns; });
+    if (it == windows_.begin()) return false;
+    --it;
+    return t < it->end_ns;
+  }
+
+ private:
+  std::vector<timeline::StepWindow> windows_;
+  int64_t total_ = 0;
+};
+
+}  // namespace
+
+void AddTrace(const trace::EventStore& store, SideAggregate& side) {
+  const bool first_file = side.paths.empty();
+  side.paths.push_back(store.path);
+  SteadyWindows steady(store);
+  side.steady_steps += steady.steady_steps();
+  side.all_files_have_steps = (first_file || side.all_files_have_steps) && steady.total_steps() > 0;
+  for (size_t r = 0; r < store.size(); ++r) {
+    const std::optional<RowKind> kind = RowKindOf(store.kind[r]);
+    if (!kind) continue;
+    OpKey key{*kind, std::string(store.name_of(r)), ""};
+    if (*kind == RowKind::kCpuOp && store.input_dims[r] != kNoString) {
+      key.input_dims = CanonicalDims(store.strings().Get(store.input_dims[r]));
+    }
+    // Device activity counts in the step whose host code launched it.
+    int64_t when = store.ts_ns[r];
+    if (*kind != RowKind::kCpuOp && store.launch_row[r] != trace::kNoRow) {
+      when = store.ts_ns[static_cast<size_t>(store.launch_row[r])];
+    }
+    const bool in_steady = steady.Contains(when);
+    OpTotals& w = side.whole[key];
+    ++w.calls;
+    w.total_ns += store.dur_ns[r];
+    if (in_steady) {
+      OpTotals& s = side.steady[std::move(key)];
+      ++s.calls;
+      s.total_ns += store.dur_ns[r];
+    }
+  }
+}
+
+StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths) {
+  if (paths.empty()) return InvalidArgument("no trace file to diff");
+  SideAggregate side;
+  for (const std::string& p : paths) {
+    StatusOr<trace::EventStore> store = trace::LoadTrace(p);
+    if (!store.ok()) return store.status();
+    AddTrace(*store, side);
+  }
+  return side;
+}
+
+}  // namespace fastenough::diff

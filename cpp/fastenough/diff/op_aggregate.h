@@ -1,0 +1,61 @@
+// One side of a trace diff: CPU ops and device activity of one or more trace
+// files, aggregated by (kind, name, input shapes).
+//
+// CPU ops are counted at every nesting level with their inclusive time, so an
+// aten::mm under aten::matmul has a row of its own (a diff then shows the
+// inner op that vanished, not only its caller); a parent's time therefore
+// overlaps its children's and the rows of one kind do not add up to a wall
+// time. Device rows are kernels, memcpys and memsets, keyed by name only
+// (device events carry no input shapes).
+//
+// Two aggregates are kept: over the whole trace, and over the steady
+// ProfilerStep windows only (the first step of three or more is left out, as
+// in analysis/steps.cc). Device activity belongs to the step in which its
+// launching runtime call started (the kernel itself may run later).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "fastenough/trace/event_store.h"
+#include "fastenough/util/status.h"
+
+namespace fastenough::diff {
+
+enum class RowKind : uint8_t { kCpuOp, kKernel, kMemcpy, kMemset };
+const char* RowKindName(RowKind k);
+
+struct OpKey {
+  RowKind kind = RowKind::kCpuOp;
+  std::string name;
+  std::string input_dims;  // raw JSON text of "Input Dims"; empty when absent
+  auto operator<=>(const OpKey&) const = default;
+};
+
+struct OpTotals {
+  int64_t calls = 0;
+  int64_t total_ns = 0;
+};
+
+using OpTable = std::map<OpKey, OpTotals>;
+
+struct SideAggregate {
+  std::vector<std::string> paths;
+  OpTable whole;   // every event of the trace(s)
+  OpTable steady;  // events inside steady step windows
+  int64_t steady_steps = 0;  // summed over the files
+  // True when every file had at least one ProfilerStep window.
+  bool all_files_have_steps = false;
+};
+
+// Adds one loaded trace to `side`.
+void AddTrace(const trace::EventStore& store, SideAggregate& side);
+
+// Loads each file (LoadTrace) and aggregates them; the first unreadable file
+// is the error.
+StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths);
+
+}  // namespace fastenough::diff

@@ -1,0 +1,67 @@
+#include "fastenough/diff/trace_diff_json.h"
+
+#include "fastenough/report/json_writer.h"
+
+namespace fastenough::diff {
+
+namespace {
+
+void WriteSide(report::JsonWriter& w, const char* key, bool present, const SideFigures& f) {
+  w.Key(key);
+  if (!present) {
+    w.Null();
+    return;
+  }
+  w.BeginObject().Field("calls", f.calls).Field("time_ns", f.time_ns).EndObject();
+}
+
+void WritePaths(report::JsonWriter& w, const char* key, const std::vector<std::string>& paths) {
+  w.Key(key).BeginArray();
+  for (const auto& p : paths) w.String(p);
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string TraceDiffToJson(const TraceDiff& d) {
+  report::JsonWriter w;
+  w.BeginObject();
+  w.Field("basis", d.per_step ? "per_steady_step" : "total");
+  w.Field("cpu_ops", "all levels, inclusive time");
+  w.Key("steady_steps").BeginObject().Field("a", d.steady_steps_a).Field("b", d.steady_steps_b).EndObject();
+  WritePaths(w, "paths_a", d.paths_a);
+  WritePaths(w, "paths_b", d.paths_b);
+  w.Key("threshold").BeginObject().Field("min_rel", d.options.min_rel)
+      .Field("min_abs_ns", d.options.min_abs_ns).EndObject();
+  w.Key("rows").BeginArray();
+  for (const DiffRow& r : d.rows) {
+    w.BeginObject();
+    w.Field("status", RowStatusName(r.status));
+    w.Field("kind", RowKindName(r.key.kind));
+    w.Field("name", r.key.name);
+    w.Key("input_dims");
+    if (r.key.input_dims.empty()) w.Null(); else w.String(r.key.input_dims);
+    WriteSide(w, "a", r.in_a, r.a);
+    WriteSide(w, "b", r.in_b, r.b);
+    w.Field("delta_calls", r.delta_calls());
+    w.Field("delta_time_ns", r.delta_time_ns());
+    w.Key("ratio");
+    if (r.in_a && r.in_b && r.a.time_ns > 0) w.Double(r.b.time_ns / r.a.time_ns); else w.Null();
+    w.Field("calls_changed", r.calls_changed);
+    w.Field("time_changed", r.time_changed);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("unchanged").BeginObject().Field("rows", d.unchanged_rows).Field("a_time_ns", d.unchanged_a_ns)
+      .Field("b_time_ns", d.unchanged_b_ns).EndObject();
+  w.Key("totals").BeginObject();
+  for (const auto& [kind, t] : d.totals) {
+    w.Key(RowKindName(kind)).BeginObject().Field("a_time_ns", t.a_ns).Field("b_time_ns", t.b_ns)
+        .Field("rows_a", t.rows_a).Field("rows_b", t.rows_b).EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace fastenough::diff

@@ -1,0 +1,63 @@
+"""One side of a diff: a run directory (report.json and trace/), a directory of
+traces, or trace files. Nothing is parsed here but the report's JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from fastenough.errors import BadInputError, InputNotFoundError
+
+
+@dataclass
+class Side:
+    path: str
+    kind: str  # "run" (a run directory) or "traces"
+    report: dict | None = None
+    traces: list[str] = field(default_factory=list)
+    note: str | None = None  # e.g. "no trace in RUN": said on stderr and in the JSON
+
+
+def _load_report(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except OSError as e:
+        raise InputNotFoundError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise BadInputError(f"{path}: not a fastenough report (unreadable JSON: {e})") from None
+    if not isinstance(report, dict) or report.get("schema") != "fastenough.report/1":
+        raise BadInputError(f"{path}: not a fastenough report (no schema fastenough.report/1)")
+    return report
+
+
+def _traces_in(directory: str, required: bool) -> list[str]:
+    """The newest profiler window of `directory` (cli/trace_dir.py); [] when it
+    holds none and none is required."""
+    from fastenough.cli.trace_dir import select_traces
+
+    if not required and not os.path.isdir(directory):
+        return []
+    try:
+        return [os.path.abspath(p) for p in select_traces(directory).paths]
+    except InputNotFoundError:
+        if required:
+            raise
+        return []
+
+
+def resolve_side(path: str) -> Side:
+    """A path the user gave: a run directory, a trace directory or a trace file."""
+    if not os.path.exists(path):
+        raise InputNotFoundError(f"{path}: not found")
+    if os.path.isfile(path):
+        return Side(path=path, kind="traces", traces=[os.path.abspath(path)])
+    report_path = os.path.join(path, "report.json")
+    if os.path.isfile(report_path):
+        side = Side(path=path, kind="run", report=_load_report(report_path))
+        side.traces = _traces_in(os.path.join(path, "trace"), required=False)
+        if not side.traces:
+            side.note = f"{path}: no trace in this run directory (trace/ is empty or absent)"
+        return side
+    return Side(path=path, kind="traces", traces=_traces_in(path, required=True))
