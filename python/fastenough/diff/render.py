@@ -88,11 +88,19 @@ def run_tables(run: dict) -> list[Table]:
     changed = [f for f in run["findings"] if f["status"] != "same"]
     same = len(run["findings"]) - len(changed)
     tables.append(Table(
-        "Findings", ["", "code", "where", "saving/step A", "saving/step B", "title"],
-        [[f["status"], f["code"], f["location"] or "-", fmt_ns(f["saving_per_step_ns_a"]),
-          fmt_ns(f["saving_per_step_ns_b"]), f["title_b"] or f["title_a"] or ""] for f in changed],
+        "Findings", ["", "code", "where", "saving/step A", "saving/step B"],
+        [[f["status"], f["code"], _short_location(f["location"]), fmt_ns(f["saving_per_step_ns_a"]),
+          fmt_ns(f["saving_per_step_ns_b"])] for f in changed],
         note=f"{same} finding(s) the same in both" if same else "", right={3, 4}))
     return tables
+
+
+def _short_location(location: str | None) -> str:
+    """'/long/path/to/workload.py:156' -> 'workload.py:156' (the JSON keeps the whole path)."""
+    if not location:
+        return "-"
+    head, _, tail = location.rpartition("/")
+    return tail if head and ".py" in tail else location
 
 
 def trace_table(trace: dict, top: int, name_width: int) -> Table:
