@@ -152,19 +152,9 @@ _WRAPPING = {"name, input shapes", "title", "where", "phase", ""}
 
 
 def _rich_table(t: Table):
-    from rich.table import Table as RichTable
+    from fastenough.render.terminal import rich_table
 
-    table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=False)
-    for i, h in enumerate(t.header):
-        wraps = h in _WRAPPING and i > 0
-        table.add_column(h, justify="right" if i in t.right else "left",
-                         overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
-    for row in t.rows:
-        table.add_row(*row)
-    if t.note:
-        table.caption = t.note
-        table.caption_justify = "left"
-    return table
+    return rich_table(t, wrapping=_WRAPPING)
 
 
 def print_terminal(doc: dict, top: int, console=None) -> None:

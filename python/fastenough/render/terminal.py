@@ -15,10 +15,14 @@ VERDICT_STYLE = {
 }
 
 
-def _rich_table(t: sections.Table) -> RichTable:
+def rich_table(t: sections.Table, wrapping: set[str] | None = None) -> RichTable:
+    """A sections.Table for rich. `wrapping`: the header names of the only columns that
+    may fold (the others keep one line, cut with an ellipsis); None: every column folds."""
     table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=False)
     for i, h in enumerate(t.header):
-        table.add_column(h, justify="right" if i in t.right else "left", overflow="fold")
+        wraps = wrapping is None or (h in wrapping and i > 0)
+        table.add_column(h, justify="right" if i in t.right else "left",
+                         overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
     for row in t.rows:
         table.add_row(*row)
     if t.note:
@@ -41,7 +45,7 @@ def print_report(report: dict, console: Console | None = None) -> None:
     for make in sections.TABLES_BEFORE_STEPS:
         t = make(report)
         if t:
-            console.print(_rich_table(t))
+            console.print(rich_table(t))
     quirks = sections.counters_line(report)
     if quirks:
         console.print(f"[dim]{quirks}[/dim]", highlight=False)
@@ -59,7 +63,7 @@ def print_report(report: dict, console: Console | None = None) -> None:
     for make in sections.TABLES_AFTER_STEPS:
         t = make(report)
         if t:
-            console.print(_rich_table(t))
+            console.print(rich_table(t))
     print_findings(report, console)
     lint_lines = lint_section.unconfirmed_lines(report)
     if lint_lines:
