@@ -171,7 +171,8 @@ def test_usage_errors_exit_2(tmp_path, args, needle):
 
 
 def test_the_demo_fixed_path_is_faster_with_a_protocol_change(tmp_path):
-    wasteful = f"{sys.executable} -m fastenough.demo.workload --items 48"
+    # 96 items: the fixed path's 12 batches leave steady steps even on a busy machine.
+    wasteful = f"{sys.executable} -m fastenough.demo.workload --items 96"
     r, doc = ab(tmp_path, wasteful, wasteful + " --fixed")
     assert r.returncode == 0, (r.stderr, doc and doc["outputs"])
     assert doc["speed"] == "B faster", doc["ratio"]
@@ -180,3 +181,31 @@ def test_the_demo_fixed_path_is_faster_with_a_protocol_change(tmp_path):
     # The scores agree per item within fp32 tolerance (batching reorders the sums).
     assert doc["outputs"]["verdict"] in ("within-tolerance", "bitwise-equal"), doc["outputs"]
     assert doc["verdict"] == "B faster, with a protocol change"
+
+
+def _report(items_per_s):
+    steps = {"steady_steps_per_s": items_per_s and items_per_s / 4, "items_per_s": items_per_s,
+             "steady_count": 10 if items_per_s else 0, "steady_median_ns": 1e6}
+    return {"steps": steps, "phases": [], "meta": {}, "run": {"exit_status": 0},
+            "measurement": {"status": "complete" if items_per_s else "partial"}}
+
+
+def test_a_pair_without_steady_steps_is_left_out_whole(tmp_path):
+    from fastenough.ab.document import document
+    from fastenough.ab.runner import SideRun
+    from fastenough.ab.sides import Side
+
+    def runs(side, values):
+        return [SideRun(side, i + 1, tmp_path / f"{side}{i + 1}", 0, _report(v))
+                for i, v in enumerate(values)]
+
+    a, b = Side("A", ["a"]), Side("B", ["b"])
+    doc = document(a, b, {"A": runs("A", [10.0, 11.0, 10.0, 12.0]),
+                          "B": runs("B", [20.0, None, 21.0, 19.0])}, None, None, tmp_path)
+    assert doc["left_out"] == ["pair 2 (A2, B2): B2 measured no steady items/s"]
+    assert doc["ratio"]["pairs"] == 3
+    assert doc["speed"] == "B faster"
+    # With one pair left, nothing is claimed.
+    doc = document(a, b, {"A": runs("A", [10.0, 11.0]), "B": runs("B", [20.0, None])},
+                   None, None, tmp_path)
+    assert doc["ratio"] is None and doc["verdict"].startswith("not measured: 1 pair(s)")

@@ -12,7 +12,8 @@ interval, the protocol changes, the outputs' comparison and the verdict.
    "speed": "B faster" | "B slower" | "no difference shown" | "not measured",
    "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
    "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
-   "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null}
+   "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null,
+   "left_out": [str]}   (pairs left out: a run of the pair measured no steady steps)
 
 Figures are null where a run did not measure them; a ratio is null when a side
 failed.
@@ -64,7 +65,7 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
            "order": [r.side + str(r.index) for r in _in_order(runs)],
            "sides": sides, "unit": None, "ratio": None, "speed": "not measured",
            "verdict": "not measured", "noise": [], "protocol_changes": [],
-           "outputs": outputs, "failed": None}
+           "outputs": outputs, "failed": None, "left_out": []}
     if failed is not None:
         doc["failed"] = {"side": failed.side, "run": f"{failed.side}{failed.index}",
                          "exit_status": failed.exit_status, "run_dir": str(failed.run_dir),
@@ -74,14 +75,27 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
         return doc
     changes = protocol_changes(sides["A"]["protocol"], sides["B"]["protocol"])
     doc["protocol_changes"] = [{"field": f, "a": a, "b": b} for f, a, b in changes]
-    all_figs = figures["A"] + figures["B"]
-    unit = common_unit([f for f in all_figs if f]) if all(all_figs) else None
+    measured = [f for f in figures["A"] + figures["B"] if f and f.steps_per_s]
+    unit = common_unit(measured)
     doc["unit"] = unit
     if unit is None:
-        doc["verdict"] = "not measured: a run had no steady steps to compare"
+        doc["verdict"] = "not measured: no run had steady steps to compare"
         return doc
-    ta = [f.throughput(unit) for f in figures["A"]]
-    tb = [f.throughput(unit) for f in figures["B"]]
+    # A pair whose runs did not both measure steady throughput is left out whole:
+    # the other side's run alone would break the pairing.
+    ta, tb = [], []
+    for i, (fa, fb) in enumerate(zip(figures["A"], figures["B"])):
+        xa, xb = fa and fa.throughput(unit), fb and fb.throughput(unit)
+        if xa and xb:
+            ta.append(xa)
+            tb.append(xb)
+        else:
+            doc["left_out"].append(f"pair {i + 1} (A{i + 1}, B{i + 1}): "
+                                   f"{'A' if not xa else 'B'}{i + 1} measured no steady {unit}")
+    if len(ta) < 2:
+        doc["verdict"] = (f"not measured: {len(ta)} pair(s) with steady {unit} (2 or more "
+                          "needed); run more steps or --rounds")
+        return doc
     v = decide(ta, tb, protocol_changed=bool(changes),
                outputs=(outputs or {}).get("verdict"), seed=seed)
     doc["ratio"] = {"ratio": _finite(v.ratio), "low": _finite(v.low), "high": _finite(v.high),

@@ -105,6 +105,8 @@ def render_text(doc: dict) -> str:
         out.append(ratio + "\n")
     for n in doc.get("noise") or []:
         out.append(f"noise: {n}\n")
+    for n in doc.get("left_out") or []:
+        out.append(f"left out: {n}\n")
     for c in doc.get("protocol_changes") or []:
         out.append(f"protocol change: {c['field']}: {c['a']} -> {c['b']}\n")
     out += [line + "\n" for line in outputs_lines(doc.get("outputs"))]
