@@ -31,4 +31,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterStats(m);
   fastenough::bindings::RegisterCompare(m);
   fastenough::bindings::RegisterDiff(m);
+  fastenough::bindings::RegisterPysrc(m);
 }

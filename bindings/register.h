@@ -13,4 +13,5 @@ void RegisterDecide(nanobind::module_& m);  // decide_bindings.cc
 void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
 void RegisterCompare(nanobind::module_& m);  // compare_bindings.cc
 void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
+void RegisterPysrc(nanobind::module_& m);  // pysrc_bindings.cc
 }  // namespace fastenough::bindings

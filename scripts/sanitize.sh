@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The C++ tests once under AddressSanitizer + UBSan, and the trace reader's
-# libFuzzer target for a bounded time (FUZZ_SECONDS, default 60).
+# The C++ tests once under AddressSanitizer + UBSan, and each libFuzzer target
+# (the trace reader, the Python parser) for a bounded time (FUZZ_SECONDS,
+# default 60 per target), seeded with inputs of its own kind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +24,10 @@ if [[ -e "${fuzzers[0]}" ]]; then
   for src in "${fuzzers[@]}"; do
     name=$(basename "$src" .cc)
     seeds=$(mktemp -d)
-    cp tests/data/traces/* "$seeds"/ 2>/dev/null || true
+    case "$name" in
+      python_parser_fuzzer) cp tests/data/pysrc/*.py tests/data/lint/research/*.py "$seeds"/ ;;
+      *) cp tests/data/traces/* "$seeds"/ 2>/dev/null || true ;;
+    esac
     "build/fuzz/cpp/tools/$name" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=65536 \
       -rss_limit_mb=4096 "$seeds" 2>&1 | tail -n 5
   done

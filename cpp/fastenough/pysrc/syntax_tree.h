@@ -90,6 +90,9 @@ struct Node {
   // escape the decoder kept raw (\N{...}).
   bool int_fits = false;
   bool raw_escape = false;
+  // Height of the subtree (a leaf is 1): the parser refuses trees deeper than
+  // kMaxTreeDepth, so recursive walks over any tree it returns stay shallow.
+  uint16_t depth = 1;
   // Position as `ast` gives it: 1-based lines, 0-based UTF-8 byte columns, the
   // end exclusive. Zero where `ast` has none (comprehension, arguments,
   // withitem, match_case).
