@@ -9,6 +9,44 @@
 
 namespace fastenough::pysrc {
 
+namespace {
+
+// Which error CPython reports when the tokenizer fails somewhere in the file
+// (pegen_errors.c). Its parser pulls tokens lazily: a syntax error found
+// before the parser needs the failing token stands (`def f(:` is "invalid
+// syntax", not "'(' was never closed"), unless the tokenizer's error is an
+// unclosed bracket opened on an earlier line than the syntax error, or another
+// tokenizer error (an unterminated string), which take precedence. Parse the
+// tokens read so far to find out. (CPython's second pass over invalid_* rules
+// can read further than ours, so on the bracket's own line it sometimes still
+// reports the bracket; we report the syntax error there.)
+ParseResult ParseUpToTokenizerError(std::string_view source, Arena& arena,
+                                    std::vector<Token> tokens, ParseResult& result) {
+  while (!tokens.empty() && tokens.back().kind == TokenKind::kEnd) tokens.pop_back();
+  if (tokens.empty()) return result;
+  const Token last = tokens.back();
+  Token end;
+  end.kind = TokenKind::kEnd;
+  end.begin = end.end = last.end;
+  end.line = end.end_line = last.end_line;
+  end.col = end.end_col = last.end_col;
+  tokens.push_back(end);
+  ParseError parser_error;
+  ParserImpl parser(source, arena, std::move(tokens), &parser_error);
+  parser.File();
+  if (parser_error.message.empty() || parser_error.too_deep) return result;
+  // An error at the end marker: the parser wanted the token that failed.
+  const bool needed_more = parser_error.line > end.line ||
+                           (parser_error.line == end.line && parser_error.col >= end.col);
+  const bool unclosed_bracket = result.error.message.ends_with("was never closed");
+  if (!needed_more && unclosed_bracket && result.error.line >= parser_error.line) {
+    result.error = std::move(parser_error);
+  }
+  return result;
+}
+
+}  // namespace
+
 ParseResult ParseModule(std::string_view source, Arena& arena) {
   ParseResult result;
   if (source.size() >= 0xFFFFFFF0u) {
@@ -18,7 +56,9 @@ ParseResult ParseModule(std::string_view source, Arena& arena) {
   std::vector<Token> tokens;
   TokenizeRange range;
   range.end = static_cast<uint32_t>(source.size());
-  if (!Tokenize(source, range, &tokens, &result.error)) return result;
+  if (!Tokenize(source, range, &tokens, &result.error)) {
+    return ParseUpToTokenizerError(source, arena, std::move(tokens), result);
+  }
   ParserImpl parser(source, arena, std::move(tokens), &result.error);
   const Node* module = parser.File();
   if (result.error.message.empty()) result.module = module;

@@ -116,6 +116,21 @@ TEST(PysrcParser, SyntaxErrors) {
   EXPECT_EQ(Error("x = b'a' 'b'\n").message, "cannot mix bytes and nonbytes literals");
 }
 
+// When the tokenizer fails later in the file, CPython reports the parser's
+// error if the parser failed first, unless an unclosed bracket was opened on an
+// earlier line or the tokenizer's error is of another kind.
+TEST(PysrcParser, SyntaxErrorBeforeATokenizerError) {
+  EXPECT_EQ(Error("def f(:\n").message, "invalid syntax");
+  EXPECT_EQ(Error("def f(:\n\n\nx = (\n").message, "invalid syntax");
+  EXPECT_EQ(Error("x = (1,\n").message, "'(' was never closed");
+  ParseError e = Error("x = [1, 2\ny = 3\n");
+  EXPECT_EQ(e.message, "'[' was never closed");
+  EXPECT_EQ(e.line, 1);
+  e = Error("print 'hello'\nx = 'abc\n");
+  EXPECT_EQ(e.message.rfind("unterminated string literal", 0), 0u) << e.message;
+  EXPECT_EQ(e.line, 2);
+}
+
 TEST(PysrcParser, DeepNestingIsRefusedNotACrash) {
   std::string nots;
   for (int i = 0; i < 5000; ++i) nots += "not ";
