@@ -32,4 +32,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterCompare(m);
   fastenough::bindings::RegisterDiff(m);
   fastenough::bindings::RegisterPysrc(m);
+  fastenough::bindings::RegisterLint(m);
 }

@@ -14,4 +14,5 @@ void RegisterStats(nanobind::module_& m);  // stats_bindings.cc
 void RegisterCompare(nanobind::module_& m);  // compare_bindings.cc
 void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
 void RegisterPysrc(nanobind::module_& m);  // pysrc_bindings.cc
+void RegisterLint(nanobind::module_& m);  // lint_bindings.cc
 }  // namespace fastenough::bindings

@@ -25,7 +25,7 @@ if [[ -e "${fuzzers[0]}" ]]; then
     name=$(basename "$src" .cc)
     seeds=$(mktemp -d)
     case "$name" in
-      python_parser_fuzzer) cp tests/data/pysrc/*.py tests/data/lint/research/*.py "$seeds"/ ;;
+      python_parser_fuzzer|lint_source_fuzzer) cp tests/data/pysrc/*.py tests/data/lint/research/*.py "$seeds"/ ;;
       *) cp tests/data/traces/* "$seeds"/ 2>/dev/null || true ;;
     esac
     "build/fuzz/cpp/tools/$name" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=65536 \

@@ -87,6 +87,18 @@ def test_syntax_error_and_non_utf8_files_are_reported_and_skipped(tmp_path, snip
     assert only_bad.returncode == 0
 
 
+def test_unreadable_paths_are_reported_and_skipped_on_any_thread_count(tmp_path, snippet):
+    (tmp_path / "gone.py").symlink_to(tmp_path / "nowhere.py")  # listed, cannot be read
+    outs = [lint(str(tmp_path), "--format", "json", "--jobs", j, "--no-progress")
+            for j in ("1", "2")]
+    assert [p.returncode for p in outs] == [1, 1]
+    docs = [json.loads(p.stdout) for p in outs]
+    assert docs[0] == docs[1]
+    assert docs[0]["errors"] == [{"path": str(tmp_path / "gone.py"), "line": 0,
+                                  "message": "cannot read: No such file or directory: skipped"}]
+    assert len(docs[0]["findings"]) == 2
+
+
 def test_deep_nesting_and_nul_bytes_are_reported_not_crashed(tmp_path):
     (tmp_path / "deep.py").write_text("x = " + "+".join(["a"] * 20000) + "\n")
     (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")

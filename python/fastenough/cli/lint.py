@@ -1,7 +1,7 @@
 """`fastenough lint PATH...`: performance anti-patterns found in the source, before running.
 
-The rules live in fastenough/lint/rules/ (one module per family); this module
-parses the options, runs them and prints one of the formats. Exit codes: 0 no
+The parser and the rules are C++ (cpp/fastenough/lint/rules/, one file per
+family); this module parses the options, runs them and prints one of the formats. Exit codes: 0 no
 findings (or --exit-zero), 1 findings, 2 usage error (unknown code, missing path).
 Files that cannot be read, are not UTF-8 or do not parse are reported and
 skipped; they do not change the exit code.
@@ -53,7 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", metavar="CODE", default=None,
                    help="print what CODE means and how to fix it ('all' lists every code)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="parallel processes for parsing (default: one per CPU core)")
+                   help="threads that parse and check files (default: one per CPU core)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (it shows only on a terminal, for trees "
+                        "that take more than a moment)")
     p.set_defaults(func=run)
 
 
@@ -98,8 +101,24 @@ def explain_text(code: str) -> str:
     return "\n".join(out) + "\n"
 
 
+# A bar only where it helps: a terminal, and a tree that takes more than a moment
+# (the core lints a few thousand files a second per core).
+_PROGRESS_FROM_FILES = 2000
+
+
+def _lint_with_progress(args: argparse.Namespace, codes: set[str]):
+    from fastenough.lint.walker import discover, lint_files
+
+    files = discover(args.paths)
+    if args.no_progress or not sys.stderr.isatty() or len(files) < _PROGRESS_FROM_FILES:
+        return lint_files(files, codes, args.jobs)
+    from fastenough.render.progress import count_progress
+
+    with count_progress("linting", "files") as update:
+        return lint_files(files, codes, args.jobs, update)
+
+
 def run(args: argparse.Namespace) -> int:
-    from fastenough.lint import lint_paths
     from fastenough.lint.formats import FORMATS
     from fastenough.lint.rules import CODES
 
@@ -112,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be 0 (one per core) or more")
     selected = _codes(args.select, "--select") or set(CODES)
     selected -= _codes(args.ignore, "--ignore")
-    result = lint_paths(args.paths, codes=selected, jobs=args.jobs)
+    result = _lint_with_progress(args, selected)
     if args.format == "human":
         text = FORMATS["human"](result, color=sys.stdout.isatty())
     else:

@@ -1,14 +1,15 @@
 """`fastenough lint`: performance anti-patterns found in Python source, before anything runs.
 
-The user's code is parsed with `ast`, never imported. Layout:
+The user's code is parsed, never imported or run. The parser and the rules are
+C++ (cpp/fastenough/pysrc/ and cpp/fastenough/lint/: scope and loop tracking,
+value kinds, one file per rule family, suppression comments, the threaded
+driver); this package is the Python side:
 
-  walker.py     files under the paths, parallel parsing, unreadable files reported
-  check.py      one file: parse, run the rules, drop suppressed findings
-  scope.py      where each call runs: function, loop (also through same-file calls),
-                under no_grad/inference_mode or not
-  kinds.py      what a name visibly holds (device tensor, CPU tensor, numpy, Python value)
-  rules/        one module per family of anti-patterns; rules/__init__.py lists codes
-  suppress.py   `# fastenough: ignore[code]`
+  walker.py     the .py files under the paths; lint them on threads in the core
+  check.py      one file's text (tests, and the cross-reference of `fastenough run`)
+  rules.py      rule and code tables from the core, for --explain and SARIF
+  finding.py    LintFinding and FileError
+  crossref.py   runtime findings that lint also sees in source
   formats/      human, json, sarif output
 """
 

@@ -69,7 +69,8 @@ def cross_reference(report: dict, cwd: str, command: list[str]) -> dict:
             files.append(s)
     if not files:
         return report
-    findings, errors = lint_files(sorted(files), None)
+    linted = lint_files(sorted(files), None)
+    findings, errors = linted.findings, linted.errors
     by_place: dict[tuple[str, str, int], list] = {}
     by_function: dict[tuple[str, str, str], list] = {}
     for lf in findings:

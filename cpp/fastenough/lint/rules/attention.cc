@@ -1,0 +1,80 @@
+// Attention written by hand: softmax(q @ k.transpose(-2, -1)) @ v, where
+// scaled_dot_product_attention computes the same in a fused kernel. Port of
+// python/fastenough/lint/rules/attention.py.
+#include <string>
+
+#include "fastenough/lint/name_match.h"
+#include "fastenough/lint/rules/families.h"
+
+namespace fastenough::lint::rules {
+
+namespace {
+
+constexpr std::string_view kExplain = R"(softmax over q @ k.transpose(-2, -1) (scaled, masked, then multiplied by v) is
+attention written by hand: it materialises the [batch, heads, query, key] score
+matrix in memory and runs three or more kernels. torch.nn.functional.
+scaled_dot_product_attention(q, k, v, attn_mask=..., is_causal=..., scale=...)
+computes the same with a fused (flash / memory-efficient) kernel where the
+device has one. Outputs differ by rounding only; compare them within a tolerance
+fixed in advance. Keep the hand-written form when the scores themselves are
+needed (attention maps for analysis).)";
+
+// Something under `node` transposes: x.T, x.mT, .transpose(), .permute(), .swapaxes().
+bool IsTransposed(const Node* node) {
+  return pysrc::AnyInTree(node, [](const Node* n) {
+    if (n->is(Kind::kAttribute) && (n->name == "mT" || n->name == "T")) return true;
+    return IsAnyOf(MethodName(n), {"transpose", "permute", "swapaxes"});
+  });
+}
+
+// `expr` holds q @ k^T, directly or through up to `depth` assignments of the
+// names it reads (scores = q @ k.transpose(-2, -1); scores = scores / scale).
+bool HasQk(const Node* expr, const std::unordered_map<std::string_view,
+                                                      std::vector<const Node*>>& assigns,
+           int depth) {
+  const bool here = pysrc::AnyInTree(expr, [](const Node* n) {
+    if (n->is(Kind::kBinOp) && n->bin_op() == pysrc::BinOperator::kMatMult &&
+        IsTransposed(n->right())) {
+      return true;
+    }
+    return IsAnyOf(MethodName(n), {"matmul", "bmm"}) && n->args().size() >= 2 &&
+           IsTransposed(n->args().back());
+  });
+  if (here) return true;
+  if (depth == 0) return false;
+  for (std::string_view name : NamesIn(expr)) {
+    auto it = assigns.find(name);
+    if (it == assigns.end()) continue;
+    for (const Node* v : it->second) {
+      if (v != expr && HasQk(v, assigns, depth - 1)) return true;
+    }
+  }
+  return false;
+}
+
+void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+  for (const Function& fn : ctx.scope().functions()) {
+    for (const Site* site : fn.calls) {
+      const Node& call = *site->node;
+      if (MethodName(&call) != "softmax") continue;
+      const auto& assigns = fn.Assignments();
+      bool qk = HasQk(call.func()->value(), assigns, 3);
+      if (!qk && !call.args().empty()) qk = HasQk(call.args()[0], assigns, 3);
+      if (qk) {
+        out.push_back({&call, "attention written by hand (softmax of q @ k^T): "
+                              "F.scaled_dot_product_attention computes it in a fused kernel"});
+      }
+    }
+  }
+}
+
+constexpr Rule kRules[] = {
+    {"manual-attention", "softmax-of-qk",
+     "attention written by hand where scaled_dot_product_attention applies", kExplain, Check},
+};
+
+}  // namespace
+
+std::span<const Rule> AttentionRules() { return kRules; }
+
+}  // namespace fastenough::lint::rules
