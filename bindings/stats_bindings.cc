@@ -4,12 +4,11 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstdint>
 #include <vector>
 
 #include "fastenough/analysis/statistics.h"
 #include "fastenough/stats/knee.h"
-#include "fastenough/stats/paired_bootstrap.h"
+#include "fastenough/stats/paired_ratio.h"
 #include "fastenough/stats/robust_summary.h"
 #include "register.h"
 
@@ -19,23 +18,22 @@ namespace fastenough::bindings {
 
 void RegisterStats(nb::module_& m) {
   m.def(
-      "paired_ratio_of_medians",
-      [](const std::vector<double>& a, const std::vector<double>& b, uint64_t seed,
-         int64_t resamples, double confidence) {
-        const auto r = stats::PairedRatioOfMedians(a, b, seed, resamples, confidence);
+      "paired_ratio",
+      [](const std::vector<double>& a, const std::vector<double>& b, double confidence) {
+        const auto r = stats::PairedLogRatio(a, b, confidence);
         nb::dict d;
         d["pairs"] = r.pairs;
         d["ratio"] = r.ratio;
         d["low"] = r.low;
         d["high"] = r.high;
         d["confidence"] = r.confidence;
-        d["resamples"] = r.resamples;
-        d["seed"] = r.seed;
+        d["method"] = "t interval of the paired log ratios";
         return d;
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("seed") = 0, nb::arg("resamples") = 10000,
-      nb::arg("confidence") = 0.95,
-      "Median(b)/Median(a) with a paired percentile-bootstrap interval (NaN when undefined).");
+      nb::arg("a"), nb::arg("b"), nb::arg("confidence") = 0.95,
+      "b/a as the geometric mean of the paired ratios b[i]/a[i], with a Student-t interval "
+      "on their logs (NaN when undefined; pairs with a value <= 0 or not finite are "
+      "left out).");
   m.def(
       "median",
       [](std::vector<double> v) { return analysis::Percentile(v, 0.5); }, nb::arg("values"),

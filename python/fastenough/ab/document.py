@@ -8,7 +8,7 @@ interval, the protocol changes, the outputs' comparison and the verdict.
                              "peak_rss_bytes", "peak_device_bytes", "measurement"}]},
              "B": {...}},
    "unit": "items/s" | "steps/s" | null,
-   "ratio": {"ratio", "low", "high", "confidence", "pairs", "seed"} | null,
+   "ratio": {"ratio", "low", "high", "confidence", "pairs", "method"} | null,
    "speed": "B faster" | "B slower" | "no difference shown" | "not measured",
    "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
    "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
@@ -47,7 +47,7 @@ def _in_order(runs: dict[str, list[SideRun]]) -> list[SideRun]:
 
 
 def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs: dict | None,
-             failed: SideRun | None, ab_dir: Path, seed: int = 0) -> dict:
+             failed: SideRun | None, ab_dir: Path, confidence: float = 0.95) -> dict:
     sides = {}
     figures = {}
     for side in (side_a, side_b):
@@ -97,8 +97,8 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
                           "needed); run more steps or --rounds")
         return doc
     v = decide(ta, tb, protocol_changed=bool(changes),
-               outputs=(outputs or {}).get("verdict"), seed=seed)
+               outputs=(outputs or {}).get("verdict"), confidence=confidence)
     doc["ratio"] = {"ratio": _finite(v.ratio), "low": _finite(v.low), "high": _finite(v.high),
-                    "confidence": v.confidence, "pairs": v.pairs, "seed": seed}
+                    "confidence": v.confidence, "pairs": v.pairs, "method": v.method}
     doc["speed"], doc["verdict"], doc["noise"] = v.speed, v.text, v.noise
     return doc

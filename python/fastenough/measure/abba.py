@@ -1,14 +1,14 @@
 """fastenough.abba: an in-process A/B of two implementations, A B B A interleaved.
 
     r = fastenough.abba(old_attention, new_attention, inputs, rounds=2)
-    print(r)     # B/A time ratio with its bootstrap interval; outputs per item
+    print(r)     # B/A time ratio with its interval; outputs per item
 
 Both functions get the same inputs and the same warmup (one pass each over all
 inputs by default). Every call is timed alone between device-synchronised marks.
 Each A B B A block yields, per input, the pairs (A1, B1) and (A2, B2): slow drift
-of the machine (clocks, other tenants) falls equally on A and B. The ratio
-Median(B)/Median(A) and its paired percentile-bootstrap interval come from the
-C++ core (_core.paired_ratio_of_medians, seeded). Outputs are compared per input
+of the machine (clocks, other tenants) falls equally on A and B. The ratio B/A
+(the geometric mean of the pairs' ratios) and its Student-t interval over the
+pairs' log ratios come from the C++ core (_core.paired_ratio). Outputs are compared per input
 (the first A and B calls), exactly or within atol/rtol, and reported apart from
 the timing verdict: a faster B with different answers is not a speed-up.
 """
@@ -65,7 +65,7 @@ def compare_outputs(a, b, atol: float | None, rtol: float | None) -> tuple[bool,
 class AbbaResult:
     a_s: list[float]  # per pair, the A call's device time
     b_s: list[float]  # per pair, the B call's device time (same input, same block)
-    ratio: dict  # _core.paired_ratio_of_medians(a_s, b_s): B/A
+    ratio: dict  # _core.paired_ratio(a_s, b_s): B/A
     verdict: str
     outputs: list[dict]  # per input: {"index", "agree", "how"}
     device: str
@@ -89,7 +89,7 @@ class AbbaResult:
         lines = [
             f"fastenough.abba on {self.device}: {self.rounds} x A B B A, {r['pairs']} pairs",
             f"  time B/A = {r['ratio']:.3f}  ({r['confidence']:.0%} interval "
-            f"{r['low']:.3f} .. {r['high']:.3f}, paired bootstrap, seed {r['seed']})",
+            f"{r['low']:.3f} .. {r['high']:.3f}, {r['method']})",
             f"  timing: {self.verdict}",
             f"  outputs: {len(self.outputs) - len(differ)}/{len(self.outputs)} inputs agree"
             + (f"; first difference at input {differ[0]['index']}: {differ[0]['how']}"
@@ -111,8 +111,7 @@ def _verdict(r: dict) -> str:
 
 
 def abba(fn_a, fn_b, inputs, rounds: int = 2, *, warmup: int = 1, atol: float | None = None,
-         rtol: float | None = None, confidence: float = 0.95, seed: int = 0,
-         resamples: int = 10000, device=None) -> AbbaResult:
+         rtol: float | None = None, confidence: float = 0.95, device=None) -> AbbaResult:
     """Compare fn_b against fn_a on the same inputs (each called as fn(input)):
     `rounds` A B B A blocks after `warmup` passes of each over all inputs.
     Outputs are compared exactly, or with torch.allclose(atol, rtol) when given."""
@@ -151,8 +150,7 @@ def abba(fn_a, fn_b, inputs, rounds: int = 2, *, warmup: int = 1, atol: float | 
         a2 = leg(fn_a, None)
         a_s += a1 + a2
         b_s += b1 + b2
-    ratio = _core.paired_ratio_of_medians(a_s, b_s, seed=seed, resamples=resamples,
-                                          confidence=confidence)
+    ratio = _core.paired_ratio(a_s, b_s, confidence=confidence)
     outputs = []
     for i, (ya, yb) in enumerate(zip(out_a, out_b, strict=True)):
         ok, how = compare_outputs(ya, yb, atol, rtol)

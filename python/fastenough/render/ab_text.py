@@ -87,7 +87,8 @@ def ratio_line(doc: dict) -> str | None:
     low = "-" if r["low"] is None else f"{r['low']:.3f}"
     high = "-" if r["high"] is None else f"{r['high']:.3f}"
     return (f"B/A steady {doc.get('unit')}: {r['ratio']:.3f} ({r['confidence']:.0%} interval "
-            f"{low} .. {high}, {r['pairs']} pairs, paired bootstrap, seed {r['seed']})")
+            f"{low} .. {high}, {r['pairs']} pairs, "
+            f"{r.get('method', 't interval of the paired log ratios')})")
 
 
 def render_text(doc: dict) -> str:

@@ -21,7 +21,7 @@ def _pair_ratios(doc: dict) -> list[float]:
 
 
 def ratio_chart(doc: dict) -> str:
-    """The ratio B/A of each pair (dots), the median ratio (a mark) and its interval
+    """The ratio B/A of each pair (dots), their geometric mean (a mark) and its interval
     (a band) on a log axis that always holds 1 (no difference)."""
     r = doc.get("ratio") or {}
     pairs = _pair_ratios(doc)
@@ -32,7 +32,7 @@ def ratio_chart(doc: dict) -> str:
     w, h, left, right = 640, 110, 40, 620
     scale = svg.Scale(lo, hi, left, right, log=True)
     out = [svg.svg_open(w, h, "B/A per pair and its interval",
-                        f"median ratio {r['ratio']:.3f}, interval {r.get('low')} to {r.get('high')}; "
+                        f"ratio {r['ratio']:.3f}, interval {r.get('low')} to {r.get('high')}; "
                         f"{len(pairs)} pairs", "abratio")]
     if r.get("low") and r.get("high"):
         out.append(svg.rect(scale(r["low"]), 30, scale(r["high"]) - scale(r["low"]), 30, "#d6e4ff",
@@ -42,7 +42,7 @@ def ratio_chart(doc: dict) -> str:
     for i, p in enumerate(pairs):
         out.append(f'<circle cx="{svg.fmt_coord(scale(p))}" cy="45" r="4" fill="#616e7c">'
                    f"<title>pair {i + 1}: {p:.3f}</title></circle>")
-    out.append(svg.rect(scale(r["ratio"]) - 1.5, 26, 3, 38, "#c62828", tip=f"median {r['ratio']:.3f}"))
+    out.append(svg.rect(scale(r["ratio"]) - 1.5, 26, 3, 38, "#c62828", tip=f"ratio (geometric mean) {r['ratio']:.3f}"))
     ticks = [t for t in svg.log_ticks(lo, hi) if lo <= t <= hi] or [lo, hi]
     out.append(svg.x_axis(scale, ticks, 75, lambda v: f"{v:.3g}",
                           title=f"B/A of steady {doc.get('unit')} (log scale; > 1: B faster)"))
