@@ -35,11 +35,17 @@ from pysrc_dump import cpython_dump, first_difference, normalise  # noqa: E402
 
 
 def _files(dirs: list[str]) -> list[str]:
-    out = []
+    """The .py files under `dirs`, each once (site-packages lies inside the stdlib
+    directory of a pyenv or venv Python)."""
+    out, seen = [], set()
     for d in dirs:
         for root, subdirs, files in os.walk(d):
             subdirs.sort()
-            out += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+            for f in sorted(files):
+                path = os.path.join(root, f)
+                if f.endswith(".py") and os.path.realpath(path) not in seen:
+                    seen.add(os.path.realpath(path))
+                    out.append(path)
     return out
 
 

@@ -5,7 +5,7 @@ The trees are compared as text (tests/python/pysrc_dump.py): kinds, fields in
 is real code: a syntax tour, this package, the lint fixtures, and the parts of
 torch, transformers and the standard library that researchers' programs run
 through. `python bench/pysrc_differential.py` runs the same over all of
-site-packages (40k files; bench/README.md has the figures).
+site-packages and the stdlib (21k files; bench/README.md has the figures).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 #include "fastenough/pysrc/tokenizer.h"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "fastenough/pysrc/code_points.h"
 #include "fastenough/pysrc/fstring_scan.h"
 
 namespace fastenough::pysrc {
@@ -60,6 +62,26 @@ class TokenizerImpl {
     error_->col = static_cast<int32_t>(at - start);
     error_->message = std::move(message);
     return false;
+  }
+  // A name with non-ASCII bytes: every character must be one Python allows in
+  // names (verify_identifier in CPython's tokenizer, with its messages).
+  bool VerifyName(uint32_t begin, uint32_t end) {
+    const std::string_view name = src_.substr(begin, end - begin);
+    for (size_t i = 0; i < name.size();) {
+      const size_t at = i;
+      const uint32_t ch = DecodeAt(name, &i);
+      if (at == 0 ? IsIdentifierStart(ch) : IsIdentifierContinue(ch)) continue;
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%04X", static_cast<unsigned>(ch));
+      if (IsPrintable(ch)) {
+        return Fail(begin + static_cast<uint32_t>(at),
+                    "invalid character '" + std::string(name.substr(at, i - at)) + "' (U+" +
+                        hex + ")");
+      }
+      return Fail(begin + static_cast<uint32_t>(at),
+                  std::string("invalid non-printable character U+") + hex);
+    }
+    return true;
   }
   // Advances line bookkeeping over source[from, to) (a multi-line string).
   void CountLines(uint32_t from, uint32_t to) {
@@ -208,7 +230,12 @@ bool TokenizerImpl::Run() {
         if (!String(start)) return false;
         continue;
       }
-      while (pos_ < end_ && IsNameByte(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      bool ascii = c < 0x80;
+      while (pos_ < end_ && IsNameByte(static_cast<unsigned char>(src_[pos_]))) {
+        ascii = ascii && static_cast<unsigned char>(src_[pos_]) < 0x80;
+        ++pos_;
+      }
+      if (!ascii && !VerifyName(start, pos_)) return false;
       Emit(TokenKind::kName,
            static_cast<uint8_t>(KeywordOf(src_.substr(start, pos_ - start))), start, pos_);
       continue;

@@ -96,6 +96,19 @@ TEST(PysrcTokenizer, CrlfAndFormFeed) {
   EXPECT_EQ(Kinds(Lex("if a:\r\n\f    b\r\n")), "NNon>Nn<$");
 }
 
+TEST(PysrcTokenizer, NonAsciiNames) {
+  // Letters of any script, combining marks after the first character, and a
+  // letter outside the BMP; x\u00b2 (superscript two) is not one of them.
+  for (const char* src : {"\u03b1 = 1\n", "caf\u00e9 = 1\n", "\u65e5\u672c = 1\n",
+                          "a\u0301 = 1\n", "\u210c = 1\n", "\U0001D49C = 1\n"}) {
+    ParseError e;
+    const std::vector<Token> tokens = Lex(src, &e);
+    EXPECT_TRUE(e.message.empty()) << src << ": " << e.message;
+    ASSERT_FALSE(tokens.empty());
+    EXPECT_EQ(tokens[0].kind, TokenKind::kName) << src;
+  }
+}
+
 TEST(PysrcTokenizer, Errors) {
   static const std::string deep(300, '(');
   struct Case {
@@ -111,6 +124,13 @@ TEST(PysrcTokenizer, Errors) {
       {"if a:\n    b\n  c\n", "unindent does not match any outer indentation level", 3},
       {"a = 1 \\ 2\n", "unexpected character after line continuation character", 1},
       {"a = $\n", "invalid character '$'", 1},
+      // Names with non-ASCII characters: XID_Start first, XID_Continue after,
+      // before NFKC (x\u00b2 is not x2), with CPython's messages.
+      {"\u20ac = 2\n", "invalid character '\u20ac' (U+20AC)", 1},
+      {"y = 1\na\u00e9\u20ac = 1\n", "invalid character '\u20ac' (U+20AC)", 2},
+      {"x\u00b2 = 1\n", "invalid character '\u00b2' (U+00B2)", 1},
+      {"x\u00a0= 1\n", "invalid non-printable character U+00A0", 1},
+      {"\U0001F600 = 1\n", "invalid character '\U0001F600' (U+1F600)", 1},
       {"f'{x!z}'\n", "f-string: invalid conversion character: expected 's', 'r', or 'a'", 1},
       {deep.c_str(), "too many nested parentheses", 1},
   };
