@@ -31,7 +31,8 @@ _REFERENCE = r"""
 import json, sys
 from fastenough.lint.walker import lint_paths
 codes = json.loads(sys.argv[1])
-r = lint_paths(sys.stdin.read().splitlines(), None if codes is None else set(codes), jobs=int(%JOBS%))
+r = lint_paths(sys.stdin.read().splitlines(), None if codes is None else set(codes),
+               jobs=int(%JOBS%))
 for f in r.findings:
     print(json.dumps(dict(kind="finding", **f.to_dict())))
 for e in r.errors:

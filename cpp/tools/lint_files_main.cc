@@ -12,32 +12,7 @@
 #include <vector>
 
 #include "fastenough/lint/lint_files.h"
-
-namespace {
-
-std::string Json(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
+#include "fastenough/report/json_writer.h"
 
 int main(int argc, char** argv) {
   using namespace fastenough::lint;
@@ -77,16 +52,31 @@ int main(int argc, char** argv) {
   const FilesLintResult r = LintFiles(paths, selection, options);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const LintFinding& f : r.findings) {
-    std::printf("{\"kind\": \"finding\", \"path\": %s, \"line\": %d, \"col\": %d, \"code\": %s, "
-                "\"rule\": %s, \"message\": %s, \"end_line\": %d, \"end_col\": %d, "
-                "\"function\": %s, \"source_line\": %s}\n",
-                Json(f.path).c_str(), f.line, f.col, Json(f.code).c_str(), Json(f.rule).c_str(),
-                Json(f.message).c_str(), f.end_line, f.end_col, Json(f.function).c_str(),
-                Json(f.source_line).c_str());
+    fastenough::report::JsonWriter w;
+    w.BeginObject()
+        .Field("kind", "finding")
+        .Field("path", f.path)
+        .Field("line", f.line)
+        .Field("col", f.col)
+        .Field("code", f.code)
+        .Field("rule", f.rule)
+        .Field("message", f.message)
+        .Field("end_line", f.end_line)
+        .Field("end_col", f.end_col)
+        .Field("function", f.function)
+        .Field("source_line", f.source_line)
+        .EndObject();
+    std::printf("%s\n", w.str().c_str());
   }
   for (const FileError& e : r.errors) {
-    std::printf("{\"kind\": \"error\", \"path\": %s, \"line\": %d, \"message\": %s}\n",
-                Json(e.path).c_str(), e.line, Json(e.message).c_str());
+    fastenough::report::JsonWriter w;
+    w.BeginObject()
+        .Field("kind", "error")
+        .Field("path", e.path)
+        .Field("line", e.line)
+        .Field("message", e.message)
+        .EndObject();
+    std::printf("%s\n", w.str().c_str());
   }
   std::fprintf(stderr,
                "lint_files: %llu files, %.1f MB, %zu findings, %zu skipped in %.3f s "

@@ -248,6 +248,11 @@ bool ModuleScope::ViaCall(const Site& site) const {
   return site.loop == nullptr && LoopLine(site) != 0;
 }
 
+std::string ModuleScope::LoopPhrase(const Site& site) const {
+  return std::string(ViaCall(site) ? "called from the loop" : "inside the loop") + " at line " +
+         std::to_string(LoopLine(site));
+}
+
 bool ModuleScope::GradOff(const Site& site) const {
   if (site.grad_off) return true;
   for (const Function* fn = site.function; fn != nullptr; fn = fn->parent) {
@@ -266,11 +271,10 @@ const KindEnv& ModuleScope::Env(const Function* fn) const {
   return *slot;
 }
 
-const std::unordered_map<std::string_view, std::vector<const Node*>>& Function::Assignments()
-    const {
+const AssignmentMap& Function::Assignments() const {
   if (assignments_ == nullptr) {
     assignments_ =
-        std::make_unique<std::unordered_map<std::string_view, std::vector<const Node*>>>();
+        std::make_unique<AssignmentMap>();
     for (const Binding& b : bindings) {
       if (!b.is_loop_item && b.target->is(Kind::kName)) {
         (*assignments_)[b.target->name].push_back(b.value);

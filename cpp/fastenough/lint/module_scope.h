@@ -20,6 +20,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,9 @@
 namespace fastenough::lint {
 
 struct Function;
+
+// name -> the values assigned to it, in the order the pass met them.
+using AssignmentMap = std::unordered_map<std::string_view, std::vector<const Node*>>;
 
 // A call, a test (if/while/assert/ternary/comprehension-if condition), a for
 // loop or a comprehension, with where it runs.
@@ -54,11 +58,11 @@ struct Function {
 
   // Plain `name = value` assignments of the body (not loop targets): name ->
   // values, in the order the pass met them.
-  const std::unordered_map<std::string_view, std::vector<const Node*>>& Assignments() const;
+  const AssignmentMap& Assignments() const;
 
  private:
   friend class ModuleScope;
-  mutable std::unique_ptr<std::unordered_map<std::string_view, std::vector<const Node*>>>
+  mutable std::unique_ptr<AssignmentMap>
       assignments_;
   mutable std::unique_ptr<KindEnv> env_;
 };
@@ -81,6 +85,9 @@ class ModuleScope {
   int LoopLine(const Site& site) const;
   // In a loop only through a call from it (not lexically).
   bool ViaCall(const Site& site) const;
+  // Where the site runs, for messages: "inside the loop at line 12" or "called
+  // from the loop at line 12". Only for sites with a LoopLine.
+  std::string LoopPhrase(const Site& site) const;
   // Autograd is off where the site runs.
   bool GradOff(const Site& site) const;
   // The kinds of the names of `fn` (nullptr: the module's top level).

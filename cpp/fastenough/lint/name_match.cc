@@ -56,9 +56,6 @@ bool LastTokenIs(std::string_view name, std::initializer_list<std::string_view> 
   return false;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
-bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
-
 bool IsAnyOf(std::string_view s, std::initializer_list<std::string_view> words) {
   for (std::string_view w : words) {
     if (s == w) return true;

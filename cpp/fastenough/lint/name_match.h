@@ -26,8 +26,6 @@ bool HasToken(std::string_view name, std::initializer_list<std::string_view> wor
 // The last '_'-separated token equals one of `words`, ignoring case.
 bool LastTokenIs(std::string_view name, std::initializer_list<std::string_view> words);
 
-bool StartsWith(std::string_view s, std::string_view prefix);
-bool EndsWith(std::string_view s, std::string_view suffix);
 bool IsAnyOf(std::string_view s, std::initializer_list<std::string_view> words);
 
 }  // namespace fastenough::lint

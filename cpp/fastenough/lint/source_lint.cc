@@ -8,6 +8,7 @@
 #include "fastenough/lint/source_text.h"
 #include "fastenough/lint/suppress.h"
 #include "fastenough/pysrc/parser.h"
+#include "fastenough/util/utf8.h"
 
 namespace fastenough::lint {
 

@@ -1,18 +1,13 @@
-// The text of a source file as lint needs it: checked as UTF-8 (the offset of
-// the first bad byte, as Python's decoder reports it), without its BOM, split
-// at Python's line breaks, and columns counted in characters for editors.
+// The text of a source file as lint needs it (checked as UTF-8 first, by
+// util/utf8.h): without its BOM, split at Python's line breaks, and columns
+// counted in characters for editors.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 #include <vector>
 
 namespace fastenough::lint {
-
-// The byte offset where strict UTF-8 decoding fails (overlong forms, surrogates
-// and code points above U+10FFFF are errors, as in Python); nullopt when valid.
-std::optional<size_t> FirstInvalidUtf8(std::string_view bytes);
 
 // `text` without a leading UTF-8 byte order mark.
 std::string_view StripBom(std::string_view text);

@@ -1,5 +1,4 @@
-// UTF-8 checking as Python's decoder does it, line splitting, character columns,
-// and suppression comments.
+// Line splitting, character columns and suppression comments.
 #include "fastenough/lint/source_text.h"
 
 #include <gtest/gtest.h>
@@ -8,17 +7,6 @@
 
 namespace fastenough::lint {
 namespace {
-
-TEST(FirstInvalidUtf8, OffsetsAsPythonReportsThem) {
-  EXPECT_EQ(FirstInvalidUtf8("plain ascii"), std::nullopt);
-  EXPECT_EQ(FirstInvalidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
-  EXPECT_EQ(FirstInvalidUtf8("ab\xFF"), 2u);              // never valid
-  EXPECT_EQ(FirstInvalidUtf8("x\xC0\x80"), 1u);           // overlong NUL
-  EXPECT_EQ(FirstInvalidUtf8("xy\xED\xA0\x80"), 2u);      // a surrogate
-  EXPECT_EQ(FirstInvalidUtf8("\xF4\x90\x80\x80"), 0u);    // above U+10FFFF
-  EXPECT_EQ(FirstInvalidUtf8("abc\xE2\x82"), 3u);         // truncated at the end
-  EXPECT_EQ(FirstInvalidUtf8("# latin-1: \xE9t\xE9\n"), 11u);
-}
 
 TEST(SplitLines, PythonLineBreaksOnly) {
   auto lines = SplitLines("a\r\nb\rc\nd\fe\n");

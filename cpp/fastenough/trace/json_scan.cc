@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fastenough/util/utf8.h"
+
 namespace fastenough::trace {
 
 const char* SkipString(const char* p, const char* end) {
@@ -54,34 +56,6 @@ const char* SkipValue(const char* p, const char* end) {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid.
-size_t Utf8SequenceLength(const unsigned char* s, const unsigned char* end) {
-  const unsigned char c = s[0];
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t min;
-  if ((c & 0xE0) == 0xC0) {
-    n = 2;
-    min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-    min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (static_cast<size_t>(end - s) < n) return 0;
-  uint32_t cp = c & (0x7F >> n);
-  for (size_t i = 1; i < n; ++i) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
 constexpr char kReplacement[] = "\xEF\xBF\xBD";
 
 }  // namespace
@@ -89,17 +63,15 @@ constexpr char kReplacement[] = "\xEF\xBF\xBD";
 bool FixUtf8(std::string_view in, std::string* out) {
   out->clear();
   bool changed = false;
-  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
-  const auto* e = s + in.size();
-  while (s < e) {
-    size_t n = Utf8SequenceLength(s, e);
+  for (size_t i = 0; i < in.size();) {
+    const size_t n = Utf8SequenceLength(in, i);
     if (n == 0) {
       out->append(kReplacement, 3);
       changed = true;
-      ++s;
+      ++i;
     } else {
-      out->append(reinterpret_cast<const char*>(s), n);
-      s += n;
+      out->append(in.substr(i, n));
+      i += n;
     }
   }
   return changed;
@@ -113,8 +85,7 @@ RepairResult RepairObject(const char* p, const char* end, std::string* out) {
   while (p < end) {
     const auto c = static_cast<unsigned char>(*p);
     if (c >= 0x80) {
-      size_t n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(p),
-                                    reinterpret_cast<const unsigned char*>(end));
+      const size_t n = Utf8SequenceLength(std::string_view(p, end - p), 0);
       if (n == 0) {
         out->append(kReplacement, 3);
         r.utf8_fixed = true;

@@ -1,8 +1,9 @@
 """`fastenough lint PATH...`: performance anti-patterns found in the source, before running.
 
 The parser and the rules are C++ (cpp/fastenough/lint/rules/, one file per
-family); this module parses the options, runs them and prints one of the formats. Exit codes: 0 no
-findings (or --exit-zero), 1 findings, 2 usage error (unknown code, missing path).
+family); this module parses the options, runs them and prints one of the
+formats. Exit codes: 0 no findings (or --exit-zero), 1 findings, 2 usage error
+(unknown code, missing path).
 Files that cannot be read, are not UTF-8 or do not parse are reported and
 skipped; they do not change the exit code.
 """

@@ -5,6 +5,7 @@
 
 #include "fastenough/lint/name_match.h"
 #include "fastenough/lint/rules/families.h"
+#include "fastenough/lint/rules/through_assignments.h"
 
 namespace fastenough::lint::rules {
 
@@ -27,29 +28,14 @@ bool IsTransposed(const Node* node) {
   });
 }
 
-// `expr` holds q @ k^T, directly or through up to `depth` assignments of the
-// names it reads (scores = q @ k.transpose(-2, -1); scores = scores / scale).
-bool HasQk(const Node* expr, const std::unordered_map<std::string_view,
-                                                      std::vector<const Node*>>& assigns,
-           int depth) {
-  const bool here = pysrc::AnyInTree(expr, [](const Node* n) {
-    if (n->is(Kind::kBinOp) && n->bin_op() == pysrc::BinOperator::kMatMult &&
-        IsTransposed(n->right())) {
-      return true;
-    }
-    return IsAnyOf(MethodName(n), {"matmul", "bmm"}) && n->args().size() >= 2 &&
-           IsTransposed(n->args().back());
-  });
-  if (here) return true;
-  if (depth == 0) return false;
-  for (std::string_view name : NamesIn(expr)) {
-    auto it = assigns.find(name);
-    if (it == assigns.end()) continue;
-    for (const Node* v : it->second) {
-      if (v != expr && HasQk(v, assigns, depth - 1)) return true;
-    }
+// q @ k^T, or matmul/bmm(q, k^T).
+bool IsQk(const Node* n) {
+  if (n->is(Kind::kBinOp) && n->bin_op() == pysrc::BinOperator::kMatMult &&
+      IsTransposed(n->right())) {
+    return true;
   }
-  return false;
+  return IsAnyOf(MethodName(n), {"matmul", "bmm"}) && n->args().size() >= 2 &&
+         IsTransposed(n->args().back());
 }
 
 void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
@@ -58,8 +44,10 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
       const Node& call = *site->node;
       if (MethodName(&call) != "softmax") continue;
       const auto& assigns = fn.Assignments();
-      bool qk = HasQk(call.func()->value(), assigns, 3);
-      if (!qk && !call.args().empty()) qk = HasQk(call.args()[0], assigns, 3);
+      bool qk = HoldsThroughAssignments(call.func()->value(), assigns, 3, IsQk);
+      if (!qk && !call.args().empty()) {
+        qk = HoldsThroughAssignments(call.args()[0], assigns, 3, IsQk);
+      }
       if (qk) {
         out.push_back({&call, "attention written by hand (softmax of q @ k^T): "
                               "F.scaled_dot_product_attention computes it in a fused kernel"});

@@ -55,11 +55,9 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
     } else {
       continue;
     }
-    const int line = scope.LoopLine(site);
-    if (line == 0) continue;
+    if (scope.LoopLine(site) == 0) continue;
     if (NotADeviceTensor(scope.Env(site.function).KindOf(receiver))) continue;
-    const char* how = scope.ViaCall(site) ? "called from the loop" : "inside the loop";
-    out.push_back({&call, what + " " + how + " at line " + std::to_string(line) +
+    out.push_back({&call, what + " " + scope.LoopPhrase(site) +
                               " has a data-dependent shape: a hidden sync every iteration"});
   }
 }

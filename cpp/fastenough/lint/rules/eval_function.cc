@@ -24,7 +24,7 @@ bool IsEvalName(std::string_view name) {
 std::vector<std::string_view> NormalizedDirParts(std::string_view path) {
   const size_t slash = path.rfind('/');
   std::string_view dir = slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-  const bool absolute = StartsWith(dir, "/") || (slash == 0);
+  const bool absolute = dir.starts_with("/") || (slash == 0);
   std::vector<std::string_view> parts;
   while (!dir.empty()) {
     const size_t next = dir.find('/');
@@ -44,7 +44,7 @@ std::vector<std::string_view> NormalizedDirParts(std::string_view path) {
 bool IsTestFile(std::string_view path) {
   const size_t slash = path.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  if (StartsWith(base, "test_") || EndsWith(base, "_test.py") || base == "conftest.py") {
+  if (base.starts_with("test_") || base.ends_with("_test.py") || base == "conftest.py") {
     return true;
   }
   for (std::string_view p : NormalizedDirParts(path)) {
@@ -80,8 +80,8 @@ bool HasEvalDecorator(const Function& fn) {
 }  // namespace
 
 bool IsEvalFunction(const ModuleContext& ctx, const Function& fn) {
-  if (fn.name == "forward" || StartsWith(fn.name, "__")) return false;
-  if (StartsWith(fn.name, "test_") && IsTestFile(ctx.path())) {
+  if (fn.name == "forward" || fn.name.starts_with("__")) return false;
+  if (fn.name.starts_with("test_") && IsTestFile(ctx.path())) {
     return false;  // a pytest/unittest test, not an evaluation
   }
   const bool named = IsEvalName(fn.name) || HasEvalDecorator(fn);

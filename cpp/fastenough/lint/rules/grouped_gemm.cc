@@ -34,7 +34,7 @@ bool IsGroupVar(std::string_view name) {
     for (std::string_view suffix : {"", "idx", "id", "index", "i", "num", "_idx", "_id",
                                     "_index", "_i", "_num"}) {
       const std::string tail = std::string(group) + std::string(suffix);
-      if (!EndsWith(s, tail)) continue;
+      if (!s.ends_with(tail)) continue;
       const size_t at = s.size() - tail.size();
       if (at == 0 || s[at - 1] == '_') return true;
     }
@@ -58,8 +58,6 @@ std::string_view GroupName(const Node* it) {
   const std::string_view name = LastName(it);
   return IsGroup(name) ? name : std::string_view();
 }
-
-std::vector<std::string_view> Targets(const Node* target) { return NamesIn(target); }
 
 bool RunsGemm(std::initializer_list<const Node*> parts, NodeList body,
               const std::vector<std::string_view>& loop_vars) {
@@ -90,7 +88,7 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleScope& scope = ctx.scope();
   for (const Site& site : scope.fors()) {
     const Node& loop = *site.node;
-    const std::vector<std::string_view> vars = Targets(loop.target());
+    const std::vector<std::string_view> vars = NamesIn(loop.target());
     std::string_view group = GroupName(loop.iter());
     if (group.empty()) {
       for (std::string_view v : vars) {  // sorted, as NamesIn gives them
@@ -112,8 +110,8 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
     const std::string_view group = GroupName(gen->iter());
     if (group.empty()) continue;
     const bool dict = comp.is(Kind::kDictComp);
-    const bool gemm = dict ? RunsGemm({comp.key(), comp.value()}, {}, Targets(gen->target()))
-                           : RunsGemm({comp.elt()}, {}, Targets(gen->target()));
+    const bool gemm = dict ? RunsGemm({comp.key(), comp.value()}, {}, NamesIn(gen->target()))
+                           : RunsGemm({comp.elt()}, {}, NamesIn(gen->target()));
     if (gemm) {
       out.push_back({&comp, "a comprehension over " + std::string(group) +
                                 " runs one small matmul per item: a grouped/batched GEMM "

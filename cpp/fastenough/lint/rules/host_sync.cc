@@ -27,12 +27,6 @@ The rule fires inside for/while bodies and comprehensions, and in functions of
 the same file that a loop calls; it stays quiet when the receiver is visibly a
 Python number, a list, a numpy array or a tensor built on the CPU.)";
 
-// "inside the loop at line 12" / "called from the loop at line 12".
-std::string Where(const ModuleScope& scope, const Site& site) {
-  const char* how = scope.ViaCall(site) ? "called from the loop" : "inside the loop";
-  return std::string(how) + " at line " + std::to_string(scope.LoopLine(site));
-}
-
 void CheckMethods(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleScope& scope = ctx.scope();
   for (const Site& site : scope.calls()) {
@@ -55,7 +49,7 @@ void CheckMethods(const ModuleContext& ctx, std::vector<Hit>& out) {
     }
     if (scope.LoopLine(site) == 0) continue;
     if (NotADeviceTensor(scope.Env(site.function).KindOf(receiver))) continue;
-    out.push_back({&call, what + " " + Where(scope, site) +
+    out.push_back({&call, what + " " + scope.LoopPhrase(site) +
                               " waits for the device every iteration"});
   }
 }
@@ -65,7 +59,7 @@ void CheckTests(const ModuleContext& ctx, std::vector<Hit>& out) {
   for (const Site& site : scope.tests()) {
     if (scope.LoopLine(site) == 0) continue;
     if (scope.Env(site.function).KindOf(site.node) == ValueKind::kTensor) {
-      out.push_back({site.node, "a tensor used as a condition " + Where(scope, site) +
+      out.push_back({site.node, "a tensor used as a condition " + scope.LoopPhrase(site) +
                                     " reads its value on the host every iteration"});
     }
   }
@@ -92,7 +86,7 @@ void CheckPrint(const ModuleContext& ctx, std::vector<Hit>& out) {
       }
     }
     if (tensor) {
-      out.push_back({&call, "print(tensor) " + Where(scope, site) +
+      out.push_back({&call, "print(tensor) " + scope.LoopPhrase(site) +
                                 " copies the value to the host every iteration"});
     }
   }
@@ -106,7 +100,7 @@ void CheckExplicit(const ModuleContext& ctx, std::vector<Hit>& out) {
       continue;
     }
     if (scope.LoopLine(site) == 0) continue;
-    out.push_back({site.node, "." + std::string(func->name) + "() " + Where(scope, site) +
+    out.push_back({site.node, "." + std::string(func->name) + "() " + scope.LoopPhrase(site) +
                                   " stalls the host every iteration"});
   }
 }

@@ -6,6 +6,7 @@
 
 #include "fastenough/lint/name_match.h"
 #include "fastenough/lint/rules/families.h"
+#include "fastenough/lint/rules/through_assignments.h"
 #include "fastenough/pysrc/syntax_tree_children.h"
 
 namespace fastenough::lint::rules {
@@ -22,26 +23,11 @@ The rule fires when the normalised tensor feeds a gather whose result is then
 sliced or indexed by a computed position, and the logits were not visibly
 selected before. Shared with the runtime check full-vocab-logits.)";
 
-using Assignments = std::unordered_map<std::string_view, std::vector<const Node*>>;
-
 bool IsNormaliser(const Node* n) {
   return n != nullptr && n->is(Kind::kCall) && IsAnyOf(MethodName(n), {"log_softmax", "softmax"});
 }
 
-// The normalised input visibly went through an index or slice (positions
-// selected), here or through up to `depth` assignments of the names it reads.
-bool SelectedBefore(const Node* expr, const Assignments& assigns, int depth) {
-  if (pysrc::AnyInTree(expr, [](const Node* n) { return n->is(Kind::kSubscript); })) return true;
-  if (depth == 0) return false;
-  for (std::string_view name : NamesIn(expr)) {
-    auto it = assigns.find(name);
-    if (it == assigns.end()) continue;
-    for (const Node* v : it->second) {
-      if (SelectedBefore(v, assigns, depth - 1)) return true;
-    }
-  }
-  return false;
-}
+bool IsSubscript(const Node* n) { return n->is(Kind::kSubscript); }
 
 // `x[start : start + n]`, `x[idx]`: positions chosen by a computed value.
 bool ComputedIndex(const Node& subscript) {
@@ -58,7 +44,7 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
       if (MethodName(site->node) == "gather") gathers.push_back(site->node);
     }
     if (gathers.empty()) continue;
-    const Assignments& assigns = fn.Assignments();
+    const AssignmentMap& assigns = fn.Assignments();
     // name -> the normaliser call it holds (the last one when several).
     std::unordered_map<std::string_view, const Node*> normalised;
     for (const auto& [name, values] : assigns) {
@@ -85,7 +71,9 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
       const bool functional_form = aliases.IsTorch(root) || root == "F" || root == "nn";
       const Node* arg = !norm->args().empty() && functional_form ? norm->args()[0]
                                                                  : norm->func()->value();
-      if (SelectedBefore(arg, assigns, 3)) continue;
+      // The positions were visibly selected (an index or slice) before the
+      // normalisation: nothing to report.
+      if (HoldsThroughAssignments(arg, assigns, 3, IsSubscript)) continue;
       std::unordered_set<std::string_view> gathered;
       for (const auto& [name, values] : assigns) {
         for (const Node* v : values) {

@@ -26,10 +26,10 @@ trace detector unfused-projections.)";
 std::string Role(std::string_view attr) {
   std::string name = AsciiLower(attr);
   for (std::string_view suffix : {"_proj", "_projection", "_linear", "_lin", "_layer"}) {
-    if (EndsWith(name, suffix)) name.resize(name.size() - suffix.size());
+    if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
   }
   for (std::string_view prefix : {"to_", "w_", "fc_", "linear_"}) {
-    if (StartsWith(name, prefix)) name.erase(0, prefix.size());
+    if (name.starts_with(prefix)) name.erase(0, prefix.size());
   }
   static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
       {"query", "q"}, {"key", "k"}, {"value", "v"}, {"wq", "q"}, {"wk", "k"}, {"wv", "v"},

@@ -29,11 +29,11 @@ bool IsDtypeLeaf(std::string_view leaf) {
 bool IsDevice(const Node* arg) {
   if (IsStrConst(arg)) {
     for (std::string_view p : {"cuda", "npu", "xpu", "mps"}) {
-      if (StartsWith(arg->text, p)) return true;
+      if (arg->text.starts_with(p)) return true;
     }
     return false;
   }
-  if (arg->is(Kind::kCall)) return EndsWith(Dotted(arg->func()), "device");
+  if (arg->is(Kind::kCall)) return Dotted(arg->func()).ends_with("device");
   const std::string name = Dotted(arg);
   if (IsDtypeLeaf(LeafOf(name)) || name.find("dtype") != std::string::npos) return false;
   return IsDeviceName(LastName(arg));
@@ -77,14 +77,12 @@ void CheckToDevice(const ModuleContext& ctx, std::vector<Hit>& out) {
     if (IsTrue(Kwarg(call, "non_blocking")) || HasStarKwargs(call)) continue;
     // .to(device, True): non_blocking positionally.
     if (call.args().size() > 1 && IsTrue(call.args()[1])) continue;
-    const int line = scope.LoopLine(site);
-    if (line == 0) continue;
+    if (scope.LoopLine(site) == 0) continue;
     const ValueKind k = scope.Env(site.function).KindOf(func->value());
     if (k == ValueKind::kHost || k == ValueKind::kNumpy) continue;
-    const char* how = scope.ViaCall(site) ? "called from the loop" : "inside the loop";
     const std::string what = func->name == "to" ? ".to(" + Unparse(target) + ")"
                                                 : "." + std::string(func->name) + "()";
-    out.push_back({&call, what + " " + how + " at line " + std::to_string(line) +
+    out.push_back({&call, what + " " + scope.LoopPhrase(site) +
                               " without non_blocking=True: a blocking host-to-device copy "
                               "every iteration"});
   }
