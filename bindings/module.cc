@@ -33,4 +33,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterDiff(m);
   fastenough::bindings::RegisterPysrc(m);
   fastenough::bindings::RegisterLint(m);
+  fastenough::bindings::RegisterCallThrough(m);
 }

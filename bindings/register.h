@@ -15,4 +15,5 @@ void RegisterCompare(nanobind::module_& m);  // compare_bindings.cc
 void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
 void RegisterPysrc(nanobind::module_& m);  // pysrc_bindings.cc
 void RegisterLint(nanobind::module_& m);  // lint_bindings.cc
+void RegisterCallThrough(nanobind::module_& m);  // call_through_bindings.cc
 }  // namespace fastenough::bindings

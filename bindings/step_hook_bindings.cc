@@ -82,7 +82,7 @@ class StepHook {
     const int64_t mono = ClockNs(CLOCK_MONOTONIC);
     ++calls_;
     if (records_.size() >= capacity_ || mono - last_live_ns_ >= max_age_ns_ ||
-        (live_every_ > 0 && calls_ % live_every_ == 0)) {
+        (live_every_ > 0 && calls_ % live_every_ == 0) || MainModelModeChanged()) {
       last_live_ns_ = mono;
       return false;
     }
@@ -124,6 +124,12 @@ class StepHook {
   // torch.is_grad_enabled (a C function: one call costs ~30 ns).
   int64_t expect_train_ = -1;
   nb::object grad_enabled_;
+  // DataLoader use: a weak reference to the main model, whose mode a batch
+  // fetched in the other mode (an evaluation loop begins) sends live.
+  nb::object mode_module_;
+  // Model use: false while model calls are no step source (an optimizer or
+  // DataLoader loop): the hook then only watches the mode, records nothing.
+  bool record_;
   int64_t max_age_ns_ = 1000000000;
   size_t capacity_ = 256;
   int64_t deferred_calls_ = 0;  // outermost calls handled here without Python
@@ -154,6 +160,17 @@ class StepHook {
       Py_DECREF(grad);
     }
     return static_cast<int64_t>(train) != expect_train_;
+  }
+
+  bool MainModelModeChanged() {
+    if (expect_train_ < 0 || !mode_module_.is_valid() || mode_module_.is_none()) return false;
+    PyObject* module = PyWeakref_GetObject(mode_module_.ptr());  // borrowed
+    if (module == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    if (module == Py_None) return false;
+    return ModeChanged(module);
   }
 
   static nb::object Optional(int64_t v) {
@@ -247,7 +264,6 @@ class StepHook {
   nb::object input_ids_name_ = nb::steal(PyUnicode_InternFromString("input_ids"));
   nb::object training_name_ = nb::steal(PyUnicode_InternFromString("training"));
   nb::object live_pre_, batch_size_;
-  bool record_;
   uint64_t main_thread_;
   bool deferring_ = false;
   int64_t calls_ = 0;
@@ -284,6 +300,8 @@ void RegisterStepHook(nb::module_& m) {
       .def_rw("batch_dim", &StepHook::batch_dim_)
       .def_rw("expect_train", &StepHook::expect_train_)
       .def_rw("grad_enabled", &StepHook::grad_enabled_)
+      .def_rw("mode_module", &StepHook::mode_module_)
+      .def_rw("record", &StepHook::record_)
       .def_ro("deferred_calls", &StepHook::deferred_calls_)
       .def_prop_ro("pending", &StepHook::pending);
 }

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import sys
 
 # Handle ids of the hooks on modules that are ours (ids are unique per process).
@@ -41,9 +40,58 @@ def add_post(module, fn, *, with_kwargs: bool = False, always_call: bool = False
     return _ours(module, handle)
 
 
+def add_global_pre(fn):
+    """A global forward pre-hook (every module call), remembered as ours."""
+    from torch.nn.modules import module as module_mod
+
+    handle = module_mod.register_module_forward_pre_hook(fn)
+    OURS.add(handle.id)
+    return handle
+
+
+def add_global_post(fn, *, with_kwargs: bool = False, always_call: bool = False):
+    from torch.nn.modules import module as module_mod
+
+    handle = module_mod.register_module_forward_hook(fn, with_kwargs=with_kwargs,
+                                                     always_call=always_call)
+    OURS.add(handle.id)
+    return handle
+
+
 def remove(handle) -> None:
     OURS.discard(handle.id)
     handle.remove()
+
+
+_GLOBAL_HOOK_DICTS = ("_global_backward_pre_hooks", "_global_backward_hooks",
+                      "_global_forward_pre_hooks", "_global_forward_hooks")
+
+
+def _has_foreign_global_hook() -> bool:
+    from torch.nn.modules import module as module_mod
+
+    return any(k not in OURS for name in _GLOBAL_HOOK_DICTS
+               for k in getattr(module_mod, name, {}))
+
+
+def _hide_our_global_hooks(torch) -> None:
+    """torch.compile's OptimizedModule warns at its calls while any global module
+    hook exists ("Using torch.compile(module) when there are global hooks"), and
+    ours are there until the main model is known, or for good once something is
+    compiled: its check (_has_any_global_hook) is made to see the program's
+    global hooks only. Natively wrapped (passthrough.py): no frame of ours."""
+    from torch.nn.modules import module as module_mod
+
+    from fastenough.agent import passthrough
+
+    check = getattr(module_mod, "_has_any_global_hook", None)
+    if check is None or getattr(check, "_fastenough_hides_ours", False):
+        return
+    wrapper = passthrough.wrap(
+        check, transform=lambda args, found: found and _has_foreign_global_hook())
+    if wrapper is not None:
+        wrapper._fastenough_hides_ours = True
+        module_mod._has_any_global_hook = wrapper
 
 
 def _ours(module, handle):
@@ -69,6 +117,7 @@ def install(torch) -> None:
     when one of ours is hooked), and mute our hooks in torch.jit.script/trace and
     export for the duration of the call."""
     _filter_getstate_of(torch.nn.Module)
+    _hide_our_global_hooks(torch)
     for owner_name, names in (("torch.jit", ("script", "trace", "trace_module")),
                               ("torch.onnx", ("export",)), ("torch.export", ("export",))):
         owner = sys.modules.get(owner_name)
@@ -84,33 +133,43 @@ def _filter_getstate_of(cls: type) -> None:
     owner = next((c for c in cls.__mro__ if "__getstate__" in c.__dict__), None)
     if owner is None or owner in _patched_getstate or owner is object:
         return
-    orig = owner.__dict__["__getstate__"]
+    from fastenough.agent import passthrough
 
-    @functools.wraps(orig)
-    def __getstate__(self):
-        return without_ours(orig(self))
-
-    __getstate__._fastenough_orig = orig
-    owner.__getstate__ = __getstate__
+    # Native (passthrough.py): a program whose pickling fails sees its own
+    # traceback, with no frame of ours in it.
+    wrapper = passthrough.wrap(owner.__dict__["__getstate__"],
+                               transform=lambda args, state: without_ours(state))
+    if wrapper is None:
+        return
+    owner.__getstate__ = wrapper
     _patched_getstate.add(owner)
 
 
 def _muting(fn):
-    @functools.wraps(fn)
-    def with_our_hooks_off(*args, **kwargs):
-        mods = [a for a in list(args[:1]) + list(kwargs.values()) if _is_module(a)]
-        with contextlib.ExitStack() as stack:
-            for m in mods:
-                stack.enter_context(_hooks_off(m))
-            global _muted
-            _muted += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _muted -= 1
+    """fn (torch.jit.script, trace, export) with our hooks taken off the modules
+    it is given, for the duration of the call; a native wrapper, so that the
+    compiler's errors reach the program with no frame of ours."""
+    from fastenough.agent import passthrough
 
-    with_our_hooks_off._fastenough_mutes_hooks = True
-    return with_our_hooks_off
+    def before(args, kwargs):
+        global _muted
+        mods = [a for a in list(args[:1]) + list(kwargs.values()) if _is_module(a)]
+        stack = contextlib.ExitStack()
+        for m in mods:
+            stack.enter_context(_hooks_off(m))
+        _muted += 1
+        return stack
+
+    def done(stack, *rest):
+        global _muted
+        _muted -= 1
+        stack.close()
+
+    wrapper = passthrough.wrap(fn, before=before, after=done, on_error=done)
+    if wrapper is None:
+        return fn
+    wrapper._fastenough_mutes_hooks = True
+    return wrapper
 
 
 def _is_module(obj) -> bool:

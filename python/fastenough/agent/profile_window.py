@@ -33,9 +33,9 @@ import re
 import shutil
 import tempfile
 import time
-import warnings
 
 from fastenough.agent.memory import allocated_bytes, peak_rss_bytes, rss_bytes
+from fastenough.agent.quiet_warnings import ignoring_warnings
 
 _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
 
@@ -70,8 +70,7 @@ class ProfileWindow:
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_initialized():
             activities.append(ProfilerActivity.CUDA)
-        with warnings.catch_warnings(), kineto_quiet():
-            warnings.simplefilter("ignore")
+        with ignoring_warnings(), kineto_quiet():
             prof = profile(
                 activities=activities,
                 record_shapes=self.shapes,
@@ -93,8 +92,7 @@ class ProfileWindow:
     def step(self) -> None:
         if self._prof is not None:
             t0 = time.monotonic_ns()
-            with warnings.catch_warnings(), kineto_quiet():
-                warnings.simplefilter("ignore")
+            with ignoring_warnings(), kineto_quiet():
                 self._prof.step()
             self.cost_ns += time.monotonic_ns() - t0
 
@@ -104,8 +102,7 @@ class ProfileWindow:
             return
         t0 = time.monotonic_ns()
         end_wall = time.time_ns()
-        with warnings.catch_warnings(), kineto_quiet():
-            warnings.simplefilter("ignore")
+        with ignoring_warnings(), kineto_quiet():
             prof.stop()
         rel = self._export(prof)
         # The agent's own memory: how much the window raised the process's peak
@@ -120,7 +117,7 @@ class ProfileWindow:
         """After an internal error: stop without writing anything."""
         prof, self._prof = self._prof, None
         if prof is not None:
-            with contextlib.suppress(Exception), kineto_quiet():
+            with contextlib.suppress(Exception), ignoring_warnings(), kineto_quiet():
                 prof.stop()
 
     def over_memory_bound(self) -> bool:

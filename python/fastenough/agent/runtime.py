@@ -36,7 +36,6 @@ from fastenough.agent.profile_window import ProfileWindow
 from fastenough.agent.run_dir import RunDir
 from fastenough.agent.sources.dataloader import DataLoaderSource
 from fastenough.agent.sources.engine import StepEngine
-from fastenough.agent.sources.mode_watch import ModeWatch
 from fastenough.agent.sources.model_calls import ModelCallSource
 from fastenough.agent.sources.optimizer import OptimizerSource
 from fastenough.agent.step_timer import StepTimer, model_of
@@ -112,7 +111,6 @@ class Agent:
         self.model_calls = ModelCallSource(self)
         self.dataloader = DataLoaderSource(self)
         self.optimizer = OptimizerSource(self)
-        self.mode_watch = ModeWatch(self)
         self.timer = StepTimer(self)
         self.outputs = None  # output_recorder.OutputRecorder, on the first fastenough.record
 
@@ -156,16 +154,9 @@ class Agent:
         self.check_fail("activate")
         module_hooks.install(torch)
         self.phases.begin_startup(self.boot)
-        import warnings
-
-        # torch.compile(module) warns about global module hooks: those are ours, and
-        # harmless (they return at once while dynamo traces them).
-        warnings.filterwarnings("ignore", message=r"Using `torch.compile\(module\)` when there "
-                                r"are global hooks on modules")
         self.optimizer.install(torch)
         self.model_calls.install()
         self.dataloader.install(torch)
-        self.mode_watch.install(torch)
         self._install_sigterm()
         self.write_agent_json()
         self._install_checks()
@@ -422,6 +413,20 @@ class Agent:
                 and not self.timer.active and not self.timer.wants(self.engine.mode)
                 and bool(self.opts.get("defer_steps", True)))
 
+    def may_watch(self) -> bool:
+        """The main model's calls, when they make no steps, may go to its native
+        hook, which then only watches the mode (and sends the checks' sample)."""
+        checks = self.checks
+        return (self.enabled and (checks is None or checks.sampling)
+                and bool(self.opts.get("defer_steps", True)))
+
+    def observe_mode(self, mode: str) -> None:
+        """The program's mode read at a step event (a DataLoader batch): a
+        different mode switches the phases here."""
+        if mode != self.engine.mode:
+            t = now()
+            self.engine.switch_mode(mode, t, first=t)
+
     def _model_freed(self, dead_id: int) -> None:
         """The locked main model was freed (model_swap.py; the main thread stands
         outside module calls and the agent): discover the next one."""
@@ -449,8 +454,9 @@ class Agent:
             self.dataloader.stop_deferring()  # batches are no steps of their own now
         if source != SRC_OPTIMIZER:
             self.optimizer.stop_deferring()
-        if source > SRC_MODULE:
-            self.model_calls.remove()  # model-call hooks cost per module call
+        # Model calls stay watched (the mode is read there); they make no steps
+        # of their own now.
+        self.model_calls.set_recording(source == SRC_MODULE)
 
     def on_mode_change(self, mode: str) -> None:
         """Every recorder to Python: the new mode's first boundaries decide again."""
@@ -459,10 +465,8 @@ class Agent:
         self.model_calls.stop_deferring()
         self.dataloader.stop_deferring()
         self.optimizer.stop_deferring()
-        if self.engine.current <= SRC_MODULE:
-            self.model_calls.ensure()
-        else:
-            self.model_calls.remove()
+        self.model_calls.ensure()
+        self.model_calls.set_recording(self.engine.current <= SRC_MODULE)
 
     # ------------------------------------------------------------------ public API
     def user_phase_edge(self, name: str, edge: str) -> None:

@@ -2,11 +2,18 @@
 
 For the first TIMED_STEPS steady steps of each mode (train, eval) the timer
 puts its own hooks in place: a pre and a post hook on the main model (its
-forward), a wrapper of torch.autograd.backward (Tensor.backward calls it), a
-global optimizer pre-hook (the step ends in the agent's optimizer post-hook),
-and the DataLoader's fetch time. Then they all go, and the native recorders may
-defer: the steady loop pays for the timing only in those steps. What the parts
-leave of the step is "other" (loss, metrics, Python between the calls).
+forward), a global optimizer pre-hook (the step ends in the agent's optimizer
+post-hook); backward time comes from the native wrapper of
+torch.autograd.backward that counts for the whole run (autograd_watch.py) and
+data time from the DataLoader's fetch. Then the hooks go, and the native
+recorders may defer: the steady loop pays for the timing only in those steps.
+What the parts leave of the step is "other" (loss, metrics, Python between the
+calls).
+
+The parts never overlap: a forward and a backward that run inside
+optimizer.step(closure) (LBFGS, Lightning's automatic optimization) are the
+forward's and the backward's, and the optimizer's own time is what is left of
+its step, so the parts add up to at most the step.
 
 The report turns the split into the step-bound verdict (rundir/step_bound.cc).
 """
@@ -30,9 +37,11 @@ class StepTimer:
         self._done: set[str] = set()
         self._pending = dict.fromkeys(KINDS, 0)
         self._handles: list = []
-        self._backward = None  # (owner, original) while wrapped
+        self._autograd = None  # autograd_watch.AutogradWatch, while active
+        self._bwd_mark = 0  # its backward_ns when the current step began
         self._t_fwd = 0
         self._t_opt = 0
+        self._opt_inner = 0  # forward + backward time when the optimizer step began
 
     @property
     def active(self) -> bool:
@@ -55,20 +64,11 @@ class StepTimer:
             self._handles.append(module_hooks.add_post(model, self._fwd_post, always_call=True))
         import torch.optim.optimizer as optim_mod
 
+        from fastenough.agent import autograd_watch
+
         self._handles.append(optim_mod.register_optimizer_step_pre_hook(self._opt_pre))
-        orig = torch.autograd.backward
-        timer = self
-
-        def backward(*args, **kwargs):
-            t0 = time.perf_counter_ns()
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                timer._pending["backward"] += time.perf_counter_ns() - t0
-
-        backward.__wrapped__ = orig
-        torch.autograd.backward = backward
-        self._backward = (torch.autograd, orig)
+        self._autograd = autograd_watch.shared(torch)
+        self._bwd_mark = self._autograd.backward_ns
 
     def end(self, done: bool = True) -> None:
         """Take the hooks off; `done`: the mode is timed (else it resumes at its
@@ -82,10 +82,7 @@ class StepTimer:
             except Exception:  # noqa: BLE001, S110 - a module already gone
                 pass
         self._handles = []
-        if self._backward is not None:
-            owner, orig = self._backward
-            self._backward = None
-            owner.backward = orig
+        self._autograd = None
 
     # ------------------------------------------------------------------ parts
     def _fwd_pre(self, module, args) -> None:
@@ -97,13 +94,20 @@ class StepTimer:
             self._pending["forward"] += time.perf_counter_ns() - self._t_fwd
             self._t_fwd = 0
 
+    def _inner_ns(self) -> int:
+        """Forward and backward time of the current step so far."""
+        bwd = self._autograd.backward_ns - self._bwd_mark if self._autograd is not None else 0
+        return self._pending["forward"] + bwd
+
     def _opt_pre(self, optimizer, args, kwargs) -> None:
+        self._opt_inner = self._inner_ns()
         self._t_opt = time.perf_counter_ns()
 
     def optimizer_end(self) -> None:
         """Called by the agent's optimizer post-hook, before it ends the step."""
         if self._t_opt:
-            self._pending["optimizer"] += time.perf_counter_ns() - self._t_opt
+            inside = self._inner_ns() - self._opt_inner  # a closure's forward and backward
+            self._pending["optimizer"] += max(0, time.perf_counter_ns() - self._t_opt - inside)
             self._t_opt = 0
 
     def add_data(self, ns: int) -> None:
@@ -114,6 +118,10 @@ class StepTimer:
     def step(self, mode: str, phase: str, duration: int) -> None:
         """A step recorded in Python: its parts go to its mode's sums (steady only)."""
         pending, self._pending = self._pending, dict.fromkeys(KINDS, 0)
+        if self._autograd is not None:
+            now_ns = self._autograd.backward_ns
+            pending["backward"] = now_ns - self._bwd_mark
+            self._bwd_mark = now_ns
         if self.mode != mode or phase != "steady":
             return
         m = self.by_mode.get(mode)
@@ -129,6 +137,8 @@ class StepTimer:
 
     def discard(self) -> None:
         self._pending = dict.fromkeys(KINDS, 0)
+        if self._autograd is not None:
+            self._bwd_mark = self._autograd.backward_ns
 
 
 def model_of(agent):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-import warnings
 import weakref
 
 DUP_MIN_BYTES = 64 * 1024
@@ -52,10 +51,7 @@ class Census:
     def _census(self, phase: str, t0: int) -> dict:
         objs = gc.get_objects()
         tensors, modules, optims = [], [], []
-        with warnings.catch_warnings():
-            # issubclass() on deprecated module attributes warns; not the user's business.
-            warnings.simplefilter("ignore")
-            self._scan(objs, tensors, modules, optims)
+        self._scan(objs, tensors, modules, optims)
         del objs
         self._after_scan(phase, t0, tensors, modules, optims)
         return self.phases[-1]
@@ -221,15 +217,19 @@ class Census:
 
 
 def _kind_of(torch, t: type) -> int:
+    # The MRO, not issubclass(): issubclass() runs a metaclass's
+    # __subclasscheck__, and some of those warn (deprecated module attributes)
+    # on the program's stderr. Reading __mro__ runs nothing of the program's.
     try:
-        if issubclass(t, torch.Tensor):
-            return 1
-        if issubclass(t, torch.nn.Module):
-            return 2
-        if issubclass(t, torch.optim.Optimizer):
-            return 3
-    except Exception:  # noqa: BLE001, S110 - exotic metaclasses
-        pass
+        mro = type.__dict__["__mro__"].__get__(t)
+    except Exception:  # noqa: BLE001 - not a type
+        return 0
+    if torch.Tensor in mro:
+        return 1
+    if torch.nn.Module in mro:
+        return 2
+    if torch.optim.Optimizer in mro:
+        return 3
     return 0
 
 

@@ -1,19 +1,29 @@
 """full-vocab-logits: vocabulary-sized outputs computed for many (row, position)
 pairs of which the program reads only a few.
 
-For a few forwards (never in steady) a TorchFunctionMode follows the tensors
-derived from the model output until the next forward. Each followed tensor has
-L leading "pair" dims ([batch, position] for [B, S, ...]); ops that keep those
-dims derive a followed tensor, indexing narrows it, any other op (a reduction,
-.item(), an in-place add into another tensor) reads its pairs. The projection
-to the vocabulary is the first op whose last dim is vocabulary-sized, or the
-model output itself when it is `logits`. At the end: pairs read = the pairs of
-the leaves (followed tensors with no followed child) after that projection.
+For a few forwards a TorchDispatchMode follows the tensors derived from the
+model output until the next forward. Each followed tensor has L leading
+"pair" dims ([batch, position] for [B, S, ...]); aten ops that keep those dims
+derive a followed tensor, indexing (select, slice, index, gather) narrows it,
+any other op (a reduction, .item(), an in-place add into another tensor)
+reads its pairs, and so do the reads that bypass the dispatcher (tolist,
+numpy, __array__, __dlpack__: native taps, agent/tensor_taps.py). The
+projection to the vocabulary is the first op whose last dim is
+vocabulary-sized, or the model output itself when it is `logits`. At the end:
+pairs read = the pairs of the leaves (followed tensors with no followed child)
+after that projection.
+
+A dispatch mode, with a native handler, and not a TorchFunctionMode: a
+function mode sends torch's Python functions through
+torch.overrides.handle_torch_function, whose frames would show in the
+program's tracebacks and shift what warnings.warn(stacklevel=N) names (torch's
+own warnings were attributed to the wrong line). The dispatcher calls the
+mode from C++: the program sees its own frames only. No window opens once
+torch.compile has compiled something (a mode changes what dynamo traces).
 """
 
 from __future__ import annotations
 
-import time
 import weakref
 
 from fastenough.agent.checks._util import user_site
@@ -26,7 +36,12 @@ STEADY_WINDOWS = 8
 STEADY_EVERY = 16
 MAX_OPS = 5000
 VOCAB_MIN = 1000  # a last dim this large after a projection reads as a vocabulary
-_NARROW = {"__getitem__", "narrow", "select", "index_select", "take_along_dim"}
+# aten op names (OpOverloadPacket names): indexing that narrows the pairs, and
+# reshapes whose leading dims are not the pairs any more.
+_NARROW = {"select", "slice", "index", "narrow", "index_select", "take_along_dim"}
+_RESHAPE = {"view", "_unsafe_view", "reshape", "_reshape_alias", "flatten", "as_strided"}
+# Reads outside the dispatcher: the whole tensor is read.
+_HOST_READS = ("tolist", "numpy", "__array__", "__dlpack__")
 
 
 class _Entry:
@@ -78,6 +93,8 @@ class LogitsCheck:
         self._loop = ""
         self._site = None
         self._model_generation = 0  # bumped when the main model is replaced
+        self._taps: list = []  # tensor_taps handles of the open window
+        self._observer = None  # the native handler of the open window's mode
         self.probe_call = None
 
     def new_model(self) -> None:
@@ -103,6 +120,10 @@ class LogitsCheck:
                 return
         elif len(self.windows) - self._first_windows >= WINDOWS:
             return
+        from fastenough.agent import compile_info
+
+        if compile_info.dynamo_compiled():
+            return
         logits = getattr(output, "logits", None)
         named = isinstance(logits, torch.Tensor)
         t = logits if named else output
@@ -127,12 +148,26 @@ class LogitsCheck:
         self._loop = f"{self._model_generation}:{mode}"
         self._mode = _Mode(self)
         self._mode.__enter__()
+        self._tap_host_reads()
 
     def _mark_vocab(self, e: _Entry) -> None:
         if not self._positions:
             self._positions = e.pairs
             self._vocab = int(e.shape[-1])
             self._logits_bytes = e.nbytes
+
+    def _tap_host_reads(self) -> None:
+        from fastenough.agent import tensor_taps
+
+        taps = tensor_taps.shared()
+        tensor = self.torch.Tensor
+        self._taps = [taps.add(tensor, name, self._host_read) for name in _HOST_READS]
+
+    def _host_read(self, args, result, ns) -> None:
+        t = args[0] if args else None
+        e = self._entries.get(id(t))
+        if e is not None and e.ref() is t:
+            e.used = True
 
     def close(self) -> None:
         mode, self._mode = self._mode, None
@@ -142,6 +177,17 @@ class LogitsCheck:
             mode.__exit__(None, None, None)
         except Exception:  # noqa: BLE001, S110
             pass
+        from fastenough.agent import tensor_taps
+
+        taps = tensor_taps.shared()
+        for tap in self._taps:
+            taps.remove(tap)
+        self._taps = []
+        # The native handler holds this check (its observe): let go of it, or
+        # the cycle through a native object is one the collector cannot see.
+        observer, self._observer = self._observer, None
+        if observer is not None and observer.errors:
+            self.reg.internal_error("logits watch")
         if self._positions:
             # A group is read when one of its entries is a leaf or is consumed;
             # siblings (values and indices of max) count once.
@@ -178,7 +224,8 @@ class LogitsCheck:
                         ins.append(e)
         if not ins:
             return
-        name = getattr(func, "__name__", "")
+        packet = getattr(func, "overloadpacket", None)
+        name = getattr(packet if packet is not None else func, "__name__", "")
         outs = out if isinstance(out, (tuple, list)) else (out,)
         src = ins[0]
         if any(e.after for e in ins):
@@ -189,7 +236,7 @@ class LogitsCheck:
                 continue
             new = None
             if o.dim() >= src.lead and tuple(o.shape[: src.lead]) == tuple(
-                    src.shape[: src.lead]) and name not in ("view", "reshape", "flatten"):
+                    src.shape[: src.lead]) and name not in _RESHAPE:
                 new = _Entry(o, src.lead, src.after, src.group or src)
             elif name in _NARROW or (name == "gather" and _dim(args, kwargs) < src.lead):
                 feat = len(src.shape) - src.lead
@@ -260,23 +307,19 @@ def _params(module) -> set:
 
 
 def _mode_class():
-    from torch.overrides import TorchFunctionMode
+    import types
 
-    class Mode(TorchFunctionMode):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from fastenough import _core
+
+    class Mode(TorchDispatchMode):
         def __init__(self, check):
             super().__init__()
-            self.check = check
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            t0 = time.perf_counter_ns()
-            out = func(*args, **kwargs)
-            ns = time.perf_counter_ns() - t0
-            try:
-                self.check.observe(func, args, kwargs, out, ns)
-            except Exception:  # noqa: BLE001
-                self.check.reg.internal_error("logits watch")
-            return out
+            observer = _core.TorchFunctionObserver(check.observe)
+            check._observer = observer
+            # torch wants the handler bound to the mode (its __self__ is the mode).
+            self.__torch_dispatch__ = types.MethodType(observer, self)
 
     return Mode
 

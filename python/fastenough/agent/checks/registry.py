@@ -99,7 +99,8 @@ class Registry:
         self.step_ns: list[int] = []
         self.fwd_ns: list[int] = []
         self.fwd_ns_steady: list[int] = []
-        self.backward_calls = 0
+        self._autograd = None  # agent/autograd_watch.AutogradWatch, once installed
+        self._autograd_base = 0
         self.batch_sizes: collections.Counter = collections.Counter()
         self.peaks: dict = {}
         self.recompiles_in_steady = 0
@@ -135,25 +136,23 @@ class Registry:
         self._patch_backward()
 
     def _add_global_hooks(self) -> None:
-        from torch.nn.modules import module as m
-
-        self._handles.append(m.register_module_forward_pre_hook(self._global_pre))
-        self._handles.append(m.register_module_forward_hook(
+        self._handles.append(module_hooks.add_global_pre(self._global_pre))
+        self._handles.append(module_hooks.add_global_post(
             self._global_post, with_kwargs=True, always_call=True))
 
     def _patch_backward(self) -> None:
-        torch = self.torch
-        reg = self
-        for owner, name in ((torch.autograd, "backward"), (torch.autograd, "grad")):
-            orig = getattr(owner, name)
+        # Counted by the process's native wrappers (agent/autograd_watch.py):
+        # no frame of ours in the program's tracebacks through backward().
+        from fastenough.agent import autograd_watch
 
-            def counting(*a, __orig=orig, **k):
-                reg.backward_calls += 1
-                return __orig(*a, **k)
+        self._autograd = autograd_watch.shared(self.torch)
+        self._autograd_base = self._autograd.calls
 
-            counting.__wrapped__ = orig
-            setattr(owner, name, counting)
-            self._patches.append((owner, name, orig))
+    @property
+    def backward_calls(self) -> int:
+        """backward() and autograd.grad() calls since the hooks were installed."""
+        w = self._autograd
+        return w.calls - self._autograd_base if w is not None else 0
 
     def uninstall(self) -> None:
         for h in self._handles:

@@ -8,7 +8,6 @@ their bookkeeping is measured and reported as their overhead."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 import warnings
 
@@ -30,8 +29,7 @@ class SyncWatch:
         self.window_ns = 0
         self.windows = 0
         self.steps = 0
-        self._patches: list = []
-        self._local = threading.local()
+        self._taps: list = []  # handles of agent/tensor_taps.py
         self._t_begin = 0
         self._showwarning = None
         # The wrappers cost a few µs per watched call; a sample of steady steps
@@ -41,7 +39,7 @@ class SyncWatch:
 
     @property
     def active(self) -> bool:
-        return bool(self._patches)
+        return bool(self._taps)
 
     def on_steady_step(self) -> None:
         """Count one watched steady step; end the watch once the sample is complete."""
@@ -54,26 +52,27 @@ class SyncWatch:
 
     # ------------------------------------------------------------------ install
     def begin(self) -> None:
-        if self._patches or self.sample_done:
+        if self._taps or self.sample_done:
             return
+        from fastenough.agent import tensor_taps
+
         torch = self.torch
         self._t_begin = time.monotonic_ns()
         self.windows += 1
-        for name, label in _TENSOR_METHODS.items():
-            orig_in_dict = name in torch.Tensor.__dict__
-            orig = getattr(torch.Tensor, name)
-            setattr(torch.Tensor, name, self._wrap(orig, label, name))
-            self._patches.append((torch.Tensor, name, orig if orig_in_dict else None))
-        for name, label in _TORCH_FUNCS.items():
-            orig = getattr(torch, name)
-            setattr(torch, name, self._wrap(orig, label, name))
-            self._patches.append((torch, name, orig))
+        # Native taps (agent/tensor_taps.py): the program's tracebacks through
+        # .item() and friends, and the warnings they raise, show no frame of ours.
+        taps = tensor_taps.shared()
+        watched = [(torch.Tensor, name, label) for name, label in _TENSOR_METHODS.items()]
+        watched += [(torch, name, label) for name, label in _TORCH_FUNCS.items()]
         cuda = torch.cuda
         if cuda.is_initialized():
-            for name in ("synchronize", "empty_cache"):
-                orig = getattr(cuda, name)
-                setattr(cuda, name, self._wrap(orig, f"torch.cuda.{name}", name))
-                self._patches.append((cuda, name, orig))
+            watched += [(cuda, name, f"torch.cuda.{name}") for name in ("synchronize",
+                                                                         "empty_cache")]
+        for owner, name, label in watched:
+            tap = taps.add(owner, name, self._listener(label, name))
+            if tap is not None:
+                self._taps.append(tap)
+        if cuda.is_initialized():
             try:
                 cuda.set_sync_debug_mode("warn")
                 self._showwarning = warnings.showwarning
@@ -82,17 +81,17 @@ class SyncWatch:
                 self._showwarning = None
 
     def end(self) -> None:
-        if not self._patches:
+        if not self._taps:
             return
-        for owner, name, orig in reversed(self._patches):
-            if orig is None:
-                try:  # noqa: SIM105
-                    delattr(owner, name)
-                except AttributeError:
-                    pass
-            else:
-                setattr(owner, name, orig)
-        self._patches = []
+        from fastenough.agent import tensor_taps
+
+        taps = tensor_taps.shared()
+        for tap in self._taps:
+            taps.remove(tap)
+        self._taps = []
+        error = taps.failed()
+        if error is not None:
+            self.reg.internal_error(f"sync watch: {error}")
         if self._showwarning is not None:
             warnings.showwarning = self._showwarning
             self._showwarning = None
@@ -102,42 +101,24 @@ class SyncWatch:
                 pass
         self.window_ns += time.monotonic_ns() - self._t_begin
 
-    # ------------------------------------------------------------------ wrappers
-    def _wrap(self, orig, label: str, name: str):
+    # ------------------------------------------------------------------ listeners
+    def _listener(self, label: str, name: str):
         watch = self
-        local = self._local
         tensor_cls = self.torch.Tensor
         is_cpu_method = name == "cpu"
         is_where = name == "where"
 
-        def wrapper(*args, **kwargs):
-            if getattr(local, "inside", False):
-                return orig(*args, **kwargs)
-            local.inside = True
-            try:
-                t0 = time.perf_counter_ns()
-                result = orig(*args, **kwargs)
-                t1 = time.perf_counter_ns()
-                try:
-                    first = args[0] if args else None
-                    on_device = isinstance(first, tensor_cls) and first.device.type != "cpu"
-                    if (is_cpu_method and not on_device) or (is_where and len(args) + len(
-                            kwargs) != 1):
-                        pass  # .cpu() of a CPU tensor, three-argument where: no sync
-                    else:
-                        watch._count(label, on_device or label.startswith("torch.cuda"),
-                                     t1 - t0)
-                except Exception:  # noqa: BLE001
-                    watch.reg.internal_error("sync watch")
-                watch.overhead_ns += time.perf_counter_ns() - t1
-                return result
-            finally:
-                local.inside = False
+        def after(args, result, ns):
+            t1 = time.perf_counter_ns()
+            first = args[0] if args else None
+            on_device = isinstance(first, tensor_cls) and first.device.type != "cpu"
+            if (is_cpu_method and not on_device) or (is_where and len(args) != 1):
+                pass  # .cpu() of a CPU tensor, three-argument where: no sync
+            else:
+                watch._count(label, on_device or label.startswith("torch.cuda"), ns)
+            watch.overhead_ns += time.perf_counter_ns() - t1
 
-        wrapper.__wrapped__ = orig
-        wrapper.__name__ = getattr(orig, "__name__", name)
-        wrapper.__doc__ = getattr(orig, "__doc__", None)
-        return wrapper
+        return after
 
     def _count(self, label: str, on_device: bool, ns: int) -> None:
         site, inside = call_site()

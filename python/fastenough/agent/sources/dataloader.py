@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 
 from fastenough.agent import batch_size as bs
 from fastenough.agent.steps import SRC_DATALOADER
@@ -26,48 +25,51 @@ class DataLoaderSource:
     def __init__(self, agent) -> None:
         self.agent = agent
         self.hook = None  # native recorder, while deferring
+        self.wrapper = None  # the native wrapper of _BaseDataLoaderIter.__next__
         self.loaders: list[dict] = []  # the set-up of the DataLoaders seen
         self._seen: set[int] = set()
 
     def install(self, torch) -> None:
         import torch.utils.data.dataloader as dl_mod
 
+        from fastenough.agent import passthrough
+
         cls = dl_mod._BaseDataLoaderIter
-        orig = cls.__next__
         source = self
         agent = self.agent
         main = agent.main_ident
+        deferred, live = 1, 2  # what before() did, handed to after() and on_error()
 
-        def __next__(it):
+        def before(args, kwargs):
             hook = source.hook
             if hook is not None and hook.begin():
                 # Steady and deferring: the native hook has the boundary; it takes
                 # the batch size after the fetch.
-                try:
-                    batch = orig(it)
-                except BaseException as exc:
-                    hook.finish(None)
-                    if isinstance(exc, StopIteration) and agent.enabled:
-                        source._guarded(source._exhausted)
-                    raise
-                hook.finish(batch)
-                return batch
+                return deferred
             if agent.enabled and threading.get_ident() == main:
-                source._guarded(source._begins, it)
-            t0 = time.perf_counter_ns()
-            try:
-                batch = orig(it)
-            except StopIteration:
-                if agent.enabled and threading.get_ident() == main:
-                    source._guarded(source._exhausted)
-                raise
-            if agent.enabled and threading.get_ident() == main:
-                agent.timer.add_data(time.perf_counter_ns() - t0)
-                source._guarded(source._batch, batch)
-            return batch
+                source._guarded(source._begins, args[0])
+                return live
+            return None
 
-        __next__.__wrapped__ = orig
-        agent.patch(cls, "__next__", __next__)
+        def after(token, batch, ns):
+            if token == deferred:
+                source.hook.finish(batch)
+            elif token == live and agent.enabled:
+                agent.timer.add_data(ns)
+                source._guarded(source._batch, batch)
+
+        def on_error(token, exc):
+            if token == deferred:
+                source.hook.finish(None)
+            if token is not None and isinstance(exc, StopIteration) and agent.enabled:
+                source._guarded(source._exhausted)
+
+        # Native: the program's tracebacks through next(it) (a dataset that
+        # raises, a worker that died) show no frame of ours.
+        wrapper = passthrough.wrap(cls.__next__, before=before, after=after, on_error=on_error)
+        if wrapper is not None:
+            self.wrapper = wrapper
+            agent.patch(cls, "__next__", wrapper)
 
     def _guarded(self, fn, *args) -> None:
         try:
@@ -79,7 +81,21 @@ class DataLoaderSource:
         if id(it) not in self._seen and len(self.loaders) < MAX_LOADERS:
             self._seen.add(id(it))
             self.loaders.append(describe(it))
+        mode = self._mode()
+        if mode is not None:
+            self.agent.observe_mode(mode)
         self.agent.engine.dataloader_batch_begins()
+
+    def _mode(self) -> str | None:
+        """The mode a batch is fetched in: the main model's module.training and
+        the grad mode (a validation loop under no_grad is evaluation from its
+        first fetch); None until the main model is known."""
+        agent = self.agent
+        ref = agent.model_calls.main_ref
+        model = ref() if ref is not None else None
+        if model is None:
+            return None
+        return "train" if model.training and agent.torch.is_grad_enabled() else "eval"
 
     def _batch(self, batch) -> None:
         self.agent.engine.dataloader_batch(*bs.batch_size(batch))
@@ -93,8 +109,14 @@ class DataLoaderSource:
         want = agent.may_defer(SRC_DATALOADER)
         if want and self.hook is None:
             self.hook = agent.recorder(None)
-        if self.hook is not None and self.hook.deferring != want:
-            self.hook.deferring = want
+        hook = self.hook
+        if hook is not None and hook.deferring != want:
+            if want:
+                # A batch fetched in the other mode goes live (an evaluation loop
+                # begins): the native hook reads the main model's mode.
+                hook.mode_module = agent.model_calls.main_ref
+                hook.expect_train = 1 if agent.engine.mode == "train" else 0
+            hook.deferring = want
 
     def stop_deferring(self) -> None:
         if self.hook is not None:

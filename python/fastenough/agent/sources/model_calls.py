@@ -1,14 +1,23 @@
-"""Steps from the main model's calls, the lowest step source.
+"""The main model's calls: the lowest step source, and where the mode is read.
 
 Until the main model is known, torch's global module hooks see every module
 call; the outermost calls are roots, and steps follow the main model only: the
 root with the most parameters seen so far (a loss or metric module called at
-top level between model calls is no step). After LOCK_ROOT_CALLS calls of the
-same main model the global hooks, which cost every submodule call, are replaced
-by hooks on that model alone (a bigger model that appears only later then goes
-unseen); those also see keyword arguments (model(**batch)). In the steady loop
-the only hook left on the model is a native pre-hook that records steps in a
-buffer (step_hook.py) and calls back now and then ("live" calls).
+top level between model calls is no step; of two equal models the first one
+called stays, run after run). After LOCK_ROOT_CALLS calls of the same main
+model the global hooks, which cost every submodule call, are replaced by hooks
+on that model alone (a bigger model that appears only later then goes unseen,
+unless the first is freed: model_swap.py); those also see keyword arguments
+(model(**batch)). In the steady loop the only hook left on the model is a
+native pre-hook that records steps in a buffer (step_hook.py) and calls back
+now and then ("live" calls).
+
+The mode of the program (training or evaluation) is read here, where it is
+true: module.training of the main model and torch's grad mode at each of its
+calls (the native hook goes live when they change). Not from model.train():
+Lightning, for one, restores module.training by assignment. So the hooks stay
+on the model also when a higher step source (an optimizer, a DataLoader) makes
+the steps: they then record nothing and only watch the mode.
 """
 
 from __future__ import annotations
@@ -48,13 +57,11 @@ class ModelCallSource:
 
     # ------------------------------------------------------------------ hooks
     def install(self) -> None:
-        from torch.nn.modules import module as module_mod
-
         self.locked = False
         self.main_root_calls = 0
         self.depth = 0
-        self.handles = [module_mod.register_module_forward_pre_hook(self.pre),
-                        module_mod.register_module_forward_hook(self.post, always_call=True)]
+        self.handles = [module_hooks.add_global_pre(self.pre),
+                        module_hooks.add_global_post(self.post, always_call=True)]
 
     def remove(self) -> None:
         """Model calls are no steps now (a higher source took over): every hook goes."""
@@ -123,7 +130,7 @@ class ModelCallSource:
                 return
         mode = "train" if module.training and agent.torch.is_grad_enabled() else "eval"
         if mode != engine.mode:
-            engine.switch_mode(mode, t)
+            engine.switch_mode(mode, t, first=t)
         if mode not in self.sites_seen:
             from fastenough.agent.checks._util import user_site
 
@@ -131,12 +138,12 @@ class ModelCallSource:
             # the line that its mode's findings name from then on.
             self.call_sites[mode] = user_site() or {}
             self.sites_seen.add(mode)
-        if engine.current != SRC_MODULE and not engine.accept(SRC_MODULE, t):
-            return
-        agent.check_fail("module")
-        t = engine.close_open(t)
-        items, tokens = self._batch_size(args if args or not kwargs else kwargs, self.batch_dim)
-        engine.open(t, items, tokens)
+        if engine.current == SRC_MODULE or engine.accept(SRC_MODULE, t):
+            agent.check_fail("module")
+            t = engine.close_open(t)
+            items, tokens = self._batch_size(args if args or not kwargs else kwargs,
+                                             self.batch_dim)
+            engine.open(t, items, tokens)
         if self.locked:
             self._update_deferral(module, args, kwargs)
             return
@@ -151,6 +158,10 @@ class ModelCallSource:
             self.depth = 0
             self.locked = True
             self.handles = self._model_hooks(module, native=True)
+
+    @property
+    def is_step_source(self) -> bool:
+        return self.agent.engine.current == SRC_MODULE
 
     # ------------------------------------------------------------------ the locked model
     def _model_hooks(self, module, native: bool) -> list:
@@ -212,6 +223,14 @@ class ModelCallSource:
             checks.release_root(module)
         hook.deferring = False
 
+    def set_recording(self, on: bool) -> None:
+        """Whether the native hook records step boundaries (model calls are the
+        step source) or only watches the mode."""
+        hook = self.step_hook
+        if hook is not None and hook.record != on:
+            self.agent.engine.drain()
+            hook.record = on
+
     def deferred_calls(self) -> int:
         hook = self.step_hook
         return self.deferred_before + (hook.deferred_calls if hook is not None else 0)
@@ -254,7 +273,11 @@ class ModelCallSource:
             # forward hooks after forward) and closes the depth this call opened.
             self.handles = self._model_hooks(module, native=False)
             return
-        want = agent.may_defer(SRC_MODULE)
+        source = self.is_step_source
+        # Model calls that make no steps only watch the mode: the native hook
+        # records nothing and goes live when the mode changes.
+        want = agent.may_defer(SRC_MODULE) if source else agent.may_watch()
+        hook.record = source
         if want and not hook.deferring:
             hook.deferring = True
             hook.expect_train = 1 if agent.engine.mode == "train" else 0
