@@ -96,3 +96,68 @@ def test_program_ending_inside_the_window_still_writes_the_trace(tmp_path):
     with gzip.open(r.dir / prof["trace"], "rt") as f:
         names = {e.get("name") for e in json.load(f)["traceEvents"]}
     assert "ProfilerStep#0" in names
+
+
+# ---------------------------------------------------------------- the program's own profiler
+# nanoGPT's bench.py --profile=True died of SIGSEGV under the agent: two profiler
+# sessions in one process. The window must stand down for the program's profiler.
+OWN_PROFILER_MIDWAY = """
+import os
+import torch
+model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 2))
+x = torch.randn(4, 32)
+for i in range(12):
+    model(x).sum().item()
+# Here the agent's window is on (it profiles 40 steps): the program starts its own.
+with torch.profiler.profile(record_shapes=True) as prof:
+    for i in range(5):
+        model(x).sum().item()
+prof.export_chrome_trace("own.json")
+for i in range(10):
+    model(x).sum().item()
+print("own trace written:", os.path.getsize("own.json") > 1000)
+"""
+
+OWN_PROFILER_SCHEDULE = """
+import torch
+model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 2))
+x = torch.randn(4, 32)
+traces = []
+sched = torch.profiler.schedule(wait=8, warmup=1, active=3, repeat=1)
+with torch.profiler.profile(schedule=sched, on_trace_ready=lambda p: traces.append(p)) as prof:
+    for i in range(30):
+        model(x).sum().item()
+        prof.step()
+print("program traces:", len(traces))
+"""
+
+
+def _profile_info(r) -> dict:
+    return r.main_agent()["profile"]
+
+
+def test_window_stands_down_when_the_program_starts_its_profiler(tmp_path):
+    r = run_under_agent(tmp_path, OWN_PROFILER_MIDWAY,
+                        opts={"trace": True, "trace_steps": 40, "trace_after": 1,
+                              "warmup_steps": 3, "warmup_max": 4})
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert r.proc.stdout.strip() == "own trace written: True"
+    info = _profile_info(r)
+    assert "the program started its own profiler" in (info.get("stopped_early") or ""), info
+    assert info["trace"], info  # what the window recorded before it is kept
+    check_balanced(r.phases)
+    assert not (r.dir / "agent.log").exists()
+
+
+def test_window_never_starts_beside_a_scheduled_program_profiler(tmp_path):
+    r = run_under_agent(tmp_path, OWN_PROFILER_SCHEDULE,
+                        opts={"trace": True, "trace_steps": 3, "trace_after": 1,
+                              "warmup_steps": 3, "warmup_max": 4})
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert r.proc.stdout.strip() == "program traces: 1"
+    info = _profile_info(r)
+    # Either the window ran in the program's wait steps and stood down at its
+    # warm-up, or it was skipped: never both sessions at once.
+    said = (info.get("stopped_early") or "") + (info.get("skipped") or "")
+    assert "profiler" in said, info
+    check_balanced(r.phases)

@@ -118,7 +118,9 @@ class PhaseMachine:
             if agent.window_pending and self.steps >= self._trace_after:
                 t = agent.start_window()
         elif phase == "profile":
-            if self.steps >= self._trace_steps or agent.window.over_memory_bound():
+            # (not active: the window stood down for the program's own profiler)
+            if self.steps >= self._trace_steps or not agent.window.active \
+                    or agent.window.over_memory_bound():
                 t = agent.stop_window()
             else:
                 agent.window.step()

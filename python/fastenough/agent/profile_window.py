@@ -57,6 +57,9 @@ class ProfileWindow:
         self._torch = None
         self.stopped_early: str | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
+        # foreign_profiler.ForeignProfilerWatch: told when the profiler calls are
+        # ours, so that only the program's own start makes the window stand down.
+        self.guard = None
 
     @property
     def active(self) -> bool:
@@ -70,7 +73,7 @@ class ProfileWindow:
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_initialized():
             activities.append(ProfilerActivity.CUDA)
-        with ignoring_warnings(), kineto_quiet():
+        with ignoring_warnings(), kineto_quiet(), self._ours():
             prof = profile(
                 activities=activities,
                 record_shapes=self.shapes,
@@ -92,7 +95,7 @@ class ProfileWindow:
     def step(self) -> None:
         if self._prof is not None:
             t0 = time.monotonic_ns()
-            with ignoring_warnings(), kineto_quiet():
+            with ignoring_warnings(), kineto_quiet(), self._ours():
                 self._prof.step()
             self.cost_ns += time.monotonic_ns() - t0
 
@@ -102,7 +105,7 @@ class ProfileWindow:
             return
         t0 = time.monotonic_ns()
         end_wall = time.time_ns()
-        with ignoring_warnings(), kineto_quiet():
+        with ignoring_warnings(), kineto_quiet(), self._ours():
             prof.stop()
         rel = self._export(prof)
         # The agent's own memory: how much the window raised the process's peak
@@ -117,8 +120,21 @@ class ProfileWindow:
         """After an internal error: stop without writing anything."""
         prof, self._prof = self._prof, None
         if prof is not None:
-            with contextlib.suppress(Exception), ignoring_warnings(), kineto_quiet():
+            with contextlib.suppress(Exception), ignoring_warnings(), kineto_quiet(), \
+                    self._ours():
                 prof.stop()
+
+    @contextlib.contextmanager
+    def _ours(self):
+        guard = self.guard
+        if guard is None:
+            yield
+            return
+        guard.ours = True
+        try:
+            yield
+        finally:
+            guard.ours = False
 
     def over_memory_bound(self) -> bool:
         """True once the window has made the process grow past the bound: the

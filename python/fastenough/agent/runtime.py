@@ -30,6 +30,7 @@ import traceback
 
 from fastenough.agent import batch_size as bs
 from fastenough.agent import compile_info, module_hooks, process_record
+from fastenough.agent.foreign_profiler import ForeignProfilerWatch
 from fastenough.agent.model_swap import ModelSwapWatch
 from fastenough.agent.phases import PhaseMachine, now
 from fastenough.agent.profile_window import ProfileWindow
@@ -106,6 +107,8 @@ class Agent:
                                     max(1, int(opts.get("trace_steps", 5))),
                                     with_stack=bool(opts.get("trace_stack", True)),
                                     shapes=bool(opts.get("trace_shapes", True)))
+        self.foreign_profiler = ForeignProfilerWatch(self)
+        self.window.guard = self.foreign_profiler
         self.engine = StepEngine(self)
         self.model_swap = ModelSwapWatch(self, self._model_freed)
         self.model_calls = ModelCallSource(self)
@@ -154,6 +157,8 @@ class Agent:
         self.check_fail("activate")
         module_hooks.install(torch)
         self.phases.begin_startup(self.boot)
+        if self._trace:
+            self.foreign_profiler.install(torch)
         self.optimizer.install(torch)
         self.model_calls.install()
         self.dataloader.install(torch)
@@ -358,6 +363,10 @@ class Agent:
         torch.profiler and no fastenough: "terminate called without an active
         exception"): the job would fail only under fastenough. Skipped unless
         asked for (fastenough run --trace-gloo)."""
+        foreign = self.foreign_profiler.active_session(self.torch)
+        if foreign is not None:
+            return (f"the profiler window was skipped: {foreign}; two profiler sessions in "
+                    "one process crash torch, so the program's own profile is left alone")
         dist = sys.modules.get("torch.distributed")
         try:
             gloo = (dist is not None and dist.is_available() and dist.is_initialized()
@@ -369,6 +378,21 @@ class Agent:
                     "exit (a torch bug, seen without fastenough); fastenough run --trace-gloo "
                     "profiles them anyway")
         return None
+
+    def stand_down_window(self, why: str) -> None:
+        """The program starts a profiler of its own (foreign_profiler.py): our
+        window stops now, before theirs starts (what it recorded is kept; the
+        profile phase ends at the next step boundary), or never starts."""
+        window = self.window
+        try:
+            if window.active:
+                window.stopped_early = why
+                window.stop(self.steps.index - 1)
+            elif not window.done:
+                window.done = True
+                window.info = {"trace": None, "skipped": f"the profiler window was skipped: {why}"}
+        except Exception:  # noqa: BLE001
+            self.fail("profile")
 
     def stop_window(self) -> tuple[int, int]:
         self.window.stop(self.steps.index - 1)
