@@ -13,7 +13,7 @@ class WithCopy(torch.nn.Module):
     def __init__(self, mode):
         super().__init__()
         torch.manual_seed(0)
-        self.lin = torch.nn.Linear(256, 256)  # 256 KiB of weights
+        self.lin = torch.nn.Linear(2048, 2048)  # 16 MiB of weights
         if mode == "copy":
             self.backup = self.lin.weight.detach().clone()  # a second resident copy
         elif mode == "view":
@@ -27,7 +27,7 @@ def body_for(model):
     def body(reg):
         with torch.inference_mode():
             for _ in range(3):
-                model(torch.randn(4, 256))
+                model(torch.randn(4, 2048))
         reg.on_phase_end("steady")
 
     return body
@@ -36,7 +36,7 @@ def body_for(model):
 def test_second_copy_of_weights_flagged(tmp_path):
     doc = run_checks(tmp_path, body_for(WithCopy("copy")))
     [f] = findings(doc, "duplicate-weights")
-    assert f["evidence"]["duplicate_bytes"] == 256 * 256 * 4
+    assert f["evidence"]["duplicate_bytes"] == 2048 * 2048 * 4
     assert f["evidence"]["copies"] == 2
     assert "WithCopy.lin.weight" in f["evidence"]["tensors"]
     [dup] = doc["census"]["duplicates"]
@@ -50,7 +50,7 @@ def test_transposed_view_not_flagged(tmp_path):
     phase = doc["census"]["phases"][0]
     assert phase["phase"] == "steady"
     # The view shares the weight's storage: parameters counted once, exactly.
-    assert phase["groups"]["parameters"]["bytes"] == (256 * 256 + 256) * 4
+    assert phase["groups"]["parameters"]["bytes"] == (2048 * 2048 + 2048) * 4
     assert phase["duplicates"] == []
 
 
@@ -148,3 +148,57 @@ def test_cloned_layers_that_training_makes_differ_are_not_copies(tmp_path):
     assert findings(doc, "duplicate-weights") == []
     assert doc["census"]["duplicates"] == []
     assert {d["reason"] for d in doc["census"]["duplicates_not_kept"]} == {"diverged"}
+
+
+def test_equal_temporaries_and_optimizer_copies_are_no_weights(tmp_path):
+    # Forward-pass temporaries of equal content, and an optimizer's working
+    # copies (LBFGS keeps flat_grad and prev_flat_grad), are not weights.
+    model = torch.nn.Linear(64, 64)
+    opt = torch.optim.LBFGS(model.parameters(), max_iter=4)
+    kept = [torch.ones(512, 512) * 3 for _ in range(4)]  # 1 MiB each, equal
+    x = torch.randn(8, 64)
+
+    def body(reg):
+        for _ in range(3):
+            def closure():
+                opt.zero_grad()
+                loss = model(x).pow(2).mean()
+                loss.backward()
+                return loss
+            opt.step(closure)
+        reg.on_phase_end("steady")
+
+    doc = run_checks(tmp_path, body)
+    assert doc["census"]["phases"][0]["duplicates"], "equal tensors were resident"
+    assert findings(doc, "duplicate-weights") == []
+    del kept
+
+
+class MaskedLayers(torch.nn.Module):
+    """minGPT's attention layers: each registers the same causal-mask buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(6))
+        for layer in self.layers:
+            layer.register_buffer("mask", torch.tril(torch.ones(128, 128)).view(1, 1, 128, 128))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_small_equal_buffers_are_not_worth_a_finding(tmp_path):
+    model = MaskedLayers()
+
+    def body(reg):
+        with torch.no_grad():
+            for _ in range(3):
+                model(torch.randn(2, 16))
+        reg.on_phase_end("steady")
+
+    doc = run_checks(tmp_path, body)
+    [dup] = doc["census"]["phases"][0]["duplicates"]
+    assert dup["copies"] == 6 and sorted(set(dup["groups"])) == ["buffers"]
+    assert findings(doc, "duplicate-weights") == []  # 320 KiB: not worth a change

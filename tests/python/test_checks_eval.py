@@ -86,3 +86,71 @@ def test_train_mode_in_eval(tmp_path):
     model.eval()
     doc = run_checks(tmp_path, lambda reg: eval_loop(model, inference=True))
     assert findings(doc, "train-mode-in-eval") == []
+
+
+def _train_steps(model, opt, x, n):
+    for _ in range(n):
+        loss = model(x).pow(2).mean()  # TRAIN-FORWARD
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def test_first_training_forward_after_eval_is_training(tmp_path):
+    # nanoGPT's train.py: an evaluation loop under no_grad between training
+    # steps. The first training forward after it builds a graph before its
+    # backward is seen: it is training, not the end of the evaluation loop.
+    model = make_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(8, 16)
+
+    def program(reg):
+        for _ in range(3):
+            _train_steps(model, opt, x, 4)
+            model.eval()
+            with torch.no_grad():
+                for _ in range(40):
+                    model(x)
+            model.train()
+        _train_steps(model, opt, x, 4)
+
+    doc = run_checks(tmp_path, program)
+    assert findings(doc, "autograd-in-eval") == []
+
+
+def test_rollout_graphs_backpropagated_later_are_training(tmp_path):
+    # REINFORCE: each episode runs 30 single-row policy forwards (graphs kept,
+    # dropout in training mode) and one backward through all of them at its
+    # end. Following "use inference_mode" there would break training.
+    model = make_model(dropout=0.5)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def program(reg):
+        for _ in range(4):
+            outs = [model(torch.randn(1, 16)).sum() for _ in range(30)]
+            loss = torch.stack(outs).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    doc = run_checks(tmp_path, program)
+    assert findings(doc, "autograd-in-eval") == []
+    assert findings(doc, "train-mode-in-eval") == []
+
+
+def test_eval_loop_with_graphs_after_training_still_found(tmp_path):
+    # The case the check exists for: training, then an evaluation loop that
+    # forgot no_grad (graphs built, never backpropagated).
+    model = make_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(8, 16)
+
+    def program(reg):
+        _train_steps(model, opt, x, 6)
+        model.eval()
+        eval_loop(model, steps=60)
+
+    doc = run_checks(tmp_path, program)
+    [f] = findings(doc, "autograd-in-eval")
+    assert f["evidence"]["eval_stretch_forwards"] >= 59, f["evidence"]
+    assert f["where"][0]["line"] == line_of(eval_loop, "MODEL-CALL")

@@ -105,3 +105,17 @@ def test_full_vocab_logits_when_only_last_position_read(tmp_path, lm):
 def test_no_full_vocab_with_logits_to_keep(tmp_path, lm):
     doc = run_checks(tmp_path, lambda reg: last_position(lm, logits_to_keep=1))
     assert findings(doc, "full-vocab-logits") == []
+
+
+def test_kv_cache_in_scoring_found_beside_a_generation(tmp_path, lm):
+    # One call site scores (a cache built and dropped every time), another
+    # generates (the cache passed back): the scoring site's waste is found.
+    def program(reg):
+        score(lm, steps=6)
+        with torch.inference_mode():
+            lm.generate(ids(), max_new_tokens=4, do_sample=False, pad_token_id=0)
+
+    doc = run_checks(tmp_path, program)
+    [f] = findings(doc, "kv-cache-in-scoring")
+    assert f["evidence"]["forwards_with_cache"] == 6
+    assert f["where"][0]["line"] == line_of(score, "SCORE-CALL")

@@ -246,8 +246,19 @@ MaybeFinding DecidePaddingWaste(const CheckInput& in) {
   return f;
 }
 
+// Duplicated weights below this much memory (and below 1% of the peak) are
+// not worth a change to the model's code: minGPT's per-layer causal-mask
+// buffers are six equal 64 KiB tensors.
+constexpr double kDuplicateMinBytes = 1 << 20;
+constexpr double kDuplicateMinShareOfPeak = 0.01;
+
 MaybeFinding DecideDuplicateWeights(const CheckInput& in) {
-  if (in.Num("duplicate_bytes", 0) <= 0) return std::nullopt;
+  const double dup = in.Num("duplicate_bytes", 0);
+  if (dup <= 0) return std::nullopt;
+  if (dup < kDuplicateMinBytes) return std::nullopt;
+  if (in.Num("peak_bytes", 0) > 0 && dup < kDuplicateMinShareOfPeak * in.Num("peak_bytes")) {
+    return std::nullopt;
+  }
   Finding f = Make("duplicate-weights", Verdict::kAvoidable,
                    "The same weights are resident " +
                        Fmt("%.0f", in.Num("copies", 2)) + " times (" +
@@ -256,7 +267,7 @@ MaybeFinding DecideDuplicateWeights(const CheckInput& in) {
                    "delete the copy once the model is built.",
                    in);
   Evidence(f, in, {"duplicate_groups", "copies", "duplicate_bytes", "largest_storage_bytes",
-                   "capacity_bytes"});
+                   "peak_bytes", "capacity_bytes"});
   TextEvidence(f, in, {"tensors"});
   return f;
 }
@@ -307,18 +318,34 @@ MaybeFinding DecideRecompileInSteady(const CheckInput& in) {
   return f;
 }
 
+// What the user can do about a sync inside a library, where we know it.
+std::string LibraryAdvice(const std::string& inside) {
+  if (inside.find("torch.nn.modules.transformer") == 0 ||
+      inside.find("torch.nn.modules.activation") == 0) {
+    return " (for torch.nn.TransformerEncoder: an attention mask passed without is_causal is "
+           "compared with a causal mask on the host, so pass is_causal=True with a causal mask; "
+           "its nested-tensor fast path inspects the padding mask on the host: "
+           "enable_nested_tensor=False, or no src_key_padding_mask when nothing is padded)";
+  }
+  return "";
+}
+
 MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   double calls = in.Num("calls", 0);
   if (calls < 2) return std::nullopt;
   double steps = in.Num("steps", 0);
   bool device = in.Num("on_device", 0) > 0;
   std::string kind = in.Text("kind");
+  const std::string inside = in.Text("inside");
+  // torch.optim reads its step counters and LBFGS its convergence tests as
+  // CPU tensors (capturable=False keeps Adam's step on the CPU even on a GPU):
+  // no device is waited for, and nothing in the user's loop can change it.
+  if (!device && inside.rfind("torch.optim", 0) == 0) return std::nullopt;
   std::string title = Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
   if (steps > 0) title += Fmt(" in %.0f steady steps", steps);
   // A call inside an installed library (torch.nn.TransformerEncoder's fast
   // path, sentence-transformers): the user's line is where it is reached from,
   // and "accumulate on the device" is no fix they can make there.
-  const std::string inside = in.Text("inside");
   const std::string from = in.Text("caused_by");
   if (!inside.empty()) {
     title += " inside " + inside + (from.empty() ? "" : ", caused by your call at " + from);
@@ -328,11 +355,7 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   std::string action;
   if (!inside.empty()) {
     action = "The sync is part of " + inside + "'s own code path, not of your loop. Look for "
-             "an option of that library that avoids it (for torch.nn.TransformerEncoder: an "
-             "attention mask passed without is_causal is compared with a causal mask on the "
-             "host, so pass is_causal=True with a causal mask; its nested-tensor fast path "
-             "inspects the padding mask on the host: enable_nested_tensor=False, or no "
-             "src_key_padding_mask when nothing is padded)" +
+             "an option of that library that avoids it" + LibraryAdvice(inside) +
              (device ? ", or accept it as the library's cost." : "; on the CPU it costs only its "
                                                                  "own time.");
   } else if (device) {

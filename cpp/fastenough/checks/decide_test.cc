@@ -159,8 +159,24 @@ TEST(ChecksDecide, OthersAndDispatch) {
   EXPECT_FALSE(DecideAutogradInEval(in).has_value());
   in.numbers["eval_stretch_forwards"] = 40;
   EXPECT_TRUE(DecideAutogradInEval(in).has_value());
+  // Duplicates worth a change: at least 1 MiB and 1% of the peak.
   in.numbers = {{"duplicate_bytes", 4096}, {"copies", 2}};
+  EXPECT_FALSE(DecideDuplicateWeights(in).has_value());
+  in.numbers = {{"duplicate_bytes", 16 << 20}, {"copies", 2}, {"peak_bytes", 1e9}};
   EXPECT_TRUE(DecideDuplicateWeights(in).has_value());
+  in.numbers["peak_bytes"] = 4e9;  // 16 MiB of 4 GB: 0.4%
+  EXPECT_FALSE(DecideDuplicateWeights(in).has_value());
+  // Host syncs inside torch.optim on CPU tensors (step counters): not reported.
+  in.numbers = {{"calls", 40}, {"steps", 20}, {"on_device", 0}};
+  in.texts = {{"inside", "torch.optim.adam"}, {"kind", ".item()"}};
+  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  in.numbers["on_device"] = 40;
+  auto optim_on_device = DecideSyncInLoop(in);
+  ASSERT_TRUE(optim_on_device.has_value());
+  EXPECT_EQ(optim_on_device->action.find("TransformerEncoder"), std::string::npos);
+  in.texts = {{"inside", "torch.nn.modules.transformer"}, {"kind", "bool(tensor)"}};
+  EXPECT_NE(DecideSyncInLoop(in)->action.find("TransformerEncoder"), std::string::npos);
+  in.texts.clear();
   in.numbers = {{"recompiles_in_steady", 2}};
   EXPECT_TRUE(DecideRecompileInSteady(in).has_value());
   EXPECT_FALSE(Decide("no-such-check", in).ok());

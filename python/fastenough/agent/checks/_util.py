@@ -9,6 +9,7 @@ import tempfile
 
 _OURS: list[str] = []  # fastenough's own code: never the user's line, never a library
 _LIBRARIES: list[str] = []  # installed packages and the standard library
+_DEMO: list[str] = []  # the bundled demo: the user's code of its runs, wherever installed
 
 
 def _dirs() -> tuple[list[str], list[str]]:
@@ -24,6 +25,8 @@ def _dirs() -> tuple[list[str], list[str]]:
             path = os.path.join(package, d)
             if d != "demo":
                 _OURS.append(path + os.sep if os.path.isdir(path) else path)
+            else:
+                _DEMO.append(path + os.sep)
         libs = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib",
                                                         "platlib")}
         try:
@@ -43,6 +46,7 @@ def _dirs() -> tuple[list[str], list[str]]:
 def reset_skip_dirs() -> None:
     _OURS.clear()
     _LIBRARIES.clear()
+    _DEMO.clear()
 
 
 def call_site() -> tuple[dict | None, str | None]:
@@ -61,7 +65,7 @@ def call_site() -> tuple[dict | None, str | None]:
         if fn.startswith("<") or any(fn.startswith(d) for d in ours):
             f = f.f_back
             continue
-        if any(fn.startswith(d) for d in libraries):
+        if any(fn.startswith(d) for d in libraries) and not any(fn.startswith(d) for d in _DEMO):
             if inside is None:
                 inside = f.f_globals.get("__name__")
             f = f.f_back

@@ -2,7 +2,16 @@
 run that never calls backward, or in an evaluation loop of a run that trains
 first (a stretch of forwards much longer than training's forwards per backward,
 with no backward in it: model.eval() or inference_mode forgotten after
-fine-tuning)."""
+fine-tuning).
+
+A graph is waste only when no backward ever goes through it. Each examined
+forward that builds one gets a pre-hook on its output's grad_fn, which notes
+when a backward reaches it. So the first training forward after an evaluation
+loop (its backward comes after it: nanoGPT train.py:300, timm benchmark.py:402)
+is training, not the end of the evaluation, and a policy's rollout (REINFORCE:
+55 forwards, then one backward through all of their graphs at the episode's
+end) is training too: following "use inference_mode" there would break it.
+"""
 
 from __future__ import annotations
 
@@ -14,57 +23,132 @@ MEASURE_FORWARDS = 2
 # least this long and STRETCH_RATIO times training's forwards per backward.
 STRETCH_MIN_FORWARDS = 8
 STRETCH_RATIO = 4
+# Examined forwards of a stretch kept with their facts (a long stretch is
+# sampled: in the steady loop one forward in SAMPLE_EVERY is examined).
+STRETCH_ENTRIES = 4096
+SITES_PER_STRETCH = 2
+
+
+class GraphUse:
+    """Whether a backward has gone through one forward's graph (its grad_fn's
+    pre-hook ran). The hook holds this small object only, never a tensor."""
+
+    __slots__ = ("consumed",)
+
+    def __init__(self) -> None:
+        self.consumed = False
+
+    def __call__(self, grad_outputs):
+        self.consumed = True
+
+
+def watch_graph(grad_fn) -> GraphUse | None:
+    use = GraphUse()
+    try:
+        grad_fn.register_prehook(use)
+    except Exception:  # noqa: BLE001 - a node type without hooks
+        return None
+    return use
+
+
+class _Entry:
+    __slots__ = ("use", "graph", "training", "where")
+
+    def __init__(self, use, graph: bool, training: bool, where) -> None:
+        self.use = use  # GraphUse, or None when no graph was built
+        self.graph = graph
+        self.training = training
+        self.where = where
+
+    @property
+    def consumed(self) -> bool:
+        return self.use is not None and self.use.consumed
 
 
 class BackwardStretches:
     """Root forwards between backward calls. Training calls backward every one or
     two forwards; an evaluation loop is a long stretch with none. Forwards are
     counted from the registry's total (sampled forwards included), the stretch's
-    properties from the forwards it examined."""
+    properties from the forwards it examined. A stretch is judged when it is
+    over (a backward followed it, or the run ended): its last forwards whose
+    graphs a backward used belong to the training that follows, and a stretch
+    with such forwards in its middle is training (a rollout)."""
 
     def __init__(self, reg) -> None:
         self.reg = reg
         self._backward_mark = 0
         self._start = 0  # registry forwards when the current stretch began
-        self._graphs = 0
-        self._training = False
+        self._entries: list[_Entry] = []
+        self._sites = 0
         self._consumed_forwards = 0
         self._consumed = 0
-        self.best: dict | None = None  # the longest evaluation-like stretch
+        self._announced = -1  # start of the stretch on_eval_stretch was told about
+        self.best: dict | None = None  # the longest evaluation stretch
 
-    def on_forward(self, graph: bool, training_layers: bool) -> None:
+    def on_forward(self, use: GraphUse | None, graph: bool, training_layers: bool) -> None:
         reg = self.reg
         total = reg.forwards
         if reg.backward_calls != self._backward_mark:
-            # A backward since the last examined forward: that stretch was training.
+            # A backward since the last examined forward: the stretch is over.
+            self._close(total - 1)
             self._consumed += reg.backward_calls - self._backward_mark
             self._consumed_forwards += max(0, total - 1 - self._start)
             self._backward_mark = reg.backward_calls
-            self._start, self._graphs, self._training = total - 1, 0, False
-        self._graphs += 1 if graph else 0
-        self._training = self._training or training_layers
-        self._note(total)
-
-    def _note(self, total: int) -> None:
+            self._start = total - 1
+        where = None
+        if self._sites < SITES_PER_STRETCH:
+            where = user_site()
+            self._sites += 1
+        if len(self._entries) < STRETCH_ENTRIES:
+            self._entries.append(_Entry(use, graph, training_layers, where))
         n = total - self._start
+        if n >= self._threshold() and self._announced != self._start:
+            # Long enough to read as evaluation while it runs: the agent's steps
+            # of this loop are model calls (no optimizer step will end them).
+            self._announced = self._start
+            if reg.on_eval_stretch is not None:
+                reg.on_eval_stretch()
+
+    def _threshold(self) -> float:
         per_backward = self._consumed_forwards / self._consumed if self._consumed else 0
-        if n < max(STRETCH_MIN_FORWARDS, STRETCH_RATIO * per_backward):
+        return max(STRETCH_MIN_FORWARDS, STRETCH_RATIO * per_backward)
+
+    def _close(self, end: int) -> None:
+        entries, self._entries = self._entries, []
+        self._sites = 0
+        # The trailing forwards whose graphs a backward used are the training
+        # that follows the loop.
+        while entries and entries[-1].consumed:
+            entries.pop()
+            end -= 1
+        if not entries or any(e.consumed for e in entries):
+            return  # nothing left, or training throughout (a rollout)
+        n = end - self._start
+        if n < self._threshold():
             return
         best = self.best
-        if best is None or n >= best["forwards"]:
-            same = best is not None and best["start"] == self._start
-            if not same and self.reg.on_eval_stretch is not None:
-                self.reg.on_eval_stretch()
-            self.best = {"forwards": n, "graph_outputs": self._graphs,
-                         "training_layers": 1 if self._training else 0,
-                         "forwards_per_backward": per_backward, "start": self._start,
-                         "where": best["where"] if same else user_site()}
+        if best is not None and n < best["forwards"]:
+            return
+        per_backward = self._consumed_forwards / self._consumed if self._consumed else 0
+        graphs = [e for e in entries if e.graph]
+        training = [e for e in entries if e.training]
+        self.best = {"forwards": n, "graph_outputs": len(graphs),
+                     "training_layers": 1 if training else 0,
+                     "forwards_per_backward": per_backward,
+                     "graph_where": next((e.where for e in graphs if e.where), None),
+                     "training_where": next((e.where for e in training if e.where), None),
+                     "where": next((e.where for e in entries if e.where), None)}
+
+    def finish(self) -> None:
+        """At exit: the stretch still open is over."""
+        self._close(self.reg.forwards)
 
     def where(self, key: str, fallback: dict | None) -> dict | None:
         """The evaluation loop's line when the run also trains, else fallback."""
         b = self.best
         if self.reg.backward_calls and b is not None and b[key]:
-            return b["where"]
+            site = b["graph_where" if key == "graph_outputs" else "training_where"]
+            return site or b["where"]
         return fallback
 
     def numbers(self, key: str) -> dict:
@@ -82,10 +166,10 @@ class AutogradCheck:
         self.reg = reg
         self.torch = reg.torch
         self.forwards = 0
-        self.graph_outputs = 0
         self.params_requiring_grad: dict[int, int] = {}
         self.where: dict | None = None
         self.graph_bytes: list[int] = []
+        self.uses: list[GraphUse] = []  # one per examined forward that built a graph
         self._train_layers: dict[int, bool] = {}
 
     # on_forward: the bytes the graph keeps alive (saved activations) are
@@ -108,11 +192,15 @@ class AutogradCheck:
         if built and len(self.graph_bytes) < MEASURE_FORWARDS and not self.reg.in_steady:
             params = {p.untyped_storage().data_ptr() for p in module.parameters()}
             self.graph_bytes.append(graph_saved_bytes(t.grad_fn, params))
+        use = None
         if built:
-            self.graph_outputs += 1
+            use = watch_graph(t.grad_fn)
+            if use is not None:
+                self.uses.append(use)
             if self.where is None:
                 self.where = user_site(2)
-        self.reg.stretches.on_forward(built, module.training and self._has_train_layers(module))
+        self.reg.stretches.on_forward(use, built,
+                                      module.training and self._has_train_layers(module))
 
     def _has_train_layers(self, module) -> bool:
         """Dropout (p > 0) or batch-norm in the tree: found once per root."""
@@ -123,6 +211,11 @@ class AutogradCheck:
             has = self._train_layers[key] = any(training_layer_kind(nn, m) is not None
                                                 for m in module.modules())
         return has
+
+    @property
+    def graph_outputs(self) -> int:
+        """Examined forwards whose graph no backward went through."""
+        return sum(1 for u in self.uses if not u.consumed)
 
     def decide_numbers(self) -> dict:
         n = {

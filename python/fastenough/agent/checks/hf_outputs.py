@@ -26,6 +26,8 @@ class OutputsCheck:
         self.requested = {"hidden_states": 0, "attentions": 0}
         self.read = {"hidden_states": 0, "attentions": 0, "past_key_values": 0, "cache": 0}
         self.unused_bytes = 0
+        self.sites: dict[tuple, dict] = {}  # (file, line) -> cache counts of that call site
+        self._producers: dict[int, dict] = {}  # id(cache object) -> the site that built it
         self.where: dict | None = None
         self._classes: dict[type, type] = {}
         self.probe_call = None  # (module, args, kwargs) kept for --probe
@@ -38,10 +40,30 @@ class OutputsCheck:
         if not any(dict.__contains__(output, k) for k in WATCH) and not hasattr(output, "logits"):
             return
         self.forwards += 1
-        if any(kwargs.get(k) is not None for k in CACHE_KEYS):
-            self.cache_reused += 1
+        given = next((kwargs.get(k) for k in CACHE_KEYS if kwargs.get(k) is not None), None)
+        reused = given is not None
         pkv = next((dict.get(output, k) for k in CACHE_KEYS if dict.get(output, k) is not None),
                    None)
+        # Per call site of the user's: a script that scores with model(ids) and
+        # also generates has a cache wasted at the first line, whatever the
+        # generation does. A cache passed back counts for the site that built
+        # it (a hand-written loop: prefill at one line, decoding at another).
+        if reused:
+            producer = self._producers.get(id(given))
+            if producer is not None:
+                producer["reused"] += 1
+        if pkv is not None:
+            site = user_site(2) or {}
+            key = (site.get("file"), site.get("line"))
+            counts = self.sites.get(key)
+            if counts is None:
+                counts = self.sites[key] = {"where": site, "with_cache": 0, "reused": 0}
+            counts["with_cache"] += 1
+            if len(self._producers) > 4096:
+                self._producers.clear()
+            self._producers[id(pkv)] = counts
+        if reused:
+            self.cache_reused += 1
         if pkv is not None:
             self.with_cache += 1
             if not self.cache_bytes:
@@ -115,10 +137,22 @@ class OutputsCheck:
         self._classes[cls] = sub
         return sub
 
+    def wasted_cache_sites(self) -> list[dict]:
+        """Call sites whose forwards built a cache that no forward of the same
+        site passed back, most forwards first."""
+        out = [c for c in self.sites.values() if c["with_cache"] > 0 and c["reused"] == 0]
+        return sorted(out, key=lambda c: -c["with_cache"])
+
     def kv_numbers(self) -> dict:
-        return {"forwards": self.forwards, "forwards_with_cache": self.with_cache,
-                "cache_reused": self.cache_reused,
+        wasted = self.wasted_cache_sites()
+        with_cache = sum(c["with_cache"] for c in wasted)
+        return {"forwards": self.forwards, "forwards_with_cache": with_cache,
+                "cache_reused": 0 if wasted else self.cache_reused,
                 "cache_bytes_per_forward": self.cache_bytes or None}
+
+    def kv_where(self) -> dict | None:
+        wasted = self.wasted_cache_sites()
+        return wasted[0]["where"] if wasted else self.where
 
     def unused_numbers(self) -> dict:
         return {"forwards": self.forwards,

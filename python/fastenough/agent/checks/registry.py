@@ -583,7 +583,7 @@ class Registry:
         ctx = torch.inference_mode if self.autograd.graph_outputs == 0 else torch.enable_grad
         if self.outputs.probe_call is not None:
             m, a, k = self.outputs.probe_call
-            if self.outputs.with_cache and not self.outputs.cache_reused:
+            if self.outputs.wasted_cache_sites():
                 self.probe_results["kv"] = probe.ab(torch, m, a, k, (ctx, {}),
                                                     (ctx, {"use_cache": False}))
             if any(self.outputs.requested.values()):
@@ -617,19 +617,21 @@ class Registry:
             if f is not None:
                 out.append(f)
 
+        self.stretches.finish()
         n = self.autograd.decide_numbers()
         if "autograd" in pr:
             n["probe_grad_ns"], n["probe_inference_ns"] = pr["autograd"]
         if "autograd_bytes" in pr:
             n["probe_extra_bytes"] = pr["autograd_bytes"]
-        add("autograd-in-eval", n, where=[self.autograd.where])
+        add("autograd-in-eval", n,
+            where=[self.stretches.where("graph_outputs", self.autograd.where)])
         nums, texts = self.train_mode.decide_numbers()
         add("train-mode-in-eval", nums, texts,
             [self.stretches.where("training_layers", self.train_mode.where)])
         n = self.outputs.kv_numbers()
         if "kv" in pr:
             n["probe_cache_ns"], n["probe_no_cache_ns"] = pr["kv"]
-        add("kv-cache-in-scoring", n, where=[self.outputs.where])
+        add("kv-cache-in-scoring", n, where=[self.outputs.kv_where()])
         n = self.outputs.unused_numbers()
         if "outputs" in pr:
             n["probe_with_outputs_ns"], n["probe_without_outputs_ns"] = pr["outputs"]
@@ -644,15 +646,20 @@ class Registry:
         if s is not None:
             add("padding-waste", dict(s), {"lengths_from": self.padding.source},
                 [self.padding.where])
-        dups = list(self.census.duplicates.values())
+        # Weights are parameters and buffers (and storages they share): a group
+        # of equal temporaries, or an optimizer's working copies (LBFGS's
+        # flat_grad and prev_flat_grad), is no duplicated weight.
+        dups = [d for d in self.census.duplicates.values()
+                if any(g in ("parameters", "buffers") for g in d["groups"])]
         if dups:
             add("duplicate-weights", {
                 "duplicate_groups": len(dups),
                 "copies": max(d["copies"] for d in dups),
                 "duplicate_bytes": sum((d["copies"] - 1) * d["nbytes"] for d in dups),
                 "largest_storage_bytes": max(d["nbytes"] for d in dups),
+                "peak_bytes": self.peaks.get("peak_bytes"),
                 "capacity_bytes": self.peaks.get("capacity_bytes")},
-                {"tensors": "; ".join(" = ".join(d["tensors"]) for d in dups[:5])})
+                {"tensors": "; ".join(" = ".join(_copy_names(d)) for d in dups[:5])})
         batch = self.batch_sizes.most_common(1)[0][0] if self.batch_sizes else None
         mem = {k: v for k, v in self.peaks.items() if k != "device"}
         add("memory-headroom", dict(mem, batch_size=batch), {"device": self.peaks.get("device")})
@@ -686,6 +693,13 @@ class Registry:
             duplicates_not_kept=self.census.diverged or None, peak=self.peaks or None))
         _util.write_json_atomic(os.path.join(self.run_dir, f"syncs{suffix}.json"), dict(
             base, schema="fastenough.syncs/1", **self.sync.doc()))
+
+
+def _copy_names(dup: dict) -> list[str]:
+    """The names of a duplicate group's tensors; a copy that is no parameter or
+    buffer of a module is named by what it is."""
+    kinds = {"other": "an unnamed tensor", "optimizer_state": "optimizer state"}
+    return [kinds.get(name, name) for name in dup["tensors"]]
 
 
 def _env_int(name: str) -> int | None:

@@ -122,14 +122,15 @@ class SyncWatch:
 
     def _count(self, label: str, on_device: bool, ns: int) -> None:
         site, inside = call_site()
-        site = site or {"file": "?", "line": 0, "function": "?"}
-        key = (site["file"], site["line"], label, inside)
+        key = (site["file"], site["line"], label, inside) if site else (None, 0, label, inside)
         s = self.sites.get(key)
         if s is None:
+            # No user frame on the stack (a sync in a library's thread): no place
+            # to name, and none is invented.
             s = self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
                                    "on_device": 0, "inside": inside,
                                    "caused_by": f"{os.path.basename(site['file'])}:"
-                                                f"{site['line']}" if inside else None}
+                                                f"{site['line']}" if inside and site else None}
         s["calls"] += 1
         s["call_ns"] += ns
         if on_device:
