@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "fastenough/rundir/run_report.h"
+#include "frame_roots.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -14,9 +15,10 @@ namespace fastenough::bindings {
 void RegisterRundir(nb::module_& m) {
   m.def(
       "analyze_run_dir",
-      [](const std::string& dir, int threads, nb::object progress) {
+      [](const std::string& dir, int threads, nb::object progress, nb::object frame_roots) {
         rundir::RunReportOptions o;
         o.threads = threads;
+        o.frame_roots = FrameRootsFrom(frame_roots);
         ProgressRelay relay(std::move(progress));
         o.progress = relay.Function();
         StatusOr<std::string> r = [&] {
@@ -26,6 +28,7 @@ void RegisterRundir(nb::module_& m) {
         return ValueOrThrow(std::move(r));
       },
       nb::arg("run_dir"), nb::arg("threads") = 0, nb::arg("progress") = nb::none(),
+      nb::arg("frame_roots") = nb::none(),
       "Analyse everything present in a run directory (traces, phases, steps, samples, meta) "
       "and return the fastenough.report/1 document as JSON text. progress(done, total) is "
       "called now and then while the traces load (thousandths of a trace file).");

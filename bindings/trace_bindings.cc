@@ -8,6 +8,7 @@
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
+#include "frame_roots.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -18,9 +19,11 @@ namespace fastenough::bindings {
 
 namespace {
 // Runs the analysis without the GIL.
-std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object progress, int threads) {
+std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object progress, int threads,
+                          nb::object frame_roots) {
   report::AnalyzeOptions options;
   options.threads = threads;
+  options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
   options.progress = relay.Function();
   StatusOr<std::string> result = [&] {
@@ -31,9 +34,10 @@ std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object prog
 }
 
 nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb::object progress,
-                        int threads) {
+                        int threads, nb::object frame_roots) {
   report::AnalyzeOptions options;
   options.threads = threads;
+  options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
   options.progress = relay.Function();
   StatusOr<annotate::AnnotatedTrace> result = [&] {
@@ -70,12 +74,13 @@ nb::list TraceAnnotations(const std::string& path) {
 
 void RegisterTrace(nb::module_& m) {
   m.def("analyze_to_json", &AnalyzeToJson, nb::arg("paths"), nb::arg("progress") = nb::none(),
-        nb::arg("threads") = 0,
+        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(),
         "Load the traces (one per rank, in parallel), run every analysis and return the "
         "fastenough.report/1 document as JSON text. progress(done_bytes, total_bytes) is "
         "called now and then.");
   m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_path"),
         nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
+        nb::arg("frame_roots") = nb::none(),
         "Analyse one trace and write it to out_path (gzip when it ends in .gz) with the "
         "findings added as slices, instant events and flow arrows. Returns "
         "{'report': fastenough.report/1 JSON text, 'counts': {...}}.");

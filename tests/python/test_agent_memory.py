@@ -58,21 +58,43 @@ def test_the_profiler_window_lets_its_steps_tensors_go_when_it_ends(tmp_path):
     assert len(steps) == 6
 
 
-def test_the_profiler_window_ends_early_when_memory_grows_past_the_bound(tmp_path):
-    # Each step keeps 80 MiB more (the program's own growth, or the profiler's
-    # held tensors: the window cannot tell): the window stops after a step.
-    prog = """
+GROWING = """
 import torch
 model = torch.nn.Linear(64, 64)
 kept = []
 for step in range(40):
     model(torch.randn(8, 64))
-    kept.append(torch.ones(20 << 20))  # 80 MiB, touched
+    kept.append(torch.ones({mib} << 18))  # {mib} MiB, touched
 print(len(kept))
 """
-    r = run_under_agent(tmp_path, prog, {"trace": True, "trace_steps": 6, "trace_stack": False})
+
+
+def test_the_profiler_window_ends_early_when_memory_grows_past_the_bound(tmp_path):
+    # Each step keeps 30 MiB more (the program's own growth, or the profiler's
+    # held records: the window cannot tell): past the bound (64 MiB) in the
+    # third profiled step, the window ends there, with the two steps it has.
+    r = run_under_agent(tmp_path, GROWING.format(mib=30),
+                        {"trace": True, "trace_steps": 6, "trace_stack": False})
     assert r.proc.returncode == 0, r.proc.stderr
     profile = r.main_agent()["profile"]
     assert profile["trace"] and "host memory grew by" in profile["stopped_early"], profile
     steps = [s for s in r.steps if s["phase"] == "profile"]
     assert 1 <= len(steps) < 6, steps
+
+
+def test_a_step_larger_than_the_bound_records_nothing(tmp_path):
+    # 80 MiB a step: the bound passes inside the first profiled step, which the
+    # window's per-step check would only have seen at its end (a 4 s LSTM step
+    # grew 900 MiB that way). The window stops at once and keeps nothing.
+    r = run_under_agent(tmp_path, GROWING.format(mib=80),
+                        {"trace": True, "trace_steps": 6, "trace_stack": False})
+    assert r.proc.returncode == 0, r.proc.stderr
+    profile = r.main_agent()["profile"]
+    assert "host memory grew by" in profile["stopped_early"], profile
+    steps = [s for s in r.steps if s["phase"] == "profile"]
+    # The watchdog stops it inside the step (nothing recorded), or, when the
+    # step is over first, the window's own check at its end (that one step).
+    if profile["trace"] is None:
+        assert "one step of this program costs torch's profiler more memory" in \
+            profile["skipped"]
+    assert len(steps) <= 1, steps

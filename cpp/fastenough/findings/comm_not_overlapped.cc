@@ -55,6 +55,7 @@ void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out
             static_cast<int32_t>(r));
   }
   ctx.SetSaving(f, exposed);
+  f.claimed = timeline::Subtract(comm, ctx.compute);
   out.push_back(std::move(f));
 }
 

@@ -59,6 +59,7 @@ void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
   loc.op = std::string(st.name_of(example));
   f.where.push_back(loc);
   ctx.SetSaving(f, idle_ns);
+  f.claimed = idle;
   explained = timeline::Union(explained, idle);
   out.push_back(std::move(f));
 }

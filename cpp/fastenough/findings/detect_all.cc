@@ -2,14 +2,16 @@
 
 #include "fastenough/findings/detect_context.h"
 #include "fastenough/findings/detectors.h"
+#include "fastenough/findings/overlaps.h"
 
 namespace fastenough::findings {
 
 std::vector<Finding> DetectAll(const trace::EventStore& store,
-                               const analysis::RankAnalysis& analysis) {
+                               const analysis::RankAnalysis& analysis,
+                               const analysis::SourceFrames* frames) {
   std::vector<Finding> out;
   if (store.size() == 0) return out;
-  const DetectContext ctx(store, analysis);
+  const DetectContext ctx(store, analysis, frames);
   if (ctx.steady.empty()) return out;
   timeline::IntervalSet explained;
   // Detectors that explain device idle run before gpu-idle-host-bound, which
@@ -24,6 +26,8 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   DetectSmallKernels(ctx, out);
   DetectCommNotOverlapped(ctx, out);
   DetectGpuIdleHostBound(ctx, explained, out);
+  // Savings that count the same time are marked as overlapping (never added up).
+  MarkTraceOverlaps(out, ctx.steady_set);
   // Every finding can be found in an annotated trace: one without places of
   // its own spans the steady steps it was measured on.
   for (Finding& f : out) {

@@ -5,14 +5,18 @@
 
 #include <vector>
 
+#include "fastenough/analysis/python_stack.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/trace/event_store.h"
 
 namespace fastenough::findings {
 
+// frames: whose each Python frame is and the call lines of the agent's
+// callsites file (null: classified by path alone, def lines only).
 std::vector<Finding> DetectAll(const trace::EventStore& store,
-                               const analysis::RankAnalysis& analysis);
+                               const analysis::RankAnalysis& analysis,
+                               const analysis::SourceFrames* frames = nullptr);
 
 // Needs >= 2 ranks; empty otherwise. stores[i] and analyses[i] are one rank.
 std::vector<Finding> DetectAcrossRanks(const std::vector<const trace::EventStore*>& stores,

@@ -6,8 +6,9 @@
 
 namespace fastenough::findings {
 
-DetectContext::DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a)
-    : store(s), analysis(a), tree(analysis::BuildCallTree(s)) {
+DetectContext::DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
+                             const analysis::SourceFrames* source_frames)
+    : store(s), analysis(a), frames(source_frames), tree(analysis::BuildCallTree(s)) {
   const auto& steps_all = a.steps.steps;
   for (size_t i = a.steps.steady_begin; i < steps_all.size(); ++i) {
     steady.push_back(steps_all[i].window);

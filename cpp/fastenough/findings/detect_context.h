@@ -10,6 +10,7 @@
 
 #include "fastenough/analysis/call_tree.h"
 #include "fastenough/analysis/memcpy.h"
+#include "fastenough/analysis/python_stack.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/analysis/syncs.h"
 #include "fastenough/findings/finding.h"
@@ -22,6 +23,8 @@ namespace fastenough::findings {
 struct DetectContext {
   const trace::EventStore& store;
   const analysis::RankAnalysis& analysis;
+  // Whose each Python frame is and the call lines (may be null: a bare trace).
+  const analysis::SourceFrames* frames = nullptr;
   analysis::CallTree tree;
   bool has_steps = false;
   std::vector<timeline::StepWindow> steady;  // time order
@@ -33,7 +36,8 @@ struct DetectContext {
   std::unordered_set<int32_t> sync_cause_ops;
   int max_compute_major = 0;                 // from deviceProperties; 0 unknown
 
-  DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a);
+  DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
+                const analysis::SourceFrames* source_frames = nullptr);
   // Index into `steady` of the window holding t, -1 when outside.
   int StepOf(int64_t t) const;
   bool InSteady(int64_t t) const { return StepOf(t) >= 0; }

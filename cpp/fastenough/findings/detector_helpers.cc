@@ -16,12 +16,14 @@ Location WhereOfRow(const DetectContext& ctx, int32_t row) {
   Location loc;
   loc.rank = ctx.store.rank;
   if (row < 0) return loc;
-  const analysis::PythonFrame f = analysis::UserFrameOf(ctx.store, ctx.tree, row);
-  if (f.valid()) {
-    loc.file = f.file;
-    loc.line = f.line;
-    loc.function = f.function;
+  analysis::UserSite site = analysis::UserSiteOf(ctx.store, ctx.tree, row, ctx.frames);
+  if (site.valid()) {
+    loc.file = std::move(site.file);
+    loc.line = site.line;
+    loc.def_line = site.def_line;
+    loc.function = std::move(site.function);
   }
+  loc.inside = std::move(site.inside);
   if (ctx.store.kind[row] == trace::EventKind::kCpuOp) {
     loc.op = std::string(ctx.store.name_of(row));
   } else {

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "fastenough/timeline/interval_set.h"
+
 namespace fastenough::findings {
 
 enum class Verdict : uint8_t {
@@ -22,7 +24,10 @@ const char* VerdictName(Verdict v);
 // A named piece of evidence; the unit is part of the key ("calls_per_step").
 using EvidenceValue = std::variant<int64_t, double, std::string>;
 
-// Where the waste is: a source location, or an op/kernel/stream.
+// Where the waste is: a source location, or an op/kernel/stream. A source
+// location is the user's own code: `line` is the line of the call (0 when only
+// the function is known, with its def at `def_line`); a library frame below
+// it is named in `inside` ("torch/optim/lbfgs.py: step"), never as the place.
 struct Location {
   std::string file;
   int line = 0;
@@ -31,6 +36,8 @@ struct Location {
   std::string kernel;
   int64_t stream = -1;
   int rank = -1;
+  int def_line = 0;
+  std::string inside;
 };
 
 struct Saving {
@@ -73,6 +80,12 @@ struct Finding {
   std::string action;
   int rank = -1;  // the rank it was found on; -1 for cross-rank findings
   std::vector<Mark> marks;  // at most kMaxMarks, time order not guaranteed
+  // The time (on the trace's clock) whose removal its saving counts; trace
+  // findings only, not part of the report JSON (findings/overlaps.h).
+  timeline::IntervalSet claimed;
+  // Codes of the findings whose savings count some of the same time: their
+  // savings are not to be added up (findings/overlaps.h).
+  std::vector<std::string> overlaps;
 };
 
 // Marks kept per finding: enough to find the pattern in a viewer, few enough

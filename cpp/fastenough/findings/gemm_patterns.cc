@@ -58,6 +58,29 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
                                                  analysis::RunKey::kFirstInput);
   // (code, scope name, op name, dims) -> pattern
   std::map<std::tuple<std::string, std::string, std::string, std::string>, Pattern> patterns;
+  // With the agent's call lines: a loop calls from one line again and again;
+  // calls from different lines (BERT's self.query, self.key, self.value) are
+  // projections, whatever their shapes.
+  auto one_line_loop = [&](const analysis::GemmRun& r) {
+    if (ctx.frames == nullptr || ctx.frames->calls.empty() || r.scope < 0 ||
+        st.kind[r.scope] != trace::EventKind::kPythonFunction) {
+      return true;  // not known: the shapes decide
+    }
+    std::map<int, int> per_line;
+    int known = 0;
+    for (uint32_t c : r.calls) {
+      const int line = analysis::UserSiteAt(st, ctx.tree, r.scope, static_cast<int32_t>(c),
+                                            ctx.frames).line;
+      if (line > 0) {
+        ++known;
+        ++per_line[line];
+      }
+    }
+    if (known * 2 < static_cast<int>(r.calls.size())) return true;
+    int most = 0;
+    for (const auto& [line, count] : per_line) most = std::max(most, count);
+    return most >= 4;
+  };
   auto classify = [&](const analysis::GemmRun& r, bool serial_list) -> const char* {
     const size_t n = r.calls.size();
     const std::string_view op = st.name_of(r.calls.front());
@@ -65,11 +88,10 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
         r.kernel_count > 0 &&
         (r.max_kernel_ns <= (r.host_timed ? kSmallHostCallNs : kSmallKernelNs) ||
          (r.max_flops >= 0 && r.max_flops <= kSmallFlops));
-    if (serial_list) {
-      return n >= 4 && r.identical_dims && r.same_op_name && small ? "serial-small-gemm" : nullptr;
-    }
+    const bool serial = n >= 4 && r.identical_dims && r.same_op_name && small && one_line_loop(r);
+    if (serial_list) return serial ? "serial-small-gemm" : nullptr;
     // A run that is itself a serial loop is reported as one, not as projections.
-    if (n >= 4 && r.identical_dims && r.same_op_name && small) return nullptr;
+    if (serial) return nullptr;
     // (Not on host-timed CPU programs: there a pair of linears costs its
     // FLOPs, and merging them saves too little to tell from the trace.)
     if (!r.host_timed && n <= 4 && r.same_op_name && op == "aten::linear" && r.kernel_count > 0) {
@@ -157,10 +179,17 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
       const Pattern& p = *list[order[i]];
       Location loc = WhereOfRow(ctx, static_cast<int32_t>(p.first_call));
       if (p.scope >= 0 && st.kind[p.scope] == trace::EventKind::kPythonFunction) {
-        const analysis::PythonFrame fr = analysis::ParsePythonFrame(st.name_of(p.scope));
-        loc.file = fr.file;
-        loc.line = fr.line;
-        loc.function = fr.function;
+        // The loop's own function, and the line of the call in it (the
+        // callsites file), not the line of its def.
+        analysis::UserSite site = analysis::UserSiteAt(st, ctx.tree, p.scope,
+                                                       static_cast<int32_t>(p.first_call),
+                                                       ctx.frames);
+        if (site.valid()) {
+          loc.file = std::move(site.file);
+          loc.line = site.line;
+          loc.def_line = site.def_line;
+          loc.function = std::move(site.function);
+        }
       }
       loc.op = std::get<2>(*keys[order[i]]);
       if (!p.host_timed) loc.kernel = p.kernel;
@@ -177,9 +206,11 @@ void DetectGemmPatterns(const DetectContext& ctx, std::vector<Finding>& out,
       }
     }
     ctx.SetSaving(f, sum.saving_ns);
-    // The idle between the runs' kernels is this finding's.
+    // The idle between the runs' kernels is this finding's; its saving comes
+    // from the time of its runs.
     for (const Pattern* p : list) {
       const auto span_set = timeline::IntervalSet::FromUnsorted(p->spans);
+      f.claimed = timeline::Union(f.claimed, span_set);
       explained = timeline::Union(explained, timeline::Subtract(span_set, ctx.analysis.busy_all));
     }
     out.push_back(std::move(f));

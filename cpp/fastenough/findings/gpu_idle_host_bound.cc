@@ -64,6 +64,7 @@ void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSe
             gaps[g].start, gaps[g].end, best_row[g]);
   }
   ctx.SetSaving(f, total);
+  f.claimed = idle;
   out.push_back(std::move(f));
 }
 

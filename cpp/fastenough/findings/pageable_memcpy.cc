@@ -54,8 +54,8 @@ void DetectPageableMemcpy(const DetectContext& ctx, std::vector<Finding>& out,
     f.where.push_back(loc);
   }
   ctx.SetSaving(f, exposed);
-  explained = timeline::Union(
-      explained, timeline::Subtract(timeline::IntervalSet::FromUnsorted(std::move(iv)), ctx.compute));
+  f.claimed = timeline::Subtract(timeline::IntervalSet::FromUnsorted(std::move(iv)), ctx.compute);
+  explained = timeline::Union(explained, f.claimed);
   out.push_back(std::move(f));
 }
 

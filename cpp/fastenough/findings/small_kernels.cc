@@ -56,6 +56,8 @@ void DetectSmallKernels(const DetectContext& ctx, std::vector<Finding>& out) {
     f.where.push_back(loc);
   }
   ctx.SetSaving(f, std::min(uncovered, ctx.steady_ns - busy));
+  // Its saving is device idle of the steady steps (what launches leave uncovered).
+  f.claimed = timeline::Subtract(ctx.steady_set, ctx.analysis.busy_all);
   out.push_back(std::move(f));
 }
 

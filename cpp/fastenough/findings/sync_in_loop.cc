@@ -98,6 +98,7 @@ void DetectSyncInLoop(const DetectContext& ctx, std::vector<Finding>& out,
             m.start, m.end, m.row);
   }
   ctx.SetSaving(f, idle_total);
+  f.claimed = idle_set;
   explained = timeline::Union(explained, idle_set);
   out.push_back(std::move(f));
 }

@@ -17,6 +17,7 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
   std::vector<int> steps_with_copy(ctx.steady.size(), 0);
   int32_t example = -1;
   std::vector<const analysis::CopyRow*> exposed_copies;  // the first ones, for marks
+  std::vector<timeline::Interval> spans;
   for (const auto& c : copies) {
     if (c.pageable || !IsTransferOutsideSync(ctx, c)) continue;
     const int step = ctx.StepOf(c.start_ns);
@@ -27,6 +28,7 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
     ns += c.end_ns - c.start_ns;
     exposed += (c.end_ns - c.start_ns) - c.overlap_compute_ns;
     steps_with_copy[step] = 1;
+    spans.push_back({c.start_ns, c.end_ns});
     if ((c.end_ns - c.start_ns) > c.overlap_compute_ns && exposed_copies.size() < kMaxMarks) {
       exposed_copies.push_back(&c);
     }
@@ -52,6 +54,7 @@ void DetectTransferInLoop(const DetectContext& ctx, std::vector<Finding>& out) {
             static_cast<int32_t>(c->row));
   }
   ctx.SetSaving(f, exposed);
+  f.claimed = timeline::Subtract(timeline::IntervalSet::FromUnsorted(std::move(spans)), ctx.compute);
   out.push_back(std::move(f));
 }
 

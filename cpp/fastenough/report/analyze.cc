@@ -51,7 +51,10 @@ struct RankResult {
 RankResult AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& options) {
   RankResult out;
   out.analysis = analysis::AnalyzeRank(store, options.rank);
-  out.findings = findings::DetectAll(store, out.analysis);
+  // The agent's callsites file beside the trace gives the lines of calls.
+  const analysis::SourceFrames frames{analysis::FrameClassifier(options.frame_roots),
+                                      analysis::CallSites::ForTrace(store.path)};
+  out.findings = findings::DetectAll(store, out.analysis, &frames);
   for (auto& f : out.findings) {
     if (f.rank < 0) f.rank = store.rank;
   }
@@ -107,6 +110,8 @@ Report AssembleReport(const std::vector<const trace::EventStore*>& stores,
     r.ranks.push_back(std::move(res.analysis));
     for (auto& f : res.findings) r.findings.push_back(std::move(f));
   }
+  findings::MarkClassOverlaps(r.findings);
+  r.avoidable = findings::BoundAvoidable(r.findings);
   RankFindings(r.findings);
 
   // Cross-rank summaries.

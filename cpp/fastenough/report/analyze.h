@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
@@ -20,6 +21,9 @@ struct AnalyzeOptions {
   int threads = 0;  // 0: one per input, at most the hardware concurrency
   analysis::RankOptions rank;
   size_t top_n = 20;  // rows of top_kernels / top_ops
+  // The traced program's sys.path by kind, to tell its own frames from the
+  // libraries' and fastenough's (analysis/frame_kinds.h); empty: by path alone.
+  analysis::FrameRoots frame_roots;
 };
 
 // Loads, analyses and builds the Report (findings included, ranked). A file

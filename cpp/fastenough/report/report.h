@@ -15,6 +15,7 @@
 
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
+#include "fastenough/findings/overlaps.h"
 #include "fastenough/trace/counters.h"
 #include "fastenough/trace/event_store.h"
 
@@ -105,6 +106,9 @@ struct Report {
   std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
   std::vector<std::string> shapes;               // pre-serialised JSON objects; [] for now
   std::vector<findings::Finding> findings;       // ranked by saving
+  // What the avoidable findings of each rank save together (overlapping ones
+  // once): at most a step (findings/overlaps.h).
+  std::vector<findings::AvoidableTotal> avoidable;
   std::optional<RunInfo> run;
   std::optional<std::string> decision_json;  // pre-serialised; null when absent
 };

@@ -57,8 +57,11 @@ void WriteFinding(JsonWriter& w, const findings::Finding& f) {
     w.BeginObject();
     if (!loc.file.empty()) {
       w.Field("file", loc.file);
-      w.Field("line", loc.line);
+      // The line of the call; a function known only by its def has def_line.
+      if (loc.line > 0) w.Field("line", loc.line);
+      if (loc.def_line > 0 && loc.line <= 0) w.Field("def_line", loc.def_line);
     }
+    if (!loc.inside.empty()) w.Field("inside", loc.inside);
     if (!loc.function.empty()) w.Field("function", loc.function);
     if (!loc.op.empty()) w.Field("op", loc.op);
     if (!loc.kernel.empty()) w.Field("kernel", loc.kernel);
@@ -79,6 +82,12 @@ void WriteFinding(JsonWriter& w, const findings::Finding& f) {
   w.Field("upper_bound", f.saving.upper_bound);
   w.EndObject();
   w.Field("action", f.action);
+  if (!f.overlaps.empty()) {
+    // Findings whose savings count some of the same time: not to be added up.
+    w.Key("overlaps").BeginArray();
+    for (const auto& code : f.overlaps) w.String(code);
+    w.EndArray();
+  }
   w.Key("rank");
   if (f.rank < 0) {
     w.Null();
@@ -365,6 +374,19 @@ std::string ReportToJson(const Report& r) {
   w.EndArray();
   w.Key("findings").BeginArray();
   for (const auto& f : r.findings) WriteFinding(w, f);
+  w.EndArray();
+  // avoidable: [{rank, share_of_step, per_step_ns, findings, groups}]: what
+  // the avoidable findings of a rank save together, overlapping ones once.
+  w.Key("avoidable").BeginArray();
+  for (const auto& t : r.avoidable) {
+    w.BeginObject();
+    w.Field("rank", t.rank);
+    w.Field("share_of_step", t.share_of_step);
+    w.Field("per_step_ns", t.per_step_ns);
+    w.Field("findings", t.findings);
+    w.Field("groups", t.groups);
+    w.EndObject();
+  }
   w.EndArray();
   w.Key("decision");
   if (r.decision_json) {

@@ -46,6 +46,20 @@ AgentRecord Parse(dom::object o) {
     a.profile_peak_rss_rise = IntField(profile, "peak_rss_rise_bytes").value_or(0);
     a.profile_stopped_early = Str(profile, "stopped_early");
   }
+  dom::object roots;
+  if (o["python_roots"].get_object().get(roots) == simdjson::SUCCESS) {
+    auto list = [&](const char* key, std::vector<std::string>* into) {
+      dom::array arr;
+      if (roots[key].get_array().get(arr) != simdjson::SUCCESS) return;
+      for (dom::element e : arr) {
+        std::string_view s;
+        if (e.get_string().get(s) == simdjson::SUCCESS) into->emplace_back(s);
+      }
+    };
+    list("user", &a.python_roots.user);
+    list("library", &a.python_roots.library);
+    list("tool", &a.python_roots.tool);
+  }
   a.batch_dim = IntField(o, "batch_dim").value_or(0);
   a.tool_pause_ns = IntField(o, "tool_pause_ns").value_or(0);
   a.tool_pauses = IntField(o, "tool_pauses").value_or(0);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/findings/finding.h"
 
 namespace fastenough::rundir {
@@ -62,6 +63,9 @@ struct AgentRecord {
   std::vector<DataLoaderInfo> dataloaders;
   std::map<std::string, StepSplit> step_split;         // by mode
   std::map<std::string, findings::Location> call_site;  // of the main model's calls, by mode
+  // The program's sys.path by kind ("python_roots": {"user": [..], "library":
+  // [..], "tool": [..]}), to tell its frames in the trace apart.
+  analysis::FrameRoots python_roots;
   std::string json;  // the whole record, minified (meta.agents)
 
   bool in_the_loop() const { return role == "main" || role == "rank"; }

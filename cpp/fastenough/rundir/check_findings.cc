@@ -90,6 +90,8 @@ ChecksFile ReadCheckFindings(const std::string& path, const char* label,
         findings::Location loc;
         if (wo["file"].get_string().get(sv) == simdjson::SUCCESS) loc.file = std::string(sv);
         loc.line = static_cast<int>(IntField(wo, "line").value_or(0));
+        loc.def_line = static_cast<int>(IntField(wo, "def_line").value_or(0));
+        if (wo["inside"].get_string().get(sv) == simdjson::SUCCESS) loc.inside = std::string(sv);
         if (wo["function"].get_string().get(sv) == simdjson::SUCCESS) loc.function = std::string(sv);
         if (wo["op"].get_string().get(sv) == simdjson::SUCCESS) loc.op = std::string(sv);
         if (wo["kernel"].get_string().get(sv) == simdjson::SUCCESS) loc.kernel = std::string(sv);

@@ -25,6 +25,11 @@ void AddCpuThreadFindings(const std::vector<AgentRecord>& agents,
     workers += w;
   }
   if (processes == 0 || threads + workers <= cores) return;
+  const int64_t fit_threads = std::max<int64_t>(1, (cores - std::min(cores - 1, workers)) / processes);
+  // The only advice is fewer torch threads: when each process already runs
+  // no more than that (one thread beside idle DataLoader workers), there is
+  // nothing to change.
+  if (fit_threads >= per_process) return;
   findings::Finding f =
       findings::NewFinding("cpu-oversubscribed", findings::Verdict::kAvoidable, -1);
   f.source = "agent";
@@ -43,7 +48,7 @@ void AddCpuThreadFindings(const std::vector<AgentRecord>& agents,
   f.evidence.emplace_back("torch_threads_per_process", per_process);
   f.evidence.emplace_back("dataloader_workers", workers);
   f.evidence.emplace_back("threads_total", threads + workers);
-  const int64_t fit = std::max<int64_t>(1, (cores - std::min(cores - 1, workers)) / processes);
+  const int64_t fit = fit_threads;
   f.evidence.emplace_back("suggested_threads_per_process", fit);
   f.action = "Set torch.set_num_threads(" + std::to_string(fit) + ") (or OMP_NUM_THREADS=" +
              std::to_string(fit) + ") in each process so that threads x processes does not "

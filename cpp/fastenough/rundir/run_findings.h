@@ -9,6 +9,7 @@
 // program (an in-memory dataset on a CPU-only job): dataloader_advice.cc.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,15 @@ struct StepBoundInputs {
   std::optional<double> window_busy_share;
   std::string window_mode;
   bool memory_near_limit = false;
+  // What the avoidable findings of each rank save together, as a share of a
+  // step (findings/overlaps.h): step-bound then describes what remains.
+  std::map<int, double> avoidable_share;
+  // Share of the profiled steps each rank spent in collectives (c10d ops'
+  // own time): a gloo job waits in c10d::allreduce_, which is no host compute.
+  std::map<int, double> comm_share;
+  // A job of several processes whose communication the trace did not show
+  // (gloo jobs run without the profiler window by default).
+  bool distributed_untraced = false;
 };
 
 void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Finding>* out);

@@ -165,6 +165,43 @@ TEST(RundirCpuThreads, FittingThreadsAreFine) {
   EXPECT_EQ(Ev<int64_t>(out[0], "dataloader_workers"), 2);
 }
 
+TEST(RundirCpuThreads, OneThreadBesideWorkersIsNothingToChange) {
+  // One torch thread and two DataLoader workers on two cores: "set one
+  // thread" would change nothing (issue 22: a no-op fix).
+  std::vector<findings::Finding> out;
+  AddCpuThreadFindings({Rank(0, 1, 2, 2)}, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(RundirStepBound, DescribesWhatTheAvoidableFindingsLeave) {
+  StepBoundInputs in;
+  in.steps = {Summary("eval", 10000000)};
+  in.avoidable_share[0] = 0.807;
+  std::vector<findings::Finding> out;
+  AddStepBoundFindings(in, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].title.find("Beyond the avoidable findings (together at most 81% of a step)"),
+            0u) << out[0].title;
+  EXPECT_EQ(out[0].action.find("Nothing here is avoidable"), std::string::npos) << out[0].action;
+  EXPECT_DOUBLE_EQ(Ev<double>(out[0], "avoidable_share_of_step"), 0.807);
+}
+
+TEST(RundirStepBound, CollectivesAreCommunicationNotHostCompute) {
+  // A gloo DDP job whose c10d::allreduce_ takes nearly the whole step.
+  StepBoundInputs in;
+  in.steps = {Summary("train", 10000000)};
+  in.comm_share[0] = 0.92;
+  std::vector<findings::Finding> out;
+  AddStepBoundFindings(in, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<std::string>(out[0], "bound"), "communication");
+  in.comm_share.clear();
+  in.distributed_untraced = true;
+  out.clear();
+  AddStepBoundFindings(in, &out);
+  EXPECT_EQ(Ev<std::string>(out[0], "bound"), "host compute and communication");
+}
+
 TEST(RundirDataloaderAdvice, InMemoryDatasetOnTheCpu) {
   findings::Finding f;
   f.code = "dataloader-bound";

@@ -11,6 +11,7 @@
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report_json.h"
+#include "fastenough/findings/overlaps.h"
 #include "fastenough/rundir/check_findings.h"
 #include "fastenough/rundir/meta_facts.h"
 #include "fastenough/rundir/run_files.h"
@@ -32,7 +33,10 @@ std::vector<std::string> TraceFiles(const std::string& dir) {
     auto ends = [&](const std::string& suf) {
       return name.size() >= suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0;
     };
-    if (e.is_regular_file() && (ends(".json") || ends(".json.gz"))) out.push_back(e.path().string());
+    // (rank<R>.callsites.json beside a trace is the agent's call lines, no trace)
+    if (e.is_regular_file() && (ends(".json") || ends(".json.gz")) && !ends(".callsites.json")) {
+      out.push_back(e.path().string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -155,8 +159,17 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   RunReport rr;
   std::vector<std::string>& problems = rr.problems;
 
-  // Traces first: they make the bulk of the Report. One bad file is set
-  // aside (and named) so that the other ranks are still analysed.
+  // The agents' records first: they say whose each Python frame is.
+  rr.agents = ReadAgentRecords(dir, &problems);
+  analysis::FrameRoots roots = options.frame_roots;
+  for (const AgentRecord& a : rr.agents) {
+    if (a.in_the_loop() && !a.python_roots.empty()) {
+      roots = a.python_roots;
+      break;
+    }
+  }
+  // Traces: they make the bulk of the Report. One bad file is set aside (and
+  // named) so that the other ranks are still analysed.
   rr.traces = TraceFiles(dir);
   std::vector<trace::EventStore> stores;
   stores.reserve(rr.traces.size());
@@ -186,12 +199,12 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   for (const auto& s : stores) ptrs.push_back(&s);
   report::AnalyzeOptions ao;
   ao.threads = options.threads;
+  ao.frame_roots = roots;
   rr.report = report::BuildReport(ptrs, ao);
   rr.traces = good;
   report::Report& r = rr.report;
 
   MetaFacts meta = ReadMeta(dir + "/meta.json", &problems);
-  rr.agents = ReadAgentRecords(dir, &problems);
   RunFiles files;
   ReadPhases(dir + "/phases.jsonl", &files);
   ReadSteps(dir + "/steps.jsonl", &files);
@@ -317,7 +330,32 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
     if (a.in_the_loop() && a.traced && sb.window_mode.empty()) sb.window_mode = a.profile_mode;
   }
   for (const auto& f : r.findings) sb.memory_near_limit |= f.code == "memory-near-limit";
+  // Savings that count the same part of the step are marked as overlapping;
+  // step-bound describes what the avoidable ones leave.
+  findings::MarkClassOverlaps(r.findings);
+  for (const auto& t : findings::BoundAvoidable(r.findings)) sb.avoidable_share[t.rank] = t.share_of_step;
+  for (const auto& ra : r.ranks) {
+    int64_t steps_ns = 0, comm_ns = 0;
+    for (const auto& st : ra.steps.steps) steps_ns += st.window.dur_ns();
+    for (const auto& op : ra.ops) {
+      if (op.name.rfind("c10d::", 0) == 0 || op.name.rfind("gloo:", 0) == 0 ||
+          op.name.rfind("nccl:", 0) == 0) {
+        comm_ns += op.self_ns;
+      }
+    }
+    if (steps_ns > 0 && comm_ns > 0) {
+      sb.comm_share[ra.rank] = std::min(1.0, static_cast<double>(comm_ns) / steps_ns);
+    }
+  }
+  int loop_processes = 0;
+  bool traced = false;
+  for (const AgentRecord& a : rr.agents) {
+    loop_processes += a.in_the_loop() ? 1 : 0;
+    traced = traced || a.traced;
+  }
+  sb.distributed_untraced = loop_processes > 1 && !traced;
   AddStepBoundFindings(sb, &r.findings);
+  r.avoidable = findings::BoundAvoidable(r.findings);
   report::RankFindings(r.findings);
   return rr;
 }

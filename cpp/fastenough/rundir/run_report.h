@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/report/report.h"
 #include "fastenough/rundir/agent_records.h"
 #include "fastenough/rundir/measurement.h"
@@ -30,6 +31,9 @@ struct RunReportOptions {
   // memory-headroom (a batch sweep candidate) below the second one.
   double near_limit_share = 0.95;
   double headroom_share = 0.40;
+  // The roots to classify the traces' Python frames by, when the agent's
+  // records do not carry the program's own (older run directories).
+  analysis::FrameRoots frame_roots;
 };
 
 struct RunReport {

@@ -1,9 +1,13 @@
 // step-bound: every steady phase gets a verdict, also when nothing in it is
 // avoidable. What bounds the step comes from where its time goes:
 //   input loading     data >= 30% of the step (the loader's __next__)
+//   communication     collectives >= 30% of the profiled steps (c10d ops)
 //   device compute    the device busy >= 85% of the profiler window
 //   host (launch)     a device that waits for the host
-//   host compute      no device: the model's own CPU work
+//   host compute      no device: the model's own CPU work (with gloo
+//                     communication, not told apart, in an untraced job)
+// It describes what remains after the avoidable findings of its rank: with
+// any, it says so and never that nothing is avoidable.
 // and the split into forward / backward / optimizer / data / other comes
 // from the agent's timing of the steady steps it still ran in Python (the
 // first steady steps of each mode, before it defers to its native hook).
@@ -70,15 +74,25 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
       busy = in.window_busy_share;
     }
     std::string bound, why;
+    const auto comm_it = in.comm_share.find(s->rank);
+    const double comm = comm_it == in.comm_share.end() ? 0.0 : comm_it->second;
     if (have_split && data >= 0.3) {
       bound = "input loading";
       why = "the loop waits for its next batch " + Pct(data) + " of the step";
+    } else if (comm >= 0.3) {
+      bound = "communication";
+      why = "collectives (c10d ops) take " + Pct(comm) + " of the profiled steps";
     } else if (in.has_device && busy && *busy >= 0.85) {
       bound = "device compute";
       why = "the device computes " + Pct(*busy) + " of the profiled steps";
     } else if (in.has_device && busy) {
       bound = "the host (launches and Python)";
       why = "the device is busy only " + Pct(*busy) + " of the profiled steps";
+    } else if (!in.has_device && in.distributed_untraced) {
+      bound = "host compute and communication";
+      why = "there is no device, and the collectives of this multi-process job were not "
+            "traced (gloo jobs run without the profiler window unless --trace-gloo): the CPU "
+            "work and the waits in all-reduce are not told apart";
     } else if (!in.has_device) {
       bound = "host compute";
       why = "there is no device: the model's own CPU work";
@@ -88,7 +102,12 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     if (in.memory_near_limit) bound += ", with device memory near the limit";
     findings::Finding f = findings::NewFinding("step-bound", findings::Verdict::kBounded, s->rank);
     f.source = "agent";
-    std::string title = "Steady " + (mode.empty() ? std::string() : mode + " ") + "steps (median " +
+    const auto avoid_it = in.avoidable_share.find(s->rank);
+    const double avoidable = avoid_it == in.avoidable_share.end() ? 0.0 : avoid_it->second;
+    std::string title = (avoidable > 0 ? "Beyond the avoidable findings (together at most " +
+                                             Pct(std::min(1.0, avoidable)) + " of a step), s"
+                                       : std::string("S")) +
+                        "teady " + (mode.empty() ? std::string() : mode + " ") + "steps (median " +
                         Ms(s->median_ns) + ") are bound by " + bound + ": " + why;
     if (have_split) {
       title += " (forward " + Pct(fwd) + ", backward " + Pct(bwd) + ", optimizer " + Pct(opt) +
@@ -96,6 +115,15 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     }
     f.title = title;
     f.evidence.emplace_back("bound", bound);
+    if (avoidable > 0) {
+      f.action =
+          "What the avoidable findings above do not cover is the work the step does under the "
+          "current protocol: fix those first; beyond them, gains need a different protocol "
+          "(precision, batch, model) or a faster kernel path. If the wait is then short "
+          "enough, stop there.";
+      f.evidence.emplace_back("avoidable_share_of_step", std::min(1.0, avoidable));
+    }
+    if (comm > 0) f.evidence.emplace_back("comm_share", comm);
     if (!mode.empty()) f.evidence.emplace_back("mode", mode);
     f.evidence.emplace_back("step_median_ns", s->median_ns);
     if (busy) f.evidence.emplace_back("device_busy_share", *busy);

@@ -22,9 +22,14 @@ from __future__ import annotations
 
 from fastenough.agent import passthrough
 
-_ENTRY_POINTS = (("torch.autograd.profiler", "_prepare_profiler"),
-                 ("torch.autograd.profiler", "_enable_profiler"),
-                 ("torch.autograd.profiler_legacy", "_enable_profiler_legacy"))
+# (module, owner class or None, attribute). torch.profiler's prepare_trace is
+# watched too: it imports torch._inductor (tens of MiB) before it reaches
+# _prepare_profiler, and the window must stand down before that, not be cut
+# short by the memory it costs.
+_ENTRY_POINTS = (("torch.profiler.profiler", "_KinetoProfile", "prepare_trace"),
+                 ("torch.autograd.profiler", None, "_prepare_profiler"),
+                 ("torch.autograd.profiler", None, "_enable_profiler"),
+                 ("torch.autograd.profiler_legacy", None, "_enable_profiler_legacy"))
 
 
 class ForeignProfilerWatch:
@@ -37,18 +42,19 @@ class ForeignProfilerWatch:
     def install(self, torch) -> None:
         import importlib
 
-        for module_name, name in _ENTRY_POINTS:
+        for module_name, cls_name, name in _ENTRY_POINTS:
             try:
                 module = importlib.import_module(module_name)
             except ImportError:
                 continue
-            fn = getattr(module, name, None)
+            owner = getattr(module, cls_name, None) if cls_name else module
+            fn = getattr(owner, name, None) if owner is not None else None
             if fn is None:
                 continue
             wrapper = passthrough.wrap(fn, before=self._before(name))
             if wrapper is not None:
                 self._wrappers.append(wrapper)
-                self.agent.patch(module, name, wrapper)
+                self.agent.patch(owner, name, wrapper)
 
     def _before(self, name: str):
         def before(args, kwargs):

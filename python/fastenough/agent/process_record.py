@@ -30,6 +30,21 @@ def cpu_budget() -> dict:
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
 
 
+def _roots(agent) -> dict | None:
+    if agent.torch is None:
+        return None
+    roots = getattr(agent, "_python_roots", None)
+    if roots is None:
+        from fastenough.source_roots import current_roots
+
+        try:
+            roots = current_roots()
+        except Exception:  # noqa: BLE001 - the report then classifies by path alone
+            roots = {}
+        agent._python_roots = roots
+    return roots or None
+
+
 def write(agent) -> None:
     torch = agent.torch
     watch = agent.torch_watch
@@ -76,6 +91,9 @@ def write(agent) -> None:
         "checks": agent.checks is not None,
         # fastenough.record: keys, bytes, dtypes (safetensors names), shards, writer error.
         "records": agent.outputs.summary() if agent.outputs is not None else None,
+        # The program's sys.path by kind: tells its frames in the trace from the
+        # libraries' and fastenough's (source_roots.py).
+        "python_roots": _roots(agent),
     }
     if torch is not None:
         try:

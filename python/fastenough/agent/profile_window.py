@@ -15,10 +15,21 @@ bounded that memory, but torch 2.13's CPU profiler then crashes the process
 now and then (heap corruption, segfaults in the next ops: 7 of 24 runs of
 tests/real's LSTM language model, none of 24 with one cycle), and a tool that
 crashes the program is worse than one that costs memory for a few steps.
-What bounds it instead: after each profiled step the window looks at how much
-the process's RSS (and, on CUDA, the allocator's bytes) grew since it began,
-and ends early, keeping the steps recorded so far, once that passes the
-agent's memory bound (+5% or +64 MiB, whichever is larger).
+What bounds it instead: the growth of the process's RSS since just before the
+window began is watched every 10 ms (memory_watchdog.py), and on CUDA the
+allocator's bytes after each profiled step; once either passes the agent's
+memory bound (+5% or +64 MiB, whichever is larger) the window ends at once,
+keeping the steps recorded so far, or, when not even one step fitted,
+recording nothing (the report says why). Starting the profiler would import
+torch._inductor (and with it sympy, ~70 MiB, and a change to the warnings
+filters) only to read a cudagraph setting: the window keeps that import from
+happening when the program has not made it.
+
+With Python stacks on, the window also writes, beside the trace,
+rank<R>.callsites.json: for each Python frame, the line of each call it made
+(the trace names a frame by the line of its def only). Trace findings then
+name the user's line of the call (time_sequence_prediction:29, the
+self.linear call in the loop), not the def of the function around it.
 Kineto prints "USDT: ... profiler_start" lines on stderr when a profiler starts
 and stops; those calls run with stderr captured and everything else written
 back, so the program's own stderr is what it would be without us.
@@ -28,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import os
 import re
 import shutil
@@ -57,6 +69,9 @@ class ProfileWindow:
         self._torch = None
         self.stopped_early: str | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
+        self.steps_done = 0  # profiled steps completed
+        self._watchdog = None  # memory_watchdog.MemoryWatchdog, while on
+        self._busy = False  # inside our own profiler calls (the watchdog waits)
         # foreign_profiler.ForeignProfilerWatch: told when the profiler calls are
         # ours, so that only the program's own start makes the window stand down.
         self.guard = None
@@ -73,7 +88,13 @@ class ProfileWindow:
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_initialized():
             activities.append(ProfilerActivity.CUDA)
-        with ignoring_warnings(), kineto_quiet(), self._ours():
+        # The bound counts from before the profiler starts: its start is part
+        # of its cost.
+        self._hwm_before = peak_rss_bytes()
+        self._torch = torch
+        self._base = (rss_bytes(), _device_bytes(torch))
+        self.steps_done = 0
+        with ignoring_warnings(), kineto_quiet(), self._ours(), _no_lazy_inductor(torch):
             prof = profile(
                 activities=activities,
                 record_shapes=self.shapes,
@@ -84,22 +105,49 @@ class ProfileWindow:
             )
             prof.start()
         self._prof = prof
-        self._hwm_before = peak_rss_bytes()
-        self._torch = torch
-        self._base = (rss_bytes(), _device_bytes(torch))
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack}
+        if self._base[0] is not None:
+            from fastenough.agent.memory_watchdog import MemoryWatchdog
+
+            watchdog = MemoryWatchdog(self._base[0], self.bound_of(self._base[0]),
+                                      self._over_bound)
+            if watchdog.start():
+                self._watchdog = watchdog
         self.cost_ns += time.monotonic_ns() - t0
+
+    @staticmethod
+    def bound_of(base: int) -> int:
+        return int(max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base))
+
+    def _over_bound(self, grew: int) -> None:
+        """The watchdog's call, on the main thread between two bytecodes of the
+        program: the window ends here, before the step does."""
+        if self._busy or self._prof is None:
+            return  # our own profiler call runs: the step's check ends it next
+        self.stopped_early = f"host memory grew by {grew >> 20} MiB"
+        if self.steps_done == 0:
+            self.abandon()
+            self.info.update({"trace": None, "skipped": (
+                "the profiler window recorded nothing: one step of this program costs "
+                f"torch's profiler more memory than fastenough may take (host memory grew by "
+                f"{grew >> 20} MiB within the first step; the bound is "
+                f"{self.bound_of(self._base[0]) >> 20} MiB)"),
+                "stopped_early": self.stopped_early})
+            return
+        self.stop(self.info["first_step"] + self.steps_done - 1)
 
     def step(self) -> None:
         if self._prof is not None:
             t0 = time.monotonic_ns()
+            self.steps_done += 1
             with ignoring_warnings(), kineto_quiet(), self._ours():
                 self._prof.step()
             self.cost_ns += time.monotonic_ns() - t0
 
-    def stop(self, last_step: int) -> None:
+    def stop(self, last_step: int | None) -> None:
+        self._stop_watchdog()
         prof, self._prof = self._prof, None
         if prof is None:
             return
@@ -108,6 +156,11 @@ class ProfileWindow:
         with ignoring_warnings(), kineto_quiet(), self._ours():
             prof.stop()
         rel = self._export(prof)
+        if self.with_stack:
+            try:
+                self._write_callsites(prof, rel)
+            except Exception:  # noqa: BLE001 - the trace stands without its call lines
+                pass
         # The agent's own memory: how much the window raised the process's peak
         # RSS (an upper bound: the program's own growth in those steps counts too).
         after = peak_rss_bytes()
@@ -116,8 +169,14 @@ class ProfileWindow:
                           "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early})
         self.cost_ns += time.monotonic_ns() - t0
 
+    def _stop_watchdog(self) -> None:
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.stop()
+
     def abandon(self) -> None:
         """After an internal error: stop without writing anything."""
+        self._stop_watchdog()
         prof, self._prof = self._prof, None
         if prof is not None:
             with contextlib.suppress(Exception), ignoring_warnings(), kineto_quiet(), \
@@ -127,14 +186,44 @@ class ProfileWindow:
     @contextlib.contextmanager
     def _ours(self):
         guard = self.guard
-        if guard is None:
-            yield
-            return
-        guard.ours = True
+        self._busy = True
+        if guard is not None:
+            guard.ours = True
         try:
             yield
         finally:
-            guard.ours = False
+            self._busy = False
+            if guard is not None:
+                guard.ours = False
+
+    def _write_callsites(self, prof, trace_rel: str) -> None:
+        """rank<R>.callsites.json beside the trace: for each Python frame of the
+        trace (named by its def line, "train.py(18): forward"), the line of each
+        call it made: [[frame name, callee name, call line, calls], ...]. From
+        the profiler's own event tree, whose Python calls carry their caller's
+        line; frames of torch itself are left out (no finding names them)."""
+        counts: dict[tuple, int] = {}
+        stack = list(prof.profiler.kineto_results.experimental_event_tree())
+        while stack:
+            e = stack.pop()
+            stack.extend(e.children)
+            fields = e.extra_fields
+            caller = getattr(fields, "caller", None)
+            parent = e.parent
+            if caller is None or parent is None:
+                continue
+            name = parent.name
+            if name.startswith(("torch/", "<")):
+                continue
+            key = (name, e.name, int(caller.line_number))
+            counts[key] = counts.get(key, 0) + 1
+        path = self.run_dir.file(trace_rel.replace(".pt.trace.json.gz", ".callsites.json"))
+        doc = {"schema": "fastenough.callsites/1", "trace": os.path.basename(trace_rel),
+               "calls": [[p, c, line, n] for (p, c, line), n in sorted(counts.items())]}
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f)
+        os.replace(tmp, path)
 
     def over_memory_bound(self) -> bool:
         """True once the window has made the process grow past the bound: the
@@ -164,6 +253,33 @@ class ProfileWindow:
 
 MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
+
+
+@contextlib.contextmanager
+def _no_lazy_inductor(torch):
+    """torch.profiler's start reads hasattr(torch, "_inductor"), which imports
+    torch._inductor through torch's module __getattr__ when the program never
+    did (~70 MiB, sympy, a change to the warnings filters). For the duration
+    of our start, that one lazy import reads as absent; the program's own
+    accesses (none can run meanwhile on this thread) are not affected."""
+    import sys
+
+    getattr_ = torch.__dict__.get("__getattr__")
+    if "torch._inductor" in sys.modules or getattr_ is None:
+        yield
+        return
+
+    def lazy(name):
+        if name == "_inductor":
+            raise AttributeError(name)
+        return getattr_(name)
+
+    torch.__getattr__ = lazy
+    try:
+        yield
+    finally:
+        if torch.__dict__.get("__getattr__") is lazy:
+            torch.__getattr__ = getattr_
 
 
 def _device_bytes(torch) -> int | None:

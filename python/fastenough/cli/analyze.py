@@ -106,19 +106,28 @@ def _check_paths(paths: list[str]) -> int:
     return total
 
 
+def _frame_roots() -> dict:
+    """This interpreter's sys.path by kind: a trace recorded on this machine
+    names its frames relative to the same directories (source_roots.py)."""
+    from fastenough.source_roots import current_roots
+
+    return current_roots()
+
+
 def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = False) -> dict:
     """Run the C++ analysis and return the report as a dict."""
     from fastenough import _core
 
     if threads < 0:
         raise UsageError("--threads must be 0 (automatic) or more")
+    roots = _frame_roots()
     if not show_progress:
-        return json.loads(_core.analyze_to_json(paths, None, threads))
+        return json.loads(_core.analyze_to_json(paths, None, threads, roots))
 
     from fastenough.render.progress import byte_progress
 
     with byte_progress("reading traces") as update:
-        text = _core.analyze_to_json(paths, update, threads)
+        text = _core.analyze_to_json(paths, update, threads, roots)
     return json.loads(text)
 
 
@@ -131,13 +140,14 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
     out_dir = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(out_dir):
         raise UsageError(f"{out}: no such directory {out_dir}")
+    roots = _frame_roots()
     if not show_progress:
-        result = _core.annotate_to_json(path, out, None, threads)
+        result = _core.annotate_to_json(path, out, None, threads, roots)
     else:
         from fastenough.render.progress import byte_progress
 
         with byte_progress("reading trace") as update:
-            result = _core.annotate_to_json(path, out, update, threads)
+            result = _core.annotate_to_json(path, out, update, threads, roots)
     c = result["counts"]
     sys.stderr.write(f"fastenough: annotated trace written to {out}: {c['findings']} finding(s), "
                      f"{c['slices']} place(s), {c['flows']} arrow(s); open it in "

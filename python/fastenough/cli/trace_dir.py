@@ -47,8 +47,10 @@ def select_traces(directory: str, window: int | None = None) -> DirSelection:
     workers = _worker_files(directory, names)
     if not workers:
         # Not the handler's layout: every trace-looking file, as ranks of one job.
+        # (rank<R>.callsites.json: the call lines fastenough run writes beside a trace)
         paths = [os.path.join(directory, n) for n in names
-                 if n.endswith(_TRACE_SUFFIXES) and os.path.isfile(os.path.join(directory, n))]
+                 if n.endswith(_TRACE_SUFFIXES) and not n.endswith(".callsites.json")
+                 and os.path.isfile(os.path.join(directory, n))]
         if not paths:
             raise InputNotFoundError(
                 f"{directory}: no trace files (*.pt.trace.json[.gz] or *.json[.gz]) in it")

@@ -60,7 +60,7 @@ def _memory(report: dict) -> dict:
 def finding_location(f: dict) -> str | None:
     for w in f.get("where") or []:
         if w.get("file"):
-            return f"{w['file']}:{w.get('line', 0)}"
+            return f"{w['file']}:{w.get('line') or w.get('def_line', 0)}"
     return None
 
 

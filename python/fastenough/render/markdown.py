@@ -44,6 +44,9 @@ def _findings(report: dict) -> str:
         return out[0] + line[0].upper() + line[1:] + "\n\n"
     t = sections.findings_table(report)
     out.append(_table(t, level=""))
+    together = sections.avoidable_line(report)
+    if together:
+        out.append(_text(together) + "\n\n")
     for v in views:
         out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {_text(v.title)}\n\n")
         out.append(f"- **saving**: {v.saving}\n")

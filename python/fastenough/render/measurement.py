@@ -47,9 +47,15 @@ def tool_cost_line(report: dict) -> str | None:
 
 
 def no_findings_line(report: dict) -> str:
-    subject = "run" if report.get("run") else "trace"
+    if not report.get("run"):
+        # A trace shows where the time went, not what the program did with its
+        # outputs: the agent's checks find what it cannot see.
+        return ("none in this trace. A trace cannot see padding, logits or hidden states "
+                "nobody reads, a KV cache built for scoring, autograd left on in evaluation "
+                "or duplicated weights: `fastenough run -- python your_script.py` watches "
+                "the program itself.")
     if complete(report):
-        return (f"none. Nothing in this {subject} is avoidable waste that fastenough knows how "
-                "to detect.")
+        return ("none. Nothing in this run is avoidable waste that fastenough knows how to "
+                "detect.")
     return ("none found, but the measurement was incomplete (see its first lines): this is "
             "not a clean bill of health.")

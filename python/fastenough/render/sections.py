@@ -490,9 +490,30 @@ def _relative_where(where: dict, cwd: str | None) -> dict:
     return {**where, "file": rel}
 
 
-def _saving_text(saving: dict | None) -> str:
-    text = fmt_saving(saving)
-    return "not estimated" if text == "-" else text
+def _saving_text(finding: dict) -> str:
+    text = fmt_saving(finding.get("saving"))
+    text = "not estimated" if text == "-" else text
+    overlaps = finding.get("overlaps") or []
+    if overlaps:
+        text += f"; overlaps {', '.join(overlaps)} (the same time: not to be added up)"
+    return text
+
+
+def avoidable_line(report: dict) -> str | None:
+    """What the avoidable findings save together, overlapping ones once."""
+    totals = [t for t in report.get("avoidable") or [] if t.get("findings")]
+    if not totals:
+        return None
+    parts = []
+    for t in totals:
+        share = min(1.0, t.get("share_of_step") or 0.0)
+        rank = f"rank {t['rank']}: " if len(totals) > 1 else ""
+        overlapping = t["findings"] - t.get("groups", t["findings"])
+        note = (f", {overlapping} of them overlapping others, counted once"
+                if overlapping > 0 else "")
+        parts.append(f"{rank}at most {share:.0%} of a step from {t['findings']} "
+                     f"avoidable finding{'s' if t['findings'] != 1 else ''}{note}")
+    return "Together: " + "; ".join(parts) + "."
 
 
 def findings_views(report: dict) -> list[FindingView]:
@@ -508,7 +529,7 @@ def findings_views(report: dict) -> list[FindingView]:
                 code=f.get("code", "?"),
                 verdict=f.get("verdict", "?"),
                 title=f.get("title", ""),
-                saving=_saving_text(f.get("saving")),
+                saving=_saving_text(f),
                 where=[fmt_where(_relative_where(w, cwd)) for w in (f.get("where") or [])][:5],
                 action=f.get("action", ""),
                 evidence=[f"{k} = {v}" for k, v in pairs],

@@ -79,6 +79,9 @@ def print_findings(report: dict, console: Console) -> None:
         return
     console.print(f"[bold]Findings[/bold] ({len(views)}: those that change results first, "
                   "then the largest possible saving)")
+    together = sections.avoidable_line(report)
+    if together:
+        console.print(together, markup=False, highlight=False)
     for v in views:
         head = Text()
         head.append(f"{v.rank}. ", style="bold")

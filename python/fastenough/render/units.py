@@ -76,10 +76,22 @@ def fmt_evidence_value(key: str, v) -> str:
 
 
 def fmt_where(where: dict) -> str:
+    """train.py:29 (forward); a function known only by its def says so:
+    train.py, in forward (def at line 18); a library frame below the user's
+    line is named after it: ..., inside torch/optim/lbfgs.py: step."""
     if where.get("file"):
-        loc = f"{where['file']}:{where.get('line', 0)}"
-        if where.get("function"):
-            loc += f" ({where['function']})"
+        if where.get("line"):
+            loc = f"{where['file']}:{where['line']}"
+            if where.get("function"):
+                loc += f" ({where['function']})"
+        elif where.get("function"):
+            loc = f"{where['file']}, in {where['function']}"
+            if where.get("def_line"):
+                loc += f" (def at line {where['def_line']})"
+        else:
+            loc = where["file"]
+        if where.get("inside"):
+            loc += f", inside {where['inside']}"
         return loc
     parts = []
     if where.get("op"):
@@ -104,7 +116,7 @@ def fmt_saving(saving: dict | None) -> str:
     if not saving:
         return "-"
     if saving.get("per_step_ns") == 0 and saving.get("share_of_step") in (0, 0.0):
-        return "none: nothing here is avoidable under the current protocol"
+        return "none of its own: it says what bounds the step"
     bits = []
     if saving.get("per_step_ns") not in (None, -1):
         bits.append(f"{fmt_ns(saving['per_step_ns'])}/step")
@@ -114,5 +126,6 @@ def fmt_saving(saving: dict | None) -> str:
         bits.append(fmt_ns(saving["total_ns"]) + " total")
     if not bits:
         return "-"
-    prefix = "≤ " if saving.get("upper_bound", True) else ""
+    # ≤: an upper bound from measured time; ≈: an estimate that may be exceeded.
+    prefix = "≤ " if saving.get("upper_bound", True) else "≈ "
     return prefix + " ".join(bits)

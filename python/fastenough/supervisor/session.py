@@ -56,7 +56,8 @@ def analyze_run_dir(run_dir: Path, show_progress: bool | None = None) -> dict:
     (None: when stderr is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1)."""
     from fastenough import _core
 
-    traces = sorted(p for p in (run_dir / "trace").glob("*.json*") if p.is_file())
+    traces = sorted(p for p in (run_dir / "trace").glob("*.json*")
+                    if p.is_file() and not p.name.endswith(".callsites.json"))
     if show_progress is None:
         big = sum(p.stat().st_size for p in traces) >= PROGRESS_MIN_BYTES
         show_progress = (big and sys.stderr.isatty()) or \

@@ -40,13 +40,14 @@ VOCAB_MIN = 1000  # a last dim this large after a projection reads as a vocabula
 # reshapes whose leading dims are not the pairs any more.
 _NARROW = {"select", "slice", "index", "narrow", "index_select", "take_along_dim"}
 _RESHAPE = {"view", "_unsafe_view", "reshape", "_reshape_alias", "flatten", "as_strided"}
+_ALIAS = {"detach", "alias"}
 # Reads outside the dispatcher: the whole tensor is read.
 _HOST_READS = ("tolist", "numpy", "__array__", "__dlpack__")
 
 
 class _Entry:
     __slots__ = ("ref", "shape", "nbytes", "lead", "pairs", "after", "children", "used",
-                 "group")
+                 "group", "alias")
 
     def __init__(self, t, lead, after, group=None):
         # A weak reference: the window must not keep a tensor the program has let
@@ -68,6 +69,9 @@ class _Entry:
         # collector frees, and it held a model output (and its whole graph)
         # alive long after the program had let go of it.
         self.group = group
+        # Made by detach/alias: autograd saves a detached alias of an output it
+        # needs for backward (log_softmax's), which is no read of its own.
+        self.alias = False
 
 
 class LogitsCheck:
@@ -192,7 +196,7 @@ class LogitsCheck:
             # A group is read when one of its entries is a leaf or is consumed;
             # siblings (values and indices of max) count once.
             groups = {id(e.group or e): (e.group or e).pairs for e in self._entries.values()
-                      if e.after and (e.children == 0 or e.used)}
+                      if e.after and (e.used or (e.children == 0 and not e.alias))}
             read = sum(groups.values())
             read = min(read, self._positions)
             self.windows.append({"positions": self._positions, "positions_read": read,
@@ -238,6 +242,15 @@ class LogitsCheck:
             if o.dim() >= src.lead and tuple(o.shape[: src.lead]) == tuple(
                     src.shape[: src.lead]) and name not in _RESHAPE:
                 new = _Entry(o, src.lead, src.after, src.group or src)
+            elif name in _RESHAPE:
+                # A reshape that only regroups the pair dims ([1, 64, D] -> [64, D]
+                # and back: matmul decomposes that way at the dispatcher) keeps
+                # the same pairs.
+                feat = src.shape[src.lead:]
+                lead = o.dim() - len(feat)
+                if lead >= 0 and tuple(o.shape[lead:]) == feat \
+                        and _prod(o.shape[:lead]) == src.pairs:
+                    new = _Entry(o, lead, src.after, src.group or src)
             elif name in _NARROW or (name == "gather" and _dim(args, kwargs) < src.lead):
                 feat = len(src.shape) - src.lead
                 lead = o.dim() - feat
@@ -250,6 +263,7 @@ class LogitsCheck:
                 new.after = True
                 self._op_ns += ns
                 self._mark_vocab(new)
+            new.alias = name in _ALIAS
             self._entries[id(o)] = new
             src.children += 1
             made = True
@@ -290,6 +304,13 @@ class LogitsCheck:
             n["probe_full_ns"] = w["op_ns"]
             n["probe_kept_ns"] = int(w["op_ns"] * (1 - unread))
         return n
+
+
+def _prod(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
 
 
 def _dim(args, kwargs) -> int:

@@ -69,9 +69,11 @@ def findings_html(report: dict) -> str:
     if not views:
         line = measurement.no_findings_line(report)
         return f'<p class="empty">{esc(line[0].upper() + line[1:])}</p>' + lint
+    together = sections.avoidable_line(report)
     intro = (f'<p class="note">{len(views)} finding{"s" if len(views) != 1 else ""}: those '
-             "that change results first, then the largest possible saving. A saving is an "
-             "upper bound from measured time.</p>")
+             "that change results first, then the largest possible saving. A saving marked "
+             "≤ is an upper bound from measured time; one marked ≈ is an estimate that the "
+             "real saving may exceed." + (f" {esc(together)}" if together else "") + "</p>")
     raw = report.get("findings") or []
     return intro + "".join(
         finding_html(v, lint_section.also_in_source(raw[v.rank - 1]) if v.rank - 1 < len(raw) else [])
