@@ -157,10 +157,9 @@ class ProfileWindow:
             prof.stop()
         rel = self._export(prof)
         if self.with_stack:
-            try:
+            # (the trace stands without its call lines when they cannot be written)
+            with contextlib.suppress(Exception):
                 self._write_callsites(prof, rel)
-            except Exception:  # noqa: BLE001 - the trace stands without its call lines
-                pass
         # The agent's own memory: how much the window raised the process's peak
         # RSS (an upper bound: the program's own growth in those steps counts too).
         after = peak_rss_bytes()
