@@ -3,8 +3,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <charconv>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,6 +32,7 @@ constexpr uint64_t kProgressStep = 4u << 20;
 constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
 enum class Num : uint8_t { kAbsent, kOk, kBad, kNotFinite };
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct PendingCounters {
   Counter c[16];
@@ -51,6 +55,13 @@ struct Event {
   int64_t correlation = kNone, external_id = kNone, device = kNone, stream = kNone;
   int64_t bytes = kNone, python_id = kNone, python_parent_id = kNone, stream_id = kNone;
   std::string_view input_dims, input_types, input_strides, arg_name, task_type, labels;
+  // [memory] instant events ("Bytes" with a capital B; "bytes" is a copy's size).
+  int64_t mem_bytes = kNone, total_allocated = kNone, total_reserved = kNone;
+  int64_t device_type = kNone, device_id = kNone, addr = kNone;
+  // Kernel launch figures; NaN when absent.
+  double blocks_per_sm = kNaN, warps_per_sm = kNaN, occupancy_pct = kNaN;
+  // cuda_sync "Event Sync" / "Stream Wait Event".
+  int64_t wait_on_stream = kNone, record_correlation = kNone;
   PendingCounters counters;
 };
 
@@ -139,6 +150,20 @@ error_code ReadInt(od::value v, int64_t* out, PendingCounters* pc) {
     case DecimalResult::kGarbage:
       break;
   }
+  return simdjson::SUCCESS;
+}
+
+// Reads a figure that is a measurement, not an id ("blocks per SM":
+// 414.51852): a double is exact enough. Strings and non-finite values leave
+// *out unchanged.
+error_code ReadDouble(od::value v, double* out) {
+  od::json_type t;
+  if (auto e = v.type().get(t)) return e;
+  if (t != od::json_type::number) return simdjson::SUCCESS;
+  std::string_view text = TrimRight(v.raw_json_token());
+  double x;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec == std::errc() && ptr == text.data() + text.size() && std::isfinite(x)) *out = x;
   return simdjson::SUCCESS;
 }
 
@@ -234,6 +259,28 @@ error_code ReadArgs(od::value v, Event* ev) {
       e = ReadString(a, &ev->task_type);
     } else if (key == "Stream Id") {
       e = ReadInt(a, &ev->stream_id, &ev->counters);
+    } else if (key == "blocks per SM") {
+      e = ReadDouble(a, &ev->blocks_per_sm);
+    } else if (key == "warps per SM") {
+      e = ReadDouble(a, &ev->warps_per_sm);
+    } else if (key == "est. achieved occupancy %") {
+      e = ReadDouble(a, &ev->occupancy_pct);
+    } else if (key == "Bytes") {
+      e = ReadInt(a, &ev->mem_bytes, &ev->counters);
+    } else if (key == "Total Allocated") {
+      e = ReadInt(a, &ev->total_allocated, &ev->counters);
+    } else if (key == "Total Reserved") {
+      e = ReadInt(a, &ev->total_reserved, &ev->counters);
+    } else if (key == "Device Type") {
+      e = ReadInt(a, &ev->device_type, &ev->counters);
+    } else if (key == "Device Id") {
+      e = ReadInt(a, &ev->device_id, &ev->counters);
+    } else if (key == "Addr") {
+      e = ReadInt(a, &ev->addr, &ev->counters);
+    } else if (key == "wait_on_stream") {
+      e = ReadInt(a, &ev->wait_on_stream, &ev->counters);
+    } else if (key == "wait_on_cuda_event_record_corr_id") {
+      e = ReadInt(a, &ev->record_correlation, &ev->counters);
     }
     if (e) return e;
   }
@@ -380,6 +427,7 @@ class Reader {
   void CommitSlice(Event& ev);
   void CommitMetadata(Event& ev);
   void CommitFlow(Event& ev, bool start);
+  void CommitMemory(const Event& ev);
   int64_t MapTextId(std::string_view text, bool is_pid);
   EventKind KindOf(StringId cat_id, std::string_view cat);
   void ClassifyPending();
@@ -463,7 +511,10 @@ void Reader::Commit(Event& ev) {
     case 'M': CommitMetadata(ev); return;
     case 's': CommitFlow(ev, true); return;
     case 'f': CommitFlow(ev, false); return;
-    case 't': case 'i': case 'I': case 'C': return;  // not used by the analyses
+    case 'i': case 'I':
+      if (ev.name == "[memory]") CommitMemory(ev);
+      return;
+    case 't': case 'C': return;  // not used by the analyses
     default: store_->counters().Add(Counter::unknown_phase); return;
   }
 }
@@ -512,11 +563,40 @@ void Reader::CommitSlice(Event& ev) {
   }
   const bool pending = !(ev.has_cat && !ev.cat.empty());
   store_->AddSlice(r);
+  const auto row = static_cast<uint32_t>(store_->size() - 1);
+  if (r.kind == EventKind::kKernel &&
+      !(std::isnan(ev.blocks_per_sm) && std::isnan(ev.warps_per_sm) && std::isnan(ev.occupancy_pct))) {
+    store_->kernel_args.push_back({row, ev.blocks_per_sm, ev.warps_per_sm, ev.occupancy_pct});
+  }
+  if (r.kind == EventKind::kDeviceSync &&
+      (ev.wait_on_stream != kNone || ev.record_correlation != kNone)) {
+    store_->sync_waits.push_back({row, ev.wait_on_stream, ev.record_correlation});
+  }
   if (pending) {
     StringId tt = ev.task_type.empty() ? kNoString : store_->strings().Intern(ev.task_type);
     int64_t sid = ev.stream_id != kNone ? ev.stream_id : (ev.stream != kNone ? ev.stream : tid_stream);
     pending_.push_back({static_cast<int32_t>(store_->size() - 1), tt, sid, ev.device != kNone});
   }
+}
+
+void Reader::CommitMemory(const Event& ev) {
+  // {"ph": "i", "name": "[memory]", "ts": ..., "args": {"Device Type": 1, "Device Id": 0,
+  //  "Addr": ..., "Bytes": -4096, "Total Allocated": ..., "Total Reserved": ...}}
+  if (ev.ts_state != Num::kOk) {
+    store_->counters().Add(Counter::event_missing_ts);
+    return;
+  }
+  MemoryEvent m;
+  m.ts_ns = ev.ts;
+  m.pid = ev.pid;
+  m.tid = ev.tid;
+  m.device_type = ev.device_type;
+  m.device_id = ev.device_id;
+  m.addr = ev.addr;
+  m.bytes = ev.mem_bytes == kNone ? 0 : ev.mem_bytes;
+  m.total_allocated = ev.total_allocated;
+  m.total_reserved = ev.total_reserved;
+  store_->memory_events.push_back(m);
 }
 
 void Reader::CommitMetadata(Event& ev) {
@@ -698,7 +778,8 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
           e = ReadString(f.value(), &s);
           d.name = std::string(s);
         } else if (k == "id" || k == "totalGlobalMem" || k == "computeMajor" ||
-                   k == "computeMinor" || k == "numSms") {
+                   k == "computeMinor" || k == "numSms" || k == "maxThreadsPerMultiprocessor" ||
+                   k == "warpSize") {
           e = ReadInt(f.value(), &x, &pc);
           if (x != kNone) {
             if (k == "id") d.id = x;
@@ -706,6 +787,8 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
             if (k == "computeMajor") d.compute_major = static_cast<int>(x);
             if (k == "computeMinor") d.compute_minor = static_cast<int>(x);
             if (k == "numSms") d.num_sms = static_cast<int>(x);
+            if (k == "maxThreadsPerMultiprocessor") d.max_threads_per_sm = static_cast<int>(x);
+            if (k == "warpSize") d.warp_size = static_cast<int>(x);
           }
         }
         if (e) return;
