@@ -24,8 +24,10 @@
 // programming, the DAG longest path networkx computes for HTA).
 //
 // Where we differ from HTA, and why (docs/trace-depth.md):
-//   - the window is all steady steps, not one annotation instance; events
-//     count when they lie wholly inside it (HTA's clipping);
+//   - the window is the steady steps, not one annotation instance: the first
+//     kCriticalPathMaxSteps of them (the graph has two nodes per event, and a
+//     long profiler window would cost more than the rest of the analysis);
+//     events count when they lie wholly inside it (HTA's clipping);
 //   - HTA's queue-length test for launch delays is replaced by "the stream's
 //     previous op ended before the launch call began" (what it approximates);
 //   - a blocking copy call (cudaMemcpy, hipMemcpyWithStream, ...) gets a sync
@@ -95,7 +97,8 @@ struct CriticalPath {
   std::string status = "no-events";
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
-  int64_t window_ns = 0;  // Σ steady windows
+  int64_t window_ns = 0;  // Σ of the windows analysed
+  int64_t steady_steps = 0;  // steady windows of the rank; the first kCriticalPathMaxSteps are analysed
   int64_t node_count = 0;
   int64_t edge_count = 0;
   bool cuda_sync_events = false;  // the trace has cuda_sync rows (else syncs are inferred)
@@ -109,14 +112,16 @@ struct CriticalPath {
   int64_t sync_ns = 0;
   std::vector<CriticalPathStream> streams;  // by (device, stream)
   std::vector<CriticalPathItem> top;        // up to kCriticalPathTop, heaviest first
-  std::vector<CriticalPathStep> steps;      // one per steady window
+  std::vector<CriticalPathStep> steps;      // one per window analysed
   std::vector<PathSegment> segments;        // time order (not in the JSON)
   timeline::IntervalSet on_path;            // union of the segments (not in the JSON)
 };
 
 constexpr size_t kCriticalPathTop = 10;
+constexpr size_t kCriticalPathMaxSteps = 32;
 
-// steady: SteadyWindows(); the window is steady.front().start .. steady.back().end.
+// steady: SteadyWindows(); the window runs from the first steady window's
+// start to the end of the last one analysed.
 CriticalPath AnalyzeCriticalPath(const trace::EventStore& store,
                                  const std::vector<timeline::StepWindow>& steady);
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <tuple>
 #include <utility>
 
+#include "fastenough/analysis/device_breakdown.h"
 #include "fastenough/analysis/op_roles.h"
 #include "fastenough/analysis/steady_window.h"
 #include "fastenough/timeline/interval_set.h"
@@ -28,29 +29,28 @@ struct Piece {
 
 // range_utils.merge_ranges_with_value: sweep the kernel endpoints (a start
 // before an end at the same time) and keep the running sum where positive.
-std::vector<Piece> SmEfficiencyCurve(std::vector<std::pair<timeline::Interval, double>> kernels) {
-  struct End {
-    int64_t t;
-    int type;  // 0 start, 1 end
-    double v;
-  };
-  std::vector<End> ends;
-  ends.reserve(kernels.size() * 2);
-  for (const auto& [iv, v] : kernels) {
-    ends.push_back({iv.start, 0, v});
-    ends.push_back({iv.end, 1, v});
-  }
-  std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) {
-    return a.t != b.t ? a.t < b.t : a.type < b.type;
-  });
+std::vector<Piece> SmEfficiencyCurve(const std::vector<std::pair<timeline::Interval, double>>& kernels) {
+  // `kernels` come sorted by start; only the ends need sorting. Merging the
+  // two lists with starts first at equal times is the plugin's endpoint order.
+  std::vector<std::pair<int64_t, double>> ends;
+  ends.reserve(kernels.size());
+  for (const auto& [iv, v] : kernels) ends.emplace_back(iv.end, v);
+  std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Piece> out;
-  if (ends.empty()) return out;
-  int64_t last_t = ends[0].t;
+  if (kernels.empty()) return out;
+  int64_t last_t = kernels.front().first.start;
   double sum = 0;
-  for (const End& e : ends) {
-    if (e.t > last_t && sum > 1e-12) out.push_back({last_t, e.t, std::min(sum, 1.0)});
-    last_t = e.t;
-    sum += e.type == 0 ? e.v : -e.v;
+  size_t i = 0, j = 0;
+  while (i < kernels.size() || j < ends.size()) {
+    const bool start = i < kernels.size() && (j >= ends.size() || kernels[i].first.start <= ends[j].first);
+    const int64_t t = start ? kernels[i].first.start : ends[j].first;
+    if (t > last_t && sum > 1e-12) out.push_back({last_t, t, std::min(sum, 1.0)});
+    last_t = t;
+    if (start) {
+      sum += kernels[i++].second;
+    } else {
+      sum -= ends[j++].second;
+    }
   }
   return out;
 }
@@ -92,31 +92,61 @@ struct KernelArgsView {
 }  // namespace
 
 KernelEfficiency AnalyzeKernelEfficiency(const EventStore& s, const StepStats& steps,
-                                         const std::vector<timeline::StepWindow>& steady) {
+                                         const std::vector<timeline::StepWindow>& steady,
+                                         const std::vector<uint32_t>& device_index) {
   KernelEfficiency out;
-  // Launch figures by row (the side table is in row order).
-  std::vector<std::pair<uint32_t, KernelArgsView>> args;
-  args.reserve(s.kernel_args.size());
-  for (const auto& a : s.kernel_args) args.push_back({a.row, {a.blocks_per_sm, a.warps_per_sm, a.occupancy_pct}});
-  out.has_launch_args = !args.empty();
+  // Launch figures by row: the side table's index, or -1.
+  std::vector<int32_t> args_index(s.size(), -1);
+  for (size_t i = 0; i < s.kernel_args.size(); ++i) args_index[s.kernel_args[i].row] = static_cast<int32_t>(i);
+  out.has_launch_args = !s.kernel_args.empty();
   auto args_of = [&](uint32_t row) -> KernelArgsView {
-    auto it = std::lower_bound(args.begin(), args.end(), row,
-                               [](const auto& p, uint32_t r) { return p.first < r; });
-    return it != args.end() && it->first == row ? it->second : KernelArgsView{};
+    const int32_t i = args_index[row];
+    if (i < 0) return {};
+    const auto& a = s.kernel_args[static_cast<size_t>(i)];
+    return {a.blocks_per_sm, a.warps_per_sm, a.occupancy_pct};
   };
 
-  std::vector<int8_t> tc(s.strings().size(), -1);
-  std::map<int32_t, std::vector<uint32_t>> by_device;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s.kind[i] == EventKind::kKernel) by_device[s.device[i]].push_back(static_cast<uint32_t>(i));
+  std::vector<int8_t> tc(s.strings().size(), -1), comm(s.strings().size(), -1);
+  std::vector<int32_t> name_slot(s.strings().size(), -1);  // per device, reset after it
+  // Kernels per device in start order: the device index is sorted by
+  // (device, stream, start), so each device's streams are merged.
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>> by_device;
+  {
+    std::vector<size_t> runs;  // run starts inside the current device's rows
+    auto finish = [&] {
+      if (by_device.empty()) return;
+      auto& rows = by_device.back().second;
+      runs.push_back(rows.size());
+      auto less = [&](uint32_t x, uint32_t y) {
+        return s.ts_ns[x] != s.ts_ns[y] ? s.ts_ns[x] < s.ts_ns[y] : x < y;
+      };
+      for (size_t k = 1; k + 1 < runs.size(); ++k) {
+        std::inplace_merge(rows.begin(), rows.begin() + static_cast<long>(runs[k]),
+                           rows.begin() + static_cast<long>(runs[k + 1]), less);
+      }
+      runs.clear();
+    };
+    int64_t stream = trace::kNone;
+    for (uint32_t r : device_index) {
+      if (s.kind[r] != EventKind::kKernel) continue;
+      if (by_device.empty() || by_device.back().first != s.device[r]) {
+        finish();
+        by_device.push_back({s.device[r], {}});
+        stream = trace::kNone;
+      }
+      auto& rows = by_device.back().second;
+      if (s.stream[r] != stream) {
+        runs.push_back(rows.size());
+        stream = s.stream[r];
+      }
+      rows.push_back(r);
+    }
+    finish();
   }
   std::vector<timeline::StepWindow> all_steps;
   for (const auto& r : steps.steps) all_steps.push_back(r.window);
 
   for (auto& [device, rows] : by_device) {
-    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-      return s.ts_ns[a] != s.ts_ns[b] ? s.ts_ns[a] < s.ts_ns[b] : a < b;
-    });
     DeviceEfficiency d;
     d.device = device;
     for (const auto& p : s.device_properties) {
@@ -144,8 +174,11 @@ KernelEfficiency AnalyzeKernelEfficiency(const EventStore& s, const StepStats& s
       if (t < 0) t = IsTensorCoreKernelName(s.name_of(r)) ? 1 : 0;
       row_tc[k] = static_cast<uint8_t>(t);
     }
-    const timeline::IntervalSet busy = timeline::IntervalSet::FromUnsorted(std::move(ivs));
-    const std::vector<Piece> curve = SmEfficiencyCurve(std::move(blocks));
+    // Rows are in start order: the union builds in one pass.
+    timeline::IntervalSet busy;
+    for (const auto& iv : ivs) busy.AppendSorted(iv);
+    ivs = {};
+    const std::vector<Piece> curve = SmEfficiencyCurve(blocks);
 
     // Per window sums; windows are disjoint and in time order.
     auto accumulate = [&](const std::vector<timeline::StepWindow>& windows, std::vector<Acc>& acc) {
@@ -196,21 +229,31 @@ KernelEfficiency AnalyzeKernelEfficiency(const EventStore& s, const StepStats& s
       double occ_w = 0, blocks_w = 0, warps_w = 0;
       int64_t occ_t = 0, blocks_t = 0, warps_t = 0;
       bool tc = false;
+      bool comm = false;
     };
-    std::map<StringId, NameAcc> names;
+    std::vector<std::pair<StringId, NameAcc>> names;
     for (size_t k = 0; k < rows.size(); ++k) {
       const uint32_t r = rows[k];
       if (WindowOf(steady, s.ts_ns[r]) < 0) continue;
-      NameAcc& n = names[s.name[r]];
+      int32_t& slot = name_slot[s.name[r]];
+      if (slot < 0) {
+        slot = static_cast<int32_t>(names.size());
+        names.push_back({s.name[r], NameAcc{}});
+      }
+      NameAcc& n = names[static_cast<size_t>(slot)].second;
       const int64_t dur = s.dur_ns[r];
       ++n.count;
       n.ns += dur;
       n.tc = row_tc[k];
+      int8_t& c = comm[s.name[r]];
+      if (c < 0) c = IsCommunicationKernel(s, r) ? 1 : 0;
+      n.comm = c == 1;
       const KernelArgsView& a = row_args[k];
       if (a.occ >= 0) { n.occ_w += a.occ * dur; n.occ_t += dur; }
       if (a.blocks >= 0) { n.blocks_w += a.blocks * dur; n.blocks_t += dur; }
       if (a.warps >= 0) { n.warps_w += a.warps * dur; n.warps_t += dur; }
     }
+    for (const auto& [id, n] : names) name_slot[id] = -1;
     for (const auto& [id, n] : names) {
       KernelOccupancy k;
       k.name = std::string(s.strings().Get(id));
@@ -224,6 +267,7 @@ KernelEfficiency AnalyzeKernelEfficiency(const EventStore& s, const StepStats& s
       k.blocks_per_sm = n.blocks_t > 0 ? n.blocks_w / static_cast<double>(n.blocks_t) : kNaN;
       k.warps_per_sm = n.warps_t > 0 ? n.warps_w / static_cast<double>(n.warps_t) : kNaN;
       k.tensor_core = n.tc;
+      k.communication = n.comm;
       out.kernels.push_back(std::move(k));
     }
     out.devices.push_back(std::move(d));

@@ -59,6 +59,7 @@ struct KernelOccupancy {
   double blocks_per_sm = 0;           // duration-weighted; NaN when absent
   double warps_per_sm = 0;            // duration-weighted; NaN when absent
   bool tensor_core = false;
+  bool communication = false;  // NCCL/RCCL/HCCL: few blocks by design
 };
 
 struct KernelEfficiency {
@@ -67,8 +68,10 @@ struct KernelEfficiency {
   std::vector<KernelOccupancy> kernels;   // by total_ns desc, then name
 };
 
-// windows: SteadyWindows(); steps: every step (per-step figures).
+// steady: SteadyWindows(); steps: every step (per-step figures); device_index:
+// DeviceActivityIndex() (device activity by device, stream, start).
 KernelEfficiency AnalyzeKernelEfficiency(const trace::EventStore& store, const StepStats& steps,
-                                         const std::vector<timeline::StepWindow>& steady);
+                                         const std::vector<timeline::StepWindow>& steady,
+                                         const std::vector<uint32_t>& device_index);
 
 }  // namespace fastenough::analysis

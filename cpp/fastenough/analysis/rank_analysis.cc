@@ -23,7 +23,7 @@ RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& opti
   if (options.depth) {
     r.steady = SteadyWindows(store, r.steps);
     r.step_breakdown = AnalyzeStepBreakdown(store, r.steps);
-    r.efficiency = AnalyzeKernelEfficiency(store, r.steps, r.steady);
+    r.efficiency = AnalyzeKernelEfficiency(store, r.steps, r.steady, index);
     r.memory = AnalyzeMemory(store, r.steps);
     r.critical_path = AnalyzeCriticalPath(store, r.steady);
     r.graphs = AnalyzeGraphLaunches(store);
