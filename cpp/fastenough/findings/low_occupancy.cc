@@ -4,8 +4,8 @@
 // (analysis/kernel_efficiency.h). Hot: at least 10% of the device's kernel
 // time in the steady steps. Far below capacity: fewer thread blocks than SMs
 // (blocks per SM < 1: some SMs have nothing to run for the whole kernel) or
-// an estimated achieved occupancy under 10% (under a tenth of the warps an SM
-// can hold). Duration-weighted over the kernel's steady calls.
+// an estimated achieved occupancy above 0 and under 10% (under a tenth of the
+// warps an SM can hold; CUPTI writes 0 when it cannot estimate). Duration-weighted over the kernel's steady calls.
 // Collectives are left out: NCCL/RCCL run on a few blocks by design.
 // Verdict insufficient-evidence: register-heavy GEMMs run at low occupancy by
 // design and fast; only a kernel profile can tell (named in `missing`). No
@@ -30,7 +30,9 @@ void DetectLowOccupancy(const DetectContext& ctx, std::vector<Finding>& out) {
   for (const auto& k : eff.kernels) {  // heaviest first
     if (!(k.share_of_kernel_time >= kHotShare) || k.communication) continue;
     const bool small_grid = k.blocks_per_sm < 1.0;  // NaN compares false
-    const bool low_occ = k.occupancy_pct < kLowOccupancyPct;
+    // 0 is CUPTI's answer when it cannot estimate (kernels with opt-in shared
+    // memory above 48 KiB report 0): not a measurement.
+    const bool low_occ = k.occupancy_pct > 0 && k.occupancy_pct < kLowOccupancyPct;
     if (!small_grid && !low_occ) continue;
     low.push_back(&k);
     low_share += k.share_of_kernel_time;
