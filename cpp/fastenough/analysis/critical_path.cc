@@ -42,9 +42,9 @@ bool IsHostKind(EventKind k) {
   return k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver;
 }
 
-// Node ids are 2 * row (start) and 2 * row + 1 (end) of the store's rows, so
-// no per-event tables are needed beyond a membership bitmap; rows outside the
-// graph are isolated nodes the path never takes.
+// Node ids are 2 * local (start) and 2 * local + 1 (end), local being the
+// event's index among the rows inside the window: the path's tables are sized
+// by the window, not by the whole trace.
 class Graph {
  public:
   Graph(const EventStore& s, int64_t lo, int64_t hi) : s_(s), lo_(lo), hi_(hi) {}
@@ -54,7 +54,7 @@ class Graph {
   bool LongestPath(std::vector<uint32_t>* path_edges);
 
   int64_t Ts(uint32_t node) const {
-    const size_t r = node >> 1;
+    const size_t r = rows_[node >> 1];
     return (node & 1) ? s_.end_ns(r) : s_.ts_ns[r];
   }
   int64_t Weight(const Edge& e) const {
@@ -63,33 +63,35 @@ class Graph {
   }
   const EventStore& s_;
   int64_t lo_, hi_;
-  std::vector<uint8_t> in_;  // row -> in the graph
+  std::vector<uint32_t> rows_;  // local -> row
+  std::vector<int32_t> local_;  // row -> local, -1 outside the window
   int64_t graph_rows_ = 0;
   std::vector<Edge> edges_;
   bool cuda_sync_ = false;
 
  private:
-  static uint32_t Start(int32_t row) { return 2 * static_cast<uint32_t>(row); }
-  static uint32_t End(int32_t row) { return 2 * static_cast<uint32_t>(row) + 1; }
-  bool InGraph(int32_t row) const { return row != kNoRow && in_[static_cast<size_t>(row)]; }
+  uint32_t Start(int32_t row) const { return 2 * static_cast<uint32_t>(local_[static_cast<size_t>(row)]); }
+  uint32_t End(int32_t row) const { return 2 * static_cast<uint32_t>(local_[static_cast<size_t>(row)]) + 1; }
+  bool InGraph(int32_t row) const { return row != kNoRow && local_[static_cast<size_t>(row)] >= 0; }
   void Add(uint32_t src, uint32_t dst, EdgeKind kind, int32_t row, bool zero = false) {
     edges_.push_back({src, dst, row, kind, zero});
   }
-  static int32_t RowOfNode(uint32_t node) { return static_cast<int32_t>(node >> 1); }
+  int32_t RowOfNode(uint32_t node) const { return static_cast<int32_t>(rows_[node >> 1]); }
   void BuildHost();
   void BuildDevice();
 };
 
 void Graph::Build() {
-  in_.assign(s_.size(), 0);
+  local_.assign(s_.size(), -1);
   for (size_t i = 0; i < s_.size(); ++i) {
     const EventKind k = s_.kind[i];
     if (k == EventKind::kDeviceSync) cuda_sync_ = true;
     if (!IsHostKind(k) && !trace::IsDeviceActivity(k)) continue;
     if (s_.ts_ns[i] < lo_ || s_.end_ns(i) > hi_) continue;
-    in_[i] = 1;
-    ++graph_rows_;
+    local_[i] = static_cast<int32_t>(rows_.size());
+    rows_.push_back(static_cast<uint32_t>(i));
   }
+  graph_rows_ = static_cast<int64_t>(rows_.size());
   edges_.reserve(static_cast<size_t>(graph_rows_) * 5 / 2);
   BuildHost();
   BuildDevice();
@@ -112,8 +114,8 @@ void Graph::BuildHost() {
   std::vector<uint32_t> host_rows;
   int64_t last_pid = 0, last_tid = 0;
   uint32_t last_thread = UINT32_MAX;
-  for (size_t r = 0; r < s_.size(); ++r) {
-    if (!in_[r] || !IsHostKind(s_.kind[r])) continue;
+  for (const uint32_t r : rows_) {
+    if (!IsHostKind(s_.kind[r])) continue;
     if (last_thread == UINT32_MAX || s_.pid[r] != last_pid || s_.tid[r] != last_tid) {
       last_pid = s_.pid[r];
       last_tid = s_.tid[r];
@@ -121,7 +123,7 @@ void Graph::BuildHost() {
                                          static_cast<uint32_t>(thread_index.size()))
                         .first->second;
     }
-    host_rows.push_back(static_cast<uint32_t>(r));
+    host_rows.push_back(r);
     thread_of.push_back(last_thread);
   }
   // Thread order by (pid, tid), as the map orders them.
@@ -207,8 +209,8 @@ void Graph::BuildDevice() {
     }
     return bl == 1;
   };
-  for (size_t r = 0; r < s_.size(); ++r) {
-    if (in_[r] && trace::IsDeviceActivity(s_.kind[r])) items.push_back({s_.ts_ns[r], static_cast<uint32_t>(r)});
+  for (const uint32_t r : rows_) {
+    if (trace::IsDeviceActivity(s_.kind[r])) items.push_back({s_.ts_ns[r], r});
   }
   if (cuda_sync_) {
     for (size_t i = 0; i < s_.size(); ++i) {
@@ -350,8 +352,8 @@ void Graph::BuildDevice() {
     for (const Item& it : items) device_ends.push_back({s_.end_ns(it.row), it.row});
     std::sort(device_ends.begin(), device_ends.end());
   }
-  for (size_t b = 0; b < s_.size(); ++b) {
-    if (!in_[b] || (s_.kind[b] != EventKind::kRuntime && s_.kind[b] != EventKind::kDriver)) continue;
+  for (const uint32_t b : rows_) {
+    if (s_.kind[b] != EventKind::kRuntime && s_.kind[b] != EventKind::kDriver) continue;
     if (!is_blocking(b)) continue;
     const auto call = static_cast<int32_t>(b);
     if (auto own = own_last.find(call); own != own_last.end()) {
@@ -367,7 +369,7 @@ void Graph::BuildDevice() {
 }
 
 bool Graph::LongestPath(std::vector<uint32_t>* path_edges) {
-  const size_t n = 2 * s_.size();
+  const size_t n = 2 * rows_.size();
   std::vector<uint32_t> offset(n + 1, 0), indeg(n, 0);
   for (const Edge& e : edges_) {
     ++offset[e.src + 1];
@@ -455,7 +457,7 @@ CriticalPath AnalyzeCriticalPath(const EventStore& s, const std::vector<timeline
   for (uint32_t e : path) {
     const Edge& edge = g.edges_[e];
     if (edge.kind == EdgeKind::kSync && edge.dst % 2 == 1) {
-      const uint32_t call = edge.dst / 2;
+      const uint32_t call = g.rows_[edge.dst / 2];
       if (!trace::IsDeviceActivity(s.kind[call])) sync_calls.push_back({s.ts_ns[call], s.end_ns(call)});
     }
     const int64_t w = g.Weight(edge);

@@ -94,11 +94,17 @@ void WriteEfficiency(JsonWriter& w, const Report& r) {
       w.Key("steady").BeginObject();
       WriteFigures(w, d.steady);
       w.EndObject();
+      // Per step only the ratios (the ns figures follow from the step's
+      // window and stay in `steady`): a long profiler window has many steps.
       w.Key("steps").BeginArray();
       for (size_t i = 0; i < d.steps.size(); ++i) {
+        const auto& f = d.steps[i];
         w.BeginObject();
         w.Field("number", ra.steps.steps[i].window.number);
-        WriteFigures(w, d.steps[i]);
+        w.Field("gpu_utilization", f.gpu_utilization);
+        w.Field("sm_efficiency", f.sm_efficiency);
+        w.Field("achieved_occupancy_pct", f.achieved_occupancy_pct);
+        w.Field("tensor_core_share", f.tensor_core_share);
         w.EndObject();
       }
       w.EndArray();

@@ -7,7 +7,7 @@
 //                    steps: [{number, start_ns, end_ns, dur_ns, <category>_ns...,
 //                    plugin: {start_ns, end_ns, dur_ns, <category>_ns...} | null}]}]}
 //   efficiency      {has_launch_args, devices: [{rank, device, num_sms, max_warps_per_sm,
-//                    steady: {<figures>}, steps: [{number, <figures>}]}],
+//                    steady: {<figures>}, steps: [{number, <the four ratios>}]}],
 //                    kernels: [top kernels by steady time, with their launch figures]}
 //   memory          [{rank, device, ..., peak, lifetimes, steps, timeline}]
 //   critical_path   {per_rank: [{rank, status, ..., streams, top, steps}]}
