@@ -92,6 +92,7 @@ def test_every_finding_code_is_in_the_catalog():
         "gpu-idle-host-bound", "small-kernels", "sync-in-loop", "pageable-memcpy",
         "transfer-in-loop", "cpu-fallback", "serial-small-gemm", "unfused-projections",
         "no-tensor-cores", "dataloader-bound", "comm-not-overlapped", "straggler-rank",
+        "low-occupancy", "memory-near-limit",
     }
     for f in analyze(WASTE)["findings"]:
         assert f["code"] in known

@@ -132,8 +132,8 @@ def test_markdown_is_paste_ready(trace_report):
     md = report_to_markdown(trace_report)
     assert md.startswith("# fastenough report\n")
     headings = re.findall(r"^## (.+)$", md, re.M)
-    assert headings == ["Findings", "Steady steps", "Device time", "Top kernels and ops",
-                        "Reproducibility record"]
+    assert headings == ["Findings", "Steady steps", "Device time", "Trace in depth",
+                        "Top kernels and ops", "Reproducibility record"]
     assert md.count("<details>") == md.count("</details>") >= 3
     # Only the folding tags: nothing else that a PR comment would show as raw HTML.
     assert set(re.findall(r"</?([a-z]+)", md)) <= {"details", "summary"}

@@ -1,5 +1,7 @@
 #include "fastenough/analysis/rank_analysis.h"
 
+#include "fastenough/analysis/steady_window.h"
+
 namespace fastenough::analysis {
 
 RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& options) {
@@ -18,6 +20,15 @@ RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& opti
   r.launch = AnalyzeLaunches(store, index);
   r.kernels = AggregateKernels(store, index, busy_sum);
   r.ops = AggregateOps(store);
+  if (options.depth) {
+    r.steady = SteadyWindows(store, r.steps);
+    r.step_breakdown = AnalyzeStepBreakdown(store, r.steps);
+    r.efficiency = AnalyzeKernelEfficiency(store, r.steps, r.steady, index);
+    r.memory = AnalyzeMemory(store, r.steps);
+    r.critical_path = AnalyzeCriticalPath(store, r.steady);
+    r.graphs = AnalyzeGraphLaunches(store);
+    r.compiled = AnalyzeCompiledRegions(store);
+  }
   return r;
 }
 

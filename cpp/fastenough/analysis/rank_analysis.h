@@ -6,8 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/analysis/critical_path.h"
 #include "fastenough/analysis/device_breakdown.h"
+#include "fastenough/analysis/graph_launches.h"
+#include "fastenough/analysis/kernel_efficiency.h"
 #include "fastenough/analysis/launch_stats.h"
+#include "fastenough/analysis/memory_timeline.h"
+#include "fastenough/analysis/step_breakdown.h"
 #include "fastenough/analysis/steps.h"
 #include "fastenough/analysis/top_kernels.h"
 #include "fastenough/analysis/top_ops.h"
@@ -18,6 +23,9 @@ namespace fastenough::analysis {
 
 struct RankOptions {
   BreakdownOptions breakdown;
+  // The deeper analyses (per-step breakdown, kernel efficiency, memory,
+  // critical path, graphs); off only to measure what they cost.
+  bool depth = true;
 };
 
 struct RankAnalysis {
@@ -29,6 +37,14 @@ struct RankAnalysis {
   LaunchStats launch;
   std::vector<KernelRow> kernels;  // every kernel name, heaviest first
   std::vector<OpRow> ops;          // every cpu op name, heaviest (inclusive) first
+  // The deeper analyses (docs/trace-depth.md); empty when RankOptions::depth is off.
+  std::vector<timeline::StepWindow> steady;  // SteadyWindows(): what they measure over
+  StepBreakdown step_breakdown;
+  KernelEfficiency efficiency;
+  std::vector<MemoryTimeline> memory;
+  CriticalPath critical_path;
+  GraphStats graphs;
+  CompiledRegions compiled;
 };
 
 RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& options = {});

@@ -50,6 +50,11 @@ const std::vector<CatalogEntry>& Catalog() {
       {"straggler-rank", "trace", "One rank is consistently late into collectives",
        "Find what makes that rank slower before the collective (uneven data, a different "
        "device, a noisy neighbour, host contention) and balance it."},
+      {"low-occupancy", "trace", "Hot kernel runs far below the device's capacity",
+       "Check the kernel with a profiler (Nsight Compute / rocprof) before changing it: a grid "
+       "with fewer blocks than SMs wants a larger batch or a split-K / persistent kernel; a "
+       "resource-limited one (registers, shared memory) may need another kernel or tile "
+       "configuration; torch.compile max-autotune or a library upgrade may pick a better one."},
       {"autograd-in-eval", "agent", "Autograd graph recorded in an evaluation forward",
        "Wrap evaluation in torch.inference_mode() (or no_grad)."},
       {"train-mode-in-eval", "agent", "Training-mode layers during evaluation",

@@ -4,6 +4,7 @@
 // (also multi-process iterators). Saving bound: device idle during those
 // ranges inside steady steps (a faster loader or prefetch could fill it); in a
 // trace without device activity, the loader's time inside steady steps.
+#include "fastenough/analysis/op_roles.h"
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detectors.h"
 
@@ -16,7 +17,7 @@ void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
   bool any = false;
   for (StringId id = 1; id < st.strings().size(); ++id) {
     const std::string_view s = st.strings().Get(id);
-    if (s.rfind("enumerate(DataLoader)", 0) == 0 ||
+    if (s.rfind("enumerate(DataLoader)", 0) == 0 || analysis::IsDataLoadingName(s) ||
         (s.find("DataLoader") != std::string_view::npos && s.find("__next__") != std::string_view::npos)) {
       is_dl[id] = 1;
       any = true;

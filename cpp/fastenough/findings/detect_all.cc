@@ -23,9 +23,14 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   DetectTransferInLoop(ctx, out);
   DetectCpuFallback(ctx, out);
   DetectNoTensorCores(ctx, out);
-  DetectSmallKernels(ctx, out);
+  // Graph replays recorded without their kernels make the device look idle:
+  // the idle-based findings would report that false idle time.
+  const bool false_idle = analysis.graphs.kernels_missing();
+  if (!false_idle) DetectSmallKernels(ctx, out);
   DetectCommNotOverlapped(ctx, out);
-  DetectGpuIdleHostBound(ctx, explained, out);
+  if (!false_idle) DetectGpuIdleHostBound(ctx, explained, out);
+  DetectLowOccupancy(ctx, out);
+  DetectMemoryNearLimit(ctx, out);
   // Savings that count the same time are marked as overlapping (never added up).
   MarkTraceOverlaps(out, ctx.steady_set);
   // Every finding can be found in an annotated trace: one without places of
@@ -36,6 +41,7 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
               ctx.steady.back().end_ns);
     }
   }
+  AddDepthEvidence(ctx, explained, out);
   return out;
 }
 

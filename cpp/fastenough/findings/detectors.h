@@ -31,6 +31,13 @@ void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
 void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out);
 void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSet& explained,
                             std::vector<Finding>& out);
+// From the deeper analyses (RankAnalysis): low-occupancy, and memory-near-limit
+// of a trace recorded with profile_memory=True.
+void DetectLowOccupancy(const DetectContext& ctx, std::vector<Finding>& out);
+void DetectMemoryNearLimit(const DetectContext& ctx, std::vector<Finding>& out);
+// Adds efficiency and critical-path evidence to the findings (depth_evidence.cc).
+void AddDepthEvidence(const DetectContext& ctx, const timeline::IntervalSet& explained,
+                      std::vector<Finding>& out);
 
 // Helpers shared by the detectors.
 void AddEvidence(Finding& f, std::string key, EvidenceValue v);

@@ -26,8 +26,10 @@
 //             when more than one rank)
 //   top_kernels: [{name, count, total_ns, mean_ns, share_of_busy}]
 //   top_ops / top_ops_by_self: [{name, count, total_ns, self_ns}]
+//   step_breakdown, efficiency, memory, critical_path, graphs: depth_json.h
 #include "fastenough/report/report_json.h"
 
+#include "fastenough/report/depth_json.h"
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::report {
@@ -369,6 +371,7 @@ std::string ReportToJson(const Report& r) {
   WriteOps(w, "top_ops", r.top_ops);
   WriteOps(w, "top_ops_by_self", r.top_ops_self);
   WriteLaunch(w, r);
+  WriteDepth(w, r);
   w.Key("shapes").BeginArray();
   for (const auto& s : r.shapes) w.Raw(s);
   w.EndArray();

@@ -3,8 +3,10 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,6 +31,7 @@ constexpr uint64_t kProgressStep = 4u << 20;
 constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
 enum class Num : uint8_t { kAbsent, kOk, kBad, kNotFinite };
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct PendingCounters {
   Counter c[16];
@@ -51,6 +54,13 @@ struct Event {
   int64_t correlation = kNone, external_id = kNone, device = kNone, stream = kNone;
   int64_t bytes = kNone, python_id = kNone, python_parent_id = kNone, stream_id = kNone;
   std::string_view input_dims, input_types, input_strides, arg_name, task_type, labels;
+  // [memory] instant events ("Bytes" with a capital B; "bytes" is a copy's size).
+  int64_t mem_bytes = kNone, total_allocated = kNone, total_reserved = kNone;
+  int64_t device_type = kNone, device_id = kNone, addr = kNone;
+  // Kernel launch figures; NaN when absent.
+  double blocks_per_sm = kNaN, warps_per_sm = kNaN, occupancy_pct = kNaN;
+  // cuda_sync "Event Sync" / "Stream Wait Event".
+  int64_t wait_on_stream = kNone, record_correlation = kNone;
   PendingCounters counters;
 };
 
@@ -142,6 +152,21 @@ error_code ReadInt(od::value v, int64_t* out, PendingCounters* pc) {
   return simdjson::SUCCESS;
 }
 
+// Reads a figure that is a measurement, not an id ("blocks per SM":
+// 414.51852): parsed as a decimal scaled by 10^6 (the fast path the
+// timestamps take), then divided, so it is exact to a millionth. Strings and
+// non-finite values leave *out unchanged.
+error_code ReadDouble(od::value v, double* out) {
+  od::json_type t;
+  if (auto e = v.type().get(t)) return e;
+  if (t != od::json_type::number) return simdjson::SUCCESS;
+  int64_t x;
+  if (ParseScaledDecimal(TrimRight(v.raw_json_token()), 6, &x) == DecimalResult::kOk) {
+    *out = static_cast<double>(x) / 1e6;
+  }
+  return simdjson::SUCCESS;
+}
+
 // pid / tid: a number, a numeric string, or a label such as "Spans".
 error_code ReadId(od::value v, int64_t* out, std::string_view* text_out, PendingCounters* pc) {
   od::json_type t;
@@ -193,6 +218,69 @@ error_code ReadRaw(od::value v, std::string_view* out) {
   return simdjson::SUCCESS;
 }
 
+// The args the deeper analyses use (kernel launch figures, allocator events,
+// event-sync waits). Kept out of line and behind the other keys, so that the
+// hot path of ReadArgs stays as it was: an unused key ("queued", "grid",
+// "Sequence number") costs a call and a switch on its length.
+// key == lit for the literal keys of events and args: a byte loop of known
+// length, which the compiler unrolls. (string_view's operator== ends in an
+// out-of-line compare() call per key once the reader grows past the
+// inliner's budget: twice the instructions for the same parse.)
+template <size_t N>
+inline bool KeyIs(std::string_view k, const char (&lit)[N]) {
+  if (k.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i) {
+    if (k[i] != lit[i]) return false;
+  }
+  return true;
+}
+
+// Equality of the keys this reader adds, kept apart from string_view's
+// operator== so that the hot path's comparisons stay inlined as before.
+[[gnu::noinline]] bool Same(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+[[gnu::noinline]] error_code ReadDepthArg(std::string_view key, od::value a, Event* ev) {
+  switch (key.size()) {
+    case 4:
+      if (KeyIs(key, "Addr")) return ReadInt(a, &ev->addr, &ev->counters);
+      break;
+    case 5:
+      if (KeyIs(key, "Bytes")) return ReadInt(a, &ev->mem_bytes, &ev->counters);
+      break;
+    case 9:
+      if (KeyIs(key, "Device Id")) return ReadInt(a, &ev->device_id, &ev->counters);
+      break;
+    case 11:
+      if (KeyIs(key, "Device Type")) return ReadInt(a, &ev->device_type, &ev->counters);
+      break;
+    case 12:
+      if (KeyIs(key, "warps per SM")) return ReadDouble(a, &ev->warps_per_sm);
+      break;
+    case 13:
+      if (KeyIs(key, "blocks per SM")) return ReadDouble(a, &ev->blocks_per_sm);
+      break;
+    case 14:
+      if (KeyIs(key, "Total Reserved")) return ReadInt(a, &ev->total_reserved, &ev->counters);
+      if (KeyIs(key, "wait_on_stream")) return ReadInt(a, &ev->wait_on_stream, &ev->counters);
+      break;
+    case 15:
+      if (KeyIs(key, "Total Allocated")) return ReadInt(a, &ev->total_allocated, &ev->counters);
+      break;
+    case 25:
+      if (KeyIs(key, "est. achieved occupancy %")) return ReadDouble(a, &ev->occupancy_pct);
+      break;
+    case 33:
+      if (KeyIs(key, "wait_on_cuda_event_record_corr_id")) {
+        return ReadInt(a, &ev->record_correlation, &ev->counters);
+      }
+      break;
+    default: break;
+  }
+  return simdjson::SUCCESS;
+}
+
 error_code ReadArgs(od::value v, Event* ev) {
   od::json_type t;
   if (auto e = v.type().get(t)) return e;
@@ -206,34 +294,36 @@ error_code ReadArgs(od::value v, Event* ev) {
     if (auto e = f.unescaped_key().get(key)) return e;
     od::value a = f.value();
     error_code e = simdjson::SUCCESS;
-    if (key == "External id" || key == "external id") {
+    if (KeyIs(key, "External id") || KeyIs(key, "external id")) {
       e = ReadInt(a, &ev->external_id, &ev->counters);
-    } else if (key == "correlation") {
+    } else if (KeyIs(key, "correlation")) {
       e = ReadInt(a, &ev->correlation, &ev->counters);
-    } else if (key == "Input Dims") {
+    } else if (KeyIs(key, "Input Dims")) {
       e = ReadRaw(a, &ev->input_dims);
-    } else if (key == "Input type") {
+    } else if (KeyIs(key, "Input type")) {
       e = ReadRaw(a, &ev->input_types);
-    } else if (key == "Input Strides") {
+    } else if (KeyIs(key, "Input Strides")) {
       e = ReadRaw(a, &ev->input_strides);
-    } else if (key == "device") {
+    } else if (KeyIs(key, "device")) {
       e = ReadInt(a, &ev->device, &ev->counters);
-    } else if (key == "stream") {
+    } else if (KeyIs(key, "stream")) {
       e = ReadInt(a, &ev->stream, &ev->counters);
-    } else if (key == "bytes") {
+    } else if (KeyIs(key, "bytes")) {
       e = ReadInt(a, &ev->bytes, &ev->counters);
-    } else if (key == "Python id") {
+    } else if (KeyIs(key, "Python id")) {
       e = ReadInt(a, &ev->python_id, &ev->counters);
-    } else if (key == "Python parent id") {
+    } else if (KeyIs(key, "Python parent id")) {
       e = ReadInt(a, &ev->python_parent_id, &ev->counters);
-    } else if (key == "name") {
+    } else if (KeyIs(key, "name")) {
       e = ReadString(a, &ev->arg_name);
-    } else if (key == "labels") {
+    } else if (KeyIs(key, "labels")) {
       e = ReadString(a, &ev->labels);
-    } else if (key == "Task Type") {
+    } else if (KeyIs(key, "Task Type")) {
       e = ReadString(a, &ev->task_type);
-    } else if (key == "Stream Id") {
+    } else if (KeyIs(key, "Stream Id")) {
       e = ReadInt(a, &ev->stream_id, &ev->counters);
+    } else {
+      e = ReadDepthArg(key, a, ev);
     }
     if (e) return e;
   }
@@ -252,25 +342,25 @@ error_code ParseEvent(od::parser& parser, const char* p, size_t len, size_t capa
     if (auto e = f.unescaped_key().get(key)) return e;
     od::value v = f.value();
     error_code e = simdjson::SUCCESS;
-    if (key == "ph") {
+    if (KeyIs(key, "ph")) {
       ev->has_ph = true;
       e = ReadString(v, &ev->ph);
-    } else if (key == "name") {
+    } else if (KeyIs(key, "name")) {
       e = ReadString(v, &ev->name);
-    } else if (key == "cat") {
+    } else if (KeyIs(key, "cat")) {
       ev->has_cat = true;
       e = ReadString(v, &ev->cat);
-    } else if (key == "ts") {
+    } else if (KeyIs(key, "ts")) {
       e = ReadTime(v, &ev->ts_state, &ev->ts, &ev->counters, &ev->ts_string);
-    } else if (key == "dur") {
+    } else if (KeyIs(key, "dur")) {
       e = ReadTime(v, &ev->dur_state, &ev->dur, &ev->counters);
-    } else if (key == "pid") {
+    } else if (KeyIs(key, "pid")) {
       e = ReadId(v, &ev->pid, &ev->pid_text, &ev->counters);
-    } else if (key == "tid") {
+    } else if (KeyIs(key, "tid")) {
       e = ReadId(v, &ev->tid, &ev->tid_text, &ev->counters);
-    } else if (key == "args") {
+    } else if (KeyIs(key, "args")) {
       e = ReadArgs(v, ev);
-    } else if (key == "id") {
+    } else if (KeyIs(key, "id")) {
       ev->has_id = true;
       e = ReadString(v, &ev->id);
     }
@@ -380,6 +470,9 @@ class Reader {
   void CommitSlice(Event& ev);
   void CommitMetadata(Event& ev);
   void CommitFlow(Event& ev, bool start);
+  // Out of line: rare, and keeping them out keeps the hot path inlined.
+  [[gnu::noinline]] void CommitInstant(const Event& ev);
+  [[gnu::noinline]] void CommitLaunchFigures(const Event& ev, EventKind kind);
   int64_t MapTextId(std::string_view text, bool is_pid);
   EventKind KindOf(StringId cat_id, std::string_view cat);
   void ClassifyPending();
@@ -463,7 +556,8 @@ void Reader::Commit(Event& ev) {
     case 'M': CommitMetadata(ev); return;
     case 's': CommitFlow(ev, true); return;
     case 'f': CommitFlow(ev, false); return;
-    case 't': case 'i': case 'I': case 'C': return;  // not used by the analyses
+    case 'i': case 'I': CommitInstant(ev); return;
+    case 't': case 'C': return;  // not used by the analyses
     default: store_->counters().Add(Counter::unknown_phase); return;
   }
 }
@@ -512,10 +606,45 @@ void Reader::CommitSlice(Event& ev) {
   }
   const bool pending = !(ev.has_cat && !ev.cat.empty());
   store_->AddSlice(r);
+  if (r.kind == EventKind::kKernel || r.kind == EventKind::kDeviceSync) CommitLaunchFigures(ev, r.kind);
   if (pending) {
     StringId tt = ev.task_type.empty() ? kNoString : store_->strings().Intern(ev.task_type);
     int64_t sid = ev.stream_id != kNone ? ev.stream_id : (ev.stream != kNone ? ev.stream : tid_stream);
     pending_.push_back({static_cast<int32_t>(store_->size() - 1), tt, sid, ev.device != kNone});
+  }
+}
+
+void Reader::CommitInstant(const Event& ev) {
+  // Only the allocator's events are used:
+  // {"ph": "i", "name": "[memory]", "ts": ..., "args": {"Device Type": 1, "Device Id": 0,
+  //  "Addr": ..., "Bytes": -4096, "Total Allocated": ..., "Total Reserved": ...}}
+  if (!Same(ev.name, "[memory]")) return;
+  if (ev.ts_state != Num::kOk) {
+    store_->counters().Add(Counter::event_missing_ts);
+    return;
+  }
+  MemoryEvent m;
+  m.ts_ns = ev.ts;
+  m.pid = ev.pid;
+  m.tid = ev.tid;
+  m.device_type = ev.device_type;
+  m.device_id = ev.device_id;
+  m.addr = ev.addr;
+  m.bytes = ev.mem_bytes == kNone ? 0 : ev.mem_bytes;
+  m.total_allocated = ev.total_allocated;
+  m.total_reserved = ev.total_reserved;
+  store_->memory_events.push_back(m);
+}
+
+void Reader::CommitLaunchFigures(const Event& ev, EventKind kind) {
+  // The row just added: a kernel's launch figures, a cuda_sync's event wait.
+  const auto row = static_cast<uint32_t>(store_->size() - 1);
+  if (kind == EventKind::kKernel &&
+      !(std::isnan(ev.blocks_per_sm) && std::isnan(ev.warps_per_sm) && std::isnan(ev.occupancy_pct))) {
+    store_->kernel_args.push_back({row, ev.blocks_per_sm, ev.warps_per_sm, ev.occupancy_pct});
+  }
+  if (kind == EventKind::kDeviceSync && (ev.wait_on_stream != kNone || ev.record_correlation != kNone)) {
+    store_->sync_waits.push_back({row, ev.wait_on_stream, ev.record_correlation});
   }
 }
 
@@ -698,7 +827,8 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
           e = ReadString(f.value(), &s);
           d.name = std::string(s);
         } else if (k == "id" || k == "totalGlobalMem" || k == "computeMajor" ||
-                   k == "computeMinor" || k == "numSms") {
+                   k == "computeMinor" || k == "numSms" || Same(k, "maxThreadsPerMultiprocessor") ||
+                   Same(k, "warpSize")) {
           e = ReadInt(f.value(), &x, &pc);
           if (x != kNone) {
             if (k == "id") d.id = x;
@@ -706,6 +836,8 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
             if (k == "computeMajor") d.compute_major = static_cast<int>(x);
             if (k == "computeMinor") d.compute_minor = static_cast<int>(x);
             if (k == "numSms") d.num_sms = static_cast<int>(x);
+            if (Same(k, "maxThreadsPerMultiprocessor")) d.max_threads_per_sm = static_cast<int>(x);
+            if (Same(k, "warpSize")) d.warp_size = static_cast<int>(x);
           }
         }
         if (e) return;

@@ -58,6 +58,52 @@ struct DeviceProperties {
   int compute_major = 0;
   int compute_minor = 0;
   int num_sms = 0;
+  int max_threads_per_sm = 0;  // "maxThreadsPerMultiprocessor"; 0 unknown
+  int warp_size = 0;           // "warpSize" (32 on NVIDIA, 64 on AMD CDNA); 0 unknown
+  // Resident warps an SM can hold at most; 0 when the trace does not say.
+  int max_warps_per_sm() const {
+    return warp_size > 0 ? max_threads_per_sm / warp_size : 0;
+  }
+};
+
+// Launch figures Kineto (CUPTI) writes in a kernel's args:
+//   "args": {..., "blocks per SM": 414.51852, "warps per SM": 1658.0741,
+//            "grid": [44768, 1, 1], "block": [128, 1, 1], "est. achieved occupancy %": 75}
+// Kept for the kernels that have at least one of them (ROCm and NPU traces
+// have none). NaN: that figure was absent.
+struct KernelLaunchArgs {
+  uint32_t row = 0;
+  double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double warps_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double occupancy_pct = std::numeric_limits<double>::quiet_NaN();
+};
+
+// One allocator event of a trace recorded with profile_memory=True:
+//   {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": P, "tid": T,
+//    "ts": 1669783687464300, "args": {"Device Type": 1, "Device Id": 1, "Addr": 1399...,
+//    "Bytes": 5242880, "Total Allocated": 5435638784, "Total Reserved": 12782141440}}
+// Bytes > 0 allocates the block at Addr, < 0 frees it; the totals are the
+// allocator's figures after the event. Device Type is c10::DeviceType (0 CPU,
+// 1 CUDA, ...); kNone where a field was absent.
+struct MemoryEvent {
+  int64_t ts_ns = 0;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t device_type = kNone;
+  int64_t device_id = kNone;
+  int64_t addr = kNone;
+  int64_t bytes = 0;
+  int64_t total_allocated = kNone;
+  int64_t total_reserved = kNone;
+};
+
+// The event a CUDA event synchronisation waits on, from a cuda_sync row:
+//   {"cat": "cuda_sync", "name": "Event Sync", "args": {"wait_on_stream": 7,
+//    "wait_on_cuda_event_record_corr_id": 1533, "stream": -1, "correlation": 1536, ...}}
+struct SyncWaitArgs {
+  uint32_t row = 0;
+  int64_t wait_on_stream = kNone;
+  int64_t record_correlation = kNone;  // correlation of the cudaEventRecord call
 };
 
 // One row as a reader hands it over; optional fields stay at their defaults.
@@ -140,6 +186,10 @@ class EventStore {
   std::string backend;         // distributedInfo.backend
   int64_t base_time_ns = kNone;  // baseTimeNanoseconds when present
   std::vector<DeviceProperties> device_properties;
+  // Side tables for the few rows that carry them (row order).
+  std::vector<KernelLaunchArgs> kernel_args;
+  std::vector<SyncWaitArgs> sync_waits;
+  std::vector<MemoryEvent> memory_events;  // file order
   std::unordered_map<int64_t, std::string> process_names;  // pid -> process_name
   std::unordered_map<int64_t, std::string> thread_names;   // tid -> thread_name
   // Byte offset (in the decompressed text) of the ']' that closes the event

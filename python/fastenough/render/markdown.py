@@ -5,7 +5,7 @@ GitHub and GitLab render them, other viewers show them open."""
 
 from __future__ import annotations
 
-from fastenough.render import lint_section, measurement, record, sections, summary
+from fastenough.render import depth, lint_section, measurement, record, sections, summary
 
 
 def _text(s: str) -> str:
@@ -103,6 +103,17 @@ def _device(report: dict) -> str:
     return "## Device time\n\n" + out if out else ""
 
 
+def _depth(report: dict) -> str:
+    """Per-step breakdown, kernel efficiency, critical path, memory, graphs."""
+    out = ""
+    t = depth.step_breakdown_table(report)
+    if t:
+        out += _table(t)
+    for title, lines in depth.sections(report):
+        out += f"### {title}\n\n" + "".join(f"- {_text(line)}\n" for line in lines) + "\n"
+    return "## Trace in depth\n\n" + out if out else ""
+
+
 def _top(report: dict) -> str:
     out = ""
     for make in (sections.top_kernels_table, sections.top_ops_table):
@@ -143,6 +154,6 @@ def report_to_markdown(report: dict) -> str:
         out.append("\n".join(f"- **{line.split(': ', 1)[0]}**: {line.split(': ', 1)[1]}"
                              for line in figures) + "\n\n")
     out.append(_findings(report))
-    for part in (_lint, _time, _steps, _device, _top, _record):
+    for part in (_lint, _time, _steps, _device, _depth, _top, _record):
         out.append(part(report))
     return "".join(out).rstrip() + "\n"

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from fastenough.render import lint_section, measurement, sections
+from fastenough.render import depth, lint_section, measurement, sections
 
 VERDICT_STYLE = {
     "avoidable": "bold red",
@@ -64,11 +64,24 @@ def print_report(report: dict, console: Console | None = None) -> None:
         t = make(report)
         if t:
             console.print(rich_table(t))
+    print_depth(report, console)
     print_findings(report, console)
     lint_lines = lint_section.unconfirmed_lines(report)
     if lint_lines:
         console.print(f"[bold]Lint[/bold]: {lint_lines[0]}", highlight=False)
         for line in lint_lines[1:]:
+            console.print(f"   {line}", markup=False, highlight=False)
+
+
+def print_depth(report: dict, console: Console) -> None:
+    """The per-step breakdown, kernel efficiency, critical path, memory and graphs
+    (render/depth.py); names from the trace print as plain text."""
+    t = depth.step_breakdown_table(report)
+    if t:
+        console.print(rich_table(t))
+    for title, lines in depth.sections(report):
+        console.print(f"[bold]{title}[/bold]", highlight=False)
+        for line in lines:
             console.print(f"   {line}", markup=False, highlight=False)
 
 

@@ -1,0 +1,28 @@
+// The report keys of the deeper trace analyses (docs/trace-depth.md,
+// docs/report-schema.md), written after `launch`:
+//
+//   step_breakdown  {categories: [...], per_rank: [{rank, whole_trace, steady_begin,
+//                    steady_count, steady_mean: {<category>_ns..., step_ns},
+//                    plugin_steady_count, plugin_steady_mean: {...}, worst_step,
+//                    steps: [{number, start_ns, end_ns, dur_ns, <category>_ns...,
+//                    plugin: {start_ns, end_ns, dur_ns, <category>_ns...} | null}]}]}
+//   efficiency      {has_launch_args, devices: [{rank, device, num_sms, max_warps_per_sm,
+//                    steady: {<figures>}, steps: [{number, <the four ratios>}]}],
+//                    kernels: [top kernels by steady time, with their launch figures]}
+//   memory          [{rank, device, ..., peak, lifetimes, steps, timeline}]
+//   critical_path   {per_rank: [{rank, status, ..., streams, top, steps}]}
+//   graphs          {per_rank: [{rank, launch_count, ..., compiled_regions: [...]}]}
+// Absent figures are null. Empty lists when the trace has no such data.
+#pragma once
+
+#include "fastenough/report/json_writer.h"
+#include "fastenough/report/report.h"
+
+namespace fastenough::report {
+
+// Rows of `efficiency.kernels` kept (over all ranks and devices).
+constexpr size_t kEfficiencyKernelRows = 10;
+
+void WriteDepth(JsonWriter& w, const Report& r);
+
+}  // namespace fastenough::report

@@ -1,0 +1,221 @@
+"""The deeper trace analyses as rows and lines every renderer shows the same way:
+the per-step breakdown in the TensorBoard plugin's categories (steady mean and
+worst step), kernel efficiency, the critical path, memory and graph replays.
+
+Each part is optional: where the trace lacks its data the part is one line
+saying why (no ProfilerStep#N, no kernel launch figures, no [memory] events,
+no device activity). Names from the trace (kernels, ops) stay plain text here;
+each renderer escapes them for its own format. The definitions and their
+sources are in docs/trace-depth.md.
+"""
+
+from __future__ import annotations
+
+from fastenough.render.sections import Table
+from fastenough.render.units import fmt_bytes, fmt_ns, fmt_share, shorten
+
+CATEGORY_LABELS = {
+    "kernel": "Kernel",
+    "memcpy": "Memcpy",
+    "memset": "Memset",
+    "communication": "Communication",
+    "runtime": "Runtime",
+    "dataloader": "DataLoader",
+    "cpu_exec": "CPU Exec",
+    "other": "Other",
+}
+
+
+def _first(rows: list[dict]) -> dict | None:
+    return rows[0] if rows else None
+
+
+def _rank_note(rows: list[dict], row: dict) -> str:
+    return f" (rank {row.get('rank')} of {len(rows)} ranks)" if len(rows) > 1 else ""
+
+
+def step_breakdown_table(report: dict) -> Table | None:
+    """Steady mean and worst step per category, and the plugin's own step."""
+    per_rank = (report.get("step_breakdown") or {}).get("per_rank") or []
+    sb = _first(per_rank)
+    if sb is None:
+        return None
+    steps = sb.get("steps") or []
+    steady = steps[sb.get("steady_begin", 0):]
+    worst = max(steady, key=lambda s: s.get("dur_ns") or 0) if steady else None
+    mean = sb.get("steady_mean") or {}
+    plugin = sb.get("plugin_steady_mean") or {}
+    step_ns = mean.get("step_ns")
+    whole = sb.get("whole_trace")
+    worst_label = f"worst step (#{worst.get('number')})" if worst and not whole else "-"
+    header = ["category", "steady mean" if not whole else "time", "share", worst_label,
+              "plugin's step (mean)"]
+    rows = []
+    for key, label in CATEGORY_LABELS.items():
+        v = mean.get(f"{key}_ns")
+        rows.append([
+            label,
+            fmt_ns(v),
+            fmt_share(v / step_ns) if v is not None and step_ns else "-",
+            fmt_ns(worst.get(f"{key}_ns")) if worst and not whole else "-",
+            fmt_ns(plugin.get(f"{key}_ns")),
+        ])
+    rows.append(["step", fmt_ns(step_ns), "100.0%" if step_ns else "-",
+                 fmt_ns(worst.get("dur_ns")) if worst and not whole else "-",
+                 fmt_ns(plugin.get("step_ns"))])
+    if whole:
+        header.pop(3)
+        for r in rows:
+            r.pop(3)
+    count = sb.get("steady_count") or 0
+    title = ("Where the step went (TensorBoard plugin categories, "
+             + (f"{count} steady step{'s' if count != 1 else ''}" if not whole
+                else "no ProfilerStep#N: the whole trace")
+             + ")" + _rank_note(per_rank, sb))
+    note = ("steps are the ProfilerStep#N annotations; the plugin's step starts at the end of "
+            "the previous one and stretches to the end of the device work it launched "
+            f"({sb.get('plugin_steady_count', 0)} of its steps kept). Overlapping time goes to the "
+            "first category in this order.")
+    return Table(title, header, rows, note=note, right=set(range(1, len(header))))
+
+
+def efficiency_lines(report: dict) -> list[str]:
+    eff = report.get("efficiency") or {}
+    devices = eff.get("devices") or []
+    if not devices:
+        return []
+    out = []
+    for d in devices:
+        s = d.get("steady") or {}
+        parts = [f"GPU utilisation {fmt_share(s.get('gpu_utilization'))}"]
+        if s.get("sm_efficiency") is not None:
+            parts.append(f"est. SM efficiency {fmt_share(s.get('sm_efficiency'))}")
+        if s.get("achieved_occupancy_pct") is not None:
+            parts.append(f"est. achieved occupancy {s['achieved_occupancy_pct']:.1f}%")
+        if s.get("tensor_core_share") is not None:
+            parts.append(f"tensor cores {fmt_share(s['tensor_core_share'])} of kernel time")
+        label = f"rank {d.get('rank')} device {d.get('device')}"
+        out.append(f"{label}: " + ", ".join(parts))
+    if not eff.get("has_launch_args"):
+        out.append("no kernel launch figures in the trace (blocks/warps per SM, est. achieved "
+                   "occupancy: CUPTI writes them; ROCm and NPU traces have none): SM efficiency "
+                   "and occupancy are not estimated")
+    return out
+
+
+def critical_path_lines(report: dict) -> list[str]:
+    rows = (report.get("critical_path") or {}).get("per_rank") or []
+    cp = _first(rows)
+    if cp is None:
+        return []
+    if cp.get("status") != "ok":
+        why = {"no-events": "no cpu ops, runtime calls or device activity inside the steady steps",
+               "cycle": "the trace's timestamps contradict its dependencies (a cycle)"}
+        return [f"not found: {why.get(cp.get('status'), cp.get('status'))}"]
+    steps = cp.get("steps_analysed") or 1
+    length = cp.get("length_ns") or 0
+    def visible(ns) -> bool:  # parts under 0.05% would print as 0.0%
+        return bool(length) and (ns or 0) / length >= 0.0005
+
+    parts = [f"host {fmt_share(cp['host_ns'] / length)}" if length else "host -"]
+    for st in cp.get("streams") or []:
+        busy = sum(st.get(k) or 0 for k in ("compute_ns", "comm_ns", "memcpy_ns", "memset_ns"))
+        if visible(busy):
+            parts.append(f"stream {st.get('stream')} {fmt_share(busy / length)}")
+    for key, label in (("launch_delay_ns", "launch delays"), ("kernel_gap_ns", "kernel gaps")):
+        if visible(cp.get(key)):
+            parts.append(f"{label} {fmt_share(cp[key] / length)}")
+    if cp.get("steady_steps", 0) > steps:
+        scope = f"{steps} of {cp.get('steady_steps')} steady steps"
+    else:
+        scope = f"{steps} steady step" + ("s" if steps != 1 else "")
+    head = (f"{fmt_ns(length / steps)} per step{_rank_note(rows, cp)}, over {scope}: "
+            + ", ".join(parts))
+    if visible(cp.get("sync_ns")):
+        head += f"; {fmt_share(cp['sync_ns'] / length)} of it while the host waited in a sync"
+    out = [head]
+    top = cp.get("top") or []
+    if top and length:
+        out.append("on the path: " + "; ".join(
+            f"{shorten(t.get('name') or '-', 60)} ({t.get('kind')}) {fmt_share(t['ns'] / length)}"
+            for t in top[:5]))
+    if not cp.get("cuda_sync_events"):
+        out.append("no cuda_sync events in the trace: waits of sync calls are inferred from the "
+                   "device op that finished last before the call returned")
+    return out
+
+
+def memory_lines(report: dict) -> list[str]:
+    mem = report.get("memory") or []
+    if not mem:
+        return []
+    out = []
+    for m in mem:
+        line = (f"{m.get('device')}: peak allocated {fmt_bytes(m.get('peak_allocated_bytes'))}")
+        if m.get("peak_op"):
+            line += f" in {shorten(m['peak_op'], 60)}"
+        if m.get("device_type") != 0 and m.get("reserved_at_peak_bytes") is not None:
+            line += (f", reserved then {fmt_bytes(m['reserved_at_peak_bytes'])} "
+                     f"({fmt_bytes(m.get('cache_at_peak_bytes'))} allocator cache, not a leak)")
+        if m.get("capacity_bytes"):
+            line += f"; reserved peak {fmt_bytes(m.get('peak_reserved_bytes'))} of " \
+                    f"{fmt_bytes(m['capacity_bytes'])}"
+        out.append(line)
+        life = m.get("lifetimes") or {}
+        out.append(
+            f"{m.get('device')} by lifetime: "
+            f"{fmt_bytes(life.get('live_at_start_bytes'))} held before the trace began "
+            "(parameters, buffers, optimizer state); allocated (summed over allocations) and "
+            f"freed within the same step {fmt_bytes(life.get('within_step_bytes'))} "
+            "(activations, temporaries), "
+            f"held past their step {fmt_bytes(life.get('outlive_step_bytes'))}, "
+            f"outside the steps {fmt_bytes(life.get('outside_steps_bytes'))}")
+    return out
+
+
+def graphs_lines(report: dict) -> list[str]:
+    out = []
+    for g in (report.get("graphs") or {}).get("per_rank") or []:
+        rank = f"rank {g.get('rank')}: "
+        if g.get("launch_count"):
+            line = (f"{rank}{g['launch_count']} graph replays, {g.get('kernel_count', 0)} kernels "
+                    f"linked to them ({fmt_ns(g.get('device_ns'))} of device time)")
+            if g.get("kernels_missing"):
+                line += (f"; {g['launches_without_activity']} replays were recorded without "
+                         "their kernels: the device's idle time is not real, so "
+                         "gpu-idle-host-bound and small-kernels are not reported")
+            out.append(line)
+        regions = g.get("compiled_regions") or []
+        if regions:
+            out.append(f"{rank}torch.compile regions: " + "; ".join(
+                f"{shorten(r['name'], 50)} ({r['kernel_count']} kernels, "
+                f"{r['triton_kernel_count']} Triton, {fmt_ns(r['kernel_ns'])})"
+                for r in regions[:4]))
+    return out
+
+
+def missing_lines(report: dict) -> list[str]:
+    """Why a part is absent, for a trace that was read."""
+    if not report.get("inputs"):
+        return []
+    out = []
+    if not (report.get("step_breakdown") or {}).get("per_rank"):
+        out.append("per-step breakdown: the trace has no ProfilerStep#N and no cpu ops")
+    if not report.get("devices"):
+        out.append("kernel efficiency and graph replays: no device activity in the trace")
+    if not report.get("memory"):
+        out.append("memory timeline: no [memory] events (record with "
+                   "torch.profiler.profile(profile_memory=True))")
+    return out
+
+
+def sections(report: dict) -> list[tuple[str, list[str]]]:
+    """(title, lines) of the line-shaped parts, in report order; empty parts left out."""
+    parts = [
+        ("Kernel efficiency", efficiency_lines(report)),
+        ("Critical path", critical_path_lines(report)),
+        ("Memory", memory_lines(report)),
+        ("Graphs", graphs_lines(report)),
+        ("Not in this trace", missing_lines(report)),
+    ]
+    return [(title, lines) for title, lines in parts if lines]
