@@ -1,0 +1,224 @@
+"""The report invariants (DESIGN.md section 5), checked on every report the test
+suite produces: the real programs of tests/real, the demo, the corpus traces,
+the golden inputs and every `fastenough run` / `analyze --json` a test makes
+(tests/python/conftest.py checks them all).
+
+    from report_invariants import violations
+    assert not violations(report), violations(report)
+
+An oracle written apart from the code it checks: it reads only the report and
+the source files the report names. What it holds a report to:
+
+  places    a finding's file is the user's own: never fastenough's, never an
+            installed library or the standard library (those may only be
+            named as "inside"); a line is the line of a call, never a def,
+            class or decorator line (checked against the file when it can be
+            read); no made-up place ("?", line 0).
+  text      no finding's text names fastenough's own code.
+  overlaps  every code a finding says it overlaps is a finding of its rank,
+            and the relation is mutual.
+  totals    the avoidable findings of a rank, overlapping ones counted once
+            (their largest share), save at most one step; the report's
+            "avoidable" block says the same.
+  verdicts  no finding denies the avoidable findings of its rank ("nothing
+            here is avoidable" beside one).
+  savings   shares of a step lie in [0, 1]; times are not negative.
+  blind     a measurement that is not complete says why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sysconfig
+
+_LIBRARY_PACKAGES = {
+    "torch", "torchvision", "torchaudio", "transformers", "tokenizers", "accelerate",
+    "datasets", "huggingface_hub", "safetensors", "peft", "diffusers", "sentence_transformers",
+    "timm", "lightning", "pytorch_lightning", "lightning_fabric", "lightning_utilities",
+    "torchmetrics", "torch_geometric", "x_transformers", "einops", "numpy", "scipy", "tqdm",
+    "triton", "gymnasium", "matplotlib", "PIL",
+}
+_OURS = re.compile(r"(^|/)fastenough/(?!demo/)[a-z_]+")
+_DENIALS = ("nothing here is avoidable", "nothing in this trace is avoidable",
+            "no avoidable waste")
+_DEF_LINE = re.compile(r"^\s*(async\s+def|def|class)\s|^\s*@")
+
+
+def _library_dirs() -> list[str]:
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            dirs.add(os.path.abspath(p) + os.sep)
+    return sorted(dirs)
+
+
+_LIBS = _library_dirs()
+
+
+def _is_ours(path: str) -> bool:
+    return bool(_OURS.search(path))
+
+
+def _is_library(path: str) -> bool:
+    if not path or path.startswith("<"):
+        return True
+    if "/site-packages/" in path or "/dist-packages/" in path:
+        return "/site-packages/fastenough/demo/" not in path
+    if os.path.isabs(path):
+        return any(path.startswith(d) for d in _LIBS)
+    first = path.split("/", 1)[0]
+    return "/" in path and first in _LIBRARY_PACKAGES
+
+
+def _source_line(path: str, line: int, cwd: str | None) -> str | None:
+    candidates = [path] if os.path.isabs(path) else \
+        [os.path.join(d, path) for d in (cwd, os.getcwd()) if d]
+    for p in candidates:
+        try:
+            with open(p, encoding="utf-8", errors="replace") as f:
+                for i, text in enumerate(f, 1):
+                    if i == line:
+                        return text
+        except OSError:
+            continue
+    return None
+
+
+def _places(f: dict, cwd: str | None) -> list[str]:
+    out = []
+    code = f.get("code")
+    for w in f.get("where") or []:
+        path = w.get("file")
+        if path is None:
+            continue
+        where = f"{code} at {path}:{w.get('line') or w.get('def_line')}"
+        if path in ("", "?"):
+            out.append(f"{where}: a made-up place")
+            continue
+        if _is_ours(path):
+            out.append(f"{where}: a place in fastenough's own code")
+        elif _is_library(path):
+            out.append(f"{where}: a place in a library (only 'inside' may name one)")
+        line = w.get("line")
+        if line is None and not w.get("def_line"):
+            out.append(f"{where}: a file without a line")
+        if line is not None:
+            if line < 1:
+                out.append(f"{where}: line {line}")
+                continue
+            text = _source_line(path, line, cwd)
+            if text is not None and _DEF_LINE.match(text):
+                out.append(f"{where}: the line is a def/class/decorator, not a call: "
+                           f"{text.strip()!r}")
+        inside = w.get("inside")
+        if inside and _is_ours(inside):
+            out.append(f"{where}: 'inside' names fastenough's own code: {inside}")
+    return out
+
+
+def _texts(f: dict) -> list[str]:
+    out = [f.get("title") or "", f.get("action") or ""]
+    out += [v for v in (f.get("evidence") or {}).values() if isinstance(v, str)]
+    return out
+
+
+def _share(f: dict) -> float:
+    s = (f.get("saving") or {}).get("share_of_step")
+    return s if isinstance(s, (int, float)) and s > 0 else 0.0
+
+
+def _rank(f: dict) -> int:
+    r = f.get("rank")
+    return r if isinstance(r, int) and r >= 0 else 0
+
+
+def _totals(findings: list[dict]) -> dict[int, float]:
+    """Per rank: the avoidable findings' shares, overlapping ones once."""
+    by_rank: dict[int, list[dict]] = {}
+    for f in findings:
+        if f.get("verdict") == "avoidable" and _share(f) > 0:
+            by_rank.setdefault(_rank(f), []).append(f)
+    totals = {}
+    for rank, fs in by_rank.items():
+        group = list(range(len(fs)))  # union-find over "overlaps"
+        for i, a in enumerate(fs):
+            for j, b in enumerate(fs):
+                if j > i and b.get("code") in (a.get("overlaps") or []):
+                    gi, gj = _root(group, i), _root(group, j)
+                    group[gi] = gj
+        best: dict[int, float] = {}
+        for i, f in enumerate(fs):
+            g = _root(group, i)
+            best[g] = max(best.get(g, 0.0), _share(f))
+        totals[rank] = sum(best.values())
+    return totals
+
+
+def _root(group: list[int], x: int) -> int:
+    while group[x] != x:
+        x = group[x]
+    return x
+
+
+def violations(report: dict, cwd: str | None = None) -> list[str]:
+    """Every invariant the report breaks, in words; [] for a sound report."""
+    out: list[str] = []
+    findings = report.get("findings") or []
+    cwd = cwd or (report.get("meta") or {}).get("cwd")
+    for f in findings:
+        code = f.get("code")
+        out += _places(f, cwd)
+        for text in _texts(f):
+            if _is_ours(text):
+                out.append(f"{code}: its text names fastenough's own code: {text[:120]!r}")
+        saving = f.get("saving") or {}
+        share = saving.get("share_of_step")
+        if isinstance(share, (int, float)) and not 0 <= share <= 1 + 1e-9:
+            out.append(f"{code}: share_of_step {share} outside [0, 1]")
+        for key in ("per_step_ns", "total_ns"):
+            v = saving.get(key)
+            if isinstance(v, (int, float)) and v < 0:
+                out.append(f"{code}: {key} {v} < 0")
+    # overlaps: known codes of the same rank, both ways
+    by_rank_codes: dict[int, set] = {}
+    for f in findings:
+        by_rank_codes.setdefault(_rank(f), set()).add(f.get("code"))
+    for f in findings:
+        for other in f.get("overlaps") or []:
+            if other not in by_rank_codes.get(_rank(f), set()):
+                out.append(f"{f.get('code')}: overlaps {other}, no finding of its rank")
+                continue
+            mutual = any(g.get("code") == other and _rank(g) == _rank(f)
+                         and f.get("code") in (g.get("overlaps") or []) for g in findings)
+            if not mutual:
+                out.append(f"{f.get('code')} overlaps {other} but not the other way round")
+    # totals: at most a step, and what the report says
+    totals = _totals(findings)
+    for rank, total in totals.items():
+        if total > 1 + 1e-6:
+            out.append(f"rank {rank}: the avoidable findings claim {total:.0%} of a step "
+                       "together (overlapping ones counted once): more than the step")
+    said = {t.get("rank"): t for t in report.get("avoidable") or []}
+    for rank, total in totals.items():
+        t = said.get(rank)
+        if t is None:
+            out.append(f"rank {rank}: avoidable findings but no 'avoidable' total in the report")
+        elif abs(min(total, 1.0) - t.get("share_of_step", -1)) > 1e-6:
+            out.append(f"rank {rank}: the report's avoidable total {t.get('share_of_step')} is not "
+                       f"the findings' {total}")
+    # verdicts: nothing denies an avoidable finding of its rank
+    for rank in totals:
+        for f in findings:
+            if _rank(f) != rank:
+                continue
+            for text in (f.get("title") or "", f.get("action") or ""):
+                low = text.lower()
+                if any(d in low for d in _DENIALS):
+                    out.append(f"{f.get('code')} says {text[:80]!r} beside avoidable findings")
+    # a measurement that is not complete says why
+    m = report.get("measurement")
+    if isinstance(m, dict) and m.get("status") not in (None, "complete") and not m.get("reasons"):
+        out.append(f"measurement {m.get('status')} without reasons")
+    return out
