@@ -58,6 +58,18 @@ class StepHook {
     if (!deferring_ || PyThread_get_thread_ident() != main_thread_) {
       return live_pre_(module, args, kwargs);
     }
+    if (only_id_ != 0 && static_cast<int64_t>(reinterpret_cast<intptr_t>(module.ptr())) != only_id_) {
+      // Optimizer use: another optimizer of the same iteration (a GAN's
+      // generator after its discriminator) ends no step. Two of its steps in
+      // a row without the pacing one go live: the Python side chooses anew.
+      if (++others_in_a_row_ >= 2) {
+        others_in_a_row_ = 0;
+        last_live_ns_ = ClockNs(CLOCK_MONOTONIC);
+        return live_pre_(module, args, kwargs);
+      }
+      return nb::none();
+    }
+    others_in_a_row_ = 0;
     const int64_t mono = ClockNs(CLOCK_MONOTONIC);
     ++calls_;
     if (records_.size() >= capacity_ || mono - last_live_ns_ >= max_age_ns_ ||
@@ -130,6 +142,9 @@ class StepHook {
   // Model use: false while model calls are no step source (an optimizer or
   // DataLoader loop): the hook then only watches the mode, records nothing.
   bool record_;
+  // Optimizer use: id() of the optimizer whose steps end the steps (0: any).
+  int64_t only_id_ = 0;
+  int64_t others_in_a_row_ = 0;
   int64_t max_age_ns_ = 1000000000;
   size_t capacity_ = 256;
   int64_t deferred_calls_ = 0;  // outermost calls handled here without Python
@@ -302,6 +317,7 @@ void RegisterStepHook(nb::module_& m) {
       .def_rw("grad_enabled", &StepHook::grad_enabled_)
       .def_rw("mode_module", &StepHook::mode_module_)
       .def_rw("record", &StepHook::record_)
+      .def_rw("only_id", &StepHook::only_id_)
       .def_ro("deferred_calls", &StepHook::deferred_calls_)
       .def_prop_ro("pending", &StepHook::pending);
 }

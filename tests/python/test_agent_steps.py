@@ -186,41 +186,41 @@ def test_warmup_settles_on_three_close_steps():
     a = _agent(warmup_steps=3)
     ms = 1_000_000
     a.phases.durations = [900 * ms, 100 * ms]
-    assert not a.phases._settled()  # fewer than 3 steps
+    assert not a.phases._settled(a.phases.durations)  # fewer than 3 steps
     a.phases.durations.append(101 * ms)
-    assert not a.phases._settled()  # 900 is far from the median 101
+    assert not a.phases._settled(a.phases.durations)  # 900 is far from the median 101
     a.phases.durations.append(119 * ms)
-    assert a.phases._settled()  # 100, 101, 119: all within 20% of 101
+    assert a.phases._settled(a.phases.durations)  # 100, 101, 119: all within 20% of 101
     a.phases.durations.append(200 * ms)
-    assert not a.phases._settled()  # 101, 119, 200: median 119, 200 is 68% off
+    assert not a.phases._settled(a.phases.durations)  # 101, 119, 200: median 119, 200 is 68% off
 
 
 def test_warmup_minimum_and_cap():
     ms = 1_000_000
     a = _agent(warmup_steps=5, warmup_max=8)
     a.phases.durations = [10 * ms] * 4
-    assert not a.phases._settled()  # settled, but fewer than warmup_steps
+    assert not a.phases._settled(a.phases.durations)  # settled, but fewer than warmup_steps
     a.phases.durations.append(10 * ms)
-    assert a.phases._settled()
+    assert a.phases._settled(a.phases.durations)
     b = _agent(warmup_steps=3, warmup_max=8)
     b.phases.durations = [10 * ms, 50 * ms] * 3 + [10 * ms]
-    assert not b.phases._settled()  # 7 steps that never settle
+    assert not b.phases._settled(b.phases.durations)  # 7 steps that never settle
     b.phases.durations.append(50 * ms)
-    assert b.phases._settled()  # the cap
+    assert b.phases._settled(b.phases.durations)  # the cap
 
 
 def test_warmup_ends_on_noisy_but_flat_step_times():
     ms = 1_000_000
     a = _agent(warmup_steps=3, warmup_max=20)
     a.phases.durations = [10 * ms, 13 * ms, 8 * ms, 11 * ms, 7 * ms]
-    assert not a.phases._settled()  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
+    assert not a.phases._settled(a.phases.durations)  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
     a.phases.durations.append(12 * ms)
     # 11, 7, 12 still jitter (median 11), but the triple before (10, 13, 8) has
     # median 10, within 15%: no trend left, warm-up is over.
-    assert a.phases._settled()
+    assert a.phases._settled(a.phases.durations)
     b = _agent(warmup_steps=3, warmup_max=20)
     b.phases.durations = [40 * ms, 30 * ms, 20 * ms, 14 * ms, 9 * ms, 6 * ms]
-    assert not b.phases._settled()  # still falling: medians 30 then 9
+    assert not b.phases._settled(b.phases.durations)  # still falling: medians 30 then 9
 
 
 def test_torch_compile_is_counted_and_not_disturbed(tmp_path):

@@ -148,3 +148,146 @@ def test_two_processes_on_two_cores_are_oversubscribed(tmp_path):
     [f] = [f for f in report["findings"] if f["code"] == "cpu-oversubscribed"]
     assert f["evidence"]["threads_total"] == 4 and f["evidence"]["cores"] == 2
     assert f["evidence"]["suggested_threads_per_process"] == 1
+
+
+# ---------------------------------------------------------------- loops that are not textbook loops
+# Lightning restores module.training by assignment after its sanity check:
+# wrapping nn.Module.train never saw it, and all training steps were reported as
+# evaluation (issue 22, item 2).
+TRAINING_RESTORED_BY_ASSIGNMENT = """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(32, 16), torch.randint(0, 2, (32,))
+model.eval()                                  # the sanity check
+with torch.no_grad():
+    for _ in range(2):
+        model(x)
+for m in model.modules():                     # restored the way Lightning does it
+    m.training = True
+for _ in range(60):
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad(); loss.backward(); opt.step()
+print("done")
+"""
+
+
+def test_mode_restored_by_attribute_assignment_is_training(tmp_path):
+    report, run_dir = _run(tmp_path, TRAINING_RESTORED_BY_ASSIGNMENT, "--no-trace")
+    by_mode = {m["mode"]: m for m in report["run_details"]["steps_by_mode"]}
+    assert "train" in by_mode and by_mode["train"]["steady_count"] >= 20, by_mode
+    assert "eval" not in by_mode or by_mode["eval"]["steady_count"] == 0, by_mode
+
+
+# A GAN steps two optimizers in every iteration (dcgan: 126 steps for 63
+# iterations, half-steps in one median, issue 22, item 6).
+GAN = """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16))
+D = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+real = torch.randn(16, 16)
+for it in range(70):
+    fake = G(torch.randn(16, 8))
+    d_loss = D(real).mean() - D(fake.detach()).mean()
+    opt_d.zero_grad(); d_loss.backward(); opt_d.step()
+    g_loss = -D(fake).mean()
+    opt_g.zero_grad(); g_loss.backward(); opt_g.step()
+print("done")
+"""
+
+
+def test_two_optimizers_per_iteration_make_one_step(tmp_path):
+    report, run_dir = _run(tmp_path, GAN, "--no-trace")
+    steps = [s for s in _steps(run_dir) if s["source"] == "optimizer"]
+    # 70 iterations: one step each (the first begins at the first model call).
+    assert 68 <= len(steps) <= 70, len(steps)
+
+
+# PyG's GCN: one optimizer step and one no_grad test forward per epoch; all 400
+# steps stayed "warmup" (issue 28, item 1). Each mode settles on its own steps.
+ALTERNATING = """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 4))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+x, y = torch.randn(256, 32), torch.randint(0, 4, (256,))
+for epoch in range(120):
+    model.train()
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    model.eval()
+    with torch.no_grad():
+        acc = (model(x).argmax(-1) == y).float().mean()
+print("done")
+"""
+
+
+def test_a_loop_alternating_train_and_eval_reaches_steady_in_both(tmp_path):
+    report, run_dir = _run(tmp_path, ALTERNATING, "--no-trace")
+    by_mode = {m["mode"]: m for m in report["run_details"]["steps_by_mode"]}
+    assert by_mode["train"]["steady_count"] >= 60, by_mode
+    assert by_mode["eval"]["steady_count"] >= 60, by_mode
+    assert not any(r["code"] == "few-steady-steps" for r in report["measurement"]["reasons"])
+    # The terminal's phase table does not grow with the steps.
+    from fastenough.render import sections
+
+    table = sections.phases_table(report)
+    assert len(table.rows) <= 8, [r[0] for r in table.rows]
+
+
+# The step split when steps come from the DataLoader or the optimizer: forward
+# 0% and "other" 34-98% before (the main model went unseen once a higher step
+# source took over), and LBFGS/Lightning's closure counted as optimizer time.
+DATALOADER_TRAINING = """
+import torch, torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                      nn.Linear(256, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+data = DataLoader(TensorDataset(torch.randn(4096, 64), torch.randint(0, 10, (4096,))),
+                  batch_size=64)
+for epoch in range(2):
+    for x, y in data:
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+print("done")
+"""
+
+LBFGS = """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(32, 128), nn.Tanh(), nn.Linear(128, 1))
+opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=5)
+x, y = torch.randn(512, 32), torch.randn(512, 1)
+for _ in range(40):
+    def closure():
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+    opt.step(closure)
+print("done")
+"""
+
+
+def _split(report, mode="train"):
+    [f] = [f for f in report["findings"]
+           if f["code"] == "step-bound" and f["evidence"]["mode"] == mode]
+    return f["evidence"]
+
+
+@pytest.mark.parametrize("program", [DATALOADER_TRAINING, LBFGS], ids=["dataloader", "lbfgs"])
+def test_the_step_split_sees_the_forward_and_adds_up(tmp_path, program):
+    report, _ = _run(tmp_path, program, "--no-trace")
+    e = _split(report)
+    assert e["forward_share"] > 0.05 and e["backward_share"] > 0.05, e
+    parts = sum(e[k] for k in ("forward_share", "backward_share", "optimizer_share",
+                               "data_share"))
+    assert parts <= 1.0 + 1e-9, e

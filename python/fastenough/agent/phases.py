@@ -31,7 +31,11 @@ class PhaseMachine:
         self.phase: str | None = None  # the automatic phase now open
         self.mode = "train"  # of the open phase
         self.steps = 0  # steps closed in the open phase
-        self.durations: list[int] = []  # step times in warmup, to see them settle
+        # Step times in warmup, per mode, to see them settle. Kept across mode
+        # switches: a loop that alternates one training step and one
+        # evaluation forward (PyG's GCN) settles each mode on its own steps.
+        self._warm: dict[str, list[int]] = {}
+        self.durations: list[int] = []
         self.steady_modes: set[str] = set()  # modes that reached steady
         self.last_edge: tuple[int, int] | None = None
         self.pause_ns = 0
@@ -76,7 +80,7 @@ class PhaseMachine:
             self.mode = mode
         self.steps = 0
         if new == "warmup":
-            self.durations = []
+            self.durations = self._warm.setdefault(self.mode, [])
         if new == "steady":
             self.steady_modes.add(self.mode)
         t = self.write_edge(new, "begin")
@@ -89,12 +93,24 @@ class PhaseMachine:
         self.write_edge("startup", "end", at=start)
         self.phase = "warmup"
         self.steps = 0
-        self.durations = []
+        self.durations = self._warm.setdefault(self.mode, [])
         self.write_edge("warmup", "begin", at=start)
 
     def enter_mode(self, mode: str) -> tuple[int, int]:
-        """The program switched between training and evaluation at a step boundary."""
+        """The program switched between training and evaluation at a step boundary.
+        A mode whose own warm-up steps have settled meanwhile (steps that each
+        ended at a switch: one per stretch of an alternating loop) is steady."""
+        warm = self._warm.get(mode, [])
+        if mode not in self.steady_modes and warm and self._settled(warm):
+            self.steady_modes.add(mode)
         return self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+
+    def note_last_step(self, duration: int) -> None:
+        """A step that ended at a mode switch: no phase change follows it here,
+        but in warm-up it counts toward its mode settling."""
+        self.steps += 1
+        if self.phase == "warmup":
+            self.durations.append(duration)
 
     # ------------------------------------------------------------------ steps
     @property
@@ -110,7 +126,7 @@ class PhaseMachine:
         agent = self.agent
         if phase == "warmup":
             self.durations.append(duration)
-            if self._settled():
+            if self._settled(self.durations):
                 t = self.switch("steady")
                 if agent.window_pending and self._trace_after <= 0:
                     t = agent.start_window()
@@ -126,13 +142,18 @@ class PhaseMachine:
                 agent.window.step()
         return t
 
-    def _settled(self) -> bool:
-        n = len(self.durations)
+    def restart_warmup(self) -> None:
+        """The mode's steps are measured anew (another step source took over):
+        its warm-up history no longer describes them."""
+        self.durations.clear()
+
+    def _settled(self, durations: list[int]) -> bool:
+        n = len(durations)
         if n >= self._warmup_max:
             return True
         if n < self._warmup_steps:
             return False
-        last = sorted(self.durations[-3:])
+        last = sorted(durations[-3:])
         median = last[1]
         if all(abs(d - median) <= 0.2 * median for d in last):
             return True
@@ -140,7 +161,7 @@ class PhaseMachine:
         # 20%, yet warm-up effects (allocator growth, autotuning, lazy init)
         # show up as a trend. No trend between the last two triples = settled.
         if n >= 6:
-            before = sorted(self.durations[-6:-3])[1]
+            before = sorted(durations[-6:-3])[1]
             return abs(median - before) <= 0.15 * before
         return False
 

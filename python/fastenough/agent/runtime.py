@@ -50,6 +50,7 @@ from fastenough.agent.steps import (
 )
 
 _AGENT: Agent | None = None
+RECORD_INTERVAL_NS = 1_000_000_000
 
 
 def get_agent() -> Agent | None:
@@ -116,6 +117,7 @@ class Agent:
         self.optimizer = OptimizerSource(self)
         self.timer = StepTimer(self)
         self.outputs = None  # output_recorder.OutputRecorder, on the first fastenough.record
+        self._record_written_ns = 0  # when agent/<pid>.json was last written at an edge
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -308,9 +310,14 @@ class Agent:
 
     # ------------------------------------------------------------------ the rooms' calls
     def on_edge(self, phase: str, edge: str, auto: bool) -> None:
-        """After each phases.jsonl line: the agent record, and the checks."""
+        """After each phases.jsonl line: the agent record (at most once a second:
+        a loop that alternates training and evaluation switches phases every
+        step), and the checks."""
         if auto:
-            self.write_agent_json()
+            t = now()[0]
+            if t - self._record_written_ns >= RECORD_INTERVAL_NS:
+                self._record_written_ns = t
+                self.write_agent_json()
         if edge == "end":
             if phase == "steady":
                 self._checks_call("on_steady_end")

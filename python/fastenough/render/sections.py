@@ -164,6 +164,11 @@ def phases_table(report: dict) -> Table | None:
         "reserved peak", "host CPU", "RSS max (all ranks)" if multi_rank else "RSS max",
     ]
     modes = {d.get("mode") for d in details if d.get("mode")}
+    if len(phases) > PHASE_ROWS_MAX:
+        # A loop that alternates training and evaluation enters a phase every
+        # step: one row per phase and mode, its instances summed, so that the
+        # table never grows with the number of steps.
+        phases, details = _phases_by_kind(phases, details)
     rows = []
     for p, d in zip(phases, details, strict=True):
         power = p.get("power_mean_w")
@@ -176,6 +181,8 @@ def phases_table(report: dict) -> Table | None:
         if len(modes) > 1 and d.get("mode") and name in ("warmup", "steady", "profile"):
             name += f" ({d['mode']})"
         name += "" if d.get("complete", True) else " (cut)"
+        if d.get("instances", 1) > 1:
+            name += f" ×{d['instances']}"
         row = [
             name,
             fmt_ns(p.get("host_ns")),
@@ -196,6 +203,34 @@ def phases_table(report: dict) -> Table | None:
         "utilisation, marked (util), otherwise; host CPU is the process tree's mean CPU use "
         "(100% = one core).",
     ))
+
+
+PHASE_ROWS_MAX = 16
+
+
+def _phases_by_kind(phases: list[dict], details: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Phase instances merged per (rank, name, mode), in order of first
+    appearance: host times summed, peaks the maximum, the rest the median."""
+    order: dict[tuple, list[tuple[dict, dict]]] = {}
+    for p, d in zip(phases, details, strict=True):
+        order.setdefault((p.get("rank"), p.get("name"), d.get("mode")), []).append((p, d))
+    out_p, out_d = [], []
+    for members in order.values():
+        ps = [m[0] for m in members]
+        ds = [m[1] for m in members]
+        host = [p.get("host_ns") for p in ps if p.get("host_ns") is not None]
+        merged = dict(ps[0], host_ns=sum(host) if host else None,
+                      device_busy_share=median([p.get("device_busy_share") for p in ps]),
+                      util_mean=median([p.get("util_mean") for p in ps]),
+                      power_mean_w=median([p.get("power_mean_w") for p in ps]))
+        for key in ("mem_used_max", "alloc_peak", "reserved_peak"):
+            merged[key] = _max([p.get(key) for p in ps])
+        out_p.append(merged)
+        out_d.append(dict(ds[0], instances=len(members),
+                          complete=all(d.get("complete", True) for d in ds),
+                          cpu_mean_pct=median([d.get("cpu_mean_pct") for d in ds]),
+                          rss_max=_max([d.get("rss_max") for d in ds])))
+    return out_p, out_d
 
 
 def median(values: list) -> float | None:

@@ -69,7 +69,7 @@ class StepEngine:
                 self.mode_steps -= 1
                 agent.phases.steps = max(0, agent.phases.steps - 1)
         self.source[self.mode] = source
-        agent.phases.durations = []
+        agent.phases.restart_warmup()
         agent.on_source_change(source)
         return True
 
@@ -111,7 +111,10 @@ class StepEngine:
         self.mode_steps += 1
         agent.timer.step(self.mode, phases.phase, end[0] - start[0])
         agent.checks_step(end[0] - start[0], items)
-        if last or phases.quiet:
+        if last:
+            phases.note_last_step(end[0] - start[0])
+            return end
+        if phases.quiet:
             return end  # the usual steady step: no phase change can follow
         return phases.after_step(end[0] - start[0], end)
 
@@ -123,7 +126,7 @@ class StepEngine:
         self.source[self.mode] = source
         self.open_step = None
         self.last_boundary = None
-        self.agent.phases.durations = []
+        self.agent.phases.restart_warmup()
         self.agent.on_source_change(source)
 
     def switch_mode(self, mode: str, end_at: tuple[int, int], first=None) -> None:

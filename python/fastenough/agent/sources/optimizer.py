@@ -4,6 +4,12 @@ Python post-hook under the same key of torch's hook dictionary (torch is
 iterating over that dictionary while it calls us: a new key would break its
 loop) and calls the Python hook once a second or every 256 steps to replay the
 others.
+
+With several optimizers (a GAN steps its discriminator's and its generator's
+in every iteration) the steps are the iterations: only the steps of the
+optimizer that stepped first end one (the pacer). Should another optimizer
+step twice in a row without it (training moved on to a new optimizer), that
+one paces from then on.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ class OptimizerSource:
         self.agent = agent
         self.handle = None  # our post-hook's handle in torch's global dictionary
         self.hook = None  # native recorder, while deferring
+        self.pacer: int | None = None  # id() of the optimizer whose steps end the steps
+        self._others_in_a_row = 0
 
     def install(self, torch) -> None:
         import torch.optim.optimizer as optim_mod
@@ -34,17 +42,35 @@ class OptimizerSource:
             return
         try:
             agent.timer.optimizer_end()
+            if not self._paces(id(optimizer)):
+                return  # another optimizer of the same iteration
             # The step ends in the current mode: model.eval() while training (frozen
             # batch norm) must not make every step a mode switch.
             agent.engine.end_step(SRC_OPTIMIZER, None, None)
         except Exception:  # noqa: BLE001
             agent.fail("optimizer")
 
+    def _paces(self, key: int) -> bool:
+        if self.pacer is None:
+            self.pacer = key
+        if key == self.pacer:
+            self._others_in_a_row = 0
+            return True
+        self._others_in_a_row += 1
+        if self._others_in_a_row < 2:
+            return False
+        self.pacer = key
+        self._others_in_a_row = 0
+        if self.hook is not None:
+            self.hook.only_id = key
+        return True
+
     def update_deferral(self) -> None:
         agent = self.agent
         want = agent.may_defer(SRC_OPTIMIZER)
         if want and self.hook is None:
             self.hook = agent.recorder(self.post)
+            self.hook.only_id = self.pacer or 0
         if self.hook is not None and self.hook.deferring != want:
             self.swap(want)
 
