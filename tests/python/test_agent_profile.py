@@ -161,3 +161,63 @@ def test_window_never_starts_beside_a_scheduled_program_profiler(tmp_path):
     said = (info.get("stopped_early") or "") + (info.get("skipped") or "")
     assert "profiler" in said, info
     check_balanced(r.phases)
+
+
+# ---------------------------------------------------------------- where the window goes
+ROLLOUT = """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+policy = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 2))
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+for episode in range(30):
+    logps = []
+    for t in range(40):                     # single-row forwards: the rollout
+        logps.append(torch.log_softmax(policy(torch.randn(1, 4)), -1)[0, 0])
+    loss = -torch.stack(logps).sum()
+    opt.zero_grad(); loss.backward(); opt.step()
+print("done")
+"""
+
+DATA_ONLY_FIRST = """
+import torch, torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(32, 256), nn.ReLU(), nn.Linear(256, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+data = DataLoader(TensorDataset(torch.randn(512, 32), torch.randint(0, 4, (512,))), batch_size=8)
+lengths = [len(x) for x, _ in data]        # a pass over the data, no model work
+for epoch in range(2):
+    for x, y in data:
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+print("done")
+"""
+
+WINDOW_OPTS = {"trace": True, "trace_steps": 3, "trace_after": 2, "warmup_steps": 3,
+               "warmup_max": 4}
+
+
+def test_a_rollout_is_profiled_again_once_episodes_are_the_steps(tmp_path):
+    # REINFORCE: the window first lands on single forwards (the only steps so
+    # far); once optimizer steps take over, it runs again on episodes.
+    r = run_under_agent(tmp_path, ROLLOUT, opts=WINDOW_OPTS)
+    assert r.proc.returncode == 0, r.proc.stderr
+    info = _profile_info(r)
+    assert info["trace"] and "optimizer calls after the first window" in info["moved"], info
+    assert info["superseded"]["mode"] == "train", info
+    profiled = [s for s in r.steps if s["phase"] == "profile"]
+    assert {s["source"] for s in profiled} >= {"optimizer"}, profiled
+    traces = sorted(p.name for p in (r.dir / "trace").iterdir())
+    assert [t for t in traces if t.endswith(".pt.trace.json.gz")] == ["rank0.pt.trace.json.gz"]
+
+
+def test_the_window_waits_for_steps_with_model_work(tmp_path):
+    # sentence-transformers' fit() iterated its data first: the window must
+    # not profile steps in which the model never ran.
+    r = run_under_agent(tmp_path, DATA_ONLY_FIRST, opts=WINDOW_OPTS)
+    assert r.proc.returncode == 0, r.proc.stderr
+    info = _profile_info(r)
+    assert info["trace"], info
+    first = info["first_step"]
+    profiled = [s for s in r.steps if s["phase"] == "profile"]
+    assert profiled and all(s["index"] >= 64 for s in profiled), (first, profiled)

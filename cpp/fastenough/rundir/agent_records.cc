@@ -45,6 +45,7 @@ AgentRecord Parse(dom::object o) {
     a.profile_skipped = Str(profile, "skipped");
     a.profile_peak_rss_rise = IntField(profile, "peak_rss_rise_bytes").value_or(0);
     a.profile_stopped_early = Str(profile, "stopped_early");
+    a.profile_moved = Str(profile, "moved");
   }
   dom::object roots;
   if (o["python_roots"].get_object().get(roots) == simdjson::SUCCESS) {

@@ -57,6 +57,7 @@ struct AgentRecord {
   std::string profile_skipped;  // why the agent did not run its profiler window
   int64_t profile_peak_rss_rise = 0;  // bytes the window raised the peak RSS by
   std::string profile_stopped_early;  // why the window ended before its steps (memory)
+  std::string profile_moved;  // why the window ran again on other steps
   int64_t batch_dim = 0;
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   std::optional<int64_t> cores, torch_threads;

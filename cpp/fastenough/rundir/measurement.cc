@@ -41,6 +41,8 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     m.profile_cost_ns += a->profile_cost_ns;
     m.profile_peak_rss_rise = std::max(m.profile_peak_rss_rise, a->profile_peak_rss_rise);
     if (m.profile_stopped_early.empty()) m.profile_stopped_early = a->profile_stopped_early;
+    if (m.profile_mode.empty() && a->traced) m.profile_mode = a->profile_mode;
+    if (m.profile_moved.empty()) m.profile_moved = a->profile_moved;
     steps += a->steps;
     const std::string who = loop.size() > 1 ? "process " + std::to_string(a->pid) + ": " : "";
     if (a->torch) {
@@ -121,6 +123,8 @@ std::string MeasurementJson(const Measurement& m) {
   if (!m.profile_stopped_early.empty()) {
     w.Field("profile_stopped_early", m.profile_stopped_early);
   }
+  if (!m.profile_mode.empty()) w.Field("profile_mode", m.profile_mode);
+  if (!m.profile_moved.empty()) w.Field("profile_moved", m.profile_moved);
   w.EndObject();
   return w.Take();
 }

@@ -50,6 +50,8 @@ struct Measurement {
   // The agent's own memory: the most its profiler window raised a process's peak RSS.
   int64_t profile_peak_rss_rise = 0;
   std::string profile_stopped_early;  // the first process's reason, when its window ended early
+  std::string profile_mode;   // the mode of the steps the window profiled
+  std::string profile_moved;  // why the window ran again on other steps (agent/window_plan.py)
 };
 
 Measurement AssessMeasurement(const MeasurementInputs& in);

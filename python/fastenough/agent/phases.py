@@ -38,6 +38,7 @@ class PhaseMachine:
         self.durations: list[int] = []
         self.steady_modes: set[str] = set()  # modes that reached steady
         self.last_edge: tuple[int, int] | None = None
+        self.switching_mode = False  # inside enter_mode (edges of a mode switch)
         self.pause_ns = 0
         self.pauses = 0
         self._warmup_steps = max(3, int(opts.get("warmup_steps", 3)))
@@ -84,6 +85,8 @@ class PhaseMachine:
         if new == "steady":
             self.steady_modes.add(self.mode)
         t = self.write_edge(new, "begin")
+        if new == "steady":
+            self.agent.window_plan.on_steady_begin()
         self.pause_ns += time.monotonic_ns() - t0
         self.pauses += 1
         return t
@@ -103,7 +106,12 @@ class PhaseMachine:
         warm = self._warm.get(mode, [])
         if mode not in self.steady_modes and warm and self._settled(warm):
             self.steady_modes.add(mode)
-        return self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+        self.agent.window_plan.on_mode_entered(mode)
+        self.switching_mode = True
+        try:
+            return self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+        finally:
+            self.switching_mode = False
 
     def note_last_step(self, duration: int) -> None:
         """A step that ended at a mode switch: no phase change follows it here,

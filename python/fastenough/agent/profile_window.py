@@ -94,6 +94,8 @@ class ProfileWindow:
         self._torch = torch
         self._base = (rss_bytes(), _device_bytes(torch))
         self.steps_done = 0
+        # A second window (window_plan.py) replaces the first one's trace.
+        self._previous = self.info if self.info and self.info.get("trace") else None
         with ignoring_warnings(), kineto_quiet(), self._ours(), _no_lazy_inductor(torch):
             prof = profile(
                 activities=activities,
@@ -155,7 +157,14 @@ class ProfileWindow:
         end_wall = time.time_ns()
         with ignoring_warnings(), kineto_quiet(), self._ours():
             prof.stop()
+        previous = getattr(self, "_previous", None)
+        if previous is not None:
+            self._forget(previous["trace"])
         rel = self._export(prof)
+        if previous is not None:
+            self.info["superseded"] = {k: previous.get(k) for k in
+                                       ("mode", "first_step", "last_step")}
+            self._previous = None
         if self.with_stack:
             # (the trace stands without its call lines when they cannot be written)
             with contextlib.suppress(Exception):
@@ -235,6 +244,12 @@ class ProfileWindow:
                 self.stopped_early = f"{what} memory grew by {(current - base) >> 20} MiB"
                 return True
         return False
+
+    def _forget(self, trace_rel: str) -> None:
+        """Remove an earlier window's trace and its call lines."""
+        for rel in (trace_rel, trace_rel.replace(".pt.trace.json.gz", ".callsites.json")):
+            with contextlib.suppress(OSError):
+                os.remove(self.run_dir.file(rel))
 
     def _export(self, prof) -> str:
         os.makedirs(self.run_dir.file("trace"), exist_ok=True)

@@ -48,6 +48,7 @@ from fastenough.agent.steps import (
     SRC_OPTIMIZER,
     StepLog,
 )
+from fastenough.agent.window_plan import WindowPlan
 
 _AGENT: Agent | None = None
 RECORD_INTERVAL_NS = 1_000_000_000
@@ -109,6 +110,7 @@ class Agent:
                                     with_stack=bool(opts.get("trace_stack", True)),
                                     shapes=bool(opts.get("trace_shapes", True)))
         self.foreign_profiler = ForeignProfilerWatch(self)
+        self.window_plan = WindowPlan(self)
         self.window.guard = self.foreign_profiler
         self.engine = StepEngine(self)
         self.model_swap = ModelSwapWatch(self, self._model_freed)
@@ -310,12 +312,12 @@ class Agent:
 
     # ------------------------------------------------------------------ the rooms' calls
     def on_edge(self, phase: str, edge: str, auto: bool) -> None:
-        """After each phases.jsonl line: the agent record (at most once a second:
-        a loop that alternates training and evaluation switches phases every
-        step), and the checks."""
+        """After each phases.jsonl line: the agent record (at mode switches at
+        most once a second: a loop that alternates training and evaluation
+        switches phases every step), and the checks."""
         if auto:
             t = now()[0]
-            if t - self._record_written_ns >= RECORD_INTERVAL_NS:
+            if not self.phases.switching_mode or t - self._record_written_ns >= RECORD_INTERVAL_NS:
                 self._record_written_ns = t
                 self.write_agent_json()
         if edge == "end":
@@ -352,6 +354,8 @@ class Agent:
 
     def start_window(self) -> tuple[int, int]:
         self.check_fail("profile")
+        if not self.window_plan.may_start():
+            return now()  # steps without model work: the window waits (window_plan.py)
         self.window.done = True
         skip = self._window_unsafe()
         if skip:
@@ -360,6 +364,9 @@ class Agent:
         self.phases.switch("profile")
         self.window.start(self.torch, self.steps.index)
         self.window.info["mode"] = self.phases.mode
+        if self.window_plan.moved:
+            self.window.info["moved"] = self.window_plan.moved
+        self.window_plan.on_window_started(self.phases.mode)
         return now()
 
     def _window_unsafe(self) -> str | None:

@@ -42,7 +42,11 @@ def tool_cost_line(report: dict) -> str | None:
     early = m.get("profile_stopped_early")
     if early:
         line += (f"; the window ended early to stay within fastenough's memory bound "
-                 f"({early}: torch's profiler holds its steps' tensors)")
+                 f"({early}: torch's profiler keeps a record of every op it sees)")
+    if m.get("profile_mode"):
+        line += f"; the window profiled {m['profile_mode']} steps"
+        if m.get("profile_moved"):
+            line += f" (it ran again there: {m['profile_moved']})"
     return line
 
 

@@ -17,7 +17,7 @@ While a native recorder defers (step_hook.py), its records are replayed here
 from __future__ import annotations
 
 from fastenough.agent.phases import now
-from fastenough.agent.steps import SRC_DATALOADER, SRC_MODULE, SRC_OPTIMIZER
+from fastenough.agent.steps import SOURCES, SRC_DATALOADER, SRC_MODULE, SRC_OPTIMIZER
 
 
 class StepEngine:
@@ -71,6 +71,7 @@ class StepEngine:
         self.source[self.mode] = source
         agent.phases.restart_warmup()
         agent.on_source_change(source)
+        agent.window_plan.on_source_upgrade(self.mode, SOURCES[source])
         return True
 
     def open(self, t: tuple[int, int], items=None, tokens=None) -> None:
@@ -109,6 +110,8 @@ class StepEngine:
         phases = agent.phases
         agent.steps.record(start, end, items, tokens, self.current, phases.phase, self.mode)
         self.mode_steps += 1
+        if phases.phase == "steady":
+            agent.window_plan.add_steady(self.mode, end[0] - start[0])
         agent.timer.step(self.mode, phases.phase, end[0] - start[0])
         agent.checks_step(end[0] - start[0], items)
         if last:
@@ -183,6 +186,7 @@ class StepEngine:
         self.open_step, durations = agent.steps.replay(
             self.open_step, records, source, agent.phases.phase, self.mode)
         self.mode_steps += len(durations)
+        agent.window_plan.add_steady(self.mode, sum(durations))
         agent.checks_steps(durations)
 
     # ------------------------------------------------------------------ DataLoader

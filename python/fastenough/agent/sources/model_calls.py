@@ -49,6 +49,7 @@ class ModelCallSource:
         self.deferred_before = 0  # steps deferred by native hooks since dropped
         self.model_ref = None  # weak reference to the locked model
         self.main_ref = None  # weak reference to the main model, locked or not
+        self.root_calls = 0  # the main model's outermost calls seen in Python
         self.call_sites: dict[str, dict] = {}  # the user's line of the main model's calls
         self.sites_seen: set[str] = set()  # modes whose site the current model set
         self.last_post: tuple[int, int] | None = None  # end of the last outermost call
@@ -128,6 +129,7 @@ class ModelCallSource:
                 self.main_ref = weakref.ref(module)
             elif key != self.main_root:
                 return
+        self.root_calls += 1
         mode = "train" if module.training and agent.torch.is_grad_enabled() else "eval"
         if mode != engine.mode:
             engine.switch_mode(mode, t, first=t)
@@ -230,6 +232,10 @@ class ModelCallSource:
         if hook is not None and hook.record != on:
             self.agent.engine.drain()
             hook.record = on
+
+    def calls_seen(self) -> int:
+        """The main model's outermost calls so far, in Python or the native hook."""
+        return self.root_calls + self.deferred_calls()
 
     def deferred_calls(self) -> int:
         hook = self.step_hook
