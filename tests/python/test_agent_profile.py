@@ -221,3 +221,48 @@ def test_the_window_waits_for_steps_with_model_work(tmp_path):
     first = info["first_step"]
     profiled = [s for s in r.steps if s["phase"] == "profile"]
     assert profiled and all(s["index"] >= 64 for s in profiled), (first, profiled)
+
+
+# ---------------------------------------------------------------- torch.compile
+COMPILED_ALTERNATING = """
+import torch, torch.nn as nn, time
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+cmodel = torch.compile(model, backend="aot_eager")
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+x, y = torch.randn(64, 32), torch.randint(0, 4, (64,))
+for epoch in range(70):
+    model.train()
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(cmodel(x), y)
+    loss.backward()
+    opt.step()
+    model.eval()
+    with torch.no_grad():
+        acc = (cmodel(x).argmax(-1) == y).float().mean()
+print("done")
+"""
+
+
+def test_a_compiled_alternating_loop_is_profiled_and_not_disturbed(tmp_path):
+    # PyG's compiled GCN shape: the window covers both modes' steps; afterwards
+    # the compiled steps run as fast as before it (a window recording shapes
+    # left every op of the aot graph ~100x slower), the census never runs under
+    # the profiler (a gigabyte of Python-tracer events), and nothing of the
+    # agent warns on the program's stderr.
+    plain = run_under_agent(tmp_path, COMPILED_ALTERNATING, run_dir=False, timeout=600)
+    r = run_under_agent(tmp_path, COMPILED_ALTERNATING, opts=WINDOW_OPTS, timeout=600)
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert r.proc.stderr == plain.proc.stderr
+    info = _profile_info(r)
+    assert info["trace"] and info["record_shapes"] is False, info
+    assert (info.get("peak_rss_rise_bytes") or 0) < 64 << 20, info
+    steady = [s["end_mono_ns"] - s["start_mono_ns"] for s in r.steps if s["phase"] == "steady"]
+    before = [s["end_mono_ns"] - s["start_mono_ns"] for s in r.steps
+              if s["phase"] == "steady" and s["index"] < info["first_step"]]
+    after = [s["end_mono_ns"] - s["start_mono_ns"] for s in r.steps
+             if s["phase"] == "steady" and s["index"] > info["last_step"] + 4]
+    assert steady and after, r.steps
+    median = sorted(after)[len(after) // 2]
+    reference = sorted(before or steady)[len(before or steady) // 2]
+    assert median < 10 * reference, (median, reference)

@@ -39,6 +39,7 @@ class PhaseMachine:
         self.steady_modes: set[str] = set()  # modes that reached steady
         self.last_edge: tuple[int, int] | None = None
         self.switching_mode = False  # inside enter_mode (edges of a mode switch)
+        self._steady_steps: dict[str, int] = {}  # steady steps per mode, all its phases
         self.pause_ns = 0
         self.pauses = 0
         self._warmup_steps = max(3, int(opts.get("warmup_steps", 3)))
@@ -102,23 +103,40 @@ class PhaseMachine:
     def enter_mode(self, mode: str) -> tuple[int, int]:
         """The program switched between training and evaluation at a step boundary.
         A mode whose own warm-up steps have settled meanwhile (steps that each
-        ended at a switch: one per stretch of an alternating loop) is steady."""
+        ended at a switch: one per stretch of an alternating loop) is steady.
+        A profiler window that is on goes on in the new mode until it has its
+        steps: in a loop that alternates every step it covers both modes."""
+        agent = self.agent
         warm = self._warm.get(mode, [])
         if mode not in self.steady_modes and warm and self._settled(warm):
             self.steady_modes.add(mode)
-        self.agent.window_plan.on_mode_entered(mode)
+        agent.window_plan.on_mode_entered(mode)
+        window = agent.window
         self.switching_mode = True
         try:
-            return self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+            if window.active:
+                if window.steps_done < self._trace_steps and not window.over_memory_bound():
+                    return self.switch("profile", mode)
+                window.stop(agent.steps.index - 1)
+            t = self.switch("steady" if mode in self.steady_modes else "warmup", mode)
+            if self.phase == "steady" and agent.window_pending \
+                    and self._steady_steps.get(mode, 0) >= self._trace_after:
+                t = agent.start_window()
+            return t
         finally:
             self.switching_mode = False
 
     def note_last_step(self, duration: int) -> None:
         """A step that ended at a mode switch: no phase change follows it here,
-        but in warm-up it counts toward its mode settling."""
+        but in warm-up it counts toward its mode settling, in steady toward the
+        window's start, and in the window it is one of its steps."""
         self.steps += 1
         if self.phase == "warmup":
             self.durations.append(duration)
+        elif self.phase == "steady":
+            self._steady_steps[self.mode] = self._steady_steps.get(self.mode, 0) + 1
+        elif self.phase == "profile":
+            self.agent.window.step()
 
     # ------------------------------------------------------------------ steps
     @property
@@ -139,11 +157,14 @@ class PhaseMachine:
                 if agent.window_pending and self._trace_after <= 0:
                     t = agent.start_window()
         elif phase == "steady":
-            if agent.window_pending and self.steps >= self._trace_after:
+            # Counted per mode across its steady phases (an alternating loop has
+            # one step in each).
+            n = self._steady_steps[self.mode] = self._steady_steps.get(self.mode, 0) + 1
+            if agent.window_pending and n >= self._trace_after:
                 t = agent.start_window()
         elif phase == "profile":
             # (not active: the window stood down for the program's own profiler)
-            if self.steps >= self._trace_steps or not agent.window.active \
+            if agent.window.steps_done + 1 >= self._trace_steps or not agent.window.active \
                     or agent.window.over_memory_bound():
                 t = agent.stop_window()
             else:

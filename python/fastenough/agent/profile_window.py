@@ -96,10 +96,17 @@ class ProfileWindow:
         self.steps_done = 0
         # A second window (window_plan.py) replaces the first one's trace.
         self._previous = self.info if self.info and self.info.get("trace") else None
+        # Not with shapes once torch.compile has compiled something: a window
+        # recording shapes left every op of an aot-compiled graph ~100x slower
+        # for the rest of the run (torch 2.13, seen under the agent; a compiled
+        # model's matmuls are fused anyway, so shapes say little there).
+        from fastenough.agent import compile_info
+
+        shapes = self.shapes and not compile_info.dynamo_compiled()
         with ignoring_warnings(), kineto_quiet(), self._ours(), _no_lazy_inductor(torch):
             prof = profile(
                 activities=activities,
-                record_shapes=self.shapes,
+                record_shapes=shapes,
                 with_stack=self.with_stack,
                 # A schedule makes the profiler mark each step as ProfilerStep#N.
                 # One cycle only: see the module docstring.
@@ -109,7 +116,7 @@ class ProfileWindow:
         self._prof = prof
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
-                     "with_stack": self.with_stack}
+                     "with_stack": self.with_stack, "record_shapes": shapes}
         if self._base[0] is not None:
             from fastenough.agent.memory_watchdog import MemoryWatchdog
 

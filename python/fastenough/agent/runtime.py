@@ -323,7 +323,12 @@ class Agent:
         if edge == "end":
             if phase == "steady":
                 self._checks_call("on_steady_end")
-            self._checks_call("on_phase_end", phase, self.phases.mode)
+            # Not while the profiler records: the census walks every object of the
+            # process, and under the profiler's Python tracer that walk became
+            # a gigabyte of trace events (a window that goes on across a mode
+            # switch ends its "profile" phase while still on).
+            if not self.window.active:
+                self._checks_call("on_phase_end", phase, self.phases.mode)
         elif phase == "steady":
             self._checks_call("on_steady_begin")
             if auto:
@@ -410,7 +415,8 @@ class Agent:
 
     def stop_window(self) -> tuple[int, int]:
         self.window.stop(self.steps.index - 1)
-        return self.phases.switch("steady")
+        phases = self.phases
+        return phases.switch("steady" if phases.mode in phases.steady_modes else "warmup")
 
     def recorder_of(self, source: int):
         if source == SRC_MODULE:

@@ -30,13 +30,15 @@ class WindowPlan:
         self.agent = agent
         self.rewindows_left = REWINDOWS
         self.steady_ns: dict[str, int] = {}  # steady time per mode so far
-        self._calls_at_steady: int | None = None
+        self._calls_at_steady: dict[str, int] = {}  # per mode, when it first became steady
         self.window_mode: str | None = None
         self.moved: str | None = None  # why the window ran again, once it did
 
     # ------------------------------------------------------------------ the agent's calls
     def on_steady_begin(self) -> None:
-        self._calls_at_steady = self.agent.model_calls.calls_seen()
+        mode = self.agent.phases.mode
+        if mode not in self._calls_at_steady:
+            self._calls_at_steady[mode] = self.agent.model_calls.calls_seen()
 
     def add_steady(self, mode: str, ns: int) -> None:
         self.steady_ns[mode] = self.steady_ns.get(mode, 0) + ns
@@ -53,7 +55,7 @@ class WindowPlan:
             return True
         if calls.main_ref is None:
             return agent.phases.steps >= NO_MODEL_STEPS
-        base = self._calls_at_steady
+        base = self._calls_at_steady.get(agent.phases.mode)
         return base is None or calls.calls_seen() > base
 
     def on_window_started(self, mode: str) -> None:

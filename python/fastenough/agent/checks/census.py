@@ -216,6 +216,9 @@ class Census:
         self._dup_refs.clear()
 
 
+_TRACING_TENSORS = {"FakeTensor", "FunctionalTensor", "FunctionalTensorWrapper", "ProxyTensor"}
+
+
 def _kind_of(torch, t: type) -> int:
     # The MRO, not issubclass(): issubclass() runs a metaclass's
     # __subclasscheck__, and some of those warn (deprecated module attributes)
@@ -225,6 +228,10 @@ def _kind_of(torch, t: type) -> int:
     except Exception:  # noqa: BLE001 - not a type
         return 0
     if torch.Tensor in mro:
+        # torch.compile's tracing tensors hold no storage of their own: asking
+        # for one warns on the program's stderr ("data_ptr() on a FakeTensor").
+        if any(c.__name__ in _TRACING_TENSORS for c in mro):
+            return 0
         return 1
     if torch.nn.Module in mro:
         return 2

@@ -152,8 +152,6 @@ class StepEngine:
         if phases.phase == "startup":
             phases.mode = mode  # the first steps come in this mode
         elif phases.phase is not None:
-            if agent.window.active:
-                agent.window.stop(agent.steps.index - 1)
             phases.enter_mode(mode)
         agent.on_mode_change(mode)
 
