@@ -119,3 +119,29 @@ def test_kv_cache_in_scoring_found_beside_a_generation(tmp_path, lm):
     [f] = findings(doc, "kv-cache-in-scoring")
     assert f["evidence"]["forwards_with_cache"] == 6
     assert f["where"][0]["line"] == line_of(score, "SCORE-CALL")
+
+
+def test_full_vocab_logits_counts_the_projection(tmp_path):
+    # A generation-style loop reads the last position of logits the model's own
+    # lm_head computed for all of them: the saving counts the projection, timed
+    # on the model's forwards, not only the ops after the forward (issue 28).
+    cfg = transformers.LlamaConfig(vocab_size=4096, hidden_size=64, intermediate_size=128,
+                                   num_hidden_layers=1, num_attention_heads=4,
+                                   num_key_value_heads=4)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg).eval()
+
+    def program(reg):
+        ids = torch.randint(1, 4096, (2, 48))
+        with torch.inference_mode():
+            for _ in range(12):
+                out = model(input_ids=ids, use_cache=False)
+                out.logits[:, -1].argmax(-1).tolist()  # LAST-POSITION
+
+    doc = run_checks(tmp_path, program)
+    [f] = findings(doc, "full-vocab-logits")
+    ev = f["evidence"]
+    assert ev["positions"] == 96 and ev["positions_read"] == 2
+    assert ev["projection_ns_per_forward"] > 0, ev
+    assert ev["probe_full_ns"] >= ev["projection_ns_per_forward"]
+    assert f["saving"]["per_step_ns"] > 0

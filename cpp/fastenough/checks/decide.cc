@@ -211,8 +211,8 @@ MaybeFinding DecideFullVocabLogits(const CheckInput& in) {
                             static_cast<int64_t>(in.Num("logits_bytes_per_forward") * (s - k) / s));
   }
   Evidence(f, in, {"forwards", "forwards_total", "positions", "positions_read", "vocab",
-                   "logits_bytes_per_forward",
-                   "probe_full_ns", "probe_kept_ns"});
+                   "logits_bytes_per_forward", "vocab_ops_ns_per_forward",
+                   "projection_ns_per_forward", "probe_full_ns", "probe_kept_ns"});
   TextEvidence(f, in, {"read_by"});
   SavingFromProbe(f, in, "probe_full_ns", "probe_kept_ns");
   return f;

@@ -3,6 +3,11 @@
 // Transformer (input = torch.cat([input, word], 0) each step):
 //   tokens/items: 2, 3, 4, ... 301   step time: 5.8 ms ... 100 ms
 // With a cache every call sees one new position and its time stays flat.
+// A context cropped to a window (minGPT's generate: idx[:, -block_size:])
+// grows to the window and then stays at its length while it slides: each of
+// those steps re-runs the whole window for one new token, the same waste (a
+// rolling KV cache is the fix). Steps of the window's length right after a
+// growing run, as slow as its last ones, belong to it.
 // Saving (an upper bound): each step of a run down to the run's fastest early
 // step, the cost of a short input, which is what a cached step costs at most.
 #include <algorithm>
@@ -20,6 +25,7 @@ namespace {
 struct Run {
   size_t first = 0, last = 0;  // indices into the step list, inclusive
   int64_t length_first = 0, length_last = 0;
+  size_t sliding = 0;  // steps after `last` at length_last (a cropped, sliding context)
 };
 
 int64_t Median4(std::vector<int64_t> v) { return v.empty() ? 0 : Quantile(std::move(v), 0.5); }
@@ -58,7 +64,25 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
       }
       size_t j = i + 1;
       while (j + 1 < len.size() && len[j + 1] >= 0 && len[j + 1] - len[j] == d) ++j;
-      if (static_cast<int>(j - i + 1) >= kMinGrowingRun) runs.push_back({i, j, len[i], len[j]});
+      if (static_cast<int>(j - i + 1) >= kMinGrowingRun) {
+        Run r{i, j, len[i], len[j], 0};
+        // A sliding window at the length the context grew to: as slow as the
+        // run's last steps (within a factor 2 of their median), contiguous.
+        std::vector<int64_t> last_steps;
+        for (size_t k = j >= 3 ? j - 3 : 0; k <= j; ++k) {
+          last_steps.push_back(list[k]->end_mono_ns - list[k]->start_mono_ns);
+        }
+        const int64_t late = Median4(last_steps);
+        size_t k = j + 1;
+        while (k < len.size() && len[k] == len[j]) {
+          const int64_t dk = list[k]->end_mono_ns - list[k]->start_mono_ns;
+          if (list[k]->phase != "profile" && (dk * 2 < late || dk > 2 * late)) break;
+          ++k;
+        }
+        r.sliding = k - j - 1;
+        runs.push_back(r);
+        j = k - 1;
+      }
       i = j;
     }
     int64_t saving = 0, run_ns = 0, run_steps = 0;
@@ -66,7 +90,7 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
     const Run* shown = nullptr;
     for (const Run& r : runs) {
       std::vector<int64_t> head, tail, all;
-      for (size_t k = r.first; k <= r.last; ++k) {
+      for (size_t k = r.first; k <= r.last + r.sliding; ++k) {
         if (list[k]->phase == "profile") continue;  // the profiler's own overhead
         all.push_back(list[k]->end_mono_ns - list[k]->start_mono_ns);
       }
@@ -102,6 +126,16 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
                   static_cast<long long>(shown->last - shown->first + 1), Ms(first_ns).c_str(),
                   Ms(last_ns).c_str());
     f.title = title;
+    if (shown->sliding > 0) {
+      char more[160];
+      std::snprintf(more, sizeof more,
+                    ", then a window of %lld positions slid over %lld more steps, each "
+                    "re-running it for one new token",
+                    static_cast<long long>(shown->length_last),
+                    static_cast<long long>(shown->sliding));
+      f.title += more;
+      f.evidence.emplace_back("sliding_steps", static_cast<int64_t>(shown->sliding));
+    }
     f.evidence.emplace_back("growing_runs", static_cast<int64_t>(runs.size()));
     f.evidence.emplace_back("steps_in_runs", run_steps);
     f.evidence.emplace_back("length_first", shown->length_first);

@@ -63,6 +63,34 @@ TEST(RundirGrowingInput, GenerationWithoutCacheIsFound) {
   EXPECT_EQ(f->verdict, findings::Verdict::kAvoidable);
 }
 
+TEST(RundirGrowingInput, ACroppedSlidingContextIsTheSameWaste) {
+  // minGPT's generate: the context grows 13 -> 128 and is then cropped to the
+  // last 128 tokens, each step re-running the whole window for one new token.
+  std::vector<StepRecord> steps;
+  int64_t t = 0;
+  for (int i = 0; i < 200; ++i) {
+    StepRecord s;
+    s.index = i;
+    s.mode = "eval";
+    s.phase = i < 5 ? "warmup" : "steady";
+    s.items = 1;
+    s.tokens = std::min(13 + i, 128);
+    const int64_t d = 1000000 + 100000 * *s.tokens;
+    s.start_mono_ns = t;
+    s.end_mono_ns = t + d;
+    t += d;
+    steps.push_back(s);
+  }
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(steps, {}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(out[0], "sliding_steps"), 200 - 116);  // 13..128 is 116 steps
+  EXPECT_NE(out[0].title.find("a window of 128 positions slid over 84 more steps"),
+            std::string::npos) << out[0].title;
+  // Every sliding step saves down to the fastest early step: (128 - 13) x 0.1 ms.
+  EXPECT_GT(out[0].saving.total_ns, 84 * 11000000);
+}
+
 TEST(RundirGrowingInput, CachedGenerationAndShortRunsAreNot) {
   std::vector<findings::Finding> out;
   AddGrowingInputFindings(Generation(40, true), {}, &out);
