@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The agent's cost per step, in instructions: valgrind's callgrind counts them
+the same however busy the machine is, so the per-step cost of `fastenough run`
+can be measured on a shared 2-core machine where timings swing by 10-20%.
+
+For each loop shape the workload runs N and 2N steady steps (after its own
+warm-up and the agent's), plain and with the agent injected the way `fastenough
+run` injects it (--no-trace, the default checks); a step's cost is
+(I(2N) - I(N)) / N, so start-up, warm-up and exit cancel out, and the agent's
+cost per step is the difference between the two arms. Instructions are turned
+into microseconds with the plain arm's own rate (its step time measured outside
+valgrind), which is what the instructions cost on this machine.
+
+Loop shapes (one thread, CPU):
+  seq3         nn.Sequential(Linear, ReLU, Linear) evaluated, ~0.18 ms a step
+  transformer  one nn.TransformerEncoderLayer evaluated (batch_first)
+  dataloader   a DataLoader over a TensorDataset feeding a small MLP
+  optimizer    training steps of a small MLP with SGD (forward, backward, step)
+
+  python bench/bench_step_cost.py                 # every shape, N=400
+  python bench/bench_step_cost.py --shape seq3 --steps 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+SHAPES = ("seq3", "transformer", "dataloader", "optimizer")
+
+WORKLOAD = textwrap.dedent('''
+    import sys, time
+    import torch
+    from torch import nn
+    shape, steps, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    if shape == "seq3":
+        model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 256)).eval()
+        x = torch.randn(16, 256)
+        def step():
+            with torch.inference_mode():
+                return model(x).sum().item()
+        loop = lambda n: [step() for _ in range(n)]
+    elif shape == "transformer":
+        model = nn.TransformerEncoderLayer(128, 4, 256, dropout=0.0, batch_first=True).eval()
+        x = torch.randn(4, 32, 128)
+        def step():
+            with torch.inference_mode():
+                return model(x).sum().item()
+        loop = lambda n: [step() for _ in range(n)]
+    elif shape == "dataloader":
+        from torch.utils.data import DataLoader, TensorDataset
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 8)).eval()
+        loader = iter(DataLoader(TensorDataset(torch.randn(80000, 64)), batch_size=8))
+        def loop(n):
+            with torch.inference_mode():
+                for _, (x,) in zip(range(n), loader):
+                    model(x).sum().item()
+    elif shape == "optimizer":
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 8))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        x, y = torch.randn(16, 64), torch.randn(16, 8)
+        def loop(n):
+            for _ in range(n):
+                loss = nn.functional.mse_loss(model(x), y)
+                opt.zero_grad(); loss.backward(); opt.step()
+    loop(warm)
+    t0 = time.perf_counter()
+    loop(steps)
+    print("STEP_S", (time.perf_counter() - t0) / steps)
+''')
+
+
+def _env(agent: bool, run_dir: str) -> dict:
+    import fastenough
+
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.pop("FASTENOUGH_RUN_DIR", None)
+    if agent:
+        boot = os.path.join(os.path.dirname(fastenough.__file__), "agent", "boot")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [boot, env.get("PYTHONPATH")]))
+        env["FASTENOUGH_RUN_DIR"] = run_dir
+        env["FASTENOUGH_AGENT_OPTS"] = json.dumps({"trace": False})
+    return env
+
+
+def instructions(script: str, shape: str, steps: int, warm: int, agent: bool) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                        sys.executable, script, shape, str(steps), str(warm)],
+                       env=_env(agent, os.path.join(tmp, "run")), check=True,
+                       capture_output=True, text=True)
+        text = open(out).read()
+        m = re.search(r"^summary: (\d+)", text, re.M) or re.search(r"^totals: (\d+)", text, re.M)
+        return int(m.group(1))
+
+
+def step_seconds(script: str, shape: str, steps: int, warm: int) -> float:
+    r = subprocess.run([sys.executable, script, shape, str(steps * 10), str(warm)],
+                       env=_env(False, ""), check=True, capture_output=True, text=True)
+    return float(re.search(r"STEP_S (\S+)", r.stdout).group(1))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", choices=SHAPES, action="append")
+    ap.add_argument("--steps", type=int, default=400, help="N (the runs do N and 2N steps)")
+    ap.add_argument("--warm", type=int, default=300,
+                    help="warm-up steps before counting (the agent settles and defers)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "workload.py")
+        open(script, "w").write(WORKLOAD)
+        print(f"{'shape':12} {'plain step':>11} {'instr/step plain':>17} "
+              f"{'agent instr/step':>17} {'agent cost/step':>16}")
+        for shape in args.shape or SHAPES:
+            t0 = time.time()
+            per = {}
+            for agent in (False, True):
+                a = instructions(script, shape, args.steps, args.warm, agent)
+                b = instructions(script, shape, 2 * args.steps, args.warm, agent)
+                per[agent] = (b - a) / args.steps
+            step_s = step_seconds(script, shape, args.steps, args.warm)
+            rate = per[False] / (step_s * 1e6)  # instructions per microsecond
+            cost = (per[True] - per[False]) / rate
+            print(f"{shape:12} {step_s * 1e6:9.1f}us {per[False]:17,.0f} "
+                  f"{per[True] - per[False]:17,.0f} {cost:14.1f}us   ({time.time() - t0:.0f} s)",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
