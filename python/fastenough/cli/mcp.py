@@ -42,7 +42,7 @@ package is missing or too old.
 """
 
 MCP_REQUIREMENT = "mcp>=2.3,<3"
-INSTALL_HINT = ('fastenough mcp needs the "mcp" package (MCP Python SDK, version 2): '
+INSTALL_HINT = ('the MCP server needs the "mcp" package (MCP Python SDK, version 2): '
                 'pip install "fastenough[agent]"  (or: pip install "mcp>=2.3,<3")')
 
 

@@ -153,6 +153,22 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether a process other than a zombie is left in process group pgid."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                # "pid (comm) state ppid pgrp ...": comm may hold spaces and ')'
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
 _CHILD = re.compile(r"child pid (\d+):")
 
 
@@ -221,6 +237,9 @@ async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s:
                 _kill_group(proc.pid, signal.SIGKILL)
             deadline = time.monotonic() + limits.STOP_GRACE_S
             while proc.poll() is None and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+            # `ab` ends at once; the run it was in still writes its report.
+            while stop == "group" and _group_alive(proc.pid) and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
         _kill_group(proc.pid, signal.SIGKILL)  # anything the verb left in its group
         if proc.poll() is None:

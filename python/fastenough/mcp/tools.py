@@ -264,11 +264,17 @@ async def ab(command_a: list[str], command_b: list[str], cwd: str, env: dict | N
              "ab_html": str(ab_dir / "ab.html"), "stderr": str(outcome.stderr)}
     if outcome.stopped or outcome.exit_status not in (0, 1):
         if outcome.stopped:
-            so_far = [{"run": p.name, "report_json": (p / "report.json").is_file()}
-                      for p in run_dirs()]
+            so_far = []
+            for p in run_dirs():
+                m = (read_json(p / "report.json", max_bytes=64 << 20) or {}).get("measurement")
+                so_far.append({"run": p.name, "status": limits.clean(
+                    (m or {}).get("status", "no report"), 20), "run_dir": str(p)})
             raise ToolFailure("time-limit", f"stopped after {outcome.elapsed_s:.0f} s (timeout_s);"
                               f" the runs so far are in {ab_dir}", outcome.exit_status,
-                              {"runs_so_far": so_far, "files": files})
+                              {"summary": f"stopped at the time limit after {len(so_far)} of "
+                                          f"{total} runs: no verdict",
+                               "measurement": {"status": "stopped", "runs": so_far},
+                               "files": {"ab_dir": str(ab_dir), "stderr": str(outcome.stderr)}})
         _fail_from_exit(outcome, "ab")
     doc = _document(outcome, "ab", "fastenough.ab/")
     answer = answers.ab_answer(doc, top=top_, files=files)
