@@ -59,6 +59,19 @@ grep -q "^padding-waste  *Padded tokens in batches" "$work/empty/explain-all.txt
   echo "check_wheel: fastenough explain lists no codes from the wheel" >&2; exit 1; }
 (cd "$work/empty" && "../venv/bin/python" -c "from fastenough.schema import report_schema; assert report_schema()['title'] == 'fastenough.report/1'")
 echo "explain and the report schema from the wheel: ok"
+# The MCP server is an optional extra: without `mcp` the CLI works, `fastenough mcp`
+# says how to install it, and the skill document ships in the wheel.
+(cd "$work/empty" && "../venv/bin/python" -c "import importlib.util as u; assert u.find_spec('mcp') is None")
+(cd "$work/empty" && ../venv/bin/fastenough mcp --skill > skill.md)
+grep -q "Measure before changing" "$work/empty/skill.md" || {
+  echo "check_wheel: fastenough mcp --skill printed no skill from the wheel" >&2; exit 1; }
+set +e
+(cd "$work/empty" && ../venv/bin/fastenough mcp > mcp.out 2> mcp.err < /dev/null)
+mcp_rc=$?
+set -e
+[[ $mcp_rc -eq 2 ]] && grep -q 'pip install "fastenough\[agent\]"' "$work/empty/mcp.err" || {
+  cat "$work/empty/mcp.err"; echo "check_wheel: fastenough mcp without mcp: exit $mcp_rc" >&2; exit 1; }
+echo "fastenough mcp without the agent extra: ok"
 
 echo "== the same venv with torch: the demo"
 "$venv_py" -m pip install -q --disable-pip-version-check "torch==2.13.0"

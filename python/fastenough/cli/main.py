@@ -11,7 +11,7 @@ from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
 SUBCOMMANDS = ["run", "analyze", "compare", "ab", "diff", "history", "demo", "decide", "report",
-               "explain", "lint"]
+               "explain", "lint", "mcp"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -29,6 +29,7 @@ be removed, and says how much each fix can save at most.
   fastenough ab "python a.py" "python b.py"  is B faster, with the same outputs?
   fastenough lint src/                 anti-patterns visible in the source, before running
   fastenough diff RUN_A RUN_B          what changed: phases, throughput, findings, ops, kernels
+  fastenough mcp                       the verbs for coding agents, over MCP (stdio)
 
 Run `fastenough COMMAND --help` for the options and examples of each command.
 """

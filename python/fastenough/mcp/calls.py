@@ -1,0 +1,307 @@
+"""Running one verb for an agent: the contract.
+
+A call runs the `fastenough` CLI in a subprocess (`python -m fastenough VERB
+... --json`), and nothing else: in the directory the call names, with the
+server's environment plus the variables the call gives, stdin closed, stdout
+and stderr into files of the call's own directory (.fastenough/mcp/<id>/),
+under a time limit. The subprocess keeps a crash of the core, a hostile trace
+or a runaway program away from the server, and gives every verb the CLI's own
+exit meanings.
+
+When the time limit runs out or the agent cancels the call, the verb is stopped
+as a user's Ctrl-C stops it: `fastenough run` gets SIGTERM, forwards it to the
+program's process group and still writes the report of what was measured;
+after STOP_GRACE_S whatever is left is killed, the program's processes too
+(found through the run directory's supervisor.log, and checked to be that run's
+by their FASTENOUGH_RUN_DIR before they are killed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+from fastenough.mcp import limits
+
+# Typed errors: the CLI's exit meanings, as tool errors.
+KINDS = {
+    "bad-input": "usage error or unreadable input: a wrong argument, a path that does not "
+                 "exist or cannot be read (the CLI's exit status 2)",
+    "command-not-found": "the command was not found (exit status 127, as a shell says it)",
+    "command-not-executable": "the command is not executable (exit status 126)",
+    "command-failed": "the command ran and exited with a non-zero status or was killed by a "
+                      "signal; what was measured is kept",
+    "measurement-incomplete": "the command succeeded but the measurement was not complete "
+                              "(exit status 4 of `run --require-complete`): do not read 'no "
+                              "findings' as a clean bill",
+    "time-limit": "the call's time limit ran out: the command was stopped and what was "
+                  "measured until then is kept",
+    "internal": "a bug in fastenough (exit status 3)",
+}
+
+
+class ToolFailure(Exception):
+    """A call that failed the way the CLI fails. `answer` holds what the call could still
+    say (the report of a run that failed, the runs of an A/B so far)."""
+
+    def __init__(self, kind: str, message: str, exit_code: int | None = None,
+                 answer: dict | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.exit_code = exit_code
+        self.answer = answer
+
+    def error(self) -> dict:
+        return {"kind": self.kind, "exit_code": self.exit_code,
+                "meaning": KINDS.get(self.kind, ""), "message": limits.clean(self.message, 1000)}
+
+
+Progress = Callable[[float, float | None, str], Awaitable[None]]
+
+
+def check_dir(cwd: object) -> Path:
+    """The directory a call names: absolute, existing, a directory."""
+    if not isinstance(cwd, str) or not cwd:
+        raise ToolFailure("bad-input", "cwd: give the absolute path of the directory to work in",
+                          2)
+    p = Path(cwd)
+    if not p.is_absolute():
+        raise ToolFailure("bad-input", f"cwd {cwd!r}: not an absolute path", 2)
+    if not p.is_dir():
+        raise ToolFailure("bad-input", f"cwd {cwd!r}: no such directory", 2)
+    if not os.access(p, os.R_OK | os.W_OK | os.X_OK):
+        raise ToolFailure("bad-input", f"cwd {cwd!r}: not readable and writable", 2)
+    return p
+
+
+def check_env(env: dict | None, what: str = "env") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in (env or {}).items():
+        if not isinstance(k, str) or not k or "=" in k or "\0" in k:
+            raise ToolFailure("bad-input", f"{what}: {k!r} is not a variable name", 2)
+        if not isinstance(v, str) or "\0" in v:
+            raise ToolFailure("bad-input", f"{what}: the value of {k} must be a string", 2)
+        out[k] = v
+    return out
+
+
+def check_timeout(timeout_s: float | None, verb: str) -> float:
+    if timeout_s is None:
+        return limits.DEFAULT_TIMEOUT_S[verb]
+    if not (0 < timeout_s <= limits.MAX_TIMEOUT_S):
+        raise ToolFailure("bad-input", f"timeout_s must be in (0, {limits.MAX_TIMEOUT_S:.0f}]", 2)
+    return float(timeout_s)
+
+
+def call_dir(cwd: Path, verb: str) -> Path:
+    """.fastenough/mcp/<UTC time>-<verb>-<hex>/ under the call's directory: the verb's
+    stdout and stderr, and the full JSON documents that answers point at."""
+    root = cwd / ".fastenough" / "mcp"
+    root.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    while True:
+        d = root / f"{stamp}-{verb}-{secrets.token_hex(3)}"
+        try:
+            d.mkdir()
+            return d
+        except FileExistsError:
+            continue
+
+
+@dataclass
+class Outcome:
+    exit_status: int  # as a shell reports it: 128 + N when killed by signal N
+    stdout: Path
+    stderr: Path
+    elapsed_s: float
+    stopped: str | None  # "time-limit" when the call's limit stopped the verb
+
+
+def read_json(path: Path, max_bytes: int = 1 << 30):
+    """A JSON document from a file, or None (missing, unreadable, too large, not JSON)."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def last_cli_message(stderr: Path) -> str:
+    """The CLI's own last message ("fastenough: ...") in the verb's stderr."""
+    text = limits.read_tail(stderr, chars=4000, lines=60)
+    lines = [ln for ln in text.splitlines() if ln.startswith("fastenough")]
+    return lines[-1] if lines else text.strip().splitlines()[-1] if text.strip() else ""
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process other than a zombie is left in process group pgid."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                # "pid (comm) state ppid pgrp ...": comm may hold spaces and ')'
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
+_CHILD = re.compile(r"child pid (\d+):")
+
+
+def end_programs(run_dirs: list[Path]) -> list[int]:
+    """Kill the programs of these run directories that are still alive (their supervisor
+    was killed before it could stop them): the pid from supervisor.log, checked against
+    the process's FASTENOUGH_RUN_DIR, then its process group and every descendant."""
+    from fastenough.supervisor.spawn import descendants
+
+    killed = []
+    for rd in run_dirs:
+        try:
+            log = (rd / "supervisor.log").read_text(errors="replace")
+        except OSError:
+            continue
+        for m in _CHILD.finditer(log):
+            pid = int(m.group(1))
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if f"FASTENOUGH_RUN_DIR={rd}".encode() not in environ:
+                continue  # the pid was reused: not ours
+            tree = descendants(pid)
+            _kill_group(pid, signal.SIGKILL)
+            for p in tree:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(p, signal.SIGKILL)
+            killed.append(pid)
+    return killed
+
+
+async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s: float,
+                  out_dir: Path, progress: Progress | None = None,
+                  describe: Callable[[], str] | None = None, stop: str = "kill",
+                  run_dirs: Callable[[], list[Path]] | None = None,
+                  stdout_name: str = "stdout.txt") -> Outcome:
+    """Run `python -m fastenough ARGS` to its end, to the time limit, or to cancellation.
+
+    stop: how the verb is stopped early. "supervisor": SIGTERM to the CLI process alone
+    (`fastenough run` forwards it to the program and writes the report); "group": SIGTERM
+    to its process group (`fastenough ab` and the run it is in); "kill": SIGKILL at once
+    (nothing to keep). run_dirs: the run directories whose programs must not outlive a
+    stop. On cancellation the stop is shielded, and the cancellation goes on after it."""
+    out_path, err_path = out_dir / stdout_name, out_dir / "stderr.txt"
+    full_env = dict(os.environ)
+    full_env.update(env)
+    full_env.pop("FASTENOUGH_FORCE_PROGRESS", None)  # no progress bars into the files
+    cmd = [sys.executable, "-m", "fastenough", *args]
+    t0 = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        try:
+            proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, start_new_session=True)
+        except OSError as e:
+            raise ToolFailure("internal", f"cannot start {cmd[0]}: {e.strerror or e}", 3) from None
+
+    async def stop_now() -> None:
+        if proc.poll() is None:
+            if stop == "supervisor":
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGTERM)
+            elif stop == "group":
+                _kill_group(proc.pid, signal.SIGTERM)
+            else:
+                _kill_group(proc.pid, signal.SIGKILL)
+            deadline = time.monotonic() + limits.STOP_GRACE_S
+            while proc.poll() is None and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+            # `ab` ends at once; the run it was in still writes its report.
+            while stop == "group" and _group_alive(proc.pid) and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+        _kill_group(proc.pid, signal.SIGKILL)  # anything the verb left in its group
+        if proc.poll() is None:
+            proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+        if run_dirs is not None:
+            end_programs(run_dirs())
+
+    stopped = None
+    next_progress = t0 + 0.5
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            if now - t0 > timeout_s:
+                stopped = "time-limit"
+                if progress is not None:
+                    with contextlib.suppress(Exception):
+                        await progress(now - t0, timeout_s,
+                                       f"time limit of {timeout_s:.0f} s reached: stopping, "
+                                       "keeping what was measured")
+                await stop_now()
+                break
+            if progress is not None and now >= next_progress:
+                next_progress = now + limits.PROGRESS_EVERY_S
+                message = f"{now - t0:.0f} s"
+                if describe is not None:
+                    with contextlib.suppress(Exception):
+                        message += "; " + describe()
+                with contextlib.suppress(Exception):  # a lost notification is no failure
+                    await progress(round(now - t0, 1), timeout_s, message)
+            await anyio.sleep(0.2)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            await stop_now()
+        raise
+    rc = proc.returncode
+    status = 128 - rc if rc < 0 else rc
+    return Outcome(status, out_path, err_path, time.monotonic() - t0, stopped)
+
+
+class LineCounter:
+    """Counts the lines of a growing file (steps.jsonl) and keeps its last line,
+    reading only what was appended since the last look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.lines = 0
+        self.last = b""
+
+    def update(self) -> int:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read(16 << 20)
+        except OSError:
+            return self.lines
+        end = data.rfind(b"\n")
+        if end >= 0:
+            chunk = data[: end + 1]
+            self.lines += chunk.count(b"\n")
+            self.offset += len(chunk)
+            self.last = chunk.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        return self.lines
