@@ -116,3 +116,39 @@ def test_standalone_install_writes_files_at_exit(tmp_path):
     assert f["evidence"]["kind"] == "bool(tensor)"
     assert f["where"][0]["line"] == 8 and f["where"][0]["file"] == str(script)
     assert (tmp_path / "census.json").exists() and (tmp_path / "syncs.json").exists()
+
+
+def test_the_evaluation_loop_gets_a_sample_of_its_own(tmp_path):
+    # word_language_model: training reaches steady first; the evaluation loop's
+    # .item() (main.py:159) was never watched, the sample spent on training.
+    from agent_run_helper import run_under_agent
+
+    r = run_under_agent(tmp_path, """
+import torch, torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(8, 16)
+for epoch in range(2):
+    model.train()
+    for _ in range(60):
+        loss = model(x).pow(2).mean()
+        opt.zero_grad(); loss.backward(); opt.step()
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for _ in range(60):
+            total += model(x).sum().item()  # EVAL-ITEM
+print(round(total, 3))
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    import json
+
+    checks = json.loads((r.dir / "checks.json").read_text())
+    sites = [f for f in checks["findings"] if f["code"] == "sync-in-loop"]
+    lines = {w["line"] for f in sites for w in f["where"]}
+    src = (tmp_path / "prog.py").read_text().splitlines()
+    want = next(i for i, text in enumerate(src, 1) if "EVAL-ITEM" in text)
+    assert want in lines, sites
+    [f] = [f for f in sites if any(w["line"] == want for w in f["where"])]
+    assert f["evidence"]["calls_per_step"] == 1, f["evidence"]

@@ -330,7 +330,7 @@ class Agent:
             if not self.window.active:
                 self._checks_call("on_phase_end", phase, self.phases.mode)
         elif phase == "steady":
-            self._checks_call("on_steady_begin")
+            self._checks_call("on_steady_begin", self.phases.mode)
             if auto:
                 self.timer.begin(self.phases.mode, model_of(self))
 
@@ -453,7 +453,7 @@ class Agent:
         mode's first steady steps."""
         checks = self.checks
         return (self.enabled and self.engine.current == source and self.phases.quiet
-                and (checks is None or checks.sampling)
+                and (checks is None or (checks.sampling and not checks.sync.active))
                 and not self.timer.active and not self.timer.wants(self.engine.mode)
                 and bool(self.opts.get("defer_steps", True)))
 
@@ -461,7 +461,7 @@ class Agent:
         """The main model's calls, when they make no steps, may go to its native
         hook, which then only watches the mode (and sends the checks' sample)."""
         checks = self.checks
-        return (self.enabled and (checks is None or checks.sampling)
+        return (self.enabled and (checks is None or (checks.sampling and not checks.sync.active))
                 and bool(self.opts.get("defer_steps", True)))
 
     def observe_mode(self, mode: str) -> None:

@@ -469,11 +469,11 @@ class Registry:
             self.census.take(name)["mode"] = mode
 
     @_guard
-    def on_steady_begin(self) -> None:
+    def on_steady_begin(self, mode: str | None = None) -> None:
         self.logits.close()
         self.in_steady = True
         self._dynamo_mark = self._dynamo_counts()
-        self.sync.begin()
+        self.sync.begin(mode)
 
     @_guard
     def on_steady_end(self) -> None:
@@ -667,8 +667,9 @@ class Registry:
         add("recompile-in-steady", {"recompiles_in_steady": self.recompiles_in_steady,
                                     "steady_steps": self.steady_steps},
             {"reasons": "; ".join(self.recompile_reasons)})
-        steps = self.sync.steps
         for site in self.sync.sites.values():
+            # Per step of the mode the site was watched in (a loop of its own).
+            steps = self.sync.steps_by_mode.get(site.get("mode"), self.sync.steps)
             add("sync-in-loop", {
                 "calls": site["calls"], "steps": steps or None,
                 "calls_per_step": site["calls"] / steps if steps else None,

@@ -33,27 +33,41 @@ class SyncWatch:
         self._t_begin = 0
         self._showwarning = None
         # The wrappers cost a few µs per watched call; a sample of steady steps
-        # finds the call sites, so the watch ends for good after sample_steps.
+        # finds the call sites, so the watch ends after sample_steps, once per
+        # mode: training reaching steady first must not use up the sample that
+        # would have seen the evaluation loop's .item() (word_language_model's
+        # main.py:159).
         self.sample_steps = int(reg.opts.get("sync_watch_steps", 32))
-        self.sample_done = False
+        self.sampled_modes: set = set()
+        self.steps_by_mode: dict = {}  # watched steady steps per mode
+        self._mode = None
+        self._mode_steps = 0
 
     @property
     def active(self) -> bool:
         return bool(self._taps)
 
+    @property
+    def sample_done(self) -> bool:
+        return {"train", "eval"} <= self.sampled_modes
+
     def on_steady_step(self) -> None:
-        """Count one watched steady step; end the watch once the sample is complete."""
+        """Count one watched steady step; end the watch once the mode's sample is complete."""
         if not self.active:
             return
         self.steps += 1
-        if self.steps >= self.sample_steps:
-            self.sample_done = True
+        self._mode_steps += 1
+        self.steps_by_mode[self._mode] = self._mode_steps
+        if self._mode_steps >= self.sample_steps:
+            self.sampled_modes.add(self._mode)
             self.end()
 
     # ------------------------------------------------------------------ install
-    def begin(self) -> None:
-        if self._taps or self.sample_done:
+    def begin(self, mode: str | None = None) -> None:
+        if self._taps or mode in self.sampled_modes:
             return
+        if mode != self._mode:
+            self._mode, self._mode_steps = mode, 0
         from fastenough.agent import tensor_taps
 
         torch = self.torch
@@ -128,7 +142,7 @@ class SyncWatch:
             # No user frame on the stack (a sync in a library's thread): no place
             # to name, and none is invented.
             s = self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
-                                   "on_device": 0, "inside": inside,
+                                   "on_device": 0, "inside": inside, "mode": self._mode,
                                    "caused_by": f"{os.path.basename(site['file'])}:"
                                                 f"{site['line']}" if inside and site else None}
         s["calls"] += 1
