@@ -146,7 +146,11 @@ KernelEfficiency AnalyzeKernelEfficiency(const EventStore& s, const StepStats& s
   std::vector<timeline::StepWindow> all_steps;
   for (const auto& r : steps.steps) all_steps.push_back(r.window);
 
-  for (auto& [device, rows] : by_device) {
+  for (auto& device_rows : by_device) {
+    // Named, not a structured binding: the lambdas below capture them, which
+    // clang before 16 refuses for bindings.
+    const auto device = device_rows.first;
+    auto& rows = device_rows.second;
     DeviceEfficiency d;
     d.device = device;
     for (const auto& p : s.device_properties) {
