@@ -13,6 +13,7 @@ from fastenough.errors import (
     InputNotFoundError,
     UsageError,
 )
+from fastenough.render.escape import visible
 
 HELP = "diagnose PyTorch profiler traces (.json / .json.gz, one per rank, or a directory)"
 DESCRIPTION = """\
@@ -91,7 +92,7 @@ def _expand_directory(paths: list[str], window: int | None) -> list[str]:
 
     chosen = select_traces(dirs[0], window)
     if chosen.note:
-        sys.stderr.write(f"fastenough: {chosen.note}\n")
+        sys.stderr.write(f"fastenough: {visible(chosen.note)}\n")
     return chosen.paths
 
 
@@ -139,9 +140,9 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
         with byte_progress("reading trace") as update:
             result = _core.annotate_to_json(path, out, update, threads)
     c = result["counts"]
-    sys.stderr.write(f"fastenough: annotated trace written to {out}: {c['findings']} finding(s), "
-                     f"{c['slices']} place(s), {c['flows']} arrow(s); open it in "
-                     "https://ui.perfetto.dev or chrome://tracing\n")
+    sys.stderr.write(f"fastenough: annotated trace written to {visible(out)}: "
+                     f"{c['findings']} finding(s), {c['slices']} place(s), {c['flows']} "
+                     "arrow(s); open it in https://ui.perfetto.dev or chrome://tracing\n")
     return json.loads(result["report"])
 
 

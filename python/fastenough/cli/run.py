@@ -7,6 +7,7 @@ import json
 import sys
 
 from fastenough.errors import UsageError
+from fastenough.render.escape import visible
 
 HELP = "run a command (python, torchrun, a script) and report where its time went"
 DESCRIPTION = """\
@@ -100,8 +101,8 @@ def _write_json(report: dict, dest: str) -> None:
             json.dump(report, f, indent=2)
             f.write("\n")
     except OSError as e:
-        sys.stderr.write(f"fastenough: --json {dest}: {e.strerror or e}; report.json is in "
-                         "the run directory\n")
+        sys.stderr.write(f"fastenough: --json {visible(dest)}: {e.strerror or e}; report.json is "
+                         "in the run directory\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     report = outcome.report
     err = sys.stderr
     if report is None:
-        err.write(f"fastenough: no report: {outcome.report_error}\n")
+        err.write(f"fastenough: no report: {visible(outcome.report_error)}\n")
     elif args.json:
         _write_json(report, args.json)
     elif args.md:
@@ -153,10 +154,10 @@ def run(args: argparse.Namespace) -> int:
             # so that `fastenough run -- cmd > out` keeps out clean.
             print_report(report, console=Console(stderr=True))
         except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
-            err.write(f"fastenough: report not rendered ({type(e).__name__}: {e})\n")
+            err.write(f"fastenough: report not rendered ({type(e).__name__}: {visible(e)})\n")
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
-    err.write(f"fastenough: command exited with {how}; run directory {outcome.run_dir}\n")
+    err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
     measured = ((report or {}).get("measurement") or {}).get("status", "complete")
     if measured != "complete":
         reasons = ((report or {}).get("measurement") or {}).get("reasons") or []
