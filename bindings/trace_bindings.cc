@@ -30,15 +30,17 @@ std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object prog
   return ValueOrThrow(std::move(result));
 }
 
-nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb::object progress,
-                        int threads) {
+// out_fd: an open descriptor the caller made for the output (cli/output_file.py
+// decides what it is and renames or removes it); out_name names it in messages.
+nb::dict AnnotateToJson(const std::string& path, int out_fd, const std::string& out_name, bool gzip,
+                        nb::object progress, int threads) {
   report::AnalyzeOptions options;
   options.threads = threads;
   ProgressRelay relay(std::move(progress));
   options.progress = relay.Function();
   StatusOr<annotate::AnnotatedTrace> result = [&] {
     nb::gil_scoped_release release;
-    return annotate::AnnotateTrace(path, out_path, options);
+    return annotate::AnnotateTrace(path, out_fd, out_name, gzip, options);
   }();
   annotate::AnnotatedTrace a = ValueOrThrow(std::move(result));
   nb::dict counts;
@@ -74,11 +76,12 @@ void RegisterTrace(nb::module_& m) {
         "Load the traces (one per rank, in parallel), run every analysis and return the "
         "fastenough.report/1 document as JSON text. progress(done_bytes, total_bytes) is "
         "called now and then.");
-  m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_path"),
-        nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
-        "Analyse one trace and write it to out_path (gzip when it ends in .gz) with the "
-        "findings added as slices, instant events and flow arrows. Returns "
-        "{'report': fastenough.report/1 JSON text, 'counts': {...}}.");
+  m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_fd"),
+        nb::arg("out_name"), nb::arg("gzip"), nb::arg("progress") = nb::none(),
+        nb::arg("threads") = 0,
+        "Analyse one trace and write it to the open descriptor out_fd (gzip when gzip) "
+        "with the findings added as slices, instant events and flow arrows; the descriptor "
+        "stays open. Returns {'report': fastenough.report/1 JSON text, 'counts': {...}}.");
   m.def("trace_annotations", &TraceAnnotations, nb::arg("path"),
         "The fastenough annotation events of a trace as (ph, name, ts_ns) tuples.");
 }

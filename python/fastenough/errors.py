@@ -39,6 +39,12 @@ class BadInputError(FastenoughError):
     exit_code = EXIT_USAGE
 
 
+class OutputError(FastenoughError):
+    """A file the user asked for could not be written (no space, no permission)."""
+
+    exit_code = EXIT_USAGE
+
+
 class DuplicateRecordError(UsageError, ValueError):
     """fastenough.record called twice with the same key: the message names both call sites.
     The one error the in-program API raises in the user's program."""

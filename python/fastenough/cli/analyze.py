@@ -124,21 +124,25 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
 
 
 def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> dict:
-    """Analyse one trace, write it to `out` with its findings annotated; the report."""
+    """Analyse one trace, write it to `out` with its findings annotated; the report.
+    `out` is written as cli/output_file.py writes every file the user names."""
     from fastenough import _core
+    from fastenough.cli.output_file import open_output, resolve
 
-    if os.path.abspath(out) == os.path.abspath(path):
-        raise UsageError(f"{out}: --annotate would overwrite its input; name another file")
-    out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir):
-        raise UsageError(f"{out}: no such directory {out_dir}")
-    if not show_progress:
-        result = _core.annotate_to_json(path, out, None, threads)
-    else:
-        from fastenough.render.progress import byte_progress
+    if out == "-":
+        raise UsageError("--annotate -: stdout carries the report; name a file")
+    target = resolve(out, [path], what="--annotate")
+    gzip = out.endswith(".gz")
+    with open_output(target, what="--annotate") as f:
+        f.flush()
+        if not show_progress:
+            result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, None, threads)
+        else:
+            from fastenough.render.progress import byte_progress
 
-        with byte_progress("reading trace") as update:
-            result = _core.annotate_to_json(path, out, update, threads)
+            with byte_progress("reading trace") as update:
+                result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, update,
+                                                threads)
     c = result["counts"]
     sys.stderr.write(f"fastenough: annotated trace written to {visible(out)}: "
                      f"{c['findings']} finding(s), {c['slices']} place(s), {c['flows']} "

@@ -96,13 +96,13 @@ def _write_json(report: dict, dest: str) -> None:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return
+    from fastenough.cli.output_file import write_output
+    from fastenough.errors import FastenoughError
+
     try:
-        with open(dest, "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        sys.stderr.write(f"fastenough: --json {visible(dest)}: {e.strerror or e}; report.json is "
-                         "in the run directory\n")
+        write_output(dest, json.dumps(report, indent=2) + "\n", what="--json")
+    except FastenoughError as e:  # the run happened: its status stands, report.json is kept
+        sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
 
 def run(args: argparse.Namespace) -> int:
