@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "fastenough/rundir/run_report.h"
+#include "fs_path.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -14,14 +15,14 @@ namespace fastenough::bindings {
 void RegisterRundir(nb::module_& m) {
   m.def(
       "analyze_run_dir",
-      [](const std::string& dir, int threads, nb::object progress) {
+      [](const FsPath& dir, int threads, nb::object progress) {
         rundir::RunReportOptions o;
         o.threads = threads;
         ProgressRelay relay(std::move(progress));
         o.progress = relay.Function();
         StatusOr<std::string> r = [&] {
           nb::gil_scoped_release release;
-          return rundir::AnalyzeRunDirToJson(dir, o);
+          return rundir::AnalyzeRunDirToJson(dir.native(), o);
         }();
         return ValueOrThrow(std::move(r));
       },

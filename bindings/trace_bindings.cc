@@ -8,6 +8,7 @@
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
+#include "fs_path.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -18,7 +19,8 @@ namespace fastenough::bindings {
 
 namespace {
 // Runs the analysis without the GIL.
-std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object progress, int threads) {
+std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progress, int threads) {
+  const std::vector<std::string> paths = NativePaths(fs_paths);
   report::AnalyzeOptions options;
   options.threads = threads;
   ProgressRelay relay(std::move(progress));
@@ -32,7 +34,7 @@ std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object prog
 
 // out_fd: an open descriptor the caller made for the output (cli/output_file.py
 // decides what it is and renames or removes it); out_name names it in messages.
-nb::dict AnnotateToJson(const std::string& path, int out_fd, const std::string& out_name, bool gzip,
+nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& out_name, bool gzip,
                         nb::object progress, int threads) {
   report::AnalyzeOptions options;
   options.threads = threads;
@@ -40,7 +42,7 @@ nb::dict AnnotateToJson(const std::string& path, int out_fd, const std::string& 
   options.progress = relay.Function();
   StatusOr<annotate::AnnotatedTrace> result = [&] {
     nb::gil_scoped_release release;
-    return annotate::AnnotateTrace(path, out_fd, out_name, gzip, options);
+    return annotate::AnnotateTrace(fs_path.native(), out_fd, out_name, gzip, options);
   }();
   annotate::AnnotatedTrace a = ValueOrThrow(std::move(result));
   nb::dict counts;
@@ -56,10 +58,10 @@ nb::dict AnnotateToJson(const std::string& path, int out_fd, const std::string& 
 }
 
 // The annotations an earlier --annotate left in a trace: [(ph, name, ts_ns)].
-nb::list TraceAnnotations(const std::string& path) {
+nb::list TraceAnnotations(const FsPath& path) {
   StatusOr<trace::EventStore> store = [&] {
     nb::gil_scoped_release release;
-    return trace::LoadTrace(path);
+    return trace::LoadTrace(path.native());
   }();
   trace::EventStore s = ValueOrThrow(std::move(store));
   nb::list out;

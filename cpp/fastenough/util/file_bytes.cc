@@ -19,6 +19,15 @@ size_t PageSize() {
   return kPage;
 }
 size_t RoundUpToPage(size_t n) { return (n + PageSize() - 1) / PageSize() * PageSize(); }
+
+std::string FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO or pipe";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
 }  // namespace
 
 PaddedBuffer::~PaddedBuffer() { Reset(); }
@@ -70,16 +79,24 @@ PaddedBuffer PaddedBuffer::CopyOf(std::string_view text) {
 }
 
 StatusOr<PaddedBuffer> PaddedBuffer::MapFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO that nobody writes to would otherwise wait
+  // forever; the kind of file is checked right after, on the descriptor.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT) return NotFound(path + ": no such file");
     return InvalidArgument(path + ": cannot open: " + std::strerror(err));
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
     close(fd);
-    return InvalidArgument(path + ": not a regular file");
+    return InvalidArgument(path + ": cannot stat: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return InvalidArgument(path + ": not a regular file (" + FileKind(st.st_mode) +
+                           "); save it to a file first");
   }
   const size_t size = static_cast<size_t>(st.st_size);
   auto buf = Allocate(size);

@@ -1,6 +1,7 @@
 #include "fastenough/util/file_bytes.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -106,6 +107,23 @@ TEST(ReaderFileBytes, PlainGzipAndMissing) {
   EXPECT_EQ(c.status().message().rfind(plain + ".missing", 0), 0u);
   std::remove(plain.c_str());
   std::remove(gz.c_str());
+}
+
+// A FIFO nobody writes to: open() without O_NONBLOCK waited forever.
+TEST(ReaderFileBytes, FifoIsRefusedWithoutWaiting) {
+  const std::string fifo = TempPath("fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  uint64_t disk = 0;
+  bool truncated = false;
+  auto r = ReadFileBytes(fifo, &disk, &truncated);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("not a regular file (a FIFO or pipe)"), std::string::npos);
+  auto d = ReadFileBytes(testing::TempDir(), &disk, &truncated);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("a directory"), std::string::npos);
+  std::remove(fifo.c_str());
 }
 
 TEST(ReaderFileBytes, ResizeKeepsContentAndZeroPadding) {

@@ -97,13 +97,14 @@ def _expand_directory(paths: list[str], window: int | None) -> list[str]:
 
 
 def _check_paths(paths: list[str]) -> int:
+    from fastenough.cli.input_file import require_regular_file
+
     total = 0
     for path in paths:
-        if not os.path.exists(path):
-            raise InputNotFoundError(f"{path}: no such file")
+        st = require_regular_file(path)
         if not os.access(path, os.R_OK):
-            raise InputNotFoundError(f"{path}: permission denied")
-        total += os.path.getsize(path)
+            raise InputNotFoundError(f"{visible(path)}: permission denied")
+        total += st.st_size
     return total
 
 

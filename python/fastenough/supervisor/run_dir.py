@@ -34,11 +34,29 @@ def new_run_dir(cwd: str, explicit: str | None = None) -> Path:
             continue
 
 
+def utf8_safe(obj: object) -> object:
+    """`obj` with every string made valid UTF-8: a path or argument whose bytes are
+    not UTF-8 holds os.fsdecode's surrogates, which JSON readers (simdjson) and
+    SQLite refuse; each undecodable byte becomes U+FFFD, as the core's JSON
+    writer does."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(obj, dict):
+        return {utf8_safe(k): utf8_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [utf8_safe(v) for v in obj]
+    return obj
+
+
 def write_json_atomic(path: Path, obj: object) -> None:
     """temp + rename, so that a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=False)
+        json.dump(utf8_safe(obj), f, indent=1, sort_keys=False)
         f.write("\n")
     os.replace(tmp, path)
 
@@ -88,7 +106,9 @@ class Log:
     """supervisor.log: timestamped diagnostics, never shown unless asked for."""
 
     def __init__(self, path: Path) -> None:
-        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        # backslashreplace: a path whose bytes are not UTF-8 (os.fsdecode's
+        # surrogates) is logged as \udcff rather than stopping the run.
+        self._f = open(path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
 
     def __call__(self, msg: str) -> None:
         stamp = time.strftime("%H:%M:%S", time.gmtime())

@@ -82,7 +82,7 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
     findings = (report or {}).get("findings") or []
     start = meta.get("start_wall_ns")
     end = meta.get("end_wall_ns")
-    return {
+    return _rd.utf8_safe({
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start / 1e9))
         if start
         else None,
@@ -94,7 +94,7 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
         "top_finding": findings[0].get("code") if findings else None,
         "run_dir": str(run_dir),
         "measurement": ((report or {}).get("measurement") or {}).get("status"),
-    }
+    })
 
 
 def execute(opts: RunOptions) -> RunOutcome:
