@@ -39,6 +39,12 @@ class BadInputError(FastenoughError):
     exit_code = EXIT_USAGE
 
 
+class InputTooLargeError(BadInputError):
+    """The input would take more memory than it may: a compressed file that
+    inflates beyond the stated limit (FASTENOUGH_MAX_INFLATE_RATIO), or one
+    larger than this machine can hold."""
+
+
 class OutputError(FastenoughError):
     """A file the user asked for could not be written (no space, no permission)."""
 

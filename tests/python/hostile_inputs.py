@@ -81,3 +81,53 @@ def assert_markdown_is_inert(md: str, *shown: str) -> None:
         assert not attrs or ok, f"<{tag} {attrs}>: attributes in the rendered Markdown"
     for s in shown:
         assert s in text, f"{s!r} is not shown literally"
+
+
+def write_gzip_bomb(path: Path, inflated_bytes: int, head: bytes = b'{"traceEvents": [',
+                    fill: bytes = b" ") -> Path:
+    """A gzip file of `head` then `fill` up to `inflated_bytes`: spaces are valid
+    JSON, so only a limit on the inflated size stops it; zeros are not JSON at
+    byte 0. Written in chunks: the inflated text never exists in memory here."""
+    import zlib
+
+    z = zlib.compressobj(9, zlib.DEFLATED, 16 + 15)
+    chunk = fill * (1 << 20)
+    with open(path, "wb") as f:
+        f.write(z.compress(head))
+        left = inflated_bytes - len(head)
+        while left > 0:
+            f.write(z.compress(chunk[:left]))
+            left -= len(chunk)
+        f.write(z.flush())
+    return path
+
+
+def write_overlapping_npz(path: Path, copies: int, zeros: int = 64 << 20) -> Path:
+    """An .npz whose central directory lists one deflated member `copies` times
+    under different names (the classic overlapping-entries bomb): each entry
+    inflates the same compressed bytes again."""
+    import io
+    import struct
+    import zipfile
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.zeros(zeros, dtype=np.uint8))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.npy", buf.getvalue())
+    data = out.getvalue()
+    eocd = data.rfind(b"PK\x05\x06")
+    cd_size, cd_offset = struct.unpack("<II", data[eocd + 12:eocd + 20])
+    entry = data[cd_offset:cd_offset + cd_size]
+    name_len = struct.unpack("<H", entry[28:30])[0]
+    entries = [entry]
+    for i in range(1, copies):
+        name = f"m{i:05d}.npy".encode()
+        entries.append(entry[:28] + struct.pack("<H", len(name)) + entry[30:46] + name
+                       + entry[46 + name_len:])
+    cd = b"".join(entries)
+    end = (b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, copies, copies, len(cd), cd_offset, 0))
+    path.write_bytes(data[:cd_offset] + cd + end)
+    return path

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "fastenough/trace/load_trace.h"
 #include "fastenough/util/file_bytes.h"
 
 namespace fastenough::annotate {
@@ -144,7 +145,7 @@ StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, int out_fd,
   const std::string events = AnnotationEventsJson(result.report.findings, &result.counts);
   uint64_t file_bytes = 0;
   bool truncated = false;
-  auto buf = ReadFileBytes(in_path, &file_bytes, &truncated);
+  auto buf = ReadFileBytes(in_path, &file_bytes, &truncated, trace::TraceGunzipOptions());
   if (!buf.ok()) return buf.status();
   const std::string_view text = buf.value().view();
   auto pieces = Pieces(text, close, events);

@@ -63,7 +63,9 @@ StatusOr<PaddedBuffer> PaddedBuffer::Allocate(size_t size) {
   const size_t bytes = RoundUpToPage(size + kPadding);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
-    return Internal("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+    // Input too large for this machine: an input error, not a bug.
+    return ResourceExhausted("too large: cannot allocate " + std::to_string(bytes) + " bytes (" +
+                             std::strerror(errno) + ")");
   }
   b.data_ = static_cast<char*>(p);
   b.size_ = size;
@@ -133,8 +135,8 @@ Status PaddedBuffer::Resize(size_t new_size) {
   if (need > mapped_) {
     void* p = mremap(data_, mapped_, need, MREMAP_MAYMOVE);
     if (p == MAP_FAILED) {
-      return Internal("cannot grow buffer to " + std::to_string(need) + " bytes: " +
-                      std::strerror(errno));
+      return ResourceExhausted("too large: cannot grow a buffer to " + std::to_string(need) +
+                               " bytes (" + std::strerror(errno) + ")");
     }
     data_ = static_cast<char*>(p);
     mapped_ = need;
@@ -157,13 +159,18 @@ void PaddedBuffer::ReleaseBefore(size_t offset) {
 
 StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
                                      bool* gzip_truncated) {
+  return ReadFileBytes(path, file_bytes, gzip_truncated, GunzipOptions{});
+}
+
+StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
+                                     bool* gzip_truncated, const GunzipOptions& gunzip) {
   *gzip_truncated = false;
   auto mapped = PaddedBuffer::MapFile(path);
   if (!mapped.ok()) return mapped.status();
   *file_bytes = mapped->size();
   const auto* bytes = reinterpret_cast<const uint8_t*>(mapped->data());
   if (!LooksLikeGzip(bytes, mapped->size())) return mapped;
-  auto out = GunzipToPadded(bytes, mapped->size(), gzip_truncated);
+  auto out = GunzipToPadded(bytes, mapped->size(), gzip_truncated, gunzip);
   if (!out.ok()) return Status(out.status().code(), path + ": " + out.status().message());
   return out;
 }

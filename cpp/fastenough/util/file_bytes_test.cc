@@ -109,6 +109,45 @@ TEST(ReaderFileBytes, PlainGzipAndMissing) {
   std::remove(gz.c_str());
 }
 
+// A stated limit on how far a gzip stream may expand, on both paths (libdeflate
+// when ISIZE is within the limit, zlib streaming past it): refused as too large,
+// with how to raise the limit; within it, read whole.
+TEST(ReaderGzip, InflateLimit) {
+  const std::string text(1 << 20, ' ');  // spaces: ~1000:1
+  const std::string gz = Gzip(text);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(gz.data());
+  GunzipOptions o;
+  o.max_ratio = 10;
+  o.min_limit_bytes = 64 << 10;
+  o.raise_hint = "raise it with X";
+  bool truncated = false;
+  auto r = GunzipToPadded(bytes, gz.size(), &truncated, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("too large: inflates to more than 65536 bytes"),
+            std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("raise it with X"), std::string::npos);
+  o.min_limit_bytes = 1 << 20;  // exactly the text: allowed
+  auto ok = GunzipToPadded(bytes, gz.size(), &truncated, o);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->view(), text);
+}
+
+TEST(ReaderGzip, HeadCheckStopsBeforeTheWholeStream) {
+  const std::string gz = Gzip(std::string(8 << 20, '\0'));
+  GunzipOptions o;
+  size_t seen = 0;
+  o.check_head = [&](std::string_view head) {
+    seen = head.size();
+    return head[0] == '{' ? Status::Ok() : InvalidArgument("not JSON");
+  };
+  bool truncated = false;
+  auto r = GunzipToPadded(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), &truncated, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "not JSON");
+  EXPECT_EQ(seen, 64u << 10);  // only the first 64 KiB were inflated
+}
+
 // A FIFO nobody writes to: open() without O_NONBLOCK waited forever.
 TEST(ReaderFileBytes, FifoIsRefusedWithoutWaiting) {
   const std::string fifo = TempPath("fifo");
