@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,8 @@ import pytest
 DATA = Path(__file__).resolve().parents[1] / "data" / "diff"
 GEMM = ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"
         "(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)")
-RELU = ("void at::native::vectorized_elementwise_kernel<4, at::native::clamp_min_scalar_kernel_impl, "
+RELU = ("void at::native::vectorized_elementwise_kernel<4, "
+        "at::native::clamp_min_scalar_kernel_impl, "
         "at::detail::Array<char*, 2> >(int, at::native::clamp_min_scalar_kernel_impl, "
         "at::detail::Array<char*, 2>)")
 
@@ -117,7 +117,8 @@ def test_errors_exit_2_with_one_line(tmp_path, case):
     proc = _cli("diff", *args)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fastenough: ") and expect in lines[0], proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("fastenough: ") and expect in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
 
 
