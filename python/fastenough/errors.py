@@ -15,6 +15,10 @@ EXIT_INTERNAL = 3  # a bug in fastenough
 # `fastenough run --require-complete`: the command succeeded, but the measurement
 # was incomplete (the agent did not see torch, no steps, checks stopped, ...).
 EXIT_MEASUREMENT_INCOMPLETE = 4
+# `fastenough analyze`: the report was written, but the input lost data on the
+# way (a truncated file, events dropped as damaged or too large): its figures
+# cover only what could be read.
+EXIT_DATA_LOSS = 5
 
 
 class FastenoughError(Exception):

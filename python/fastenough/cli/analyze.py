@@ -8,6 +8,7 @@ import os
 import sys
 
 from fastenough.errors import (
+    EXIT_DATA_LOSS,
     EXIT_FINDINGS_OR_COUNTERS,
     EXIT_OK,
     InputNotFoundError,
@@ -46,8 +47,16 @@ exposed copy), and an instant event plus an arrow at the event where it
 happens. The rest of the trace is copied byte for byte; OUT is gzip when it
 ends in .gz.
 
+A gzip trace may inflate to at most FASTENOUGH_MAX_INFLATE_RATIO (default 200)
+times its size on disk (never less than 256 MiB is allowed): real traces
+inflate 30 times at most, a gzip bomb far more. Set the variable higher to read
+an unusual file. A FIFO or device is refused: save the trace to a file first.
+
 exit status: 0 ok, 1 the trace had errors that make figures unreliable,
-2 usage error or unreadable input.
+2 usage error or unreadable input (also: too large, as above), 5 the report
+was written but data was lost reading the input (a truncated file, events
+dropped as damaged or too large: the "Trace problems" table says which), so
+its figures cover only what could be read.
 """
 
 PROGRESS_MIN_BYTES = 100 * 1024 * 1024
@@ -179,5 +188,12 @@ def run(args: argparse.Namespace) -> int:
 
         print_report(report)
 
-    has_errors = any(c.get("severity") == "error" for c in report.get("counters", []))
-    return EXIT_FINDINGS_OR_COUNTERS if has_errors else EXIT_OK
+    counters = [c for c in report.get("counters", []) if c.get("count")]
+    if any(c.get("severity") == "error" for c in counters):
+        return EXIT_FINDINGS_OR_COUNTERS
+    lost = [c["name"] for c in counters if c.get("severity") == "data-loss"]
+    if lost:
+        sys.stderr.write(f"fastenough: data was lost reading the input ({', '.join(lost)}): "
+                         "the figures cover only what could be read\n")
+        return EXIT_DATA_LOSS
+    return EXIT_OK
