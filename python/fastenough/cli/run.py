@@ -155,6 +155,11 @@ def run(args: argparse.Namespace) -> int:
             print_report(report, console=Console(stderr=True))
         except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
             err.write(f"fastenough: report not rendered ({type(e).__name__}: {visible(e)})\n")
+    if outcome.unwritten:
+        err.write(f"fastenough: not written: {visible('; '.join(outcome.unwritten))}; the "
+                  "report above is the only copy: once there is room, `fastenough report "
+                  f"{visible(outcome.run_dir)} --reanalyze -o {visible(outcome.run_dir)}"
+                  "/report.json` writes it\n")
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
