@@ -33,7 +33,15 @@ examples:
 command. --json - prints the report on stdout, which then carries nothing else:
 the command's own stdout is moved to stderr for that run.
 
-Ctrl-C stops the command and still writes the report; a second Ctrl-C kills it.
+The command keeps your terminal: it reads the keyboard and /dev/tty as in a
+plain run, and Ctrl-C, Ctrl-\\ and Ctrl-Z reach it directly (Ctrl-Z stops the
+whole job, `fg` continues it). The report is written however the command ends.
+Signals sent to fastenough itself are passed on to the command's process
+group: SIGINT, SIGTERM, SIGHUP and SIGQUIT (a second one kills the group),
+SIGTSTP and SIGCONT (fastenough stops and continues with it). If fastenough is
+killed, the command gets SIGTERM rather than running on unreported; the run
+directory then has no report: `fastenough report RUN_DIR --reanalyze -o
+RUN_DIR/report.json` makes it (also after a disk was full).
 
 When the agent could not measure what it measures (the program never imported
 torch, imported it in a way the agent did not see, no step was found, only a

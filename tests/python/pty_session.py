@@ -1,0 +1,71 @@
+"""A real pseudo-terminal for tests of what a user at a terminal sees: a
+process (a shell, or fastenough itself) runs with the pty as its controlling
+terminal; the test types into it and waits for text to appear."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import time
+
+
+class PtySession:
+    def __init__(self, argv: list[str], env: dict | None = None, cwd: str | None = None):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: a session of its own, the pty its terminal
+            try:
+                if cwd:
+                    os.chdir(cwd)
+                os.execve(argv[0], argv, {**os.environ, **(env or {})})
+            finally:
+                os._exit(127)
+        self.seen = ""
+
+    def send(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def expect(self, text: str, timeout: float = 60) -> str:
+        """Wait until `text` has appeared in the output (all of it is kept)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{text!r} not seen within {timeout} s; output:\n{self.seen}")
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:  # EIO: every process on the pty is gone
+                    chunk = b""
+                if not chunk:
+                    raise AssertionError(f"{text!r} never came; output:\n{self.seen}")
+                self.seen += chunk.decode(errors="replace")
+        return self.seen
+
+    def wait(self, timeout: float = 60) -> int:
+        """The exit status of the process started, reading what it still writes."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    self.seen += os.read(self.fd, 65536).decode(errors="replace")
+                except OSError:
+                    pass
+        raise AssertionError(f"still running after {timeout} s; output:\n{self.seen}")
+
+    def close(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(self.fd)
