@@ -89,3 +89,21 @@ def test_ctrl_z_stops_the_job_and_fg_continues_it(session, tmp_path):
     shell.expect("FINISHED")
     shell.expect("command exited with status 0")
     shell.send("exit\r")
+
+
+def test_a_background_run_that_reads_the_terminal_stops_until_fg(session, tmp_path):
+    prog = tmp_path / "ask.py"
+    prog.write_text("print('GOT', input())\n")
+    shell = session(["/bin/bash", "--norc", "--noprofile", "-i"], cwd=str(tmp_path),
+                    env={"PS1": "PROMPT$ ", "TERM": "dumb"})
+    shell.expect("PROMPT$ ")
+    shell.send(" ".join(FE) + f" {sys.executable} {prog} &\r")
+    shell.expect("PROMPT$ ")
+    shell.send("sleep 3; jobs\r")
+    shell.expect("Stopped")  # reading the terminal from the background, as plain
+    shell.send("fg\r")
+    time.sleep(1)
+    shell.send("hi\r")
+    shell.expect("GOT hi")
+    shell.expect("command exited with status 0")
+    shell.send("exit\r")

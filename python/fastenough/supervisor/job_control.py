@@ -100,24 +100,36 @@ def wait_for_child(proc: subprocess.Popen, terminal: ForegroundTerminal | None,
                    stop_requested: list[bool], log) -> int:
     """The child's return code (negative: killed by that signal), following it
     through stops: each stop of the command stops fastenough too (with a terminal
-    always, as job control does; without one when a SIGTSTP was forwarded), and
-    when fastenough continues, the command continues."""
-    while True:
-        _, status = os.waitpid(proc.pid, os.WUNTRACED)
-        if not os.WIFSTOPPED(status):
-            proc.returncode = os.waitstatus_to_exitcode(status)
+    always, as job control does; without one when a SIGTSTP was forwarded, or
+    when the command, in the background, read or wrote the terminal), and when
+    fastenough continues, the command continues."""
+    acquired = None  # a terminal taken over after `fastenough run ... &` and `fg`
+    try:
+        while True:
+            _, status = os.waitpid(proc.pid, os.WUNTRACED)
+            if not os.WIFSTOPPED(status):
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                if terminal is not None:
+                    terminal.take_back()
+                return proc.returncode
+            sig = os.WSTOPSIG(status)
+            log(f"child stopped by signal {sig}")
+            tty_stop = sig in (signal.SIGTTIN, signal.SIGTTOU)
+            if terminal is None and not stop_requested[0] and not tty_stop:
+                continue  # stopped by someone else (a debugger): wait on
+            stop_requested[0] = False
             if terminal is not None:
                 terminal.take_back()
-            return proc.returncode
-        log(f"child stopped by signal {os.WSTOPSIG(status)}")
-        if terminal is None and not stop_requested[0]:
-            continue  # stopped by someone else (a debugger): wait on
-        stop_requested[0] = False
-        if terminal is not None:
-            terminal.take_back()
-        stop_self(terminal)
-        if terminal is not None and terminal.ours():  # `fg`, not `bg`
-            terminal.give_to(proc.pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGCONT)
-        log("continued; child continued")
+            stop_self(terminal)
+            if terminal is None and tty_stop:
+                # Run in the background, the command wanted the terminal: after
+                # `fg` fastenough is the foreground job and hands it over.
+                terminal = acquired = ForegroundTerminal.of_this_process()
+            if terminal is not None and terminal.ours():  # `fg`, not `bg`
+                terminal.give_to(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGCONT)
+            log("continued; child continued")
+    finally:
+        if acquired is not None:
+            acquired.close()
