@@ -4,8 +4,10 @@ terminal; the test types into it and waits for text to appear."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
+import re
 import select
 import signal
 import time
@@ -28,8 +30,17 @@ class PtySession:
 
     def expect(self, text: str, timeout: float = 60) -> str:
         """Wait until `text` has appeared in the output (all of it is kept)."""
+        self._read_until(lambda: text in self.seen, text, timeout)
+        return self.seen
+
+    def expect_match(self, pattern: str, timeout: float = 60) -> re.Match:
+        """Wait until the regular expression matches the output; the match."""
+        self._read_until(lambda: re.search(pattern, self.seen) is not None, pattern, timeout)
+        return re.search(pattern, self.seen)
+
+    def _read_until(self, done, text: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        while text not in self.seen:
+        while not done():
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"{text!r} not seen within {timeout} s; output:\n{self.seen}")
@@ -42,7 +53,6 @@ class PtySession:
                 if not chunk:
                     raise AssertionError(f"{text!r} never came; output:\n{self.seen}")
                 self.seen += chunk.decode(errors="replace")
-        return self.seen
 
     def wait(self, timeout: float = 60) -> int:
         """The exit status of the process started, reading what it still writes."""
@@ -53,19 +63,13 @@ class PtySession:
                 return os.waitstatus_to_exitcode(status)
             ready, _, _ = select.select([self.fd], [], [], 0.2)
             if ready:
-                try:
+                with contextlib.suppress(OSError):
                     self.seen += os.read(self.fd, 65536).decode(errors="replace")
-                except OSError:
-                    pass
         raise AssertionError(f"still running after {timeout} s; output:\n{self.seen}")
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
         os.close(self.fd)

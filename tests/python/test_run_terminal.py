@@ -76,9 +76,7 @@ def test_ctrl_z_stops_the_job_and_fg_continues_it(session, tmp_path):
                     env={"PS1": "PROMPT$ ", "TERM": "dumb"})
     shell.expect("PROMPT$ ")
     shell.send(" ".join(FE) + f" {sys.executable} {prog}\r")
-    out = shell.expect("CHILD ")
-    time.sleep(0.3)
-    child = int(shell.expect("\n", 5)[out.rindex("CHILD ") + 6:].split()[0])
+    child = int(shell.expect_match(r"CHILD (\d+)\r?\n").group(1))
     shell.send("\x1a")  # Ctrl-Z
     shell.expect("Stopped")
     shell.expect("PROMPT$ ")
