@@ -13,7 +13,9 @@ same program plain and under `fastenough run` and compares what it prints.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -22,6 +24,9 @@ from pathlib import Path
 import pytest
 
 from fastenough.supervisor.spawn import boot_dir, child_env
+
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                 reason="needs torch")
 
 def _foreign_interpreter() -> str | None:
     """A Python that does not have fastenough (nor this environment's torch,
@@ -97,9 +102,7 @@ def test_sitecustomize_and_sys_path_are_the_programs(tmp_path, own):
     assert tool.stdout == plain.stdout  # was fastenough's boot sitecustomize, and its dir
 
 
-torch = pytest.importorskip("torch")
-
-
+@needs_torch
 def test_minus_w_error_programs_run_as_plain(tmp_path):
     # The agent's global module hooks make torch warn on every call of a
     # compiled module; the agent's one warnings filter hides that warning (and
@@ -124,6 +127,7 @@ def test_minus_w_error_programs_run_as_plain(tmp_path):
     assert "UserWarning: mine" in plain.stderr and "UserWarning: mine" in tool.stderr
 
 
+@needs_torch
 def test_the_programs_sigterm_handler_wins(tmp_path):
     # The agent's SIGTERM handler (it writes the measurement, then dies of the
     # signal as without it) is installed only over the default, and any handler
@@ -144,15 +148,9 @@ def test_the_programs_sigterm_handler_wins(tmp_path):
                     "while True:\n    pass\n")
     argv = [sys.executable, str(bare)]
     plain, tool = _plain(argv, tmp_path), _under_tool(argv, tmp_path)
-    assert plain.returncode == -signal_number() and tool.returncode == 128 + signal_number()
+    assert plain.returncode == -signal.SIGTERM and tool.returncode == 128 + signal.SIGTERM
     run = sorted((tmp_path / ".fastenough" / "runs").iterdir())[-1]
     assert (run / "phases.jsonl").exists()  # what the handler is for: written before dying
-
-
-def signal_number() -> int:
-    import signal
-
-    return int(signal.SIGTERM)
 
 
 def test_boot_dir_is_not_left_on_sys_path_of_children(tmp_path):
