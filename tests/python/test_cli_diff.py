@@ -137,7 +137,11 @@ def _demo_run(tmp_path: Path, name: str, *flags) -> Path:
 def demo_runs(tmp_path_factory):
     pytest.importorskip("torch")
     tmp = tmp_path_factory.mktemp("diff-demo")
-    wasteful = _demo_run(tmp, "wasteful", "--items", "16")
+    # The wasteful path runs batch 1: one step per item. On a busy machine step
+    # times settle late and warm-up takes its 20 steps at most, then 2 steady
+    # steps and the 5 of the profiler window: 16 items left no steady step (no
+    # trace, no throughput) when the load average was 5; 64 leave margin.
+    wasteful = _demo_run(tmp, "wasteful", "--items", "64")
     fixed16 = _demo_run(tmp, "fixed16", "--fixed", "--items", "16")
     # 16 items are two batches of 8 on the fixed path: too few steps for a profiler
     # window. 256 items (32 steps) reach one.
