@@ -67,7 +67,23 @@ class PtySession:
                     self.seen += os.read(self.fd, 65536).decode(errors="replace")
         raise AssertionError(f"still running after {timeout} s; output:\n{self.seen}")
 
+    def _session(self) -> list[int]:
+        """Every process in the pty's session (its leader is the process started):
+        background jobs of a shell have groups of their own."""
+        members = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    with open(f"/proc/{entry}/stat", "rb") as f:
+                        fields = f.read().rsplit(b")", 1)[1].split()
+                    if int(fields[3]) == self.pid:  # state ppid pgrp session
+                        members.append(int(entry))
+        return members
+
     def close(self) -> None:
+        for pid in self._session():  # nothing a failed test started outlives it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
