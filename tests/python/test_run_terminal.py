@@ -52,7 +52,11 @@ def test_the_program_keeps_its_terminal(session, tmp_path):
 
 def test_ctrl_c_at_the_terminal_reaches_the_program(session, tmp_path):
     prog = tmp_path / "wait.py"
-    prog.write_text("import time\ntry:\n    print('READY', flush=True)\n    time.sleep(60)\n"
+    # Short sleeps: a Ctrl-C that lands just before one long sleep starts waits
+    # for its end (CPython checks for signals between calls), as it did here once
+    # on a busy machine.
+    prog.write_text("import time\ntry:\n    print('READY', flush=True)\n"
+                    "    for _ in range(600):\n        time.sleep(0.1)\n"
                     "except KeyboardInterrupt:\n    print('INTERRUPTED', flush=True)\n"
                     "    raise SystemExit(7)\n")
     s = session([*FE, sys.executable, str(prog)], cwd=str(tmp_path))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 
@@ -104,9 +105,13 @@ def wait_for_child(proc: subprocess.Popen, terminal: ForegroundTerminal | None,
     when the command, in the background, read or wrote the terminal), and when
     fastenough continues, the command continues."""
     acquired = None  # a terminal taken over after `fastenough run ... &` and `fg`
+    wake = _SignalWake()
     try:
         while True:
-            _, status = os.waitpid(proc.pid, os.WUNTRACED)
+            pid, status = os.waitpid(proc.pid, os.WNOHANG | os.WUNTRACED)
+            if pid == 0:
+                wake.wait()
+                continue
             if not os.WIFSTOPPED(status):
                 proc.returncode = os.waitstatus_to_exitcode(status)
                 if terminal is not None:
@@ -131,5 +136,40 @@ def wait_for_child(proc: subprocess.Popen, terminal: ForegroundTerminal | None,
                 os.killpg(proc.pid, signal.SIGCONT)
             log("continued; child continued")
     finally:
+        wake.close()
         if acquired is not None:
             acquired.close()
+
+
+class _SignalWake:
+    """Waiting for "a signal came": the child's exit or stop (SIGCHLD) or one to
+    forward. A blocking waitpid() is not interrupted by a signal that the kernel
+    hands to another thread (the sampler's) nor by one that lands just before the
+    call: the Python handler then ran only when the command ended (a SIGINT or
+    SIGQUIT to fastenough was passed on minutes late, under load). Python's C
+    handler writes every signal to the wakeup fd, from whichever thread, so a
+    select() on it returns in all three cases, and the handlers run right after."""
+
+    def __init__(self) -> None:
+        self.read, self.write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.main_thread = True
+        try:
+            self.old_fd = signal.set_wakeup_fd(self.write, warn_on_full_buffer=False)
+            # A handler, not SIG_DFL: only a handled signal reaches the wakeup fd.
+            # It changes nothing else (children are still reaped by their parents).
+            self.old_chld = signal.signal(signal.SIGCHLD, lambda *_: None)
+        except ValueError:  # not the main thread (embedding, tests): no handlers, poll
+            self.main_thread = False
+
+    def wait(self) -> None:
+        select.select([self.read], [], [], None if self.main_thread else 0.1)
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self.read, 512):
+                pass
+
+    def close(self) -> None:
+        if self.main_thread:
+            signal.signal(signal.SIGCHLD, self.old_chld)
+            signal.set_wakeup_fd(self.old_fd)
+        os.close(self.read)
+        os.close(self.write)
