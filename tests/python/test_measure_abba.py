@@ -42,7 +42,9 @@ def test_identical_functions_show_no_difference():
     r = fastenough.abba(same, same, inputs, rounds=3, confidence=0.999)
     assert r.ratio["low"] <= 1 <= r.ratio["high"], r
     assert r.verdict.startswith("no difference")
-    assert 0.9 < r.ratio["ratio"] < 1.1
+    # The point estimate of identical functions moves with the machine's load
+    # (1.11 and 1.14 at load average 6; the interval still held 1).
+    assert 0.8 < r.ratio["ratio"] < 1.25
 
 
 def test_outputs_are_compared_per_input_apart_from_timing():
