@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fastenough/compare/compare_sets.h"
+#include "fs_path.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -18,7 +19,7 @@ namespace fastenough::bindings {
 void RegisterCompare(nb::module_& m) {
   m.def(
       "compare_paths",
-      [](const std::string& a, const std::string& b, const nb::dict& tolerances, bool exact,
+      [](const FsPath& a, const FsPath& b, const nb::dict& tolerances, bool exact,
          bool nan_equal, int top) {
         compare::CompareOptions opt;
         opt.exact = exact;
@@ -37,7 +38,7 @@ void RegisterCompare(nb::module_& m) {
         }
         StatusOr<std::string> json = [&] {
           nb::gil_scoped_release release;
-          return compare::ComparePathsJson(a, b, opt);
+          return compare::ComparePathsJson(a.native(), b.native(), opt);
         }();
         return ValueOrThrow(std::move(json));
       },

@@ -11,6 +11,7 @@
 #include "fastenough/diff/op_aggregate.h"
 #include "fastenough/diff/trace_diff.h"
 #include "fastenough/diff/trace_diff_json.h"
+#include "fs_path.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -19,13 +20,13 @@ namespace nb = nanobind;
 namespace fastenough::bindings {
 
 namespace {
-std::string DiffTraces(const std::vector<std::string>& paths_a, const std::vector<std::string>& paths_b,
+std::string DiffTraces(const std::vector<FsPath>& paths_a, const std::vector<FsPath>& paths_b,
                        double min_rel, double min_abs_ns) {
   StatusOr<std::string> result = [&]() -> StatusOr<std::string> {
     nb::gil_scoped_release release;
-    StatusOr<diff::SideAggregate> a = diff::AggregateTraceFiles(paths_a);
+    StatusOr<diff::SideAggregate> a = diff::AggregateTraceFiles(NativePaths(paths_a));
     if (!a.ok()) return a.status();
-    StatusOr<diff::SideAggregate> b = diff::AggregateTraceFiles(paths_b);
+    StatusOr<diff::SideAggregate> b = diff::AggregateTraceFiles(NativePaths(paths_b));
     if (!b.ok()) return b.status();
     return diff::TraceDiffToJson(diff::DiffSides(*a, *b, {min_rel, min_abs_ns}));
   }();

@@ -15,6 +15,7 @@
 #include "fastenough/lint/rule_registry.h"
 #include "fastenough/lint/source_lint.h"
 #include "fastenough/pysrc/arena.h"
+#include "fs_path.h"
 #include "progress_relay.h"
 #include "register.h"
 
@@ -25,11 +26,13 @@ namespace fastenough::bindings {
 namespace {
 
 nb::tuple FindingTuple(const lint::LintFinding& f) {
-  return nb::make_tuple(f.path, f.line, f.col, f.code, f.rule, f.message, f.end_line, f.end_col,
+  return nb::make_tuple(FsStr(f.path), f.line, f.col, f.code, f.rule, f.message, f.end_line, f.end_col,
                         f.function, f.source_line);
 }
 
-nb::tuple ErrorTuple(const lint::FileError& e) { return nb::make_tuple(e.path, e.line, e.message); }
+nb::tuple ErrorTuple(const lint::FileError& e) {
+  return nb::make_tuple(FsStr(e.path), e.line, e.message);
+}
 
 lint::RuleSelection Selection(const std::optional<std::vector<std::string>>& codes) {
   return codes ? lint::RuleSelection::ForCodes(*codes) : lint::RuleSelection::All();
@@ -61,7 +64,7 @@ void RegisterLint(nb::module_& m) {
       "Every code lint reports as (code, title, shared with runtime findings).");
   m.def(
       "lint_source",
-      [](const std::string& path, nb::bytes data,
+      [](const FsPath& path, nb::bytes data,
          std::optional<std::vector<std::string>> codes) {
         const lint::RuleSelection selection = Selection(codes);
         std::string text(data.c_str(), data.size());
@@ -69,7 +72,7 @@ void RegisterLint(nb::module_& m) {
         {
           nb::gil_scoped_release release;
           pysrc::Arena arena;
-          out = lint::LintSource(path, text, selection, arena);
+          out = lint::LintSource(path.native(), text, selection, arena);
         }
         nb::list findings;
         for (const lint::LintFinding& f : out.findings) findings.append(FindingTuple(f));
@@ -80,7 +83,7 @@ void RegisterLint(nb::module_& m) {
       "Lint one file's bytes: (findings, error or None). codes=None runs every rule.");
   m.def(
       "lint_files",
-      [](const std::vector<std::string>& paths, std::optional<std::vector<std::string>> codes,
+      [](const std::vector<FsPath>& paths, std::optional<std::vector<std::string>> codes,
          int threads, nb::object progress) {
         const lint::RuleSelection selection = Selection(codes);
         ProgressRelay relay(std::move(progress));
@@ -90,7 +93,7 @@ void RegisterLint(nb::module_& m) {
         lint::FilesLintResult r;
         {
           nb::gil_scoped_release release;
-          r = lint::LintFiles(paths, selection, options);
+          r = lint::LintFiles(NativePaths(paths), selection, options);
         }
         nb::list findings, errors;
         for (const lint::LintFinding& f : r.findings) findings.append(FindingTuple(f));

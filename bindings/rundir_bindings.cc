@@ -4,6 +4,7 @@
 
 #include "fastenough/rundir/run_report.h"
 #include "frame_roots.h"
+#include "fs_path.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -15,7 +16,7 @@ namespace fastenough::bindings {
 void RegisterRundir(nb::module_& m) {
   m.def(
       "analyze_run_dir",
-      [](const std::string& dir, int threads, nb::object progress, nb::object frame_roots) {
+      [](const FsPath& dir, int threads, nb::object progress, nb::object frame_roots) {
         rundir::RunReportOptions o;
         o.threads = threads;
         o.frame_roots = FrameRootsFrom(frame_roots);
@@ -23,7 +24,7 @@ void RegisterRundir(nb::module_& m) {
         o.progress = relay.Function();
         StatusOr<std::string> r = [&] {
           nb::gil_scoped_release release;
-          return rundir::AnalyzeRunDirToJson(dir, o);
+          return rundir::AnalyzeRunDirToJson(dir.native(), o);
         }();
         return ValueOrThrow(std::move(r));
       },

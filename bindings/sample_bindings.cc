@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 
 #include "fastenough/sample/sampler.h"
+#include "fs_path.h"
 #include "register.h"
 #include "status_to_python.h"
 
@@ -69,10 +70,10 @@ void RegisterSample(nb::module_& m) {
                       "on a C++ thread of its own.")
       .def(
           "__init__",
-          [](Sampler* self, const std::string& csv_path, double hz, bool nvml, bool npu_smi,
+          [](Sampler* self, const FsPath& csv_path, double hz, bool nvml, bool npu_smi,
              const std::string& nvml_library, const std::string& npu_smi_command) {
             sample::SamplerOptions o;
-            o.csv_path = csv_path;
+            o.csv_path = csv_path.native();
             o.hz = hz;
             o.nvml = nvml;
             o.npu_smi = npu_smi;

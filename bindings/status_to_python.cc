@@ -11,6 +11,7 @@ const char* ErrorClassFor(StatusCode code) {
     case StatusCode::kNotFound: return "InputNotFoundError";
     case StatusCode::kDataLoss: return "BadInputError";
     case StatusCode::kUnimplemented: return "BadInputError";
+    case StatusCode::kResourceExhausted: return "InputTooLargeError";
     default: return "InternalError";
   }
 }

@@ -9,6 +9,7 @@
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
 #include "frame_roots.h"
+#include "fs_path.h"
 #include "progress_relay.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -19,8 +20,9 @@ namespace fastenough::bindings {
 
 namespace {
 // Runs the analysis without the GIL.
-std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object progress, int threads,
+std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progress, int threads,
                           nb::object frame_roots) {
+  const std::vector<std::string> paths = NativePaths(fs_paths);
   report::AnalyzeOptions options;
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
@@ -33,8 +35,10 @@ std::string AnalyzeToJson(const std::vector<std::string>& paths, nb::object prog
   return ValueOrThrow(std::move(result));
 }
 
-nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb::object progress,
-                        int threads, nb::object frame_roots) {
+// out_fd: an open descriptor the caller made for the output (cli/output_file.py
+// decides what it is and renames or removes it); out_name names it in messages.
+nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& out_name, bool gzip,
+                        nb::object progress, int threads, nb::object frame_roots) {
   report::AnalyzeOptions options;
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
@@ -42,7 +46,7 @@ nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb
   options.progress = relay.Function();
   StatusOr<annotate::AnnotatedTrace> result = [&] {
     nb::gil_scoped_release release;
-    return annotate::AnnotateTrace(path, out_path, options);
+    return annotate::AnnotateTrace(fs_path.native(), out_fd, out_name, gzip, options);
   }();
   annotate::AnnotatedTrace a = ValueOrThrow(std::move(result));
   nb::dict counts;
@@ -58,10 +62,10 @@ nb::dict AnnotateToJson(const std::string& path, const std::string& out_path, nb
 }
 
 // The annotations an earlier --annotate left in a trace: [(ph, name, ts_ns)].
-nb::list TraceAnnotations(const std::string& path) {
+nb::list TraceAnnotations(const FsPath& path) {
   StatusOr<trace::EventStore> store = [&] {
     nb::gil_scoped_release release;
-    return trace::LoadTrace(path);
+    return trace::LoadTrace(path.native());
   }();
   trace::EventStore s = ValueOrThrow(std::move(store));
   nb::list out;
@@ -78,12 +82,12 @@ void RegisterTrace(nb::module_& m) {
         "Load the traces (one per rank, in parallel), run every analysis and return the "
         "fastenough.report/1 document as JSON text. progress(done_bytes, total_bytes) is "
         "called now and then.");
-  m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_path"),
-        nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
-        nb::arg("frame_roots") = nb::none(),
-        "Analyse one trace and write it to out_path (gzip when it ends in .gz) with the "
-        "findings added as slices, instant events and flow arrows. Returns "
-        "{'report': fastenough.report/1 JSON text, 'counts': {...}}.");
+  m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_fd"),
+        nb::arg("out_name"), nb::arg("gzip"), nb::arg("progress") = nb::none(),
+        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(),
+        "Analyse one trace and write it to the open descriptor out_fd (gzip when gzip) "
+        "with the findings added as slices, instant events and flow arrows; the descriptor "
+        "stays open. Returns {'report': fastenough.report/1 JSON text, 'counts': {...}}.");
   m.def("trace_annotations", &TraceAnnotations, nb::arg("path"),
         "The fastenough annotation events of a trace as (ph, name, ts_ns) tuples.");
 }

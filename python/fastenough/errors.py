@@ -15,6 +15,10 @@ EXIT_INTERNAL = 3  # a bug in fastenough
 # `fastenough run --require-complete`: the command succeeded, but the measurement
 # was incomplete (the agent did not see torch, no steps, checks stopped, ...).
 EXIT_MEASUREMENT_INCOMPLETE = 4
+# `fastenough analyze`: the report was written, but the input lost data on the
+# way (a truncated file, events dropped as damaged or too large): its figures
+# cover only what could be read.
+EXIT_DATA_LOSS = 5
 
 
 class FastenoughError(Exception):
@@ -35,6 +39,18 @@ class InputNotFoundError(FastenoughError):
 
 class BadInputError(FastenoughError):
     """The input exists but cannot be read: not a trace, or damaged beyond repair."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputTooLargeError(BadInputError):
+    """The input would take more memory than it may: a compressed file that
+    inflates beyond the stated limit (FASTENOUGH_MAX_INFLATE_RATIO), or one
+    larger than this machine can hold."""
+
+
+class OutputError(FastenoughError):
+    """A file the user asked for could not be written (no space, no permission)."""
 
     exit_code = EXIT_USAGE
 

@@ -179,12 +179,24 @@ def test_cpu_only_trace_says_why_device_tables_are_missing(cli, corpus_dir):
     assert "Device time" not in proc.stdout
 
 
+def test_a_trace_cut_to_a_few_percent_exits_5(cli, tmp_path):
+    text = gzip.decompress(EXAMPLE.read_bytes())
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[: len(text) * 6 // 100])  # 6% of the events, as the probe kept
+    proc = cli("analyze", cut)
+    assert proc.returncode == 5, proc.stderr
+    assert "Trace problems" in proc.stdout and "file_truncated" in proc.stdout
+    whole = cli("analyze", EXAMPLE)
+    assert whole.returncode == 0, whole.stderr
+
+
 def test_truncated_trace_keeps_events_and_says_so(cli, corpus_dir, tmp_path):
     text = gzip.decompress((corpus_dir / "trace_filter" / "sampled_rank-0.json.gz").read_bytes())
     cut = tmp_path / "cut.json"
     cut.write_bytes(text[: len(text) // 3])
     proc = cli("analyze", "--json", cut)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 5, proc.stderr  # analysed with data loss (it was 0)
+    assert "data was lost reading the input (file_truncated)" in proc.stderr
     report = json.loads(proc.stdout)
     (counter,) = [c for c in report["counters"] if c["name"] == "file_truncated"]
     assert counter["severity"] == "data-loss" and counter["count"] == 1

@@ -48,7 +48,8 @@ def _errors(validator, report: dict) -> list[str]:
 
 def _analyze(*paths: Path) -> dict:
     r = run_cli("analyze", "--json", *paths)
-    assert r.returncode in (0, 1), r.stderr  # 1: the trace had error counters
+    # 1: the trace had error counters; 5: data was lost reading it (a cut file)
+    assert r.returncode in (0, 1, 5), r.stderr
     return json.loads(r.stdout)
 
 

@@ -32,7 +32,12 @@ CHILD = textwrap.dedent("""
     with open(ready + ".grandchild", "w") as f:
         f.write(str(pid))
     open(ready, "w").close()
-    time.sleep(60)
+    # Short sleeps: a signal that lands just before a long sleep starts is only
+    # acted on when the sleep ends (CPython checks for signals between calls);
+    # on a busy machine the test's SIGINT came in that window and the child
+    # slept its 60 s out.
+    for _ in range(600):
+        time.sleep(0.1)
 """)
 
 

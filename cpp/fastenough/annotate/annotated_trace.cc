@@ -1,5 +1,6 @@
 #include "fastenough/annotate/annotated_trace.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -8,14 +9,11 @@
 #include <cstring>
 #include <string_view>
 
+#include "fastenough/trace/load_trace.h"
 #include "fastenough/util/file_bytes.h"
 
 namespace fastenough::annotate {
 namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 // True when the event list holds an element before close_offset: the
 // previous non-space byte is not its '['.
@@ -28,9 +26,9 @@ bool ListHasElements(std::string_view text, int64_t close_offset) {
   return false;
 }
 
-Status WriteError(const std::string& path, const char* what) {
+Status WriteError(const std::string& name, const char* what) {
   return Status(StatusCode::kInvalidArgument,
-                path + ": cannot write the annotated trace (" + what + ": " + std::strerror(errno) + ")");
+                name + ": cannot write the annotated trace (" + what + ": " + std::strerror(errno) + ")");
 }
 
 // Streams `pieces` through zlib's deflate into `f` as one gzip member
@@ -67,10 +65,17 @@ bool DeflatePieces(FILE* f, const std::vector<std::string_view>& pieces) {
   return ok;
 }
 
-// Writes the pieces in order to path, gzip-compressed when gz.
-Status WritePieces(const std::string& path, bool gz, const std::vector<std::string_view>& pieces) {
-  FILE* f = std::fopen(path.c_str(), "wbe");
-  if (f == nullptr) return WriteError(path, "open");
+// Writes the pieces in order to the open descriptor fd (left open: the caller
+// made it and commits or removes the file), gzip-compressed when gz.
+Status WritePieces(int fd, const std::string& name, bool gz,
+                   const std::vector<std::string_view>& pieces) {
+  const int own = dup(fd);
+  if (own < 0) return WriteError(name, "dup");
+  FILE* f = fdopen(own, "wb");
+  if (f == nullptr) {
+    close(own);
+    return WriteError(name, "open");
+  }
   bool ok = true;
   if (gz) {
     ok = DeflatePieces(f, pieces);
@@ -83,10 +88,12 @@ Status WritePieces(const std::string& path, bool gz, const std::vector<std::stri
     }
   }
   if (!ok) {
+    const int err = errno;
     std::fclose(f);
-    return WriteError(path, "write");
+    errno = err;
+    return WriteError(name, "write");
   }
-  if (std::fclose(f) != 0) return WriteError(path, "close");
+  if (std::fclose(f) != 0) return WriteError(name, "close");
   return Status::Ok();
 }
 
@@ -120,7 +127,8 @@ StatusOr<std::string> InsertEvents(std::string_view text, int64_t close_offset,
   return out;
 }
 
-StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, const std::string& out_path,
+StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, int out_fd,
+                                       const std::string& out_name, bool gzip,
                                        const report::AnalyzeOptions& options) {
   AnnotatedTrace result;
   {
@@ -137,7 +145,7 @@ StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, const std::st
   const std::string events = AnnotationEventsJson(result.report.findings, &result.counts);
   uint64_t file_bytes = 0;
   bool truncated = false;
-  auto buf = ReadFileBytes(in_path, &file_bytes, &truncated);
+  auto buf = ReadFileBytes(in_path, &file_bytes, &truncated, trace::TraceGunzipOptions());
   if (!buf.ok()) return buf.status();
   const std::string_view text = buf.value().view();
   auto pieces = Pieces(text, close, events);
@@ -145,17 +153,7 @@ StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, const std::st
     return Status(StatusCode::kDataLoss,
                   in_path + ": the file changed while it was read (" + pieces.status().message() + ")");
   }
-  const std::string tmp = out_path + ".tmp";
-  Status st = WritePieces(tmp, EndsWith(out_path, ".gz"), pieces.value());
-  if (!st.ok()) {
-    std::remove(tmp.c_str());
-    return st;
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    Status err = WriteError(out_path, "rename");
-    std::remove(tmp.c_str());
-    return err;
-  }
+  FE_RETURN_IF_ERROR(WritePieces(out_fd, out_name, gzip, pieces.value()));
   return result;
 }
 

@@ -22,12 +22,15 @@ struct AnnotatedTrace {
   AnnotationCounts counts;
 };
 
-// Analyses one trace and writes it to out_path with its findings annotated:
-// gzip when out_path ends in ".gz", plain JSON otherwise; written to a
-// temporary file next to it and renamed, so a failed write leaves no half
-// file. A truncated trace (its event list never closes) is refused: the
-// output would be as damaged as the input.
-StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, const std::string& out_path,
+// Analyses one trace and writes it with its findings annotated to the open
+// descriptor out_fd (gzip when `gzip`, plain JSON otherwise); out_name names it
+// in messages. The descriptor stays open: the caller chose what it is (a
+// temporary beside the destination, renamed when this succeeds; a device; a
+// FIFO) and commits or removes it. A truncated trace (its event list never
+// closes) is refused before a byte is written: the output would be as damaged
+// as the input.
+StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, int out_fd,
+                                       const std::string& out_name, bool gzip,
                                        const report::AnalyzeOptions& options = {});
 
 // The text of a trace with `events` inserted before the ']' at

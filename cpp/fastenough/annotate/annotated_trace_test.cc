@@ -1,10 +1,14 @@
 #include "fastenough/annotate/annotated_trace.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "fastenough/trace/load_trace.h"
 
@@ -101,12 +105,16 @@ TEST(Annotate, TruncatedTraceIsRefusedAndWritesNothing) {
     std::ofstream f(in);
     f << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2},)";
   }
-  auto r = AnnotateTrace(in, out);
+  const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  auto r = AnnotateTrace(in, fd, out, false);
+  close(fd);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(r.status().message().find("truncated"), std::string::npos);
-  EXPECT_FALSE(std::ifstream(out).good());
-  EXPECT_FALSE(std::ifstream(out + ".tmp").good());
+  struct stat st {};
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 0);  // not a byte written
 }
 
 TEST(Annotate, WritesPlainAndGzipCopies) {
@@ -119,7 +127,10 @@ TEST(Annotate, WritesPlainAndGzipCopies) {
   }
   for (const char* name : {"/small.out.json", "/small.out.json.gz"}) {
     const std::string out = ::testing::TempDir() + name;
-    auto r = AnnotateTrace(in, out);
+    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    auto r = AnnotateTrace(in, fd, out, std::string_view(name).ends_with(".gz"));
+    close(fd);
     ASSERT_TRUE(r.ok()) << r.status().message();
     auto back = trace::LoadTrace(out);
     ASSERT_TRUE(back.ok()) << back.status().message();

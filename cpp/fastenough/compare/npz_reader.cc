@@ -2,7 +2,10 @@
 
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <unordered_set>
 
 #include "fastenough/compare/npy_reader.h"
 
@@ -35,6 +38,7 @@ struct Member {
   uint16_t method = 0;
   uint32_t crc = 0;
   uint64_t compressed = 0, uncompressed = 0, local_offset = 0;
+  uint64_t data_at = 0;  // after the local header
 };
 
 struct Zip {
@@ -115,6 +119,55 @@ Status ReadMembers(const Zip& z, uint64_t at, uint64_t entries, std::vector<Memb
   return Status::Ok();
 }
 
+// Where each member's data starts, from its local header.
+Status LocateData(const Zip& z, std::vector<Member>* members) {
+  for (Member& m : *members) {
+    const uint64_t lo = m.local_offset;
+    if (!Fits(lo, 30, z.size) || U32(z.data + lo) != kLocalHeader) {
+      return z.Bad(lo, "corrupt .npz: member '" + m.name + "' has no local header");
+    }
+    m.data_at = lo + 30 + U16(z.data + lo + 26) + U16(z.data + lo + 28);
+    if (!Fits(m.data_at, m.compressed, z.size)) {
+      return z.Bad(z.size, "truncated .npz: member '" + m.name + "' (" +
+                               std::to_string(m.compressed) + " bytes from byte " +
+                               std::to_string(m.data_at) + ") ends past the end");
+    }
+  }
+  return Status::Ok();
+}
+
+// What Python's zipfile refuses too: a name given twice (which array is 'x'?)
+// and members whose bytes overlap, each other or the central directory. The
+// overlapping-entries bomb lists one deflated member many times: each entry
+// would inflate the same bytes again (522 KB became 3.1 GB). Once members are
+// disjoint, deflate's own bound (~1032:1, checked per member) bounds the whole.
+Status CheckMembersDisjoint(const Zip& z, const std::vector<Member>& members,
+                            uint64_t cd_offset) {
+  std::unordered_set<std::string_view> names;
+  for (const Member& m : members) {
+    if (!names.insert(m.name).second) {
+      return z.Bad(m.local_offset, "corrupt .npz: member '" + m.name + "' appears twice");
+    }
+  }
+  std::vector<const Member*> order;
+  for (const Member& m : members) order.push_back(&m);
+  std::sort(order.begin(), order.end(),
+            [](const Member* a, const Member* b) { return a->local_offset < b->local_offset; });
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Member& m = *order[i];
+    const uint64_t end = m.data_at + m.compressed;
+    const uint64_t next = i + 1 < order.size() ? order[i + 1]->local_offset : cd_offset;
+    if (end > next) {
+      const std::string other = i + 1 < order.size() ? "member '" + order[i + 1]->name + "'"
+                                                     : std::string("the central directory");
+      return z.Bad(next, "corrupt .npz: member '" + m.name + "' (bytes " +
+                             std::to_string(m.local_offset) + ".." + std::to_string(end) +
+                             ") overlaps " + other + ", which starts");
+    }
+  }
+  return Status::Ok();
+}
+
 struct DecompressorDeleter {
   void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
 };
@@ -127,18 +180,11 @@ Status ReadNpz(const std::string& path, const PaddedBuffer& file, std::string_vi
   FE_RETURN_IF_ERROR(FindCentralDirectory(z, &cd_offset, &entries));
   std::vector<Member> members;
   FE_RETURN_IF_ERROR(ReadMembers(z, cd_offset, entries, &members));
+  FE_RETURN_IF_ERROR(LocateData(z, &members));
+  FE_RETURN_IF_ERROR(CheckMembersDisjoint(z, members, cd_offset));
   std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> inflater;
   for (const Member& m : members) {
-    const uint64_t lo = m.local_offset;
-    if (!Fits(lo, 30, z.size) || U32(z.data + lo) != kLocalHeader) {
-      return z.Bad(lo, "corrupt .npz: member '" + m.name + "' has no local header");
-    }
-    const uint64_t data_at = lo + 30 + U16(z.data + lo + 26) + U16(z.data + lo + 28);
-    if (!Fits(data_at, m.compressed, z.size)) {
-      return z.Bad(z.size, "truncated .npz: member '" + m.name + "' (" +
-                               std::to_string(m.compressed) + " bytes from byte " +
-                               std::to_string(data_at) + ") ends past the end");
-    }
+    const uint64_t data_at = m.data_at;
     std::string key = m.name;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
     key = std::string(key_prefix) + key;

@@ -80,6 +80,47 @@ TEST(Safetensors, CorruptFields) {
   EXPECT_NE(s.message().find("header JSON at bytes 8..24"), std::string::npos) << s.message();
 }
 
+// What the reference loader (safetensors' validate) refuses: the tensors,
+// sorted by offset, must tile the data exactly. A name given twice is refused
+// too (the reference keeps the last one silently: which one would we compare?).
+TEST(Safetensors, DuplicateNamesAndOverlapsAreRefused) {
+  const std::string data(16, '\x01');
+  const struct {
+    const char* header;
+    const char* says;
+  } cases[] = {
+      {R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+       R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+       "tensor 'a' is named twice in the header"},
+      {R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+       R"("b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+       "tensor 'b' (data bytes 8..16) overlaps tensor 'a' (data bytes 0..16)"},
+      {R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+       R"("b":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+       "overlaps tensor"},
+      {R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+       R"("b":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})",
+       "data bytes 8..12 belong to no tensor"},
+      {R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+       "data bytes 8..16 belong to no tensor"},
+  };
+  for (const auto& c : cases) {
+    std::vector<TensorRef> out;
+    Status st = Read(Safetensors(c.header, data), &out);
+    EXPECT_EQ(st.code(), StatusCode::kDataLoss) << c.header;
+    EXPECT_NE(st.message().find(c.says), std::string::npos) << st.message();
+  }
+  // Tiled exactly, in any order of the header, an empty tensor included: read.
+  std::vector<TensorRef> out;
+  Status ok = Read(Safetensors(R"({"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)"
+                               R"("e":{"dtype":"F32","shape":[0],"data_offsets":[8,8]},)"
+                               R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                               data),
+                   &out);
+  EXPECT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(out.size(), 3u);
+}
+
 std::string Npy(const std::string& dict, const std::string& data) {
   std::string h = dict;
   while ((10 + h.size() + 1) % 64) h += ' ';

@@ -2,7 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace fastenough::compare {
 
@@ -22,6 +26,37 @@ bool CheckedBytes(const std::vector<int64_t>& shape, size_t elem, uint64_t* byte
   }
   *bytes = static_cast<uint64_t>(n);
   return true;
+}
+struct Span {
+  uint64_t begin, end;
+  std::string_view name;
+};
+
+std::string Bytes(uint64_t a, uint64_t b) {
+  return "data bytes " + std::to_string(a) + ".." + std::to_string(b);
+}
+
+// The reference loader's rule (safetensors `validate`): sorted by offset, the
+// tensors cover the data from byte 0 to its end with neither gap nor overlap,
+// so no byte is shared by two tensors and none is left over.
+Status CheckTiling(const std::string& path, std::vector<Span>* spans, uint64_t data_bytes) {
+  std::sort(spans->begin(), spans->end(), [](const Span& a, const Span& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t covered = 0;
+  const Span* last = nullptr;
+  for (const Span& s : *spans) {
+    if (s.begin < covered) {
+      return Bad(path, "tensor '" + std::string(s.name) + "' (" + Bytes(s.begin, s.end) +
+                           ") overlaps tensor '" + std::string(last->name) + "' (" +
+                           Bytes(last->begin, last->end) + ")");
+    }
+    if (s.begin > covered) return Bad(path, Bytes(covered, s.begin) + " belong to no tensor");
+    covered = s.end;
+    last = &s;
+  }
+  if (covered != data_bytes) return Bad(path, Bytes(covered, data_bytes) + " belong to no tensor");
+  return Status::Ok();
 }
 }  // namespace
 
@@ -53,8 +88,16 @@ Status ReadSafetensors(const std::string& path, const PaddedBuffer& file,
     return Bad(path, "header JSON at bytes 8.." + std::to_string(data_start) +
                          " is not a JSON object (" + simdjson::error_message(err) + ")");
   }
+  // Every tensor's data span, to check that they tile the data as the reference
+  // loader requires, and the names seen (JSON objects may repeat a key).
+  std::vector<Span> spans;
+  std::unordered_set<std::string_view> names;
   for (auto field : header) {
     const std::string_view name = field.key;
+    if (!names.insert(name).second) {
+      return Bad(path, "tensor '" + std::string(name) + "' is named twice in the header (bytes 8.." +
+                           std::to_string(data_start) + "): which one to compare is ambiguous");
+    }
     if (name == "__metadata__") continue;
     const std::string where = "tensor '" + std::string(name) + "' in the header (bytes 8.." +
                               std::to_string(data_start) + ")";
@@ -100,9 +143,10 @@ Status ReadSafetensors(const std::string& path, const PaddedBuffer& file,
     }
     ref.data = reinterpret_cast<const uint8_t*>(file.data()) + data_start + begin;
     ref.bytes = end - begin;
+    spans.push_back({begin, end, name});
     out->push_back(std::move(ref));
   }
-  return Status::Ok();
+  return CheckTiling(path, &spans, size - data_start);
 }
 
 }  // namespace fastenough::compare

@@ -69,9 +69,11 @@ TEST(SampleProcTree, BusyChildTreeHasCpuAndRss) {
   EXPECT_EQ(b.processes, 2);  // the spinner and its sleeping child
   EXPECT_GT(b.rss_bytes, 0);
   double cpu = tree.CpuPercent(a, b, t1 - t0);
-  // One spinning thread: close to 100 % of a core on an idle machine; shared
-  // CI machines give it less, but a sleeping tree would be near 0.
-  EXPECT_GT(cpu, 20.0);
+  // One spinning thread gets what the scheduler leaves it: close to 100 % of a
+  // core on an idle machine, 18 % at load average 6 on two cores (20 % was the
+  // bound here and failed then). A sleeping tree reads 0 (the next test); 2 %
+  // is two clock ticks in 700 ms, so any real spinning passes and sleep fails.
+  EXPECT_GT(cpu, 2.0);
   EXPECT_LT(cpu, 150.0);
 
   // The tree of this test process includes the child.

@@ -705,6 +705,18 @@ void Reader::ApplyOne(const char* p, const char* window_end, const char* fast_en
       *next = nullptr;
       return;
     }
+    if (fast_end == nullptr) {
+      // The per-event window ended first. A well-formed event that closes
+      // later, followed by the list's ',' or ']', is one larger than the
+      // limit: skipped whole and counted as such, not as damage.
+      const char* whole = SkipValue(p, end_);
+      const char* after = whole != nullptr ? SkipSpace(whole, end_) : nullptr;
+      if (after != nullptr && after < end_ && (*after == ',' || *after == ']')) {
+        store_->counters().Add(Counter::event_too_large);
+        *next = whole;
+        return;
+      }
+    }
     store_->counters().Add(Counter::event_malformed);
     *next = fast_end != nullptr ? fast_end : Resync(p + 1);
     return;

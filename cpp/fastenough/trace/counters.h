@@ -20,6 +20,7 @@ enum class Severity : uint8_t {
   X(file_truncated, kDataLoss, "the file ends inside the event list; events read so far are kept") \
   X(gzip_truncated, kDataLoss, "the gzip stream ends early; the bytes decompressed so far are used") \
   X(event_malformed, kDataLoss, "an event could not be parsed even after repair and was dropped")  \
+  X(event_too_large, kDataLoss, "an event was larger than 64 MiB (the per-event limit) and was skipped unread") \
   X(event_repaired, kInfo, "an event with an unescaped quote or other damage was repaired")        \
   X(event_not_object, kDataLoss, "an element of the event list is not a JSON object")              \
   X(event_missing_ts, kDataLoss, "an event has no usable timestamp and was dropped")               \

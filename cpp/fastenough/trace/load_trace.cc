@@ -2,14 +2,35 @@
 
 #include "fastenough/trace/chrome_trace_reader.h"
 #include "fastenough/util/file_bytes.h"
+#include "fastenough/trace/json_scan.h"
 #include "fastenough/util/gzip.h"
+#include "fastenough/util/inflate_limit.h"
 
 namespace fastenough::trace {
+
+GunzipOptions TraceGunzipOptions() {
+  GunzipOptions o = CompressedInputLimits();
+  o.check_head = [](std::string_view head) {
+    // JSON text: an optional UTF-8 byte order mark, white space, then the
+    // '{' or '[' the reader requires (its own words for anything else).
+    size_t i = head.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' ||
+                               head[i] == '\t')) {
+      ++i;
+    }
+    if (i == head.size() || head[i] == '{' || head[i] == '[') return Status::Ok();
+    return Status(StatusCode::kInvalidArgument,
+                  "not a trace: expected '{' or '[' at byte " + std::to_string(i) +
+                      " of the decompressed text, found " +
+                      Excerpt(head.data() + i, head.data() + head.size()));
+  };
+  return o;
+}
 
 StatusOr<EventStore> LoadTrace(const std::string& path, const LoadOptions& options) {
   uint64_t file_bytes = 0;
   bool gzip_truncated = false;
-  auto buf = ReadFileBytes(path, &file_bytes, &gzip_truncated);
+  auto buf = ReadFileBytes(path, &file_bytes, &gzip_truncated, TraceGunzipOptions());
   if (!buf.ok()) return buf.status();
   EventStore store;
   store.path = path;
@@ -27,7 +48,7 @@ StatusOr<EventStore> ParseTrace(std::string_view json, const LoadOptions& option
   const auto* bytes = reinterpret_cast<const uint8_t*>(json.data());
   if (LooksLikeGzip(bytes, json.size())) {
     bool truncated = false;
-    auto out = GunzipToPadded(bytes, json.size(), &truncated);
+    auto out = GunzipToPadded(bytes, json.size(), &truncated, TraceGunzipOptions());
     if (!out.ok()) return Status(out.status().code(), "<memory>: " + out.status().message());
     buf = std::move(out).value();
     if (truncated) store.counters().Add(Counter::gzip_truncated);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fastenough/trace/event_store.h"
+#include "fastenough/util/gzip.h"
 #include "fastenough/util/status.h"
 
 namespace fastenough::trace {
@@ -27,5 +28,10 @@ StatusOr<EventStore> LoadTrace(const std::string& path, const LoadOptions& optio
 
 // Same as LoadTrace for JSON text already in memory (tests, fuzzing).
 StatusOr<EventStore> ParseTrace(std::string_view json, const LoadOptions& options = {});
+
+// How a gzip trace is inflated: within the stated limit (util/inflate_limit.h),
+// and refused after its first block when the text cannot start a JSON trace
+// (a bomb of zeros is not inflated to the end before byte 0 is looked at).
+GunzipOptions TraceGunzipOptions();
 
 }  // namespace fastenough::trace

@@ -291,6 +291,21 @@ TEST(ReaderEvents, DurationsAndMissingFields) {
   EXPECT_EQ(C(s, Counter::unknown_category), 1u);
 }
 
+// An event past the 64 MiB per-event limit is skipped whole and counted as too
+// large (it was "could not be parsed"), and the events after it are read.
+TEST(ReaderEvents, EventPastThePerEventLimitIsTooLargeNotMalformed) {
+  const std::string big(65u << 20, 'x');
+  EventStore s = MustParse(Wrap(
+      R"({"ph": "X", "name": "before", "ts": 1, "dur": 1, "pid": 1, "tid": 1},)"
+      R"({"ph": "X", "name": "huge", "ts": 2, "dur": 1, "pid": 1, "tid": 1, "args": {"s": ")" +
+      big + R"("}},)"
+      R"({"ph": "X", "name": "after", "ts": 3, "dur": 1, "pid": 1, "tid": 1})"));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s.name_of(1), "after");
+  EXPECT_EQ(C(s, Counter::event_too_large), 1u);
+  EXPECT_EQ(C(s, Counter::event_malformed), 0u);
+}
+
 TEST(ReaderEvents, EscapedNamesAndKeyOrder) {
   EventStore s = MustParse(
       R"({"displayTimeUnit": "ns", "x": {"traceEvents": 1}, "traceEvents": [)"

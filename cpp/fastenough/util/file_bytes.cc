@@ -19,6 +19,15 @@ size_t PageSize() {
   return kPage;
 }
 size_t RoundUpToPage(size_t n) { return (n + PageSize() - 1) / PageSize() * PageSize(); }
+
+std::string FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO or pipe";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
 }  // namespace
 
 PaddedBuffer::~PaddedBuffer() { Reset(); }
@@ -54,7 +63,9 @@ StatusOr<PaddedBuffer> PaddedBuffer::Allocate(size_t size) {
   const size_t bytes = RoundUpToPage(size + kPadding);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
-    return Internal("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+    // Input too large for this machine: an input error, not a bug.
+    return ResourceExhausted("too large: cannot allocate " + std::to_string(bytes) + " bytes (" +
+                             std::strerror(errno) + ")");
   }
   b.data_ = static_cast<char*>(p);
   b.size_ = size;
@@ -70,16 +81,24 @@ PaddedBuffer PaddedBuffer::CopyOf(std::string_view text) {
 }
 
 StatusOr<PaddedBuffer> PaddedBuffer::MapFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO that nobody writes to would otherwise wait
+  // forever; the kind of file is checked right after, on the descriptor.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT) return NotFound(path + ": no such file");
     return InvalidArgument(path + ": cannot open: " + std::strerror(err));
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
     close(fd);
-    return InvalidArgument(path + ": not a regular file");
+    return InvalidArgument(path + ": cannot stat: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return InvalidArgument(path + ": not a regular file (" + FileKind(st.st_mode) +
+                           "); save it to a file first");
   }
   const size_t size = static_cast<size_t>(st.st_size);
   auto buf = Allocate(size);
@@ -116,8 +135,8 @@ Status PaddedBuffer::Resize(size_t new_size) {
   if (need > mapped_) {
     void* p = mremap(data_, mapped_, need, MREMAP_MAYMOVE);
     if (p == MAP_FAILED) {
-      return Internal("cannot grow buffer to " + std::to_string(need) + " bytes: " +
-                      std::strerror(errno));
+      return ResourceExhausted("too large: cannot grow a buffer to " + std::to_string(need) +
+                               " bytes (" + std::strerror(errno) + ")");
     }
     data_ = static_cast<char*>(p);
     mapped_ = need;
@@ -140,13 +159,18 @@ void PaddedBuffer::ReleaseBefore(size_t offset) {
 
 StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
                                      bool* gzip_truncated) {
+  return ReadFileBytes(path, file_bytes, gzip_truncated, GunzipOptions{});
+}
+
+StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
+                                     bool* gzip_truncated, const GunzipOptions& gunzip) {
   *gzip_truncated = false;
   auto mapped = PaddedBuffer::MapFile(path);
   if (!mapped.ok()) return mapped.status();
   *file_bytes = mapped->size();
   const auto* bytes = reinterpret_cast<const uint8_t*>(mapped->data());
   if (!LooksLikeGzip(bytes, mapped->size())) return mapped;
-  auto out = GunzipToPadded(bytes, mapped->size(), gzip_truncated);
+  auto out = GunzipToPadded(bytes, mapped->size(), gzip_truncated, gunzip);
   if (!out.ok()) return Status(out.status().code(), path + ": " + out.status().message());
   return out;
 }

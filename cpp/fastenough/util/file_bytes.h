@@ -12,6 +12,8 @@
 
 namespace fastenough {
 
+struct GunzipOptions;  // gzip.h
+
 class PaddedBuffer {
  public:
   static constexpr size_t kPadding = 64;  // == SIMDJSON_PADDING
@@ -57,5 +59,8 @@ class PaddedBuffer {
 // the gzip stream ended early (the bytes decompressed so far are returned).
 StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
                                      bool* gzip_truncated);
+// Same, inflating a gzip file within `gunzip`'s limits (gzip.h).
+StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
+                                     bool* gzip_truncated, const GunzipOptions& gunzip);
 
 }  // namespace fastenough

@@ -1,6 +1,7 @@
 #include "fastenough/util/file_bytes.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -106,6 +107,62 @@ TEST(ReaderFileBytes, PlainGzipAndMissing) {
   EXPECT_EQ(c.status().message().rfind(plain + ".missing", 0), 0u);
   std::remove(plain.c_str());
   std::remove(gz.c_str());
+}
+
+// A stated limit on how far a gzip stream may expand, on both paths (libdeflate
+// when ISIZE is within the limit, zlib streaming past it): refused as too large,
+// with how to raise the limit; within it, read whole.
+TEST(ReaderGzip, InflateLimit) {
+  const std::string text(1 << 20, ' ');  // spaces: ~1000:1
+  const std::string gz = Gzip(text);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(gz.data());
+  GunzipOptions o;
+  o.max_ratio = 10;
+  o.min_limit_bytes = 64 << 10;
+  o.raise_hint = "raise it with X";
+  bool truncated = false;
+  auto r = GunzipToPadded(bytes, gz.size(), &truncated, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("too large: inflates to more than 65536 bytes"),
+            std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("raise it with X"), std::string::npos);
+  o.min_limit_bytes = 1 << 20;  // exactly the text: allowed
+  auto ok = GunzipToPadded(bytes, gz.size(), &truncated, o);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->view(), text);
+}
+
+TEST(ReaderGzip, HeadCheckStopsBeforeTheWholeStream) {
+  const std::string gz = Gzip(std::string(8 << 20, '\0'));
+  GunzipOptions o;
+  size_t seen = 0;
+  o.check_head = [&](std::string_view head) {
+    seen = head.size();
+    return head[0] == '{' ? Status::Ok() : InvalidArgument("not JSON");
+  };
+  bool truncated = false;
+  auto r = GunzipToPadded(reinterpret_cast<const uint8_t*>(gz.data()), gz.size(), &truncated, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "not JSON");
+  EXPECT_EQ(seen, 64u << 10);  // only the first 64 KiB were inflated
+}
+
+// A FIFO nobody writes to: open() without O_NONBLOCK waited forever.
+TEST(ReaderFileBytes, FifoIsRefusedWithoutWaiting) {
+  const std::string fifo = TempPath("fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  uint64_t disk = 0;
+  bool truncated = false;
+  auto r = ReadFileBytes(fifo, &disk, &truncated);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("not a regular file (a FIFO or pipe)"), std::string::npos);
+  auto d = ReadFileBytes(testing::TempDir(), &disk, &truncated);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("a directory"), std::string::npos);
+  std::remove(fifo.c_str());
 }
 
 TEST(ReaderFileBytes, ResizeKeepsContentAndZeroPadding) {

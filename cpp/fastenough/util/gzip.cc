@@ -16,12 +16,39 @@ struct DecompressorDeleter {
   void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
 };
 
+Status TooLarge(uint64_t limit, uint64_t compressed, const GunzipOptions& options) {
+  return ResourceExhausted(
+      "too large: inflates to more than " + std::to_string(limit) + " bytes from " +
+      std::to_string(compressed) + " compressed (the limit: " + std::to_string(options.max_ratio) +
+      " times the size on disk, at least " + std::to_string(options.min_limit_bytes) +
+      " bytes), refused as a likely gzip bomb" +
+      (options.raise_hint.empty() ? std::string() : "; " + options.raise_hint));
+}
+
+// The first bytes of the stream (at most `want`), inflated on their own so that
+// check_head sees them before the whole stream is inflated.
+std::string InflateHead(const uint8_t* data, size_t size, size_t want) {
+  z_stream zs{};
+  if (inflateInit2(&zs, MAX_WBITS + 16) != Z_OK) return {};
+  std::string head(want, '\0');
+  zs.next_in = const_cast<Bytef*>(data);
+  zs.avail_in = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+  zs.next_out = reinterpret_cast<Bytef*>(head.data());
+  zs.avail_out = static_cast<uInt>(want);
+  while (zs.avail_out > 0 && inflate(&zs, Z_NO_FLUSH) == Z_OK) {
+  }
+  head.resize(want - zs.avail_out);
+  inflateEnd(&zs);
+  return head;
+}
+
 // Whole-buffer libdeflate; returns false when the caller should fall back to
 // streaming (size unknown or wrong, damaged or truncated stream).
-bool TryLibdeflate(const uint8_t* data, size_t size, PaddedBuffer* out) {
+bool TryLibdeflate(const uint8_t* data, size_t size, uint64_t limit, PaddedBuffer* out) {
   if (size < 18) return false;
   uint32_t isize;
   std::memcpy(&isize, data + size - 4, 4);
+  if (limit != 0 && isize > limit) return false;
   // ISIZE is the size mod 2^32 of the last member only; trust it only when it
   // is in the range deflate can produce (ratio <= ~1032) for a single member.
   if (isize == 0 || static_cast<uint64_t>(isize) > static_cast<uint64_t>(size) * 1032 ||
@@ -41,10 +68,13 @@ bool TryLibdeflate(const uint8_t* data, size_t size, PaddedBuffer* out) {
   return true;
 }
 
-Status Inflate(const uint8_t* data, size_t size, PaddedBuffer* out, bool* truncated) {
+Status Inflate(const uint8_t* data, size_t size, PaddedBuffer* out, bool* truncated,
+               const GunzipOptions& options) {
+  const uint64_t limit = options.LimitFor(size);
   z_stream zs{};
   if (inflateInit2(&zs, MAX_WBITS + 16) != Z_OK) return Internal("zlib init failed");
   size_t cap = std::max<size_t>(size * 4, 1 << 16);
+  if (limit != 0) cap = std::min<uint64_t>(cap, limit + 1);
   auto b = PaddedBuffer::Allocate(cap);
   if (!b.ok()) {
     inflateEnd(&zs);
@@ -55,7 +85,14 @@ Status Inflate(const uint8_t* data, size_t size, PaddedBuffer* out, bool* trunca
   Status status;
   while (true) {
     if (produced == buf.size()) {
-      Status s = buf.Resize(buf.size() * 2);
+      // One byte past the limit is room enough to know that it was passed.
+      if (limit != 0 && produced > limit) {
+        status = TooLarge(limit, size, options);
+        break;
+      }
+      const uint64_t grown = limit != 0 ? std::min<uint64_t>(buf.size() * 2, limit + 1)
+                                        : buf.size() * 2;
+      Status s = buf.Resize(grown);
       if (!s.ok()) {
         status = s;
         break;
@@ -105,11 +142,24 @@ Status Inflate(const uint8_t* data, size_t size, PaddedBuffer* out, bool* trunca
 
 }  // namespace
 
-StatusOr<PaddedBuffer> GunzipToPadded(const uint8_t* data, size_t size, bool* truncated) {
+uint64_t GunzipOptions::LimitFor(uint64_t compressed) const {
+  if (max_ratio == 0) return 0;
+  const unsigned __int128 by_ratio = static_cast<unsigned __int128>(max_ratio) * compressed;
+  const uint64_t capped = by_ratio > UINT64_MAX / 2 ? UINT64_MAX / 2 : static_cast<uint64_t>(by_ratio);
+  return std::max(capped, min_limit_bytes);
+}
+
+StatusOr<PaddedBuffer> GunzipToPadded(const uint8_t* data, size_t size, bool* truncated,
+                                      const GunzipOptions& options) {
   *truncated = false;
+  if (options.check_head) {
+    FE_RETURN_IF_ERROR(options.check_head(InflateHead(data, size, 64 << 10)));
+  }
+  // ISIZE past the limit goes to the streaming inflate, which stops at the
+  // limit: the trailer of a truncated file is any 4 bytes, so it proves nothing.
   PaddedBuffer out;
-  if (TryLibdeflate(data, size, &out)) return out;
-  FE_RETURN_IF_ERROR(Inflate(data, size, &out, truncated));
+  if (TryLibdeflate(data, size, options.LimitFor(size), &out)) return out;
+  FE_RETURN_IF_ERROR(Inflate(data, size, &out, truncated, options));
   return out;
 }
 

@@ -9,6 +9,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kNotFound: return "not-found";
     case StatusCode::kDataLoss: return "data-loss";
     case StatusCode::kUnimplemented: return "unimplemented";
+    case StatusCode::kResourceExhausted: return "resource-exhausted";
     case StatusCode::kInternal: return "internal";
   }
   return "unknown";

@@ -16,6 +16,7 @@ enum class StatusCode {
   kNotFound,         // a file or a named thing is missing
   kDataLoss,         // input is damaged beyond recovery (structural)
   kUnimplemented,    // a format or feature this build does not handle
+  kResourceExhausted,  // the input is too large (a compression bomb, memory)
   kInternal,         // a bug in fastenough
 };
 
@@ -38,6 +39,9 @@ inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgum
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
+inline Status ResourceExhausted(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 const char* StatusCodeName(StatusCode code);

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
+from fastenough.render.escape import visible
 
 HELP = "A/B two commands fairly: A B B A runs, B/A with its interval, outputs compared"
 DESCRIPTION = """\
@@ -81,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where the runs go (default .fastenough/ab/<time>)")
     p.add_argument("--json", action="store_true", help="print the fastenough.ab/1 document")
     p.add_argument("--no-history", action="store_true",
-                   help="do not add the comparison to .fastenough/runs.db (fastenough history --ab)")
+                   help="do not add the comparison to .fastenough/runs.db "
+                   "(fastenough history --ab)")
     p.add_argument("commands", nargs=argparse.REMAINDER, metavar='"CMD A" "CMD B" | -- CMD')
     p.set_defaults(func=run)
 
@@ -116,10 +118,10 @@ def _add_to_history(doc: dict, side_a, side_b, n_runs: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fastenough.ab.document import document
     from fastenough.ab.outputs import compare_outputs
     from fastenough.ab.runner import run_side
     from fastenough.ab.sides import abba_order, make_sides, parse_env
-    from fastenough.ab.document import document
     from fastenough.render.ab_text import render_text
 
     side_a, side_b = make_sides(args.commands, parse_env(args.env_a, "--env-a"),
@@ -160,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(doc))
+        sys.stdout.write(visible(render_text(doc), keep_newlines=True))
     if failed is not None:
         return EXIT_FINDINGS_OR_COUNTERS
     if (doc.get("outputs") or {}).get("verdict") == "differs":

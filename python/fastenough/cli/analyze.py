@@ -8,11 +8,13 @@ import os
 import sys
 
 from fastenough.errors import (
+    EXIT_DATA_LOSS,
     EXIT_FINDINGS_OR_COUNTERS,
     EXIT_OK,
     InputNotFoundError,
     UsageError,
 )
+from fastenough.render.escape import visible
 
 HELP = "diagnose PyTorch profiler traces (.json / .json.gz, one per rank, or a directory)"
 DESCRIPTION = """\
@@ -45,8 +47,16 @@ exposed copy), and an instant event plus an arrow at the event where it
 happens. The rest of the trace is copied byte for byte; OUT is gzip when it
 ends in .gz.
 
+A gzip trace may inflate to at most FASTENOUGH_MAX_INFLATE_RATIO (default 200)
+times its size on disk (never less than 256 MiB is allowed): real traces
+inflate 30 times at most, a gzip bomb far more. Set the variable higher to read
+an unusual file. A FIFO or device is refused: save the trace to a file first.
+
 exit status: 0 ok, 1 the trace had errors that make figures unreliable,
-2 usage error or unreadable input.
+2 usage error or unreadable input (also: too large, as above), 5 the report
+was written but data was lost reading the input (a truncated file, events
+dropped as damaged or too large: the "Trace problems" table says which), so
+its figures cover only what could be read.
 """
 
 PROGRESS_MIN_BYTES = 100 * 1024 * 1024
@@ -91,18 +101,19 @@ def _expand_directory(paths: list[str], window: int | None) -> list[str]:
 
     chosen = select_traces(dirs[0], window)
     if chosen.note:
-        sys.stderr.write(f"fastenough: {chosen.note}\n")
+        sys.stderr.write(f"fastenough: {visible(chosen.note)}\n")
     return chosen.paths
 
 
 def _check_paths(paths: list[str]) -> int:
+    from fastenough.cli.input_file import require_regular_file
+
     total = 0
     for path in paths:
-        if not os.path.exists(path):
-            raise InputNotFoundError(f"{path}: no such file")
+        st = require_regular_file(path)
         if not os.access(path, os.R_OK):
-            raise InputNotFoundError(f"{path}: permission denied")
-        total += os.path.getsize(path)
+            raise InputNotFoundError(f"{visible(path)}: permission denied")
+        total += st.st_size
     return total
 
 
@@ -132,26 +143,31 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
 
 
 def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> dict:
-    """Analyse one trace, write it to `out` with its findings annotated; the report."""
+    """Analyse one trace, write it to `out` with its findings annotated; the report.
+    `out` is written as cli/output_file.py writes every file the user names."""
     from fastenough import _core
+    from fastenough.cli.output_file import open_output, resolve
 
-    if os.path.abspath(out) == os.path.abspath(path):
-        raise UsageError(f"{out}: --annotate would overwrite its input; name another file")
-    out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir):
-        raise UsageError(f"{out}: no such directory {out_dir}")
+    if out == "-":
+        raise UsageError("--annotate -: stdout carries the report; name a file")
+    target = resolve(out, [path], what="--annotate")
+    gzip = out.endswith(".gz")
     roots = _frame_roots()
-    if not show_progress:
-        result = _core.annotate_to_json(path, out, None, threads, roots)
-    else:
-        from fastenough.render.progress import byte_progress
+    with open_output(target, what="--annotate") as f:
+        f.flush()
+        if not show_progress:
+            result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, None, threads,
+                                            roots)
+        else:
+            from fastenough.render.progress import byte_progress
 
-        with byte_progress("reading trace") as update:
-            result = _core.annotate_to_json(path, out, update, threads, roots)
+            with byte_progress("reading trace") as update:
+                result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, update,
+                                                threads, roots)
     c = result["counts"]
-    sys.stderr.write(f"fastenough: annotated trace written to {out}: {c['findings']} finding(s), "
-                     f"{c['slices']} place(s), {c['flows']} arrow(s); open it in "
-                     "https://ui.perfetto.dev or chrome://tracing\n")
+    sys.stderr.write(f"fastenough: annotated trace written to {visible(out)}: "
+                     f"{c['findings']} finding(s), {c['slices']} place(s), {c['flows']} "
+                     "arrow(s); open it in https://ui.perfetto.dev or chrome://tracing\n")
     return json.loads(result["report"])
 
 
@@ -183,5 +199,12 @@ def run(args: argparse.Namespace) -> int:
 
         print_report(report)
 
-    has_errors = any(c.get("severity") == "error" for c in report.get("counters", []))
-    return EXIT_FINDINGS_OR_COUNTERS if has_errors else EXIT_OK
+    counters = [c for c in report.get("counters", []) if c.get("count")]
+    if any(c.get("severity") == "error" for c in counters):
+        return EXIT_FINDINGS_OR_COUNTERS
+    lost = [c["name"] for c in counters if c.get("severity") == "data-loss"]
+    if lost:
+        sys.stderr.write(f"fastenough: data was lost reading the input ({', '.join(lost)}): "
+                         "the figures cover only what could be read\n")
+        return EXIT_DATA_LOSS
+    return EXIT_OK

@@ -30,6 +30,7 @@ import json
 import sys
 
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
+from fastenough.render.escape import visible
 
 HELP = "do two runs' recorded outputs agree, item by item?"
 
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(result))
+        sys.stdout.write(visible(render_text(result), keep_newlines=True))
     return EXIT_FINDINGS_OR_COUNTERS if result["verdict"] == "differs" else EXIT_OK
 
 

@@ -241,6 +241,8 @@ def _print(out: dict, freeze: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from fastenough.render.escape import terminal_text
+
     con = Console()
     fig = out["figures"]
     con.print(f"Run: {fig['steps_per_run']} steps x {fig['steady_step_ns'] / 1e6:.1f} ms + "
@@ -256,11 +258,12 @@ def _print(out: dict, freeze: Path | None) -> None:
     for f in out["fixes"]:
         verdict = _VERDICT_TEXT.get(f["verdict"]) or f"do it within {f['budget_hours']:.3g} h"
         cost = "-" if f["cost_hours"] is None else f"{f['cost_hours']:.1f}"
-        t.add_row(f["code"], f"{f['hours_saved']:.3g}", cost, verdict, f["arithmetic"])
+        t.add_row(*map(terminal_text, (f["code"], f"{f['hours_saved']:.3g}", cost, verdict,
+                                       f["arithmetic"])))
     if out["fixes"]:
         con.print(t)
     if freeze is not None:
-        con.print(f"Nothing pays for itself over {out['plan']['remaining_runs']} runs: "
-                  f"freeze this version and go back to research. Recorded in {freeze}.",
-                  highlight=False)
-        con.print("Reopen when: " + "; ".join(out["reopen"]), highlight=False)
+        con.print(terminal_text(f"Nothing pays for itself over {out['plan']['remaining_runs']} "
+                                f"runs: freeze this version and go back to research. Recorded "
+                                f"in {freeze}."), highlight=False)
+        con.print(terminal_text("Reopen when: " + "; ".join(out["reopen"])), highlight=False)

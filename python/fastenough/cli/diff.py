@@ -38,6 +38,7 @@ import json
 import sys
 
 from fastenough.errors import UsageError
+from fastenough.render.escape import visible
 
 HELP = "what changed between two runs or two traces (phases, throughput, findings, ops, kernels)"
 
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     doc = document.build(a, b, args.min_change, args.min_change_us * 1000.0)
     if args.json:
         for note in doc["notes"]:
-            sys.stderr.write(f"fastenough: {note}\n")
+            sys.stderr.write(f"fastenough: {visible(note)}\n")
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.md:
         sys.stdout.write(render.markdown(doc, args.top))

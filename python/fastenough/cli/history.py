@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from fastenough.errors import UsageError
+from fastenough.render.escape import terminal_text, visible
 
 HELP = "list earlier `fastenough run`s, or with --ab the `fastenough ab` comparisons (newest first)"
 
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     if not rows:
-        sys.stdout.write(f"no runs recorded in {path}\n")
+        sys.stdout.write(f"no runs recorded in {visible(path)}\n")
     else:
         from rich.console import Console
 
@@ -85,7 +86,7 @@ def _print_abs(rows: list[dict], path: Path, as_json: bool) -> int:
         sys.stdout.write("\n")
         return 0
     if not rows:
-        sys.stdout.write(f"no A/B comparisons recorded in {path}\n")
+        sys.stdout.write(f"no A/B comparisons recorded in {visible(path)}\n")
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -99,9 +100,10 @@ def _print_abs(rows: list[dict], path: Path, as_json: bool) -> int:
         started = r["started_at"] or ""
         interval = (f"{r['low']:.3f} .. {r['high']:.3f}"
                     if r["low"] is not None and r["high"] is not None else "-")
-        t.add_row(_fmt(r["id"]), f"{started[5:10]} {started[11:16]}", _fmt(r["ratio"], ".3f"),
-                  interval, _fmt(r["verdict"]), _fmt(r["outputs"]),
-                  _short_command(r["command_a"]), _short_command(r["command_b"]))
+        t.add_row(*map(terminal_text, (
+            _fmt(r["id"]), f"{started[5:10]} {started[11:16]}", _fmt(r["ratio"], ".3f"),
+            interval, _fmt(r["verdict"]), _fmt(r["outputs"]),
+            _short_command(r["command_a"]), _short_command(r["command_b"]))))
     Console().print(t, highlight=False)
     return 0
 
@@ -135,7 +137,8 @@ def _table(rows: list[dict], width: int):
     (wall time, then items/s), so that the command keeps MIN_COMMAND characters."""
     from rich.table import Table
 
-    cells = [_cells(r) for r in rows]
+    # Widths are those of the text as shown (control characters as escapes).
+    cells = [[visible(c) for c in _cells(r)] for r in rows]
     keep = list(range(len(_COLUMNS)))
     widths = [max([len(_COLUMNS[i])] + [len(c[i]) for c in cells]) for i in keep]
 
@@ -156,5 +159,5 @@ def _table(rows: list[dict], width: int):
         t.add_column(_COLUMNS[i], no_wrap=True, justify="right" if i in _RIGHT else "left",
                      min_width=min(widths[i], room) if last else widths[i])
     for c in cells:
-        t.add_row(*[c[i] for i in keep])
+        t.add_row(*[terminal_text(c[i]) for i in keep])
     return t

@@ -8,6 +8,7 @@ import sys
 
 from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
+from fastenough.render.escape import visible
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
 SUBCOMMANDS = ["run", "analyze", "compare", "ab", "diff", "history", "demo", "decide", "report",
@@ -39,7 +40,7 @@ class _Parser(argparse.ArgumentParser):
     # argparse exits with 2 on usage errors already; keep its message short.
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"fastenough: error: {message}\n")
+        sys.stderr.write(f"fastenough: error: {visible(message, keep_newlines=True)}\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -93,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FastenoughError as e:
-        sys.stderr.write(f"fastenough: {e}\n")
+        # Messages quote paths and bytes of damaged files: escapes shown, never sent.
+        sys.stderr.write(f"fastenough: {visible(e, keep_newlines=True)}\n")
         return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("fastenough: interrupted\n")

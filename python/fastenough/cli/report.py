@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
 from pathlib import Path
 
+from fastenough.cli.output_file import open_output, resolve
 from fastenough.errors import InputNotFoundError, UsageError
 
 HELP = "render a run directory or trace(s) again: HTML, Markdown, JSON or the terminal"
@@ -41,7 +41,15 @@ examples:
   fastenough report trace.json.gz -o trace-report.html
   fastenough report logs/rank*.pt.trace.json.gz --html > job.html
 
-exit status: 0 ok, 2 usage error or unreadable input.
+-o follows a symbolic link to its target (the link stays), writes a device or
+a FIFO in place as a stream, and refuses to name any file the command reads
+(an input trace, the run's report.json without --reanalyze).
+
+A run directory left without a report (fastenough was killed, or the disk was
+full) is analysed again with --reanalyze; `-o RUN/report.json` (and
+report.md, report.html) then writes the files the run would have written.
+
+exit status: 0 ok, 2 usage error, unreadable input or unwritable output.
 """
 
 FORMATS = ("html", "md", "json", "terminal")
@@ -58,7 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name,
                          help=f"render as {name}")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write to FILE (replaced atomically) instead of stdout")
+                   help="write to FILE instead of stdout: a regular file is replaced "
+                   "atomically (through a symbolic link: its target), a device or FIFO is "
+                   "written as a stream, `-` is stdout; never one of the inputs")
     p.add_argument("--reanalyze", action="store_true",
                    help="with a RUN_DIR: analyse the directory again instead of reading its "
                    "report.json")
@@ -156,16 +166,40 @@ def render(report: dict, fmt: str, run_dir: str | None) -> str:
     return buf.getvalue()
 
 
-def _write(text: str, dest: str) -> None:
-    tmp = f"{dest}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, dest)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise InputNotFoundError(f"-o {dest}: {e.strerror or e}") from None
+# What rendering a run directory does not read: -o may name these (--reanalyze
+# does not read report.json either: `report RUN --reanalyze -o RUN/report.json`).
+_RUN_OUTPUTS = ("report.md", "report.html")
+
+
+def _run_dir_read(paths: list[str]) -> str | None:
+    """The run directory whose files rendering reads: the one named, or the one a
+    named report.json lies in (the HTML charts read its samples and steps)."""
+    if len(paths) != 1:
+        return None
+    if is_run_dir(paths[0]):
+        return paths[0]
+    parent = os.path.dirname(os.path.abspath(paths[0]))
+    return parent if _is_report_file(paths[0]) and is_run_dir(parent) else None
+
+
+def _files_read(paths: list[str], run_dir: str | None, reanalyze: bool) -> list[str]:
+    """Every file this command may read: -o must not name one of them."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _dirs, names in os.walk(p):
+                files += [os.path.join(root, n) for n in names]
+        else:
+            files.append(p)
+    if run_dir is not None:
+        skip = {os.path.join(run_dir, n) for n in _RUN_OUTPUTS}
+        if reanalyze:
+            skip.add(os.path.join(run_dir, "report.json"))
+        for root, _dirs, names in os.walk(run_dir):
+            files += [os.path.join(root, n) for n in names
+                      if os.path.join(root, n) not in skip]
+        files = [f for f in files if f not in skip]
+    return files
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,16 +210,23 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"-o {args.output}: say the format (--html, --md, --json or "
                              "--terminal); the extension does not tell")
     fmt = fmt or "terminal"
+    target = None
+    if args.output:
+        # Checked before the analysis: a refused name costs nothing.
+        target = resolve(args.output, _files_read(args.paths, _run_dir_read(args.paths),
+                                                  args.reanalyze))
     report, run_dir = load_report(args.paths, args)
-    if fmt == "terminal" and not args.output:
+    if fmt == "terminal" and target is None:
         from fastenough.render.terminal import print_report
 
         print_report(report)
         return 0
     text = render(report, fmt, run_dir)
-    if args.output:
-        _write(text, args.output)
-        sys.stderr.write(f"fastenough: wrote {args.output}\n")
-    else:
+    if target is None:
         sys.stdout.write(text)
+        return 0
+    with open_output(target) as f:
+        f.write(text.encode("utf-8"))
+    if target.path is not None:
+        sys.stderr.write(f"fastenough: wrote {target.shown}\n")
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 
 from fastenough.errors import UsageError
+from fastenough.render.escape import visible
 
 HELP = "run a command (python, torchrun, a script) and report where its time went"
 DESCRIPTION = """\
@@ -32,7 +33,15 @@ examples:
 command. --json - prints the report on stdout, which then carries nothing else:
 the command's own stdout is moved to stderr for that run.
 
-Ctrl-C stops the command and still writes the report; a second Ctrl-C kills it.
+The command keeps your terminal: it reads the keyboard and /dev/tty as in a
+plain run, and Ctrl-C, Ctrl-\\ and Ctrl-Z reach it directly (Ctrl-Z stops the
+whole job, `fg` continues it). The report is written however the command ends.
+Signals sent to fastenough itself are passed on to the command's process
+group: SIGINT, SIGTERM, SIGHUP and SIGQUIT (a second one kills the group),
+SIGTSTP and SIGCONT (fastenough stops and continues with it). If fastenough is
+killed, the command gets SIGTERM rather than running on unreported; the run
+directory then has no report: `fastenough report RUN_DIR --reanalyze -o
+RUN_DIR/report.json` makes it (also after a disk was full).
 
 When the agent could not measure what it measures (the program never imported
 torch, imported it in a way the agent did not see, no step was found, only a
@@ -95,13 +104,13 @@ def _write_json(report: dict, dest: str) -> None:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return
+    from fastenough.cli.output_file import write_output
+    from fastenough.errors import FastenoughError
+
     try:
-        with open(dest, "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        sys.stderr.write(f"fastenough: --json {dest}: {e.strerror or e}; report.json is in "
-                         "the run directory\n")
+        write_output(dest, json.dumps(report, indent=2) + "\n", what="--json")
+    except FastenoughError as e:  # the run happened: its status stands, report.json is kept
+        sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -136,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     report = outcome.report
     err = sys.stderr
     if report is None:
-        err.write(f"fastenough: no report: {outcome.report_error}\n")
+        err.write(f"fastenough: no report: {visible(outcome.report_error)}\n")
     elif args.json:
         _write_json(report, args.json)
     elif args.md:
@@ -153,10 +162,15 @@ def run(args: argparse.Namespace) -> int:
             # so that `fastenough run -- cmd > out` keeps out clean.
             print_report(report, console=Console(stderr=True))
         except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
-            err.write(f"fastenough: report not rendered ({type(e).__name__}: {e})\n")
+            err.write(f"fastenough: report not rendered ({type(e).__name__}: {visible(e)})\n")
+    if outcome.unwritten:
+        err.write(f"fastenough: not written: {visible('; '.join(outcome.unwritten))}; the "
+                  "report above is the only copy: once there is room, `fastenough report "
+                  f"{visible(outcome.run_dir)} --reanalyze -o {visible(outcome.run_dir)}"
+                  "/report.json` writes it\n")
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
-    err.write(f"fastenough: command exited with {how}; run directory {outcome.run_dir}\n")
+    err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
     measured = ((report or {}).get("measurement") or {}).get("status", "complete")
     if measured != "complete":
         reasons = ((report or {}).get("measurement") or {}).get("reasons") or []

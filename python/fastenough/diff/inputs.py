@@ -51,6 +51,10 @@ def resolve_side(path: str) -> Side:
     """A path the user gave: a run directory, a trace directory or a trace file."""
     if not os.path.exists(path):
         raise InputNotFoundError(f"{path}: not found")
+    if not os.path.isdir(path):
+        from fastenough.cli.input_file import require_regular_file
+
+        require_regular_file(path)
     if os.path.isfile(path):
         return Side(path=path, kind="traces", traces=[os.path.abspath(path)])
     report_path = os.path.join(path, "report.json")

@@ -161,10 +161,12 @@ def print_terminal(doc: dict, top: int, console=None) -> None:
     from rich.console import Console
 
     console = console or Console()
+    from fastenough.render.escape import terminal_text
+
     for line in sides_lines(doc):
-        console.print(line, markup=False, highlight=False)
+        console.print(terminal_text(line), highlight=False)
     for note in doc["notes"]:
-        console.print(note, style="yellow", markup=False, highlight=False)
+        console.print(terminal_text(note, "yellow"), highlight=False)
     # Kernel names get what the figures leave of the width (about 80 columns).
     name_width = max(30, min(100, console.width - 80))
     for t in tables(doc, top, name_width=name_width):

@@ -5,20 +5,20 @@ GitHub and GitLab render them, other viewers show them open."""
 
 from __future__ import annotations
 
+import html
+
 from fastenough.render import depth, lint_section, measurement, record, sections, summary
+from fastenough.render.escape import md_cell, md_code, md_text, visible
 
-
-def _text(s: str) -> str:
-    """Kernel names are C++ templates: `<float, ...>` would be taken for an HTML tag."""
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _escape(cell: str) -> str:
-    return _text(cell).replace("|", "\\|").replace("\n", " ")
+# Everything below that comes from the report (names, paths, commands, program
+# text, even our own sentences, which quote them) goes through md_text, md_cell
+# or md_code; only the Markdown this module writes itself is left as it is.
+_text = md_text
+_escape = md_cell
 
 
 def _table(t: sections.Table, level: str = "###", title: str | None = None) -> str:
-    lines = [f"{level} {title or t.title}", ""] if level else []
+    lines = [f"{level} {md_text(title or t.title)}", ""] if level else []
     header = [h or " " for h in t.header]
     lines.append("| " + " | ".join(_escape(h) for h in header) + " |")
     lines.append(
@@ -27,13 +27,15 @@ def _table(t: sections.Table, level: str = "###", title: str | None = None) -> s
     for row in t.rows:
         lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
     if t.note:
-        lines += ["", f"_{t.note}_"]
+        lines += ["", f"_{md_text(t.note)}_"]
     return "\n".join(lines) + "\n\n"
 
 
 def _folded(summary_text: str, body: str) -> str:
     # The blank lines around the body let the Markdown inside <details> render.
-    return f"<details><summary>{summary_text}</summary>\n\n{body.rstrip()}\n\n</details>\n\n"
+    # The summary line is raw HTML, not Markdown: HTML-escaped, not md_text.
+    summary = html.escape(visible(summary_text), quote=False)
+    return f"<details><summary>{summary}</summary>\n\n{body.rstrip()}\n\n</details>\n\n"
 
 
 def _findings(report: dict) -> str:
@@ -48,18 +50,20 @@ def _findings(report: dict) -> str:
     if together:
         out.append(_text(together) + "\n\n")
     for v in views:
-        out.append(f"### {v.rank}. `{v.code}` ({v.verdict}): {_text(v.title)}\n\n")
-        out.append(f"- **saving**: {v.saving}\n")
+        out.append(f"### {v.rank}. {md_code(v.code)} ({md_text(v.verdict)}): "
+                   f"{_text(v.title)}\n\n")
+        out.append(f"- **saving**: {md_text(v.saving)}\n")
         for w in v.where:
-            out.append(f"- **where**: `{w}`\n")
+            out.append(f"- **where**: {md_code(w)}\n")
         for src in lint_section.also_in_source((report.get("findings") or [])[v.rank - 1]):
-            out.append(f"- **also visible in source**: `{src}`\n")
+            out.append(f"- **also visible in source**: {md_code(src)}\n")
         if v.action:
             out.append(f"- **fix**: {_text(v.action)}\n")
         out.append("\n")
         if v.evidence:
             out.append(_folded(f"evidence ({len(v.evidence)} figures)",
-                               "\n".join(f"- `{k}` = {_text(val)}" for k, val in v.evidence_pairs)))
+                               "\n".join(f"- {md_code(k)} = {_text(val)}"
+                                         for k, val in v.evidence_pairs)))
     return "".join(out)
 
 
@@ -69,7 +73,8 @@ def _lint(report: dict) -> str:
     if not lines:
         return ""
     head = lines[0][0].upper() + lines[0][1:]
-    return "## Lint\n\n" + head + ":\n\n" + "".join(f"- `{line}`\n" for line in lines[1:]) + "\n"
+    return ("## Lint\n\n" + md_text(head, line_start=True) + ":\n\n"
+            + "".join(f"- {md_code(line)}\n" for line in lines[1:]) + "\n")
 
 
 def _time(report: dict) -> str:
@@ -87,7 +92,7 @@ def _steps(report: dict) -> str:
         out += f"**Batch sweep**: {_text(sweep)}\n\n"
     cost = measurement.tool_cost_line(report)
     if cost:
-        out += f"_{cost}_\n\n"
+        out += f"_{md_text(cost)}_\n\n"
     return out
 
 
@@ -99,7 +104,7 @@ def _device(report: dict) -> str:
             out += _table(t)
     no_device = sections.no_device_line(report)
     if no_device:
-        out += f"_{no_device}_\n\n"
+        out += f"_{md_text(no_device)}_\n\n"
     return "## Device time\n\n" + out if out else ""
 
 
@@ -110,7 +115,7 @@ def _depth(report: dict) -> str:
     if t:
         out += _table(t)
     for title, lines in depth.sections(report):
-        out += f"### {title}\n\n" + "".join(f"- {_text(line)}\n" for line in lines) + "\n"
+        out += f"### {_text(title)}\n\n" + "".join(f"- {_text(line)}\n" for line in lines) + "\n"
     return "## Trace in depth\n\n" + out if out else ""
 
 
@@ -137,7 +142,7 @@ def _record(report: dict) -> str:
             out += _folded(f"{t.title} ({len(t.rows)})", _table(t, level=""))
     quirks = sections.counters_line(report)
     if quirks:
-        out += f"_{quirks}_\n\n"
+        out += f"_{md_text(quirks)}_\n\n"
     return "## Reproducibility record\n\n" + out if out else ""
 
 
@@ -145,13 +150,17 @@ def report_to_markdown(report: dict) -> str:
     out = ["# fastenough report\n\n"]
     gaps = measurement.measurement_lines(report)
     if gaps:
-        out.append(f"**{gaps[0]}**\n\n" + "\n".join(gaps[1:]) + "\n\n")
-    run_line = sections.run_line(report)
-    if run_line:
-        out.append(f"Run: {run_line}\n\n")
-    figures = summary.figure_lines(report, skip=("run",) if run_line else ())
+        # gaps[1:] are "- reason" lines: the list marker is ours, the reason is text.
+        out.append(f"**{md_text(gaps[0])}**\n\n"
+                   + "\n".join("- " + md_text(g.removeprefix("- ")) for g in gaps[1:])
+                   + "\n\n")
+    run = sections.run_parts(report)
+    if run:
+        out.append(f"Run: {md_code(run[0])} {md_text(run[1])}\n\n")
+    figures = summary.figure_lines(report, skip=("run",) if run else ())
     if figures:
-        out.append("\n".join(f"- **{line.split(': ', 1)[0]}**: {line.split(': ', 1)[1]}"
+        out.append("\n".join(f"- **{md_text(line.split(': ', 1)[0])}**: "
+                             f"{md_text(line.split(': ', 1)[1])}"
                              for line in figures) + "\n\n")
     out.append(_findings(report))
     for part in (_lint, _time, _steps, _device, _depth, _top, _record):

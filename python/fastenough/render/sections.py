@@ -129,8 +129,9 @@ def counters_line(report: dict) -> str | None:
     return f"tolerated trace quirks, nothing lost: {names} (details in --json)"
 
 
-def run_line(report: dict) -> str | None:
-    """'`python eval.py` exited 0 after 15.9 s' for reports of `fastenough run`."""
+def run_parts(report: dict) -> tuple[str, str] | None:
+    """('python eval.py', 'exited 0 after 15.9 s') for reports of `fastenough run`:
+    the command apart, so that each renderer quotes it in its own way."""
     run = report.get("run")
     if not run:
         return None
@@ -141,10 +142,15 @@ def run_line(report: dict) -> str | None:
         ending = f"was stopped by signal {run['signal']}"
     else:
         ending = f"exited {run.get('exit_status')}"
-    line = f"`{command}` {ending}"
     if run.get("wall_ns"):
-        line += f" after {fmt_ns(run['wall_ns'])}"
-    return line
+        ending += f" after {fmt_ns(run['wall_ns'])}"
+    return command, ending
+
+
+def run_line(report: dict) -> str | None:
+    """'`python eval.py` exited 0 after 15.9 s' for reports of `fastenough run`."""
+    parts = run_parts(report)
+    return f"`{parts[0]}` {parts[1]}" if parts else None
 
 
 def phases_table(report: dict) -> Table | None:

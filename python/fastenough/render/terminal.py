@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table as RichTable
-from rich.text import Text
 
 from fastenough.render import depth, lint_section, measurement, sections
+from fastenough.render.escape import terminal_line, terminal_text
 
 VERDICT_STYLE = {
     "avoidable": "bold red",
@@ -18,48 +18,54 @@ VERDICT_STYLE = {
 def rich_table(t: sections.Table, wrapping: set[str] | None = None) -> RichTable:
     """A sections.Table for rich. `wrapping`: the header names of the only columns that
     may fold (the others keep one line, cut with an ellipsis); None: every column folds."""
-    table = RichTable(title=t.title, title_justify="left", title_style="bold", expand=False)
+    # Every string is a Text: a cell never reaches rich's markup parser.
+    table = RichTable(title=terminal_text(t.title), title_justify="left", title_style="bold",
+                      expand=False)
     for i, h in enumerate(t.header):
         wraps = wrapping is None or (h in wrapping and i > 0)
-        table.add_column(h, justify="right" if i in t.right else "left",
+        table.add_column(terminal_text(h), justify="right" if i in t.right else "left",
                          overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
     for row in t.rows:
-        table.add_row(*row)
+        table.add_row(*(terminal_text(c) for c in row))
     if t.note:
-        table.caption = t.note
+        table.caption = terminal_text(t.note)
         table.caption_justify = "left"
     return table
 
 
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console()
+
+    def say(*parts: object) -> None:  # parts as terminal_line takes them
+        console.print(terminal_line(*parts), highlight=False)
+
     gaps = measurement.measurement_lines(report)
     if gaps:
-        console.print(f"[bold red]{gaps[0]}[/bold red]", highlight=False)
+        say((gaps[0], "bold red"))
         for line in gaps[1:]:
-            console.print(line, style="red", markup=False, highlight=False)
+            say((line, "red"))
     run_line = sections.run_line(report)
     if run_line:
-        console.print(f"[bold]Run[/bold] {run_line}", highlight=False)
-        console.print(f"[dim]run directory {report['run'].get('run_dir', '')}[/dim]")
+        say(("Run", "bold"), " ", run_line)
+        say((f"run directory {report['run'].get('run_dir', '')}", "dim"))
     for make in sections.TABLES_BEFORE_STEPS:
         t = make(report)
         if t:
             console.print(rich_table(t))
     quirks = sections.counters_line(report)
     if quirks:
-        console.print(f"[dim]{quirks}[/dim]", highlight=False)
+        say((quirks, "dim"))
     no_device = sections.no_device_line(report)
     if no_device:
-        console.print(f"[dim]{no_device}[/dim]", highlight=False)
+        say((no_device, "dim"))
     for line in sections.steps_lines(report):
-        console.print(f"[bold]Steps[/bold] {line}", highlight=False)
+        say(("Steps", "bold"), " ", line)
     sweep = sections.batch_sweep_line(report)
     if sweep:
-        console.print(f"[bold]Batch sweep[/bold] {sweep}", highlight=False)
+        say(("Batch sweep", "bold"), " ", sweep)
     cost = measurement.tool_cost_line(report)
     if cost:
-        console.print(f"[dim]{cost}[/dim]", highlight=False)
+        say((cost, "dim"))
     for make in sections.TABLES_AFTER_STEPS:
         t = make(report)
         if t:
@@ -68,9 +74,9 @@ def print_report(report: dict, console: Console | None = None) -> None:
     print_findings(report, console)
     lint_lines = lint_section.unconfirmed_lines(report)
     if lint_lines:
-        console.print(f"[bold]Lint[/bold]: {lint_lines[0]}", highlight=False)
+        say(("Lint", "bold"), ": ", lint_lines[0])
         for line in lint_lines[1:]:
-            console.print(f"   {line}", markup=False, highlight=False)
+            say("   ", line)
 
 
 def print_depth(report: dict, console: Console) -> None:
@@ -80,37 +86,34 @@ def print_depth(report: dict, console: Console) -> None:
     if t:
         console.print(rich_table(t))
     for title, lines in depth.sections(report):
-        console.print(f"[bold]{title}[/bold]", highlight=False)
+        console.print(terminal_line((title, "bold")), highlight=False)
         for line in lines:
-            console.print(f"   {line}", markup=False, highlight=False)
+            console.print(terminal_line(f"   {line}"), highlight=False)
 
 
 def print_findings(report: dict, console: Console) -> None:
+    def say(*parts: object) -> None:
+        console.print(terminal_line(*parts), highlight=False)
+
     views = sections.findings_views(report)
     if not views:
-        console.print(f"[bold]Findings[/bold]: {measurement.no_findings_line(report)}")
+        say(("Findings", "bold"), ": ", measurement.no_findings_line(report))
         return
-    console.print(f"[bold]Findings[/bold] ({len(views)}: those that change results first, "
-                  "then the largest possible saving)")
+    say(("Findings", "bold"), f" ({len(views)}: those that change results first, "
+        "then the largest possible saving)")
     together = sections.avoidable_line(report)
     if together:
-        console.print(together, markup=False, highlight=False)
+        say(together)
     for v in views:
-        head = Text()
-        head.append(f"{v.rank}. ", style="bold")
-        head.append(f"[{v.verdict}] ", style=VERDICT_STYLE.get(v.verdict, ""))
-        head.append(f"{v.code}: ", style="bold")
-        head.append(v.title)
-        console.print(head)
-        console.print(f"   saving: {v.saving}")
+        say((f"{v.rank}. ", "bold"), (f"[{v.verdict}] ", VERDICT_STYLE.get(v.verdict, "")),
+            (f"{v.code}: ", "bold"), v.title)
+        say(f"   saving: {v.saving}")
         for w in v.where:
-            console.print(f"   where:  {w}", markup=False, highlight=False)
+            say(f"   where:  {w}")
         for s in lint_section.also_in_source((report.get("findings") or [])[v.rank - 1]):
-            console.print(f"   also visible in source: {s}", markup=False, highlight=False)
+            say(f"   also visible in source: {s}")
         if v.evidence:
-            console.print("   evidence: " + "; ".join(v.evidence), markup=False,
-                          highlight=False)
+            say("   evidence: " + "; ".join(v.evidence))
         if v.action:
-            console.print(f"   fix:    {v.action}", markup=False, highlight=False)
-    console.print("`fastenough explain CODE`: what a finding means, how to fix it",
-                  markup=False, highlight=False)
+            say(f"   fix:    {v.action}")
+    say("`fastenough explain CODE`: what a finding means, how to fix it")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -34,20 +36,77 @@ def new_run_dir(cwd: str, explicit: str | None = None) -> Path:
             continue
 
 
+def utf8_safe(obj: object) -> object:
+    """`obj` with every string made valid UTF-8: a path or argument whose bytes are
+    not UTF-8 holds os.fsdecode's surrogates, which JSON readers (simdjson) and
+    SQLite refuse; each undecodable byte becomes U+FFFD, as the core's JSON
+    writer does."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(obj, dict):
+        return {utf8_safe(k): utf8_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [utf8_safe(v) for v in obj]
+    return obj
+
+
 def write_json_atomic(path: Path, obj: object) -> None:
     """temp + rename, so that a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=False)
-        f.write("\n")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(utf8_safe(obj), indent=1, sort_keys=False) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:
+    """temp + rename; the temporary is removed when the write fails (a full disk),
+    so that the old file, if any, stays and nothing half-written is left."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# Temporaries the agent's writers make beside a file before renaming it into
+# place; a process that died mid-write (os._exit, a signal, a full disk) leaves
+# them. Their shapes: agent/run_dir.py and output_recorder.py "NAME.tmp<pid>",
+# profile_window.py "NAME.gz.tmp", checks/_util.py ".tmp-XXXXXXXX".
+_TMP_PID = re.compile(r"\.tmp(\d+)$")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_temporaries(run_dir: Path) -> list[str]:
+    """Remove what the agent's writers left half-written once the program has
+    exited (a .gz.tmp in trace/ would otherwise be read as one more, damaged,
+    trace). Returns the paths removed, relative to run_dir."""
+    removed = []
+    for root, _dirs, names in os.walk(run_dir):
+        for name in names:
+            m = _TMP_PID.search(name)
+            stale = (name.endswith(".gz.tmp") or name.startswith(".tmp-")
+                     or (m is not None and not _pid_alive(int(m.group(1)))))
+            if not stale:
+                continue
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                removed.append(os.path.relpath(path, run_dir))
+    return removed
 
 
 def git_info(cwd: str) -> dict | None:
@@ -88,12 +147,17 @@ class Log:
     """supervisor.log: timestamped diagnostics, never shown unless asked for."""
 
     def __init__(self, path: Path) -> None:
-        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        # backslashreplace: a path whose bytes are not UTF-8 (os.fsdecode's
+        # surrogates) is logged as \udcff rather than stopping the run.
+        self._f = open(path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
 
     def __call__(self, msg: str) -> None:
+        # Diagnostics must never stop a run: on a full disk the log stays short.
         stamp = time.strftime("%H:%M:%S", time.gmtime())
-        self._f.write(f"{stamp} {msg}\n")
-        self._f.flush()
+        with contextlib.suppress(OSError, ValueError):
+            self._f.write(f"{stamp} {msg}\n")
+            self._f.flush()
 
     def close(self) -> None:
-        self._f.close()
+        with contextlib.suppress(OSError):
+            self._f.close()

@@ -41,6 +41,29 @@ class RunOutcome:
     signal: int | None
     report: dict | None
     report_error: str | None
+    # What could not be written after the program ran (a full disk): "report.json
+    # (No space left on device)". The run stands; `report --reanalyze` redoes it.
+    unwritten: list[str] = field(default_factory=list)
+
+
+class _Writes:
+    """Every file the supervisor writes once the program has run: a failure is
+    noted and logged, never raised, so that the program's exit status passes
+    through whatever the disk does."""
+
+    def __init__(self, log) -> None:
+        self.log = log
+        self.failed: list[str] = []
+
+    def attempt(self, name: str, write) -> bool:
+        try:
+            write()
+            return True
+        except Exception as e:  # noqa: BLE001 - OSError, sqlite3's "disk is full", a renderer bug
+            why = e.strerror if isinstance(e, OSError) and e.strerror else f"{e}"
+            self.failed.append(f"{name} ({why})")
+            self.log(f"{name} not written: {type(e).__name__}: {e}")
+            return False
 
 
 def _now_ns() -> int:
@@ -83,7 +106,7 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
     findings = (report or {}).get("findings") or []
     start = meta.get("start_wall_ns")
     end = meta.get("end_wall_ns")
-    return {
+    return _rd.utf8_safe({
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start / 1e9))
         if start
         else None,
@@ -95,7 +118,7 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
         "top_finding": findings[0].get("code") if findings else None,
         "run_dir": str(run_dir),
         "measurement": ((report or {}).get("measurement") or {}).get("status"),
-    }
+    })
 
 
 def execute(opts: RunOptions) -> RunOutcome:
@@ -107,13 +130,14 @@ def execute(opts: RunOptions) -> RunOutcome:
         run_dir = _rd.new_run_dir(opts.cwd, opts.run_dir)
         (run_dir / "agent").mkdir(exist_ok=True)
         (run_dir / "trace").mkdir(exist_ok=True)
+        log = _rd.Log(run_dir / "supervisor.log")
     except OSError as e:
-        from fastenough.errors import InputNotFoundError
+        from fastenough.errors import OutputError
+        from fastenough.render.escape import visible
 
-        raise InputNotFoundError(
-            f"cannot create the run directory: {e.strerror or e}: {e.filename or opts.cwd}"
-        ) from None
-    log = _rd.Log(run_dir / "supervisor.log")
+        raise OutputError(
+            f"cannot create the run directory: {e.strerror or e}: "
+            f"{visible(e.filename or opts.cwd)}") from None
     log(f"fastenough {__version__}; run dir {run_dir}")
 
     boot = _spawn.boot_dir()
@@ -152,7 +176,17 @@ def execute(opts: RunOptions) -> RunOutcome:
         log(f"sampler not started: {type(e).__name__}: {e}")
         meta["sampler"] = {"hz": opts.hz, "error": f"{type(e).__name__}: {e}"}
         sampler = None
-    _rd.write_json_atomic(run_dir / "meta.json", meta)
+    try:
+        _rd.write_json_atomic(run_dir / "meta.json", meta)
+    except OSError as e:  # nothing has run yet: say so and start nothing
+        if sampler is not None:
+            sampler.stop()
+        log.close()
+        from fastenough.errors import OutputError
+        from fastenough.render.escape import visible
+
+        raise OutputError(f"cannot write {visible(run_dir / 'meta.json')}: "
+                          f"{e.strerror or e}; the command was not started") from None
     log(f"sampler: {json.dumps(meta.get('sampler'))}")
 
     child_env = _spawn.child_env(env, run_dir, opts.agent_opts, boot)
@@ -180,9 +214,18 @@ def execute(opts: RunOptions) -> RunOutcome:
             meta["signal"] = result.signal
             meta["interrupted"] = result.interrupted
         meta["agents"] = _rd.read_agents(run_dir)
-        _rd.write_json_atomic(run_dir / "meta.json", meta)
+        for path in _rd.remove_temporaries(run_dir):
+            log(f"removed a temporary the program's processes left: {path}")
+        writes = _Writes(log)
+        meta_written = writes.attempt(
+            "meta.json", lambda: _rd.write_json_atomic(run_dir / "meta.json", meta))
 
     report, error = _analyze(run_dir, log)
+    if report is not None and not meta_written and isinstance(report.get("run"), dict):
+        # The analysis read the meta.json of the start; how the program ended is
+        # only in memory here.
+        report["run"].update(exit_status=meta["exit_status"], signal=meta["signal"],
+                             wall_ns=meta["end_wall_ns"] - meta["start_wall_ns"])
     if report is not None:
         try:
             from fastenough.lint.crossref import cross_reference
@@ -190,28 +233,32 @@ def execute(opts: RunOptions) -> RunOutcome:
             cross_reference(report, meta["cwd"], list(opts.cmd))
         except Exception as e:  # noqa: BLE001 - the measured report stands without lint
             log(f"lint cross-reference skipped: {type(e).__name__}: {e}")
-        _rd.write_json_atomic(run_dir / "report.json", report)
-        try:
+        writes.attempt("report.json", lambda: _rd.write_json_atomic(run_dir / "report.json",
+                                                                    report))
+
+        def markdown() -> None:
             from fastenough.render.markdown import report_to_markdown
 
             _rd.write_text_atomic(run_dir / "report.md", report_to_markdown(report))
-        except Exception as e:  # noqa: BLE001 - the JSON report is the contract
-            log(f"report.md not written: {type(e).__name__}: {e}")
-        try:
+
+        def page() -> None:
             from fastenough.render.html import report_to_html
 
             _rd.write_text_atomic(run_dir / "report.html", report_to_html(report, run_dir))
-        except Exception as e:  # noqa: BLE001 - the JSON report is the contract
-            log(f"report.html not written: {type(e).__name__}: {e}")
+
+        writes.attempt("report.md", markdown)
+        writes.attempt("report.html", page)
 
     if opts.history:
-        try:
+        def history() -> None:
             from fastenough.store.history import HistoryDB
 
             db = HistoryDB(Path(opts.cwd).resolve() / ".fastenough" / "runs.db")
-            db.add_run(summary_row(report, meta, run_dir))
-            db.close()
-        except Exception as e:  # noqa: BLE001
-            log(f"history row not written: {type(e).__name__}: {e}")
+            try:
+                db.add_run(summary_row(report, meta, run_dir))
+            finally:
+                db.close()
+
+        writes.attempt("the history row in .fastenough/runs.db", history)
     log.close()
-    return RunOutcome(run_dir, result.exit_status, result.signal, report, error)
+    return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed)

@@ -1,15 +1,24 @@
 """Spawning the user's command with the agent injected, and forwarding signals.
 
-The child runs in a session (and process group) of its own so that a signal
-from the terminal reaches fastenough first: the first Ctrl-C (SIGINT) or
-SIGTERM is forwarded to the child's whole process group (torchrun ranks,
-DataLoader workers); a second Ctrl-C kills the group with SIGKILL. Either way
-control comes back here and the report is still written.
+The child runs in a process group of its own, in fastenough's session: it keeps
+the controlling terminal (/dev/tty, the keyboard), which job_control.py hands to
+it while fastenough is the foreground job, so that Ctrl-C, Ctrl-\\ and Ctrl-Z
+reach it as in a plain run. A signal sent to fastenough itself (kill, a batch
+system) is forwarded to the child's whole group (torchrun ranks, DataLoader
+workers): SIGINT, SIGTERM, SIGHUP and SIGQUIT, a second one of them kills the
+group with SIGKILL; SIGTSTP and SIGCONT stop and continue it (and fastenough
+with it). Either way control comes back here and the report is still written.
+
+If fastenough itself dies (SIGKILL, a crash), the kernel sends the child SIGTERM
+(a parent-death signal, set between fork and exec): the program ends as it does
+on `kill`, and never runs on unsupervised and unreported. The run directory then
+has no report; `fastenough report RUN --reanalyze` makes it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -21,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.errors import FastenoughError
+from fastenough.supervisor import job_control
 
 EXIT_NOT_EXECUTABLE = 126  # like a shell
 EXIT_NOT_FOUND = 127
@@ -99,7 +109,46 @@ def descendants(root: int) -> list[int]:
 class ChildResult:
     exit_status: int  # as a shell reports it: 128 + signal when killed
     signal: int | None  # the signal that ended the child, if any
-    interrupted: bool  # the user sent SIGINT/SIGTERM to fastenough
+    interrupted: bool  # fastenough got SIGINT/SIGTERM/SIGHUP/SIGQUIT and forwarded it
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+DEATH_SIGNAL = signal.SIGTERM  # what the child gets when fastenough dies
+
+
+def _child_setup(parent: int, terminal_fd: int | None):
+    """The function run in the child between fork and exec: the parent-death
+    signal, then the terminal. Prepared here, in the parent, so that the child
+    imports and allocates nothing (other threads, the sampler's, may hold locks
+    at the fork); libc's prctl is looked up before the fork for the same reason."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def setup() -> None:
+        prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL), 0, 0, 0)
+        if os.getppid() != parent:  # fastenough died before the line above
+            os.kill(os.getpid(), DEATH_SIGNAL)
+        if terminal_fd is not None:
+            job_control.give_terminal_in_child(terminal_fd)
+
+    return setup
+
+
+def _start(cmd: list[str], env: dict[str, str], cwd: str,
+           terminal: job_control.ForegroundTerminal | None,
+           stdout_to_stderr: bool) -> subprocess.Popen:
+    try:
+        # process_group=0: a group of its own (setpgid), not a session: the
+        # terminal stays the child's controlling terminal.
+        return subprocess.Popen(cmd, env=env, cwd=cwd, process_group=0,
+                                preexec_fn=_child_setup(os.getpid(),
+                                                        terminal.fd if terminal else None),
+                                stdout=sys.stderr.fileno() if stdout_to_stderr else None)
+    except FileNotFoundError as e:
+        raise CommandNotFoundError(f"{cmd[0]}: {e.strerror or 'not found'}") from None
+    except PermissionError as e:
+        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or 'permission denied'}") from None
+    except OSError as e:  # e.g. ENOEXEC: a script without a #! line
+        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or e}") from None
 
 
 def run_child(
@@ -110,25 +159,38 @@ def run_child(
     log: Callable[[str], None] | None = None,
     stdout_to_stderr: bool = False,
 ) -> ChildResult:
-    """Run cmd to completion, forwarding SIGINT/SIGTERM/SIGHUP to its process group.
+    """Run cmd to completion, forwarding signals to its process group (above).
 
     stdout_to_stderr: the child's stdout goes to our stderr (`run --json -`,
     where our stdout must carry nothing but the report)."""
     log = log or (lambda _m: None)
+    terminal = job_control.ForegroundTerminal.of_this_process()
     try:
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True,
-                                stdout=sys.stderr.fileno() if stdout_to_stderr else None)
-    except FileNotFoundError as e:
-        raise CommandNotFoundError(f"{cmd[0]}: {e.strerror or 'not found'}") from None
-    except PermissionError as e:
-        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or 'permission denied'}") from None
-    except OSError as e:  # e.g. ENOEXEC: a script without a #! line
-        raise CommandNotExecutableError(f"{cmd[0]}: {e.strerror or e}") from None
-    log(f"child pid {proc.pid}: {cmd!r}")
+        proc = _start(cmd, env, cwd, terminal, stdout_to_stderr)
+    except BaseException:
+        if terminal is not None:
+            terminal.close()
+        raise
+    if terminal is not None:
+        terminal.give_to(proc.pid)  # the parent's side of the handover
+    log(f"child pid {proc.pid}: {cmd!r}; terminal handed over: {terminal is not None}")
     if on_start is not None:
         on_start(proc.pid)
 
     received: list[int] = []
+    stop_requested = [False]
+    # A handler may run while the main thread is inside log(): it must not write
+    # to the same file (a reentrant call); its lines are logged after the wait.
+    handled: list[str] = []
+
+    def forward_stop(signum: int, _frame: object) -> None:
+        # SIGTSTP: the command stops, and wait_for_child stops fastenough after it;
+        # SIGCONT: the command continues (fastenough itself already has).
+        if signum == signal.SIGTSTP:
+            stop_requested[0] = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signum)
+        handled.append(f"received signal {signum}; sent it to process group {proc.pid}")
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
@@ -142,19 +204,27 @@ def run_child(
         for pid in tree:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
-        log(f"received signal {signum}; sent {int(sig)} to process group {proc.pid}")
+        handled.append(f"received signal {signum}; sent {int(sig)} to process group {proc.pid}")
 
-    handled = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+    handlers = {signal.SIGINT: forward, signal.SIGTERM: forward, signal.SIGHUP: forward,
+                signal.SIGQUIT: forward, signal.SIGTSTP: forward_stop,
+                signal.SIGCONT: forward_stop}
     previous = {}
-    for s in handled:
+    for s, handler in handlers.items():
         # Outside the main thread (embedding, tests) there is no forwarding.
         with contextlib.suppress(ValueError):
-            previous[s] = signal.signal(s, forward)
+            previous[s] = signal.signal(s, handler)
     try:
-        rc = proc.wait()
+        rc = job_control.wait_for_child(proc, terminal, stop_requested, log)
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+        if terminal is not None:
+            terminal.close()
+        for line in handled:
+            log(line)
+        for line in handled:
+            log(line)
     log(f"child exited with returncode {rc}")
     if rc < 0:
         return ChildResult(128 - rc, -rc, bool(received))

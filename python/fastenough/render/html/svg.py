@@ -9,11 +9,15 @@ import html
 import math
 from collections.abc import Callable
 
+from fastenough.render.escape import visible
+
 FONT = 12  # px in viewBox units; charts are drawn 960 wide and scale down
 
 
 def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for HTML (element content or a quoted attribute), control characters
+    shown as escapes (render/escape.py), as in every other renderer."""
+    return html.escape(visible(text, keep_newlines=True), quote=True)
 
 
 def fmt_coord(v: float) -> str:
