@@ -11,8 +11,7 @@ import os
 
 
 def ddp_setup():
-    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-    init_process_group(backend="nccl")
+    init_process_group(backend="gloo")
 
 class Trainer:
     def __init__(
@@ -24,7 +23,7 @@ class Trainer:
         snapshot_path: str,
     ) -> None:
         self.gpu_id = int(os.environ["LOCAL_RANK"])
-        self.model = model.to(self.gpu_id)
+        self.model = model.to("cpu")
         self.train_data = train_data
         self.optimizer = optimizer
         self.save_every = save_every
@@ -34,10 +33,10 @@ class Trainer:
             print("Loading snapshot")
             self._load_snapshot(snapshot_path)
 
-        self.model = DDP(self.model, device_ids=[self.gpu_id])
+        self.model = DDP(self.model)
 
     def _load_snapshot(self, snapshot_path):
-        loc = f"cuda:{self.gpu_id}"
+        loc = "cpu"
         snapshot = torch.load(snapshot_path, map_location=loc)
         self.model.load_state_dict(snapshot["MODEL_STATE"])
         self.epochs_run = snapshot["EPOCHS_RUN"]
@@ -55,8 +54,8 @@ class Trainer:
         print(f"[GPU{self.gpu_id}] Epoch {epoch} | Batchsize: {b_sz} | Steps: {len(self.train_data)}")
         self.train_data.sampler.set_epoch(epoch)
         for source, targets in self.train_data:
-            source = source.to(self.gpu_id)
-            targets = targets.to(self.gpu_id)
+            source = source.to("cpu")
+            targets = targets.to("cpu")
             self._run_batch(source, targets)
 
     def _save_snapshot(self, epoch):
