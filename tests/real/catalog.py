@@ -33,6 +33,7 @@ class Program:
     name: str
     argv: tuple[str, ...]  # after the Python interpreter (or torchrun); argv[0] under root
     torchrun: int = 0  # ranks, when launched by torchrun
+    torchrun_args: tuple[str, ...] = ()  # more options of torchrun, before the script
     needs: tuple[str, ...] = ()  # importable modules, else the program is skipped
     env: dict = field(default_factory=dict)
     root: Path = PROGRAMS
@@ -45,8 +46,6 @@ class Program:
     # Regexes of the parts of stdout that differ from run to run (timings): they
     # are replaced by "<masked>" before stdouts are compared.
     stdout_mask: tuple[str, ...] = ()
-    # Ranks of a torchrun job print in no fixed order: compare sorted lines.
-    stdout_unordered: bool = False
     # Files the program writes (relative to its working directory) whose bytes
     # must be the same in the plain run and under the tool, e.g. sampled text.
     same_files: tuple[str, ...] = ()
@@ -64,7 +63,7 @@ class Program:
         py = self.interpreter()
         if self.torchrun:
             return [py, "-m", "torch.distributed.run", "--standalone",
-                    f"--nproc_per_node={self.torchrun}", *script]
+                    f"--nproc_per_node={self.torchrun}", *self.torchrun_args, *script]
         return [py, *script]
 
     def missing(self) -> list[str]:
@@ -79,8 +78,6 @@ class Program:
     def normalised_stdout(self, stdout: str) -> str:
         for pattern in self.stdout_mask:
             stdout = re.sub(pattern, "<masked>", stdout, flags=re.MULTILINE)
-        if self.stdout_unordered:
-            stdout = "\n".join(sorted(stdout.splitlines()))
         return stdout
 
 
@@ -129,13 +126,12 @@ CORPUS_PROGRAMS: list[Program] = [
             stdout_mask=(rf"(Time|Data) +{TIMING} \( *{TIMING}\)",)),
     Program("ex-ddp-torchrun-gloo", ("ddp_tutorial/multigpu_torchrun.py", "3", "1",
                                      "--batch_size", "32"),
-            root=EX, torchrun=2, stdout_unordered=True,
-            # Block-buffered stdout (Python's default into a pipe), even where the
-            # caller's environment sets PYTHONUNBUFFERED: unbuffered, print()
-            # writes the text and its newline apart, and the two ranks' lines
-            # interleave within a line; buffered, each rank writes its lines at
-            # once and only their order varies.
-            env={"PYTHONUNBUFFERED": ""}),
+            root=EX, torchrun=2,
+            # torchrun starts its workers with `python -u`: each print() writes
+            # its text and its newline apart, and two ranks sharing one stdout
+            # interleave even within a line. Rank 0's output alone is in a fixed
+            # order (rank 1's goes to /dev/null).
+            torchrun_args=("--local-ranks-filter=0",)),
     Program("ex-word-lm-transformer", ("word_language_model/main.py", *cs.WORD_LM_TRAIN),
             root=EX, setup=cs.wikitext,
             stdout_mask=(rf"ms/batch +{TIMING}", rf"time: +{TIMING}s")),
