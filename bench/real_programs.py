@@ -2,7 +2,8 @@
 of tests/real/catalog.py), plain and under `fastenough run`, side by side: exit
 status, stdout equal (after the program's timing masks), warnings equal (the
 count of the program's own `Warning:` lines on stderr), peak RSS, wall time,
-the measurement status and the findings of each tool run (issue 14's table).
+the measurement status (with its reasons) and the findings of each tool run
+(issue 14's table).
 Each program runs --rounds times per side in the order plain, tool, tool,
 plain; the figures are medians; the findings are listed per tool run, so that
 their repeatability shows.
@@ -70,7 +71,10 @@ def run_side(program, tool: bool, tmp: Path, launch: Path) -> dict:
         row["measurement"], row["findings"] = None, None
         if (run_dir / "report.json").exists():
             rep = json.loads((run_dir / "report.json").read_text())
-            row["measurement"] = rep.get("measurement", {}).get("status")
+            m = rep.get("measurement") or {}
+            reasons = [r.get("code") for r in m.get("reasons") or []]
+            row["measurement"] = m.get("status", "?") + (f" ({', '.join(reasons)})"
+                                                         if reasons else "")
             row["findings"] = [f["code"] for f in rep.get("findings", [])]
     return row
 
