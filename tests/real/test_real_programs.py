@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import torch
-from catalog import BY_NAME, PROGRAMS
+from catalog import PROGRAMS, TEAM
 from real_pairs import pairs  # noqa: F401 - the fixture
 
 
@@ -180,4 +180,4 @@ def test_ema_deepcopy_mid_run(pairs):
 def test_catalog_programs_all_tested():
     tested = {"word-lm-transformer", "word-lm-lstm", "st-encode", "hf-naive-loop",
               "torchrun-ddp-gloo", "checkpoint-roundtrip", "ema-deepcopy"}
-    assert tested == set(BY_NAME)
+    assert tested == {p.name for p in TEAM}
