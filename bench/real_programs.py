@@ -15,7 +15,7 @@ includes the agent's start-up and exit work but not the supervisor's report.
 Each run gets a fresh working directory and the program's set-up first (not
 timed).
 
-    python bench/real_programs.py [--rounds 1] [--only NAME ...] [--json]
+    python bench/real_programs.py [--rounds 1] [--only NAME ...] [--json] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def run_side(program, tool: bool, tmp: Path, launch: Path) -> dict:
+def run_side(program, tool: bool, tmp: Path, launch: Path, keep: Path | None = None) -> dict:
     work = Path(tempfile.mkdtemp(dir=tmp))
     if program.setup:
         program.setup(work)
@@ -76,7 +76,30 @@ def run_side(program, tool: bool, tmp: Path, launch: Path) -> dict:
             row["measurement"] = m.get("status", "?") + (f" ({', '.join(reasons)})"
                                                          if reasons else "")
             row["findings"] = [f["code"] for f in rep.get("findings", [])]
+            row["detail"] = [finding_line(f) for f in rep.get("findings", [])]
+        if keep:
+            keep.mkdir(parents=True, exist_ok=True)
+            n = len(list(keep.glob(f"{program.name}.*.json")))
+            if (run_dir / "report.json").exists():
+                (keep / f"{program.name}.{n + 1}.json").write_bytes(
+                    (run_dir / "report.json").read_bytes())
     return row
+
+
+def finding_line(f: dict) -> str:
+    """code [verdict] at the first place, with its saving: what one judges a finding by."""
+    where = ""
+    for w in f.get("where") or []:
+        if w.get("file"):
+            where = f"{Path(w['file']).name}:{w.get('line') or w.get('def_line') or '?'}"
+        elif w.get("op") or w.get("kernel"):
+            where = (w.get("op") or w.get("kernel"))[:40]
+        if where:
+            break
+    sv = f.get("saving") or {}
+    share = sv.get("share_of_step")
+    saving = "" if share is None else f" {'<=' if sv.get('upper_bound') else '~'}{share:.0%}"
+    return f"{f['code']} [{f['verdict']}]{' @ ' + where if where else ''}{saving}"
 
 
 def main() -> None:
@@ -84,6 +107,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--only", nargs="*", metavar="NAME")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep", type=Path, metavar="DIR",
+                    help="copy each tool run's report.json to DIR/NAME.N.json")
     args = ap.parse_args()
     unknown = set(args.only or ()) - {p.name for p in ALL}
     if unknown:
@@ -104,7 +129,8 @@ def main() -> None:
             sides: dict[str, list[dict]] = {"plain": [], "tool": []}
             for _ in range(args.rounds):
                 for side in ("plain", "tool", "tool", "plain"):
-                    sides[side].append(run_side(program, side == "tool", tmp, launch))
+                    sides[side].append(run_side(program, side == "tool", tmp, launch,
+                                                args.keep))
             p, t = sides["plain"], sides["tool"]
             rows.append({
                 "program": program.name,
@@ -119,6 +145,7 @@ def main() -> None:
                 "wall_tool_s": round(statistics.median(x["wall"] for x in t), 2),
                 "measurement": sorted({str(x.get("measurement")) for x in t}),
                 "findings": [x.get("findings") for x in t],
+                "detail": [x.get("detail") for x in t],
                 "bench_s": round(time.monotonic() - t0, 1)})
             if not args.json:
                 print(f"done {program.name} in {rows[-1]['bench_s']} s", file=sys.stderr)
