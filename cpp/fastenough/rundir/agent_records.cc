@@ -44,6 +44,7 @@ AgentRecord Parse(dom::object o) {
     a.profile_mode = Str(profile, "mode");
     a.profile_skipped = Str(profile, "skipped");
     a.profile_peak_rss_rise = IntField(profile, "peak_rss_rise_bytes").value_or(0);
+    a.profile_memory_bound = IntField(profile, "memory_bound_bytes").value_or(0);
     a.profile_stopped_early = Str(profile, "stopped_early");
     a.profile_moved = Str(profile, "moved");
   }

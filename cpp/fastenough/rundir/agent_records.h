@@ -56,6 +56,7 @@ struct AgentRecord {
   std::string profile_mode;
   std::string profile_skipped;  // why the agent did not run its profiler window
   int64_t profile_peak_rss_rise = 0;  // bytes the window raised the peak RSS by
+  int64_t profile_memory_bound = 0;   // what the agent allowed it (0: not recorded)
   std::string profile_stopped_early;  // why the window ended before its steps (memory)
   std::string profile_moved;  // why the window ran again on other steps
   int64_t batch_dim = 0;

@@ -39,7 +39,10 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     m.tool_pause_ns += a->tool_pause_ns;
     m.tool_pauses += a->tool_pauses;
     m.profile_cost_ns += a->profile_cost_ns;
-    m.profile_peak_rss_rise = std::max(m.profile_peak_rss_rise, a->profile_peak_rss_rise);
+    if (a->profile_peak_rss_rise >= m.profile_peak_rss_rise) {
+      m.profile_peak_rss_rise = a->profile_peak_rss_rise;
+      m.profile_memory_bound = a->profile_memory_bound;
+    }
     if (m.profile_stopped_early.empty()) m.profile_stopped_early = a->profile_stopped_early;
     if (m.profile_mode.empty() && a->traced) m.profile_mode = a->profile_mode;
     if (m.profile_moved.empty()) m.profile_moved = a->profile_moved;
@@ -120,6 +123,7 @@ std::string MeasurementJson(const Measurement& m) {
   w.Field("tool_pauses", m.tool_pauses);
   w.Field("profile_cost_ns", m.profile_cost_ns);
   w.Field("profile_peak_rss_rise_bytes", m.profile_peak_rss_rise);
+  if (m.profile_memory_bound > 0) w.Field("profile_memory_bound_bytes", m.profile_memory_bound);
   if (!m.profile_stopped_early.empty()) {
     w.Field("profile_stopped_early", m.profile_stopped_early);
   }

@@ -49,6 +49,10 @@ struct Measurement {
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   // The agent's own memory: the most its profiler window raised a process's peak RSS.
   int64_t profile_peak_rss_rise = 0;
+  // The agent's memory bound for that process (+5% or +64 MiB); a rise above it
+  // is said in the report (torch's profiler grows when it stops, after the
+  // window's last check).
+  int64_t profile_memory_bound = 0;
   std::string profile_stopped_early;  // the first process's reason, when its window ended early
   std::string profile_mode;   // the mode of the steps the window profiled
   std::string profile_moved;  // why the window ran again on other steps (agent/window_plan.py)

@@ -50,7 +50,10 @@ struct StepBoundInputs {
 
 void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Finding>* out);
 
+// loop_cpu_pct: the process tree's mean CPU use (100 = one core) over the
+// steady phases (else the warm-up ones), from the sampler; nullopt: unknown.
 void AddCpuThreadFindings(const std::vector<AgentRecord>& agents,
+                          std::optional<double> loop_cpu_pct,
                           std::vector<findings::Finding>* out);
 
 void FitDataloaderAdvice(const std::vector<AgentRecord>& agents, bool has_device,

@@ -174,7 +174,7 @@ AgentRecord Rank(int rank, int64_t threads, int64_t cores, int64_t workers) {
 
 TEST(RundirCpuThreads, TwoRanksOfTwoThreadsOnTwoCores) {
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 2, 2, 0), Rank(1, 2, 2, 0)}, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 0), Rank(1, 2, 2, 0)}, std::nullopt, &out);
   const findings::Finding* f = Get(out, "cpu-oversubscribed");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Ev<int64_t>(*f, "threads_total"), 4);
@@ -185,10 +185,10 @@ TEST(RundirCpuThreads, TwoRanksOfTwoThreadsOnTwoCores) {
 
 TEST(RundirCpuThreads, FittingThreadsAreFine) {
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 2, 2, 0)}, &out);
-  AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 0)}, std::nullopt, &out);
+  AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, std::nullopt, &out);
   EXPECT_TRUE(out.empty());
-  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, &out);  // 2 threads + 2 workers on 2 cores
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, std::nullopt, &out);  // 2 threads + 2 workers on 2 cores
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Ev<int64_t>(out[0], "dataloader_workers"), 2);
 }
@@ -197,8 +197,20 @@ TEST(RundirCpuThreads, OneThreadBesideWorkersIsNothingToChange) {
   // One torch thread and two DataLoader workers on two cores: "set one
   // thread" would change nothing (issue 22: a no-op fix).
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 1, 2, 2)}, &out);
+  AddCpuThreadFindings({Rank(0, 1, 2, 2)}, std::nullopt, &out);
   EXPECT_TRUE(out.empty());
+}
+
+TEST(RundirCpuThreads, ThreadsThatMostlyWaitDoNotCompete) {
+  // 2 torch threads + 2 DataLoader workers on 2 cores, but the process tree
+  // used 1.2 cores in the loop (minGPT's chargpt, issue 22): nothing competes.
+  std::vector<findings::Finding> out;
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, 120.0, &out);
+  EXPECT_TRUE(out.empty());
+  // The same threads with both cores busy (190%): they do.
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, 190.0, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_DOUBLE_EQ(Ev<double>(out[0], "loop_cpu_pct"), 190.0);
 }
 
 TEST(RundirStepBound, DescribesWhatTheAvoidableFindingsLeave) {
@@ -242,6 +254,25 @@ TEST(RundirDataloaderAdvice, InMemoryDatasetOnTheCpu) {
   FitDataloaderAdvice({a}, /*has_device=*/false, &list);
   EXPECT_NE(list[0].action.find("in-memory TensorDataset"), std::string::npos);
   EXPECT_NE(list[0].action.find("do not help"), std::string::npos);
+}
+
+TEST(RundirDataloaderAdvice, WorkersThatShareTheCoresBoundTheWait) {
+  // dcgan's FakeData (issue 22): 2 workers beside 2 torch threads on 2 cores;
+  // "use num_workers>0" was advice already taken.
+  findings::Finding f;
+  f.code = "dataloader-bound";
+  f.verdict = findings::Verdict::kAvoidable;
+  f.action = "DataLoader(num_workers>0, ...)";
+  std::vector<findings::Finding> list = {f};
+  FitDataloaderAdvice({Rank(0, 2, 2, 2)}, /*has_device=*/false, &list);
+  EXPECT_EQ(list[0].verdict, findings::Verdict::kBounded);
+  EXPECT_NE(list[0].action.find("no core is free"), std::string::npos) << list[0].action;
+  EXPECT_EQ(Ev<int64_t>(list[0], "num_workers"), 2);
+  // Two workers on eight cores with one torch thread: more workers can help.
+  list = {f};
+  FitDataloaderAdvice({Rank(0, 1, 8, 2)}, /*has_device=*/false, &list);
+  EXPECT_EQ(list[0].verdict, findings::Verdict::kAvoidable);
+  EXPECT_NE(list[0].action.find("Raise num_workers (now 2"), std::string::npos) << list[0].action;
 }
 
 }  // namespace

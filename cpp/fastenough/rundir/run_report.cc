@@ -151,6 +151,21 @@ std::string DetailsJson(const RunReport& rr) {
   return w.Take();
 }
 
+// The process tree's mean CPU use over the loop: the steady phases, weighted by
+// their length, else the warm-up ones (a run that never settled).
+std::optional<double> LoopCpuPct(const std::vector<PhaseRow>& phases) {
+  for (const char* name : {"steady", "warmup"}) {
+    double sum = 0, weight = 0;
+    for (const PhaseRow& p : phases) {
+      if (p.name != name || !p.cpu_mean_pct || p.host_ns <= 0) continue;
+      sum += *p.cpu_mean_pct * static_cast<double>(p.host_ns);
+      weight += static_cast<double>(p.host_ns);
+    }
+    if (weight > 0) return sum / weight;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options) {
@@ -319,7 +334,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   }
   AddSamplerFindings(meta, rr.phases, options, &r.findings);
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);
-  AddCpuThreadFindings(rr.agents, &r.findings);
+  AddCpuThreadFindings(rr.agents, LoopCpuPct(rr.phases), &r.findings);
   FitDataloaderAdvice(rr.agents, has_device, &r.findings);
   StepBoundInputs sb;
   sb.steps = rr.steps;

@@ -26,6 +26,37 @@ def sync(torch) -> bool:
     return True
 
 
+_MALLINFO2 = None  # glibc's mallinfo2, once looked up (False: not available)
+
+
+def heap_in_use_bytes() -> int | None:
+    """The bytes malloc has handed out and not had back (glibc's mallinfo2:
+    uordblks + hblkhd), else None. Unlike RSS it grows when freed memory the
+    allocator kept is used again: torch's profiler filled what an LSTM step had
+    freed with its records while RSS stayed flat (profile_window.py)."""
+    global _MALLINFO2
+    if _MALLINFO2 is None:
+        _MALLINFO2 = False
+        try:
+            import ctypes
+
+            class _Info(ctypes.Structure):
+                _fields_ = [(n, ctypes.c_size_t) for n in (
+                    "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+                    "uordblks", "fordblks", "keepcost")]
+
+            fn = ctypes.CDLL(None).mallinfo2
+            fn.restype = _Info
+            fn.argtypes = []
+            _MALLINFO2 = fn
+        except (OSError, AttributeError):
+            pass
+    if not _MALLINFO2:
+        return None
+    info = _MALLINFO2()
+    return int(info.uordblks + info.hblkhd)
+
+
 def rss_bytes() -> int | None:
     try:
         with open("/proc/self/statm") as f:

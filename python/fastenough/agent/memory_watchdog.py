@@ -5,8 +5,9 @@ torch's profiler keeps a record of every op it sees until the window ends
 ops grew the process by 740 MiB): a program with long steps passed the bound
 (+5% or +64 MiB, whichever is larger) long before the window's per-step check
 could see it (time_sequence_prediction: 1550 MiB plain, 2464 MiB under the
-tool). So while the window is on, a thread reads the process's RSS every 10 ms
-and, once the growth since the window began passes the bound, asks the main
+tool). So while the window is on, a thread reads the process's heap in use (or
+its RSS) every 10 ms and, once the growth since the window began passes what
+the window may take (profile_window.py), asks the main
 thread to stop the profiler: the profiler's state belongs to the thread that
 started it, and torch crashes when another thread stops it. The request is
 _thread.interrupt_main(signum) with a Python handler installed for a
@@ -42,8 +43,9 @@ def _free_signal():
 
 
 class MemoryWatchdog:
-    def __init__(self, base_rss: int, bound: int, on_exceed) -> None:
-        self.base = base_rss
+    def __init__(self, base: int, bound: int, on_exceed, measure=rss_bytes) -> None:
+        self.base = base  # measure() when the window began
+        self.measure = measure
         self.bound = bound
         self.on_exceed = on_exceed  # called on the main thread, with the growth in bytes
         self.grew: int | None = None  # the growth that tripped it
@@ -84,16 +86,17 @@ class MemoryWatchdog:
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_S):
-            rss = rss_bytes()
-            if rss is None:
+            now = self.measure()
+            if now is None:
                 return
-            if rss - self.base > self.bound:
-                self.grew = rss - self.base
+            if now - self.base > self.bound:
+                # Asked again at each poll until the main thread acts: it may
+                # put the request off (inside a backward pass, say).
+                self.grew = now - self.base
                 with contextlib.suppress(RuntimeError, ValueError, OSError):
                     _thread.interrupt_main(self._signum)
-                return
 
     def _handler(self, signum, frame) -> None:
         # On the main thread, between two bytecodes of whatever ran.
         if self.grew is not None and not self._stop.is_set():
-            self.on_exceed(self.grew)
+            self.on_exceed(self.grew, frame)

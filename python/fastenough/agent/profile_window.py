@@ -20,7 +20,24 @@ window began is watched every 10 ms (memory_watchdog.py), and on CUDA the
 allocator's bytes after each profiled step; once either passes the agent's
 memory bound (+5% or +64 MiB, whichever is larger) the window ends at once,
 keeping the steps recorded so far, or, when not even one step fitted,
-recording nothing (the report says why). Starting the profiler would import
+recording nothing (the report says why). The window ends well before its growth
+reaches the bound, because stopping costs more: torch's profiler turns its raw
+records into result objects when it stops, and that took 3.2 times the window's
+growth on time_sequence_prediction's LSTM and 19 times on REINFORCE's
+Python-heavy episodes (stacks on), both in RSS. RSS also misses records that
+fill memory the program had freed (66 times, the LSTM under LBFGS), so the
+window's growth is the heap in use (memory.heap_in_use_bytes, glibc), where
+the stop cost 2 to 4.4 times the window's growth without Python stacks and 20
+times with them on REINFORCE (the stack tracer records every Python call of
+the environment). The window's growth may reach bound / (1 + expansion), with
+expansion 5 at first and, from then on, the largest stop-to-window ratio this
+process has shown. Starting at 20 held REINFORCE's first window no better (the
+stop is put off while torch runs Python from C++, and its growth went on) and
+cost every program whose steps hold activations its trace; so a first window
+may pass the bound on a Python-heavy program, and the report then says so
+(measurement.profile_memory_bound_bytes beside the rise).
+
+Starting the profiler would import
 torch._inductor (and with it sympy, ~70 MiB, and a change to the warnings
 filters) only to read a cudagraph setting: the window keeps that import from
 happening when the program has not made it.
@@ -46,7 +63,7 @@ import shutil
 import tempfile
 import time
 
-from fastenough.agent.memory import allocated_bytes, peak_rss_bytes, rss_bytes
+from fastenough.agent.memory import allocated_bytes, heap_in_use_bytes, peak_rss_bytes, rss_bytes
 from fastenough.agent.quiet_warnings import ignoring_warnings
 
 _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
@@ -66,10 +83,14 @@ class ProfileWindow:
         self._prof = None
         self._hwm_before: int | None = None
         self._base: tuple[int | None, int | None] = (None, None)  # (RSS, device bytes)
+        self._heap_base: int | None = None  # _host_bytes() when the window began
         self._torch = None
         self.stopped_early: str | None = None
         self.cost_ns = 0  # start, stop and export: the tool's own time
         self.steps_done = 0  # profiled steps completed
+        self.abandoned_rise: int | None = None  # what abandon()'s stop raised the peak by
+        # What stopping costs in memory, per byte the window grew (module docstring).
+        self.expansion = STOP_EXPANSION
         self._watchdog = None  # memory_watchdog.MemoryWatchdog, while on
         self._busy = False  # inside our own profiler calls (the watchdog waits)
         # foreign_profiler.ForeignProfilerWatch: told when the profiler calls are
@@ -93,6 +114,7 @@ class ProfileWindow:
         self._hwm_before = peak_rss_bytes()
         self._torch = torch
         self._base = (rss_bytes(), _device_bytes(torch))
+        self._heap_base = _host_bytes()
         self.steps_done = 0
         # A second window (window_plan.py) replaces the first one's trace.
         self._previous = self.info if self.info and self.info.get("trace") else None
@@ -117,11 +139,11 @@ class ProfileWindow:
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack, "record_shapes": shapes}
-        if self._base[0] is not None:
+        if self._base[0] is not None and self._heap_base is not None:
             from fastenough.agent.memory_watchdog import MemoryWatchdog
 
-            watchdog = MemoryWatchdog(self._base[0], self.bound_of(self._base[0]),
-                                      self._over_bound)
+            watchdog = MemoryWatchdog(self._heap_base, self.growth_allowed(self._base[0]),
+                                      self._over_bound, measure=_host_bytes)
             if watchdog.start():
                 self._watchdog = watchdog
         self.cost_ns += time.monotonic_ns() - t0
@@ -130,20 +152,43 @@ class ProfileWindow:
     def bound_of(base: int) -> int:
         return int(max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base))
 
-    def _over_bound(self, grew: int) -> None:
+    def growth_allowed(self, base: int) -> int:
+        """How far the window may grow: the stop that follows must fit the bound too."""
+        return int(self.bound_of(base) / (1 + self.expansion))
+
+    def _learn_expansion(self, before: tuple) -> None:
+        """After a stop: its peak over the RSS it started from, per byte the
+        window had grown. Only ever raised: the next window is no less careful."""
+        rss_before, hwm_before, heap_before = before
+        hwm_after = peak_rss_bytes()
+        base = self._heap_base
+        if None in (rss_before, hwm_before, heap_before, hwm_after, base) \
+                or hwm_after <= hwm_before:
+            return  # the stop fitted under an earlier peak: nothing to learn
+        grew = heap_before - base
+        if grew >= 1 << 20:
+            self.expansion = max(self.expansion, (hwm_after - rss_before) / grew)
+
+    def _over_bound(self, grew: int, frame=None) -> None:
         """The watchdog's call, on the main thread between two bytecodes of the
-        program: the window ends here, before the step does."""
+        program: the window ends here, before the step does, unless torch is
+        calling back into Python (the watchdog asks again 10 ms later)."""
         if self._busy or self._prof is None:
             return  # our own profiler call runs: the step's check ends it next
+        if _inside_a_callback(self._torch, frame):
+            return
         self.stopped_early = f"host memory grew by {grew >> 20} MiB"
         if self.steps_done == 0:
             self.abandon()
             self.info.update({"trace": None, "skipped": (
                 "the profiler window recorded nothing: one step of this program costs "
                 f"torch's profiler more memory than fastenough may take (host memory grew by "
-                f"{grew >> 20} MiB within the first step; the bound is "
+                f"{grew >> 20} MiB within the first step, and stopping the profiler costs "
+                f"{self.expansion:.0f} times that again; the bound is "
                 f"{self.bound_of(self._base[0]) >> 20} MiB)"),
-                "stopped_early": self.stopped_early})
+                "stopped_early": self.stopped_early,
+                "peak_rss_rise_bytes": self.abandoned_rise,
+                "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
             return
         self.stop(self.info["first_step"] + self.steps_done - 1)
 
@@ -162,6 +207,7 @@ class ProfileWindow:
             return
         t0 = time.monotonic_ns()
         end_wall = time.time_ns()
+        before = (rss_bytes(), peak_rss_bytes(), _host_bytes())
         with ignoring_warnings(), kineto_quiet(), self._ours():
             prof.stop()
         previous = getattr(self, "_previous", None)
@@ -178,10 +224,12 @@ class ProfileWindow:
                 self._write_callsites(prof, rel)
         # The agent's own memory: how much the window raised the process's peak
         # RSS (an upper bound: the program's own growth in those steps counts too).
+        self._learn_expansion(before)
         after = peak_rss_bytes()
         rise = after - self._hwm_before if after is not None and self._hwm_before else None
         self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall,
-                          "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early})
+                          "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early,
+                          "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
         self.cost_ns += time.monotonic_ns() - t0
 
     def _stop_watchdog(self) -> None:
@@ -194,9 +242,14 @@ class ProfileWindow:
         self._stop_watchdog()
         prof, self._prof = self._prof, None
         if prof is not None:
+            before = (rss_bytes(), peak_rss_bytes(), _host_bytes())
             with contextlib.suppress(Exception), ignoring_warnings(), kineto_quiet(), \
                     self._ours():
                 prof.stop()
+            self._learn_expansion(before)
+            after = peak_rss_bytes()
+            if after is not None and self._hwm_before:
+                self.abandoned_rise = after - self._hwm_before
 
     @contextlib.contextmanager
     def _ours(self):
@@ -244,10 +297,12 @@ class ProfileWindow:
         """True once the window has made the process grow past the bound: the
         profiler holds its steps' tensors (module docstring), so more steps
         would cost more memory than the tool may take."""
-        now_ = (rss_bytes(), _device_bytes(self._torch))
-        for what, base, current in zip(("host", "device"), self._base, now_, strict=True):
+        now_ = (_host_bytes(), _device_bytes(self._torch))
+        bases = (self._heap_base, self._base[1])
+        for what, base, current in zip(("host", "device"), bases, now_, strict=True):
             if base is not None and current is not None \
-                    and current - base > max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base):
+                    and current - base > (self.growth_allowed(self._base[0] or 0)
+                                          if what == "host" else self.bound_of(base)):
                 self.stopped_early = f"{what} memory grew by {(current - base) >> 20} MiB"
                 return True
         return False
@@ -274,6 +329,40 @@ class ProfileWindow:
 
 MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
+# The stop's peak per byte of the window's heap growth, before a stop is seen.
+STOP_EXPANSION = 5.0
+
+
+def _inside_a_callback(torch, frame) -> bool:
+    """True while torch may run Python from inside its C++: a backward pass (its
+    hooks, a Python autograd Function) or a dispatch or function mode's handler
+    (any mode installed: a handler runs with its mode popped).
+    Stopping the profiler there left it half stopped (REINFORCE: torch warned
+    "PythonDispatchMode" from collection.cpp on the program's stderr, and its
+    records kept growing)."""
+    with contextlib.suppress(Exception):
+        if torch._C._current_graph_task_id() != -1:
+            return True
+        # A mode on the stack (the logits check's, whose handler is native and
+        # has no Python frame): the op it wraps may be running.
+        if torch._C._len_torch_dispatch_stack() or torch._C._len_torch_function_stack():
+            return True
+    from fastenough.agent.checks import logits
+
+    if logits.MODE_INSTALLED:
+        return True
+    depth = 0
+    while frame is not None and depth < 200:
+        if frame.f_code.co_name in ("__torch_dispatch__", "__torch_function__"):
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
+def _host_bytes() -> int | None:
+    """The window's measure of host memory: the heap in use, else the RSS."""
+    heap = heap_in_use_bytes()
+    return heap if heap is not None else rss_bytes()
 
 
 @contextlib.contextmanager

@@ -39,6 +39,11 @@ def tool_cost_line(report: dict) -> str | None:
     rise = m.get("profile_peak_rss_rise_bytes")
     if rise:
         line += f"; the window raised the peak RSS by at most {fmt_bytes(rise)}"
+        bound = m.get("profile_memory_bound_bytes")
+        if bound and rise > bound:
+            line += (f", more than fastenough's bound of {fmt_bytes(bound)} (torch's profiler "
+                     "expands its records when it stops, after the window's last check; "
+                     "--trace-steps 1 or --no-trace keep the run within it)")
     early = m.get("profile_stopped_early")
     if early:
         line += (f"; the window ended early to stay within fastenough's memory bound "

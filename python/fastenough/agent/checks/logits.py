@@ -53,6 +53,12 @@ _ALIAS = {"detach", "alias"}
 _HOST_READS = ("tolist", "numpy", "__array__", "__dlpack__")
 
 
+# True while this check's dispatch mode is installed: its handler runs with the
+# mode popped and no Python frame of its own, so the profiler window asks here
+# before it stops from a signal handler (profile_window._inside_a_callback).
+MODE_INSTALLED = False
+
+
 class _Entry:
     __slots__ = ("ref", "shape", "nbytes", "lead", "pairs", "after", "children", "used",
                  "group", "alias")
@@ -207,6 +213,8 @@ class LogitsCheck:
         self._loop = f"{self._model_generation}:{mode}"
         self._mode = _Mode(self)
         self._mode.__enter__()
+        global MODE_INSTALLED
+        MODE_INSTALLED = True
         self._tap_host_reads()
 
     def _mark_vocab(self, e: _Entry) -> None:
@@ -232,6 +240,8 @@ class LogitsCheck:
         mode, self._mode = self._mode, None
         if mode is None:
             return
+        global MODE_INSTALLED
+        MODE_INSTALLED = False
         try:  # noqa: SIM105
             mode.__exit__(None, None, None)
         except Exception:  # noqa: BLE001, S110
