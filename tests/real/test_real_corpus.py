@@ -6,14 +6,16 @@ what the program does. Per program: the plain run exits 0; the tool's run exits
 the same, prints the same stdout (after the program's masks for timings), the
 same number of the program's own warning lines on stderr, no traceback, the
 same bytes in the files it names (same_files); and the run directory has its
-report.json. What the tool should find in each is for
-other tests."""
+report.json. Then the findings an expert expects in each report, and those an
+expert forbids, with the reason beside each (catalog.py: Program.expect and
+Program.forbid); and, for the programs whose findings once came in one run of
+two, the same avoidable findings in a second run."""
 
 from __future__ import annotations
 
 import pytest
-from catalog import CORPUS_PROGRAMS, warning_lines
-from real_pairs import pairs  # noqa: F401 - the fixture
+from catalog import BY_NAME, CORPUS_PROGRAMS, spec_matches, warning_lines
+from real_pairs import pairs, run_program  # noqa: F401 - the fixture
 
 # Known failures of the tool on a corpus program: name -> what was seen. They
 # stay xfail(strict=False) until the tool is fixed (the lead's issues).
@@ -43,6 +45,53 @@ def test_same_behaviour_plain_and_under_the_tool(pairs, name):
     for f in program.same_files:
         assert (pair.tool_dir / f).read_bytes() == (pair.plain_dir / f).read_bytes(), f
     assert (pair.run_dir / "report.json").exists(), sorted(pair.run_dir.glob("*"))
+
+
+JUDGED = [p.name for p in CORPUS_PROGRAMS if p.expect or p.forbid]
+
+
+@pytest.mark.parametrize("name", JUDGED)
+def test_findings_an_expert_would_sign(pairs, name):
+    pair = pairs(name)
+    assert pair.tool.returncode == pair.plain.returncode, pair.tool.stderr[-3000:]
+    findings = pair.findings()
+    seen = [f"{f['code']}[{f['verdict']}]" for f in findings]
+    for spec, why in pair.program.expect:
+        assert any(spec_matches(spec, f) for f in findings), \
+            (f"expected {spec}: {why}", seen)
+    for spec, why in pair.program.forbid:
+        hits = [f for f in findings if spec_matches(spec, f)]
+        assert not hits, (f"forbidden {spec}: {why}",
+                          [(f["code"], f["verdict"], f["title"]) for f in hits])
+
+
+# dcgan's dataloader-bound once came in one of two identical runs (issue 22): a
+# second run must find the same avoidable things. Lightning is not here yet:
+# its TensorDataset dataloader-bound (18% of a train step) still comes in some
+# runs only, as the window lands on train or on validation steps.
+REPEATED = ["ex-dcgan-fake", "hf-trainer-evaluate", "mingpt-chargpt"]
+
+
+@pytest.mark.parametrize("name", REPEATED)
+def test_the_same_avoidable_findings_run_after_run(pairs, tmp_path, name):
+    first = pairs(name)
+    second = run_program(BY_NAME[name], tmp_path)
+    assert second.tool.returncode == first.tool.returncode, second.tool.stderr[-3000:]
+
+    def avoidable(pair) -> set:
+        return {f["code"] for f in pair.findings() if f["verdict"] == "avoidable"}
+
+    assert avoidable(second) == avoidable(first)
+
+
+def test_finding_specs_parse_and_match():
+    f = {"code": "sync-in-loop", "verdict": "bounded",
+         "where": [{"file": "/x/main.py", "line": 3}]}
+    assert spec_matches("sync-in-loop", f) and spec_matches("sync-in-loop@main.py", f)
+    assert spec_matches("*[bounded]", f) and not spec_matches("*[avoidable]", f)
+    assert not spec_matches("sync-in-loop@train.py", f)
+    with pytest.raises(ValueError):
+        spec_matches("no spaces allowed", f)
 
 
 def test_corpus_names_unique_and_described():

@@ -362,13 +362,16 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
       sb.comm_share[ra.rank] = std::min(1.0, static_cast<double>(comm_ns) / steps_ns);
     }
   }
-  int loop_processes = 0;
+  // Ranks of a distributed job, not any two processes that ran steps: nanoGPT's
+  // bench.py and timm's benchmark.py each had two "main" processes and no
+  // collective, and were told their steps waited in all-reduce (issue 22).
+  int ranks = 0;
   bool traced = false;
   for (const AgentRecord& a : rr.agents) {
-    loop_processes += a.in_the_loop() ? 1 : 0;
+    ranks += a.role == "rank" ? 1 : 0;
     traced = traced || a.traced;
   }
-  sb.distributed_untraced = loop_processes > 1 && !traced;
+  sb.distributed_untraced = ranks > 1 && !traced;
   AddStepBoundFindings(sb, &r.findings);
   r.avoidable = findings::BoundAvoidable(r.findings);
   report::RankFindings(r.findings);
