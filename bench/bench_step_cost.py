@@ -99,7 +99,8 @@ def instructions(script: str, shape: str, steps: int, warm: int, agent: bool) ->
                         sys.executable, script, shape, str(steps), str(warm)],
                        env=_env(agent, os.path.join(tmp, "run")), check=True,
                        capture_output=True, text=True)
-        text = open(out).read()
+        with open(out) as f:
+            text = f.read()
         m = re.search(r"^summary: (\d+)", text, re.M) or re.search(r"^totals: (\d+)", text, re.M)
         return int(m.group(1))
 
@@ -119,7 +120,8 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "workload.py")
-        open(script, "w").write(WORKLOAD)
+        with open(script, "w") as f:
+            f.write(WORKLOAD)
         print(f"{'shape':12} {'plain step':>11} {'instr/step plain':>17} "
               f"{'agent instr/step':>17} {'agent cost/step':>16}")
         for shape in args.shape or SHAPES:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: builds (incrementally), then the C++ unit tests (ctest) and
-# the Python tests (pytest). Does the whole set-up first on a fresh machine.
+# Runs every test: builds (incrementally), checks the Python with ruff, then the
+# C++ unit tests (ctest) and the Python tests (pytest). Does the whole set-up
+# first on a fresh machine.
 #
 #   bash scripts/test.sh                 # everything
 #   bash scripts/test.sh -k golden       # extra arguments go to pytest
@@ -9,6 +10,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests
 
 PY=${PYTHON:-python3}
+
+echo "== ruff"
+"$PY" -m ruff check .
+
 build_dir=$(ls -d build/cp3* 2>/dev/null | head -n 1)
 [[ -n "$build_dir" ]] || { echo "test: no build directory under build/" >&2; exit 1; }
 

@@ -148,7 +148,7 @@ def normalise(cpp_dump: str) -> str:
     def fix(m: re.Match) -> str:
         kind, text = m.group(1), m.group(2).replace("_", "")
         if kind == "int":
-            value = int(text, 0) if not text.lstrip("0") == "" else 0
+            value = int(text, 0) if text.lstrip("0") != "" else 0
             return f"value=int:{value}"
         if kind == "float":
             return f"value=float:{float(text)!r}"
@@ -159,7 +159,7 @@ def normalise(cpp_dump: str) -> str:
 def first_difference(a: str, b: str) -> str | None:
     """The first differing line of two dumps with a little context, or None."""
     la, lb = a.splitlines(), b.splitlines()
-    for i, (x, y) in enumerate(zip(la, lb)):
+    for i, (x, y) in enumerate(zip(la, lb, strict=False)):
         if x != y and not _raw_str_match(x, y):
             ctx = "\n".join(la[max(0, i - 3):i])
             return f"{ctx}\n- cpython: {x}\n+ cpp:     {y}"

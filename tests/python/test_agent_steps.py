@@ -213,7 +213,8 @@ def test_warmup_ends_on_noisy_but_flat_step_times():
     ms = 1_000_000
     a = _agent(warmup_steps=3, warmup_max=20)
     a.phases.durations = [10 * ms, 13 * ms, 8 * ms, 11 * ms, 7 * ms]
-    assert not a.phases._settled(a.phases.durations)  # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
+    # 8, 11, 7: 11 is 37% off the median 8; 5 steps, no trend test
+    assert not a.phases._settled(a.phases.durations)
     a.phases.durations.append(12 * ms)
     # 11, 7, 12 still jitter (median 11), but the triple before (10, 13, 8) has
     # median 10, within 15%: no trend left, warm-up is over.

@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"

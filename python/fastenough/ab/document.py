@@ -59,7 +59,7 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
             "command": side.cmd, "env": side.env,
             "protocol": protocol_of(first.report, first.run_dir, side.env) if first else {},
             "runs": [dict({"run_dir": str(r.run_dir), "exit_status": r.exit_status},
-                          **(asdict(f) if f else {})) for r, f in zip(rs, figs)],
+                          **(asdict(f) if f else {})) for r, f in zip(rs, figs, strict=True)],
         }
     doc = {"schema": "fastenough.ab/1", "dir": str(ab_dir),
            "order": [r.side + str(r.index) for r in _in_order(runs)],
@@ -69,7 +69,8 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
     if failed is not None:
         doc["failed"] = {"side": failed.side, "run": f"{failed.side}{failed.index}",
                          "exit_status": failed.exit_status, "run_dir": str(failed.run_dir),
-                         "stderr": str(failed.run_dir.parent / f"{failed.side}{failed.index}.stderr.txt")}
+                         "stderr": str(failed.run_dir.parent
+                                       / f"{failed.side}{failed.index}.stderr.txt")}
         doc["verdict"] = (f"no verdict: run {failed.side}{failed.index} failed "
                           f"(exit status {failed.exit_status})")
         return doc
@@ -84,7 +85,7 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
     # A pair whose runs did not both measure steady throughput is left out whole:
     # the other side's run alone would break the pairing.
     ta, tb = [], []
-    for i, (fa, fb) in enumerate(zip(figures["A"], figures["B"])):
+    for i, (fa, fb) in enumerate(zip(figures["A"], figures["B"], strict=False)):
         xa, xb = fa and fa.throughput(unit), fb and fb.throughput(unit)
         if xa and xb:
             ta.append(xa)

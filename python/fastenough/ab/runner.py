@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -37,14 +38,13 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
     env = dict(os.environ)
     env.update(side.env)
     run_dir.parent.mkdir(parents=True, exist_ok=True)
-    out_path, err_path = ab_dir / f"{side.name}{index}.stdout.txt", ab_dir / f"{side.name}{index}.stderr.txt"
+    out_path = ab_dir / f"{side.name}{index}.stdout.txt"
+    err_path = ab_dir / f"{side.name}{index}.stderr.txt"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
     report = None
-    try:
+    with contextlib.suppress(OSError, ValueError):
         report = json.loads((run_dir / "report.json").read_text())
-    except (OSError, ValueError):
-        pass
     status = proc.returncode
     if report is not None:
         status = (report.get("run") or {}).get("exit_status", status)

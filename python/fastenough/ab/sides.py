@@ -29,7 +29,8 @@ def parse_env(pairs: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def make_sides(commands: list[str], env_a: dict[str, str], env_b: dict[str, str]) -> tuple[Side, Side]:
+def make_sides(commands: list[str], env_a: dict[str, str],
+               env_b: dict[str, str]) -> tuple[Side, Side]:
     """Two quoted commands, or one command (after --) with --env-a/--env-b."""
     if commands and commands[0] == "--":
         commands = commands[1:]

@@ -53,13 +53,14 @@ def decide(a: list[float], b: list[float], *, protocol_changed: bool, outputs: s
     if math.isfinite(ratio):
         claimed = abs(ratio - 1.0)
         spreads = [spread(a), spread(b)]
-        for name, s in zip("AB", spreads):
+        for name, s in zip("AB", spreads, strict=True):
             if s is not None and s > claimed:
                 noise.append(f"the runs of {name} spread by {s:.1%}, more than the difference "
                              f"claimed ({claimed:.1%}): run more --rounds, or on a quieter machine")
         # A difference smaller than the spread of both sides' own runs is not claimed,
         # even when every pair happened to lean the same way.
-        if speed in ("B faster", "B slower") and all(s is not None and s > claimed for s in spreads):
+        if speed in ("B faster", "B slower") and all(s is not None and s > claimed
+                                                     for s in spreads):
             speed = "no difference shown"
     text = speed
     if speed == "no difference shown" and len(noise) == 2:

@@ -24,7 +24,7 @@ def _phase_times(report: dict) -> dict[str, int]:
     ranks = [p.get("rank") or 0 for p in phases]
     first = min(ranks) if ranks else 0
     out: dict[str, int] = {}
-    for p, rank in zip(phases, ranks):
+    for p, rank in zip(phases, ranks, strict=True):
         if rank == first and p.get("host_ns") is not None:
             out[p["name"]] = out.get(p["name"], 0) + int(p["host_ns"])
     return out
@@ -98,7 +98,8 @@ def _findings(a: dict, b: dict) -> list[dict]:
         rows.append({
             "status": _finding_status(x, y), "code": key[0], "location": key[1],
             "title_a": x.get("title") if x else None, "title_b": y.get("title") if y else None,
-            "verdict_a": x.get("verdict") if x else None, "verdict_b": y.get("verdict") if y else None,
+            "verdict_a": x.get("verdict") if x else None,
+            "verdict_b": y.get("verdict") if y else None,
             "saving_per_step_ns_a": sa, "saving_per_step_ns_b": sb,
         })
     order = {"new": 0, "gone": 1, "changed": 2, "same": 3}

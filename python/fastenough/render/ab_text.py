@@ -3,8 +3,6 @@ protocol changes, the outputs and the verdict (the last line)."""
 
 from __future__ import annotations
 
-import shlex
-
 from fastenough.ab.sides import Side
 from fastenough.render.units import fmt_bytes, fmt_ns
 
@@ -46,7 +44,8 @@ def outputs_lines(outputs: dict | None) -> list[str]:
     out = ["; ".join(parts)]
     for w in (outputs.get("worst") or [])[:5]:
         key = w.get("key")
-        bits = [f"{k} {w[k]:.3g}" for k in ("max_abs", "max_rel") if isinstance(w.get(k), (int, float))]
+        bits = [f"{k} {w[k]:.3g}" for k in ("max_abs", "max_rel")
+                if isinstance(w.get(k), (int, float))]
         if isinstance(w.get("max_ulp"), (int, float)):
             bits.append(f"max_ulp {w['max_ulp']}")
         if w.get("beyond_tolerance"):

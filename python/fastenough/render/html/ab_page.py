@@ -17,7 +17,7 @@ def _pair_ratios(doc: dict) -> list[float]:
     key = "items_per_s" if doc.get("unit") == "items/s" else "steps_per_s"
     a = [r.get(key) for r in doc["sides"]["A"]["runs"]]
     b = [r.get(key) for r in doc["sides"]["B"]["runs"]]
-    return [y / x for x, y in zip(a, b) if x and y]
+    return [y / x for x, y in zip(a, b, strict=False) if x and y]
 
 
 def ratio_chart(doc: dict) -> str:
@@ -36,13 +36,15 @@ def ratio_chart(doc: dict) -> str:
                         f"{len(pairs)} pairs", "abratio")]
     if r.get("low") and r.get("high"):
         out.append(svg.rect(scale(r["low"]), 30, scale(r["high"]) - scale(r["low"]), 30, "#d6e4ff",
-                            tip=f"{r['confidence']:.0%} interval {r['low']:.3f} .. {r['high']:.3f}"))
+                            tip=f"{r['confidence']:.0%} interval "
+                                f"{r['low']:.3f} .. {r['high']:.3f}"))
     out.append(svg.line(scale(1.0), 20, scale(1.0), 70, "axis"))
     out.append(svg.text(scale(1.0), 16, "1 = no difference", "tick", "middle"))
     for i, p in enumerate(pairs):
         out.append(f'<circle cx="{svg.fmt_coord(scale(p))}" cy="45" r="4" fill="#616e7c">'
                    f"<title>pair {i + 1}: {p:.3f}</title></circle>")
-    out.append(svg.rect(scale(r["ratio"]) - 1.5, 26, 3, 38, "#c62828", tip=f"ratio (geometric mean) {r['ratio']:.3f}"))
+    out.append(svg.rect(scale(r["ratio"]) - 1.5, 26, 3, 38, "#c62828",
+                        tip=f"ratio (geometric mean) {r['ratio']:.3f}"))
     ticks = [t for t in svg.log_ticks(lo, hi) if lo <= t <= hi] or [lo, hi]
     out.append(svg.x_axis(scale, ticks, 75, lambda v: f"{v:.3g}",
                           title=f"B/A of steady {doc.get('unit')} (log scale; > 1: B faster)"))
@@ -83,6 +85,7 @@ def ab_to_html(doc: dict) -> str:
         body.append(section("failed", "A run failed",
                             f"<p>Run {esc(f['run'])} exited with status {esc(f['exit_status'])}; "
                             f"its stderr: <code>{esc(f['stderr'])}</code></p>"))
-    nav = [("sides", "Both sides"), ("ratio", "B/A"), ("protocol", "Protocol"), ("outputs", "Outputs")]
+    nav = [("sides", "Both sides"), ("ratio", "B/A"), ("protocol", "Protocol"),
+           ("outputs", "Outputs")]
     return document("fastenough ab", header, nav, "".join(body),
                     "fastenough ab · schema fastenough.ab/1 (ab.json beside this page)")

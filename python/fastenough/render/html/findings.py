@@ -76,5 +76,6 @@ def findings_html(report: dict) -> str:
              "real saving may exceed." + (f" {esc(together)}" if together else "") + "</p>")
     raw = report.get("findings") or []
     return intro + "".join(
-        finding_html(v, lint_section.also_in_source(raw[v.rank - 1]) if v.rank - 1 < len(raw) else [])
+        finding_html(v, lint_section.also_in_source(raw[v.rank - 1])
+                     if v.rank - 1 < len(raw) else [])
         for v in views) + lint
