@@ -257,6 +257,12 @@ class TorchFunctionObserver {
 }  // namespace
 
 void RegisterCallThrough(nb::module_& m) {
+  // Whether this thread is inside a trace or profile function (sys.settrace,
+  // sys.setprofile, torch's Python tracer): CPython counts it in the thread
+  // state. A signal handler that runs there (a __repr__ the tracer called)
+  // must not stop that tracer: the stop waits for the tracer itself.
+  m.def("in_trace_callback", [] { return PyThreadState_Get()->tracing > 0; },
+        "True while this thread runs inside a trace or profile function.");
   nb::class_<Reentry>(m, "CallReentry",
                       "Shared by CallThrough wrappers whose calls must not count nested calls")
       .def(nb::init<>())

@@ -98,3 +98,46 @@ def test_a_step_larger_than_the_bound_records_nothing(tmp_path):
         assert "one step of this program costs torch's profiler more memory" in \
             profile["skipped"]
     assert len(steps) <= 1, steps
+
+
+def test_the_window_is_not_stopped_inside_a_trace_function():
+    """The memory watchdog's handler once stopped torch's profiler while torch's
+    Python tracer was calling a __repr__ (the signal was checked there): the
+    stop waited for the tracer itself and word_lm.py hung. Inside a trace or
+    profile function the handler only asks; the next call outside stops."""
+    import sys
+
+    import torch
+
+    from fastenough import _core
+    from fastenough.agent.profile_window import ProfileWindow
+
+    class FakeProfiler:
+        stops = 0
+
+        def stop(self):
+            FakeProfiler.stops += 1
+
+    w = ProfileWindow(None, 0, 0, steps=5, with_stack=True)
+    w._prof, w._torch, w.info, w._base = FakeProfiler(), torch, {}, (100 << 20, None)
+    inside = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "target":
+            inside.append(_core.in_trace_callback())
+            w._over_bound(80 << 20, frame)
+
+    def target():
+        return 1
+
+    assert not _core.in_trace_callback()
+    sys.setprofile(profile)
+    try:
+        target()
+    finally:
+        sys.setprofile(None)
+    assert inside == [True]
+    assert FakeProfiler.stops == 0 and w._stop_asked == 80 << 20 and w.active
+    w._over_bound(81 << 20)  # the watchdog's next call, outside the tracer
+    assert FakeProfiler.stops == 1 and not w.active
+    assert w.info["trace"] is None and "recorded nothing" in w.info["skipped"]

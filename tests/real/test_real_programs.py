@@ -23,10 +23,16 @@ def assert_same_behaviour(pair) -> None:
 
 
 def assert_measured(pair, allowed: tuple[str, ...] = ()) -> dict:
-    """Complete, or partial for the reasons named in allowed only."""
+    """Complete, or partial for the reasons named in allowed only. A window
+    that recorded nothing to keep within the memory bound (on the CPU a step's
+    own allocations count: agent/profile_window.py) is allowed too, when the
+    report says so."""
     report = pair.report
     m = report["measurement"]
-    reasons = {r["code"] for r in m.get("reasons") or []}
+    reasons = {r["code"] for r in m.get("reasons") or []
+               if not (r["code"] == "no-trace"
+                       and r["text"].startswith("the profiler window recorded nothing")
+                       and "memory bound" in r["text"])}
     assert m["status"] == "complete" or (m["status"] == "partial" and reasons <= set(allowed)), m
     main = [a for a in pair.agents() if a.get("role") in ("main", "rank")]
     assert main and all(a.get("error") is None for a in main), main

@@ -30,12 +30,20 @@ window's growth is the heap in use (memory.heap_in_use_bytes, glibc), where
 the stop cost 2 to 4.4 times the window's growth without Python stacks and 20
 times with them on REINFORCE (the stack tracer records every Python call of
 the environment). The window's growth may reach bound / (1 + expansion), with
-expansion 5 at first and, from then on, the largest stop-to-window ratio this
+expansion 3 at first and, from then on, the largest stop-to-window ratio this
 process has shown. Starting at 20 held REINFORCE's first window no better (the
 stop is put off while torch runs Python from C++, and its growth went on) and
 cost every program whose steps hold activations its trace; so a first window
 may pass the bound on a Python-heavy program, and the report then says so
-(measurement.profile_memory_bound_bytes beside the rise).
+(measurement.profile_memory_bound_bytes beside the rise). The heap also holds
+the program's own activations on the CPU: a CPU program whose step allocates
+more than the window may grow (a BERT-mini evaluation, an LSTM language model)
+gets no trace, and the report says why; on a GPU the activations are device
+memory and the heap's growth is the profiler's.
+
+The watchdog's signal handler never stops the window inside a trace function
+(_core.in_trace_callback): it ran once inside torch's Python tracer (a __repr__
+the tracer called) and the stop waited for the tracer itself, a deadlock.
 
 Starting the profiler would import
 torch._inductor (and with it sympy, ~70 MiB, and a change to the warnings
@@ -89,6 +97,7 @@ class ProfileWindow:
         self.cost_ns = 0  # start, stop and export: the tool's own time
         self.steps_done = 0  # profiled steps completed
         self.abandoned_rise: int | None = None  # what abandon()'s stop raised the peak by
+        self._stop_asked: int | None = None  # the growth the watchdog saw, until a safe point
         # What stopping costs in memory, per byte the window grew (module docstring).
         self.expansion = STOP_EXPANSION
         self._watchdog = None  # memory_watchdog.MemoryWatchdog, while on
@@ -170,22 +179,39 @@ class ProfileWindow:
             self.expansion = max(self.expansion, (hwm_after - rss_before) / grew)
 
     def _over_bound(self, grew: int, frame=None) -> None:
-        """The watchdog's call, on the main thread between two bytecodes of the
-        program: the window ends here, before the step does, unless torch is
-        calling back into Python (the watchdog asks again 10 ms later)."""
-        if self._busy or self._prof is None:
-            return  # our own profiler call runs: the step's check ends it next
+        """The watchdog's call, on the main thread between two bytecodes of
+        whatever ran. The window stops here unless those bytecodes run inside a
+        trace function (stopping there once deadlocked the program: a __repr__
+        that torch's Python tracer called from its profile function, and the
+        stop waited for that very tracer; word_lm.py, LSTM) or inside a torch
+        callback; then the stop waits for the watchdog's next call (10 ms) or a
+        safe point (a call of the main model, a step's end), whichever is first."""
+        if self._prof is None:
+            return
+        self._stop_asked = grew
+        from fastenough import _core
+
+        if not _core.in_trace_callback():
+            self.safe_point(frame)
+
+    def safe_point(self, frame=None) -> None:
+        """A stop the watchdog asked for happens here, unless torch is calling
+        back into Python (a backward pass, a mode's handler)."""
+        grew = self._stop_asked
+        if grew is None or self._busy or self._prof is None:
+            return
         if _inside_a_callback(self._torch, frame):
             return
+        self._stop_asked = None
         self.stopped_early = f"host memory grew by {grew >> 20} MiB"
         if self.steps_done == 0:
             self.abandon()
             self.info.update({"trace": None, "skipped": (
-                "the profiler window recorded nothing: one step of this program costs "
-                f"torch's profiler more memory than fastenough may take (host memory grew by "
-                f"{grew >> 20} MiB within the first step, and stopping the profiler costs "
-                f"{self.expansion:.0f} times that again; the bound is "
-                f"{self.bound_of(self._base[0]) >> 20} MiB)"),
+                "the profiler window recorded nothing: within its first step the heap grew "
+                f"by {grew >> 20} MiB (the program's own allocations and the profiler's "
+                "records, not told apart), and stopping torch's profiler can cost "
+                f"{self.expansion:.0f} times its records again, past fastenough's memory "
+                f"bound of {self.bound_of(self._base[0]) >> 20} MiB"),
                 "stopped_early": self.stopped_early,
                 "peak_rss_rise_bytes": self.abandoned_rise,
                 "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
@@ -296,7 +322,12 @@ class ProfileWindow:
     def over_memory_bound(self) -> bool:
         """True once the window has made the process grow past the bound: the
         profiler holds its steps' tensors (module docstring), so more steps
-        would cost more memory than the tool may take."""
+        would cost more memory than the tool may take. Also true once the
+        watchdog has asked for a stop: a step's end is a safe point."""
+        if self._stop_asked is not None:
+            self.stopped_early = f"host memory grew by {self._stop_asked >> 20} MiB"
+            self._stop_asked = None
+            return True
         now_ = (_host_bytes(), _device_bytes(self._torch))
         bases = (self._heap_base, self._base[1])
         for what, base, current in zip(("host", "device"), bases, now_, strict=True):
@@ -330,10 +361,10 @@ class ProfileWindow:
 MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
 # The stop's peak per byte of the window's heap growth, before a stop is seen.
-STOP_EXPANSION = 5.0
+STOP_EXPANSION = 3.0
 
 
-def _inside_a_callback(torch, frame) -> bool:
+def _inside_a_callback(torch, frame=None) -> bool:
     """True while torch may run Python from inside its C++: a backward pass (its
     hooks, a Python autograd Function) or a dispatch or function mode's handler
     (any mode installed: a handler runs with its mode popped).

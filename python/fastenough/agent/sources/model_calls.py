@@ -114,6 +114,10 @@ class ModelCallSource:
     def _root_call(self, module, args, kwargs) -> None:
         t = now()
         agent = self.agent
+        if agent.window.active:
+            # A call of a root model is a safe point for a stop the memory
+            # watchdog asked for (profile_window.ProfileWindow.safe_point).
+            agent.window.safe_point()
         engine = agent.engine
         if self.step_hook is not None:
             engine.drain()
