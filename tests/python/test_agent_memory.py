@@ -141,3 +141,18 @@ def test_the_window_is_not_stopped_inside_a_trace_function():
     w._over_bound(81 << 20)  # the watchdog's next call, outside the tracer
     assert FakeProfiler.stops == 1 and not w.active
     assert w.info["trace"] is None and "recorded nothing" in w.info["skipped"]
+
+
+def test_a_second_window_gets_what_the_first_left_of_the_bound():
+    """The bound is for the whole run: Lightning's two windows raised its peak
+    by 40 and 73 MiB, 113 MiB together with a 64 MiB bound."""
+    from fastenough.agent.profile_window import MEMORY_BOUND_BYTES, ProfileWindow
+
+    w = ProfileWindow(None, 0, 0, steps=5, with_stack=True)
+    base = 300 << 20
+    assert w.growth_allowed(base) == int(MEMORY_BOUND_BYTES / (1 + w.expansion))
+    assert not w.budget_spent()
+    w.spent_rise = 40 << 20
+    assert w.growth_allowed(base) == int((24 << 20) / (1 + w.expansion))
+    w.spent_rise = 70 << 20
+    assert w.growth_allowed(base) == 0 and w.budget_spent()
