@@ -137,15 +137,34 @@ def test_two_processes_on_two_cores_are_oversubscribed(tmp_path):
         torch.set_num_threads(2)
         if len(sys.argv) == 1:
             child = subprocess.Popen([sys.executable, __file__, "child"])
-        model = torch.nn.Linear(64, 64)
+        # Work that keeps both threads of both processes busy: threads compete
+        # only when the cores are busy (a tiny Linear(64, 64) left them idle,
+        # and an idle process tree is not oversubscribed).
+        model = torch.nn.Linear(1024, 1024)
+        x = torch.randn(256, 1024)
         with torch.no_grad():
-            for _ in range(30):
-                model(torch.randn(16, 64))
+            for _ in range(150):
+                model(x)
         if len(sys.argv) == 1:
             child.wait()
     """
     report, _ = _run(tmp_path, body, "--no-trace", env={"OMP_NUM_THREADS": ""})
-    [f] = [f for f in report["findings"] if f["code"] == "cpu-oversubscribed"]
+    found = [f for f in report["findings"] if f["code"] == "cpu-oversubscribed"]
+    # The finding needs the cores busy (85% of them over the steady steps, from
+    # the sampler); on a machine busy with other work the tree gets less, and
+    # then nothing competes that fewer threads would fix.
+    # (The report weighs the steady phases by length; their plain mean here is
+    # close enough away from the 170% line.)
+    cpus = [p["cpu_mean_pct"] for p in report["run_details"]["phases"]
+            if p["name"] == "steady" and p.get("cpu_mean_pct") is not None]
+    cpu = sum(cpus) / len(cpus) if cpus else None
+    if cpu is not None and cpu < 150:
+        assert found == [], (cpu, found)
+        return
+    if cpu is not None and cpu < 190 and not found:
+        assert 150 <= cpu < 190  # near the line: no finding is right too
+        return
+    [f] = found
     assert f["evidence"]["threads_total"] == 4 and f["evidence"]["cores"] == 2
     assert f["evidence"]["suggested_threads_per_process"] == 1
 
