@@ -262,13 +262,19 @@ class ProfileWindow:
         # The agent's own memory: how much the window raised the process's peak
         # RSS (an upper bound: the program's own growth in those steps counts too).
         self._learn_expansion(before)
-        after = peak_rss_bytes()
-        rise = after - self._hwm_before if after is not None and self._hwm_before else None
-        self.spent_rise += max(0, rise or 0)
+        rise = self._note_rise()
         self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall,
                           "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early,
                           "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
         self.cost_ns += time.monotonic_ns() - t0
+
+    def _note_rise(self) -> int | None:
+        """How much this window raised the peak RSS (None: unknown), counted
+        against the bound that later windows share."""
+        after = peak_rss_bytes()
+        rise = after - self._hwm_before if after is not None and self._hwm_before else None
+        self.spent_rise += max(0, rise or 0)
+        return rise
 
     def _stop_watchdog(self) -> None:
         watchdog, self._watchdog = self._watchdog, None
@@ -285,10 +291,7 @@ class ProfileWindow:
                     self._ours():
                 prof.stop()
             self._learn_expansion(before)
-            after = peak_rss_bytes()
-            if after is not None and self._hwm_before:
-                self.abandoned_rise = after - self._hwm_before
-                self.spent_rise += max(0, self.abandoned_rise)
+            self.abandoned_rise = self._note_rise()
 
     @contextlib.contextmanager
     def _ours(self):
