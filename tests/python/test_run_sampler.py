@@ -57,13 +57,22 @@ def test_proc_rows_for_busy_child(tmp_path):
     assert list(rows[0].keys()) == ["wall_ns", "source", "device", "util_pct", "mem_used_bytes",
                                     "mem_total_bytes", "power_w", "sm_clock_mhz", "cpu_pct",
                                     "rss_bytes"]
-    assert rows and all(r["source"] == "proc" for r in rows)
+    assert rows and {r["source"] for r in rows} == {"proc", "proc-pid"}
     assert all(r["util_pct"] == "" for r in rows)  # absent, never 0
-    cpu = [float(r["cpu_pct"]) for r in rows if r["cpu_pct"]]
+    tree = [r for r in rows if r["source"] == "proc"]
+    cpu = [float(r["cpu_pct"]) for r in tree if r["cpu_pct"]]
     assert len(cpu) >= 3
     # a spinning child: well above an idle one (the machine is shared, so not ~100)
     assert max(cpu) > 20
-    assert all(int(r["rss_bytes"]) > 1_000_000 for r in rows if r["rss_bytes"])
+    assert all(int(r["rss_bytes"]) > 1_000_000 for r in tree if r["rss_bytes"])
+    # Who used the CPU: the child alone (it has no children), at most one row
+    # per tick, each the tree's share of that tick.
+    per_pid = [r for r in rows if r["source"] == "proc-pid"]
+    assert per_pid and {r["device"] for r in per_pid} == {str(busy.pid)}
+    tree_cpu = {r["wall_ns"]: float(r["cpu_pct"]) for r in tree if r["cpu_pct"]}
+    for r in per_pid:
+        assert float(r["cpu_pct"]) == pytest.approx(tree_cpu[r["wall_ns"]])
+        assert r["rss_bytes"] == ""
     backends = {b["name"]: b["present"] for b in s.backends()}
     assert backends == {"nvml": False, "npu-smi": False, "proc": True}
 
@@ -126,5 +135,6 @@ def test_run_with_stand_in_nvml_reports_device_shared(tmp_path, fake_nvml):
     assert shared[0]["evidence"]["other_pids"] == "999999"
     d = Path(report["run"]["run_dir"])
     rows = read_rows(d / "samples.csv")
-    assert {r["source"] for r in rows} == {"nvml", "proc"}
+    # proc-pid rows come only for ticks in which a process of the tree ran.
+    assert {r["source"] for r in rows} - {"proc-pid"} == {"nvml", "proc"}
     assert os.path.exists(d / "meta.json")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -59,11 +60,32 @@ def run_program(program: Program, base: Path, timeout: float | None = None) -> P
     if missing:
         pytest.skip(f"{program.name} needs {', '.join(missing)} (pip install them: see "
                     "scripts/setup.sh)")
+    for attempt in range(3):
+        pair = _run_pair(program, base / f"attempt{attempt}" if attempt else base, timeout)
+        crash = _upstream_crash(program, pair)
+        if crash is None:
+            return pair
+        print(f"{program.name}: torch's own crash ({crash!r}) in the "
+              f"{'plain' if crash in pair.plain.stderr else 'tool'} run; running the pair again")
+    return pair
+
+
+def _upstream_crash(program: Program, pair: Pair) -> str | None:
+    for pattern in program.upstream_crashes:
+        for run in (pair.plain, pair.tool):
+            if run.returncode != 0:
+                m = re.search(pattern, run.stderr)
+                if m:
+                    return m.group(0)
+    return None
+
+
+def _run_pair(program: Program, base: Path, timeout: float | None) -> Pair:
     timeout = timeout or program.timeout
     env = dict(os.environ, **program.env)
     env.pop("FASTENOUGH_RUN_DIR", None)
     plain_dir, tool_dir = base / "plain", base / "tool"
-    plain_dir.mkdir()
+    plain_dir.mkdir(parents=True)
     tool_dir.mkdir()
     run_dir = base / "run"
     if program.setup:

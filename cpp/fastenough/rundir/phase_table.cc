@@ -18,8 +18,13 @@ int LocalIndex(const std::string& device) {
 void JoinSamples(const RunFiles& files, int physical, PhaseRow* row) {
   double util_sum = 0, power_sum = 0, cpu_sum = 0;
   int util_n = 0, power_n = 0, cpu_n = 0;
+  std::map<int64_t, double> cpu_sum_by_pid;
   for (const SampleRow& s : files.samples) {
     if (s.wall_ns < row->start_wall_ns || s.wall_ns > row->end_wall_ns) continue;
+    if (s.source == "proc-pid") {
+      if (s.cpu_pct) cpu_sum_by_pid[s.device] += *s.cpu_pct;
+      continue;
+    }
     if (s.source == "proc") {
       if (s.cpu_pct) {
         cpu_sum += *s.cpu_pct;
@@ -44,6 +49,10 @@ void JoinSamples(const RunFiles& files, int physical, PhaseRow* row) {
   if (util_n > 0) row->util_mean = util_sum / util_n;
   if (power_n > 0) row->power_mean_w = power_sum / power_n;
   if (cpu_n > 0) row->cpu_mean_pct = cpu_sum / cpu_n;
+  // Divided by the tree's ticks: a process absent from a tick used no CPU.
+  if (cpu_n > 0) {
+    for (const auto& [pid, sum] : cpu_sum_by_pid) row->cpu_mean_pct_by_pid[pid] = sum / cpu_n;
+  }
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ struct PhaseRow {
   std::optional<double> util_mean, power_mean_w, cpu_mean_pct;
   std::optional<int64_t> mem_used_max, mem_total, rss_max;
   std::optional<int64_t> alloc_peak, reserved_peak;
+  // Mean CPU % per process of the tree over the window (samples.csv proc-pid
+  // rows; a process absent from a tick used none); empty in run directories
+  // of older samplers.
+  std::map<int64_t, double> cpu_mean_pct_by_pid;
   int samples = 0;  // device samples inside the window
 };
 

@@ -54,6 +54,12 @@ TEST(RundirPhaseTable, JoinsSamplesByWindowAndDevice) {
   proc.cpu_pct = 150;
   proc.rss_bytes = 5;
   f.samples.push_back(proc);
+  SampleRow worker;  // a DataLoader worker's share of the tree's CPU
+  worker.wall_ns = 2000;
+  worker.source = "proc-pid";
+  worker.device = 77;
+  worker.cpu_pct = 40;
+  f.samples.push_back(worker);
 
   PhaseTableInputs in;
   in.visible_physical = {3, 2};  // CUDA_VISIBLE_DEVICES=3,2
@@ -84,6 +90,8 @@ TEST(RundirPhaseTable, JoinsSamplesByWindowAndDevice) {
   EXPECT_DOUBLE_EQ(steady.power_mean_w.value(), 150);
   EXPECT_EQ(steady.mem_used_max.value(), 30);
   EXPECT_DOUBLE_EQ(steady.cpu_mean_pct.value(), 150);
+  ASSERT_EQ(steady.cpu_mean_pct_by_pid.size(), 1u);
+  EXPECT_DOUBLE_EQ(steady.cpu_mean_pct_by_pid.at(77), 40);
   EXPECT_EQ(steady.rss_max.value(), 5);
   EXPECT_FALSE(steady.alloc_peak.has_value());  // its end record had no peak
 

@@ -50,10 +50,17 @@ struct StepBoundInputs {
 
 void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Finding>* out);
 
-// loop_cpu_pct: the process tree's mean CPU use (100 = one core) over the
-// steady phases (else the warm-up ones), from the sampler; nullopt: unknown.
-void AddCpuThreadFindings(const std::vector<AgentRecord>& agents,
-                          std::optional<double> loop_cpu_pct,
+// The CPU the run used in its loop (the steady phases, else the warm-up
+// ones), from the sampler; 100 = one core; nullopt: unknown.
+struct LoopCpu {
+  std::optional<double> tree_pct;  // the whole process tree
+  // The processes of the tree that are not the loop's own (main or rank):
+  // DataLoader workers, a launcher. nullopt in run directories of samplers
+  // that wrote no per-process rows.
+  std::optional<double> helpers_pct;
+};
+
+void AddCpuThreadFindings(const std::vector<AgentRecord>& agents, const LoopCpu& loop_cpu,
                           std::vector<findings::Finding>* out);
 
 void FitDataloaderAdvice(const std::vector<AgentRecord>& agents, bool has_device,

@@ -174,7 +174,7 @@ AgentRecord Rank(int rank, int64_t threads, int64_t cores, int64_t workers) {
 
 TEST(RundirCpuThreads, TwoRanksOfTwoThreadsOnTwoCores) {
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 2, 2, 0), Rank(1, 2, 2, 0)}, std::nullopt, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 0), Rank(1, 2, 2, 0)}, {}, &out);
   const findings::Finding* f = Get(out, "cpu-oversubscribed");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Ev<int64_t>(*f, "threads_total"), 4);
@@ -185,10 +185,10 @@ TEST(RundirCpuThreads, TwoRanksOfTwoThreadsOnTwoCores) {
 
 TEST(RundirCpuThreads, FittingThreadsAreFine) {
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 2, 2, 0)}, std::nullopt, &out);
-  AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, std::nullopt, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 0)}, {}, &out);
+  AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, {}, &out);
   EXPECT_TRUE(out.empty());
-  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, std::nullopt, &out);  // 2 threads + 2 workers on 2 cores
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {}, &out);  // 2 threads + 2 workers on 2 cores
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Ev<int64_t>(out[0], "dataloader_workers"), 2);
 }
@@ -197,7 +197,7 @@ TEST(RundirCpuThreads, OneThreadBesideWorkersIsNothingToChange) {
   // One torch thread and two DataLoader workers on two cores: "set one
   // thread" would change nothing (issue 22: a no-op fix).
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 1, 2, 2)}, std::nullopt, &out);
+  AddCpuThreadFindings({Rank(0, 1, 2, 2)}, {}, &out);
   EXPECT_TRUE(out.empty());
 }
 
@@ -205,12 +205,37 @@ TEST(RundirCpuThreads, ThreadsThatMostlyWaitDoNotCompete) {
   // 2 torch threads + 2 DataLoader workers on 2 cores, but the process tree
   // used 1.2 cores in the loop (minGPT's chargpt, issue 22): nothing competes.
   std::vector<findings::Finding> out;
-  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, 120.0, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {120.0, std::nullopt}, &out);
   EXPECT_TRUE(out.empty());
   // The same threads with both cores busy (190%): they do.
-  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, 190.0, &out);
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {190.0, std::nullopt}, &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_DOUBLE_EQ(Ev<double>(out[0], "loop_cpu_pct"), 190.0);
+}
+
+TEST(RundirCpuThreads, IdleWorkersBesideBusyThreadsDoNotCompete) {
+  // minGPT's chargpt on CI (issue 22): 2 torch threads kept both cores busy
+  // (172%) and its 2 workers used 6% of a core: one torch thread would halve
+  // the step's compute and free nothing anyone waits for.
+  std::vector<findings::Finding> out;
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {172.0, 6.0}, &out);
+  EXPECT_TRUE(out.empty());
+  // Workers that use 0.4 cores beside them: within half a core of fitting.
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {195.0, 40.0}, &out);
+  EXPECT_TRUE(out.empty());
+  // Busy workers (decoding images: 1.6 cores) do compete: 3.6 cores' demand.
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {198.0, 160.0}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_DOUBLE_EQ(Ev<double>(out[0], "dataloader_workers_cpu_pct"), 160.0);
+  EXPECT_EQ(Ev<int64_t>(out[0], "suggested_threads_per_process"), 1);
+  EXPECT_NE(out[0].title.find("+ 2 DataLoader workers (busy 1.6 cores)"), std::string::npos)
+      << out[0].title;
+  // Ranks whose torch threads alone exceed the cores compete whatever the
+  // workers do.
+  out.clear();
+  AddCpuThreadFindings({Rank(0, 2, 2, 1), Rank(1, 2, 2, 1)}, {199.0, 2.0}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(out[0], "suggested_threads_per_process"), 1);
 }
 
 TEST(RundirStepBound, DescribesWhatTheAvoidableFindingsLeave) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "fastenough/analysis/statistics.h"
 #include "fastenough/report/analyze.h"
@@ -152,18 +153,34 @@ std::string DetailsJson(const RunReport& rr) {
 }
 
 // The process tree's mean CPU use over the loop: the steady phases, weighted by
-// their length, else the warm-up ones (a run that never settled).
-std::optional<double> LoopCpuPct(const std::vector<PhaseRow>& phases) {
+// their length, else the warm-up ones (a run that never settled); and the
+// share of it used by processes other than the loop's own (main or ranks).
+LoopCpu MeasureLoopCpu(const std::vector<PhaseRow>& phases, const std::vector<AgentRecord>& agents) {
+  std::set<int64_t> loop_pids;
+  for (const AgentRecord& a : agents) {
+    if (a.in_the_loop()) loop_pids.insert(a.pid);
+  }
+  LoopCpu out;
   for (const char* name : {"steady", "warmup"}) {
-    double sum = 0, weight = 0;
+    double sum = 0, helpers = 0, weight = 0;
+    bool by_pid = false;
     for (const PhaseRow& p : phases) {
       if (p.name != name || !p.cpu_mean_pct || p.host_ns <= 0) continue;
-      sum += *p.cpu_mean_pct * static_cast<double>(p.host_ns);
-      weight += static_cast<double>(p.host_ns);
+      const double w = static_cast<double>(p.host_ns);
+      sum += *p.cpu_mean_pct * w;
+      weight += w;
+      by_pid = by_pid || !p.cpu_mean_pct_by_pid.empty();
+      for (const auto& [pid, pct] : p.cpu_mean_pct_by_pid) {
+        if (!loop_pids.count(pid)) helpers += pct * w;
+      }
     }
-    if (weight > 0) return sum / weight;
+    if (weight > 0) {
+      out.tree_pct = sum / weight;
+      if (by_pid) out.helpers_pct = helpers / weight;
+      return out;
+    }
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace
@@ -334,7 +351,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   }
   AddSamplerFindings(meta, rr.phases, options, &r.findings);
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);
-  AddCpuThreadFindings(rr.agents, LoopCpuPct(rr.phases), &r.findings);
+  AddCpuThreadFindings(rr.agents, MeasureLoopCpu(rr.phases, rr.agents), &r.findings);
   FitDataloaderAdvice(rr.agents, has_device, &r.findings);
   StepBoundInputs sb;
   sb.steps = rr.steps;

@@ -1,5 +1,7 @@
 #include "fastenough/sample/proc_tree.h"
 
+#include <algorithm>
+
 #include <dirent.h>
 #include <unistd.h>
 
@@ -140,6 +142,23 @@ double ProcTree::CpuPercent(const TreeReading& before, const TreeReading& after,
   }
   double cpu_s = static_cast<double>(delta) / static_cast<double>(ticks_per_s_);
   return 100.0 * cpu_s / (static_cast<double>(elapsed_ns) * 1e-9);
+}
+
+std::vector<std::pair<pid_t, double>> ProcTree::CpuPercentByPid(const TreeReading& before,
+                                                                const TreeReading& after,
+                                                                int64_t elapsed_ns) const {
+  std::vector<std::pair<pid_t, double>> out;
+  if (elapsed_ns <= 0) return out;
+  const double seconds = static_cast<double>(elapsed_ns) * 1e-9;
+  for (const auto& [pid, ticks] : after.ticks_by_pid) {
+    auto it = before.ticks_by_pid.find(pid);
+    uint64_t prev = it == before.ticks_by_pid.end() ? 0 : it->second;
+    if (ticks <= prev) continue;
+    double cpu_s = static_cast<double>(ticks - prev) / static_cast<double>(ticks_per_s_);
+    out.emplace_back(pid, 100.0 * cpu_s / seconds);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace fastenough::sample

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fastenough/util/status.h"
@@ -51,6 +52,12 @@ class ProcTree {
   // busy. Per process, so that a child that exits between the readings does
   // not make the sum go backwards; a new process counts all its ticks.
   double CpuPercent(const TreeReading& before, const TreeReading& after, int64_t elapsed_ns) const;
+
+  // The same, per process: only the processes that used CPU between the two
+  // readings (an idle DataLoader worker is absent, i.e. 0).
+  std::vector<std::pair<pid_t, double>> CpuPercentByPid(const TreeReading& before,
+                                                        const TreeReading& after,
+                                                        int64_t elapsed_ns) const;
 
   // Every pid in the subtree under root (root included when alive).
   std::vector<pid_t> Pids(pid_t root) const;

@@ -112,5 +112,20 @@ TEST(SampleProcTree, CpuPercentIgnoresExitedProcesses) {
   EXPECT_NEAR(tree.CpuPercent(before, after, 1000000000), 100.0 * 75 / hz, 1e-9);
 }
 
+TEST(SampleProcTree, CpuPercentByPidNamesOnlyProcessesThatRan) {
+  ProcTree tree;
+  TreeReading before, after;
+  before.ticks_by_pid = {{1, 100}, {2, 50}, {4, 10}};
+  after.ticks_by_pid = {{1, 150}, {3, 25}, {4, 10}};  // 2 exited, 3 is new, 4 idle
+  long hz = sysconf(_SC_CLK_TCK);
+  auto by_pid = tree.CpuPercentByPid(before, after, 1000000000);
+  ASSERT_EQ(by_pid.size(), 2u);
+  EXPECT_EQ(by_pid[0].first, 1);
+  EXPECT_NEAR(by_pid[0].second, 100.0 * 50 / hz, 1e-9);
+  EXPECT_EQ(by_pid[1].first, 3);
+  EXPECT_NEAR(by_pid[1].second, 100.0 * 25 / hz, 1e-9);
+  EXPECT_TRUE(tree.CpuPercentByPid(before, after, 0).empty());
+}
+
 }  // namespace
 }  // namespace fastenough::sample

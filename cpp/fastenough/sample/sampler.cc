@@ -127,12 +127,22 @@ void Sampler::Tick() {
     for (const auto& [pid, ticks] : now.ticks_by_pid) tree_pids.push_back(pid);
     std::optional<double> cpu;
     std::optional<int64_t> rss;
+    std::vector<std::pair<pid_t, double>> by_pid;
     if (now.processes > 0) {
       rss = now.rss_bytes;
-      if (have_last_tree_) cpu = proc_.CpuPercent(last_tree_, now, mono - last_tree_mono_ns_);
+      if (have_last_tree_) {
+        cpu = proc_.CpuPercent(last_tree_, now, mono - last_tree_mono_ns_);
+        by_pid = proc_.CpuPercentByPid(last_tree_, now, mono - last_tree_mono_ns_);
+      }
     }
     // The first tick has no interval to divide by: its cpu_pct stays empty.
     rows += std::to_string(wall) + ",proc,,,,,,," + Field(cpu) + "," + Field(rss) + "\n";
+    // Who used it: DataLoader workers that mostly wait do not compete with
+    // the training threads for the cores (cpu-oversubscribed), busy ones do.
+    for (const auto& [pid, pct] : by_pid) {
+      rows += std::to_string(wall) + ",proc-pid," + std::to_string(pid) + ",,,,,," +
+              Field(std::optional<double>(pct)) + ",\n";
+    }
     last_tree_ = std::move(now);
     last_tree_mono_ns_ = mono;
     have_last_tree_ = true;
