@@ -26,7 +26,8 @@ void RegisterDecide(nb::module_& m) {
       [](const nb::dict& run, const nb::dict& plan, const nb::list& fixes) {
         decide::RunFigures r{Get(run, "steady_step_ns", 0.0), Get<int64_t>(run, "steps_per_run", 0),
                              Get(run, "load_ns", 0.0), Get(run, "prepare_ns", 0.0),
-                             Get(run, "compile_ns", 0.0)};
+                             Get(run, "compile_ns", 0.0), Get(run, "startup_ns", 0.0),
+                             Get(run, "wall_ns", 0.0)};
         decide::Plan p{Get<int64_t>(plan, "remaining_runs", 0), Get(plan, "wait_hour_value", 1.0)};
         std::vector<decide::FixPlan> fs;
         for (nb::handle h : fixes) {
@@ -39,6 +40,7 @@ void RegisterDecide(nb::module_& m) {
         nb::dict out;
         out["run_ns"] = d.run_ns;
         out["one_time_ns"] = d.one_time_ns;
+        out["other_ns"] = d.other_ns;
         out["any_pays"] = d.any_pays;
         nb::list lst;
         for (const auto& x : d.fixes) {

@@ -98,6 +98,71 @@ def test_reopen_names_step_threshold(tmp_path, capsys):
     assert "out-of-memory" in text
 
 
+def test_the_run_is_the_measured_one_start_up_included(tmp_path, capsys):
+    # Issue 24: 255 steps x 118.8 ms + 1.16 s of load and warm-up is 31.44 s,
+    # but the run took 51.68 s, 13.43 s of it start-up: a fix of every step
+    # is 58.6% of the run, not 96%.
+    d = _run_dir(tmp_path, step_ms=118.8, steps=255, load_s=0.66, warmup_s=0.5,
+                 saving_ms=118.8)
+    report = json.loads((d / "report.json").read_text())
+    report["run"] = {"wall_ns": 51.68e9}
+    report["phases"].append({"name": "startup", "rank": 0, "host_ns": 13.43e9})
+    (d / "report.json").write_text(json.dumps(report))
+    out = _json(capsys, str(d), "--runs", "10")
+    assert out["run_ns"] == pytest.approx(51.68e9)
+    (f,) = out["fixes"]
+    assert f["share_of_run"] == pytest.approx(255 * 118.8e6 / 51.68e9)
+    assert main(["decide", str(d), "--runs", "10"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "= 51.68 s (measured)" in text, text
+    assert "start-up 13.43 s" in text
+
+
+def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
+    # Two sync-in-loop findings are one fix, their savings summed; a finding
+    # without an estimated saving is named, not dropped; 14.5 us keeps its unit.
+    d = _run_dir(tmp_path, step_ms=1.0, steps=1000, saving_ms=0.0100)
+    report = json.loads((d / "report.json").read_text())
+    report["findings"] += [
+        {"code": "sync-in-loop", "verdict": "avoidable", "saving": {"per_step_ns": 4500}},
+        {"code": "autograd-in-eval", "verdict": "avoidable", "title": "eval builds graphs",
+         "saving": None}]
+    (d / "report.json").write_text(json.dumps(report))
+    out = _json(capsys, str(d), "--runs", "5", "--fix", "sync-in-loop=0.1,0.05,0")
+    (f,) = out["fixes"]
+    assert f["saving_per_run_ns"] == pytest.approx(14500 * 1000)
+    assert "14.5 us/step" in f["arithmetic"]
+    assert "cost 0.1 dev + 0.05 verify + 0 maint = 0.15 h" in f["arithmetic"]
+    assert f["cost_hours"] == pytest.approx(0.15)
+    assert out["unpriced"] == [{"code": "autograd-in-eval", "title": "eval builds graphs"}]
+    assert main(["decide", str(d), "--runs", "5"]) == 0
+    assert "Not priced: autograd-in-eval" in capsys.readouterr().out
+
+
+def test_reopen_says_when_nothing_was_frozen(tmp_path, capsys):
+    d = _run_dir(tmp_path)
+    assert main(["decide", str(d), "--reopen"]) == 0
+    assert "Nothing was frozen" in capsys.readouterr().out
+    # 1 run of 36000 x 10 ms = 0.1 h saved against a 1 h fix: frozen.
+    assert main(["decide", str(d), "--runs", "1", "--fix", "sync-in-loop=1,0,0"]) == 0
+    capsys.readouterr()
+    assert main(["decide", str(d), "--reopen"]) == 0
+    text = capsys.readouterr().out
+    assert "Nothing was frozen" not in text and "Worth asking again when" in text
+
+
+def test_freeze_records_the_environment(tmp_path, capsys):
+    d = _run_dir(tmp_path)
+    (d / "agent").mkdir()
+    (d / "agent" / "7.json").write_text(json.dumps({
+        "pid": 7, "role": "main", "python": "3.11.7", "torch": "2.13.0", "cuda": "12.8",
+        "libraries": {"transformers": "4.57.0", "numpy": "2.1.0"}}))
+    _json(capsys, str(d), "--runs", "1", "--fix", "sync-in-loop=1,0,0")
+    env = json.loads((d / "freeze.json").read_text())["environment"]
+    assert env == {"python": "3.11.7", "torch": "2.13.0", "cuda": "12.8",
+                   "libraries": {"transformers": "4.57.0", "numpy": "2.1.0"}}
+
+
 def test_decide_on_demo_run(tmp_path):
     pytest.importorskip("torch")
     env = {k: v for k, v in os.environ.items() if k != "FASTENOUGH_RUN_DIR"}
@@ -116,3 +181,14 @@ def test_decide_on_demo_run(tmp_path):
     for f in out["fixes"]:
         assert f["verdict"] in {"do-it", "within-budget", "not-worth-it"}
         assert "50 runs x" in f["arithmetic"]
+
+
+def test_the_agent_records_the_libraries_the_program_imported():
+    import numpy
+
+    from fastenough.agent.process_record import loaded_library_versions
+
+    versions = loaded_library_versions()
+    assert versions["numpy"] == numpy.__version__
+    # Never imported by the recording itself.
+    assert all(name in sys.modules for name in versions)

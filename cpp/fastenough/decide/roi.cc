@@ -1,7 +1,10 @@
 #include "fastenough/decide/roi.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 namespace fastenough::decide {
 
@@ -25,11 +28,35 @@ const char* VerdictName(Verdict v) {
   return "?";
 }
 
+std::string FormatDuration(double ns) {
+  const double a = std::fabs(ns);
+  if (a >= 1e9) return Fmt("%.2f s", ns / 1e9);
+  if (a >= 1e6) return Fmt("%.1f ms", ns / 1e6);
+  if (a >= 1e3) return Fmt("%.1f us", ns / 1e3);
+  return Fmt("%.0f ns", ns);
+}
+
+std::string FormatHours(double hours) { return Fmt("%.4g", hours); }
+
 Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes) {
   Decision out;
   const double steady_ns = run.steady_step_ns * static_cast<double>(run.steps_per_run);
-  out.one_time_ns = run.load_ns + run.prepare_ns + run.compile_ns;
+  const double named_ns = run.load_ns + run.prepare_ns + run.compile_ns + run.startup_ns;
+  // The measured run when there is one: a run of 51.7 s with 13.4 s of
+  // start-up is not "31.4 s" (issue 24).
+  out.other_ns = std::max(0.0, run.wall_ns - steady_ns - named_ns);
+  out.one_time_ns = named_ns + out.other_ns;
   out.run_ns = out.one_time_ns + steady_ns;
+  std::string one_time_parts;
+  for (const auto& [name, ns] : {std::pair<const char*, double>{"start-up", run.startup_ns},
+                                 {"load", run.load_ns},
+                                 {"prepare", run.prepare_ns},
+                                 {"compile/warm-up", run.compile_ns},
+                                 {"outside the steps and phases", out.other_ns}}) {
+    if (ns <= 0) continue;
+    one_time_parts += (one_time_parts.empty() ? "" : ", ") + std::string(name) + " " +
+                      FormatDuration(ns);
+  }
   for (const FixPlan& f : fixes) {
     FixDecision d;
     d.code = f.code;
@@ -40,22 +67,27 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
     d.hours_saved = d.saving_per_run_ns * static_cast<double>(plan.remaining_runs) / kNsPerHour *
                     plan.wait_hour_value;
     d.budget_hours = d.hours_saved;
-    std::string sum = Fmt("%.0f runs x %.1f ms/step x %.0f steps", double(plan.remaining_runs),
-                          per_step / 1e6, double(run.steps_per_run));
+    std::string sum = Fmt("%.0f runs x ", double(plan.remaining_runs)) + FormatDuration(per_step) +
+                      Fmt("/step x %.0f steps", double(run.steps_per_run));
     if (plan.wait_hour_value != 1.0) sum += Fmt(" x %.2f (value of a waiting hour)", plan.wait_hour_value);
-    sum += Fmt(" = %.3f h saved (%.1f%% of a %.1f s run, of which %.1f s one-time load/prepare/compile)",
-               d.hours_saved, 100 * d.share_of_run, out.run_ns / 1e9, out.one_time_ns / 1e9);
+    sum += " = " + FormatHours(d.hours_saved) + " h saved (" + Fmt("%.1f%%", 100 * d.share_of_run) +
+           " of a " + FormatDuration(out.run_ns) + " run" +
+           (one_time_parts.empty() ? std::string()
+                                   : ", of which " + FormatDuration(out.one_time_ns) +
+                                         " one-time: " + one_time_parts) +
+           ")";
     if (f.dev_hours < 0) {
       const bool enough = d.hours_saved >= plan.min_fix_hours;
       d.verdict = enough ? Verdict::kWithinBudget : Verdict::kNotWorthIt;
-      sum += enough ? Fmt("; cost not given: worth it only within %.3f h", d.budget_hours)
+      sum += enough ? "; cost not given: worth it only within " + FormatHours(d.budget_hours) + " h"
                     : Fmt("; cost not given, and under %.2f h saved: less than any fix takes "
                           "to make, verify and maintain", plan.min_fix_hours);
     } else {
       d.cost_hours = f.dev_hours + f.verify_hours + f.maint_hours;
       d.verdict = d.hours_saved > d.cost_hours ? Verdict::kDoIt : Verdict::kNotWorthIt;
-      sum += Fmt("; cost %.1f dev + %.1f verify + %.1f maint = %.1f h", f.dev_hours,
-                 f.verify_hours, f.maint_hours, d.cost_hours);
+      sum += "; cost " + FormatHours(f.dev_hours) + " dev + " + FormatHours(f.verify_hours) +
+             " verify + " + FormatHours(f.maint_hours) + " maint = " + FormatHours(d.cost_hours) +
+             " h";
       sum += d.verdict == Verdict::kDoIt ? " < saved" : " >= saved";
     }
     d.arithmetic = sum;

@@ -18,6 +18,11 @@ struct RunFigures {
   double load_ns = 0;         // one-time: model/data loading
   double prepare_ns = 0;      // one-time: per-config preparation
   double compile_ns = 0;      // one-time: first compile / warmup
+  double startup_ns = 0;      // one-time: interpreter, imports, set-up before the first phase
+  // The whole run as measured (the supervisor's wall clock); 0: unknown.
+  // What it holds beyond the steps and the phases above (the exit, scoring,
+  // work in no phase) is one-time too: no per-step fix shrinks it.
+  double wall_ns = 0;
 };
 
 struct FixPlan {
@@ -51,12 +56,20 @@ struct FixDecision {
 };
 
 struct Decision {
-  double run_ns = 0;        // one run: one-time costs + steady steps
+  double run_ns = 0;        // one run: the measured wall time, else one-time costs + steps
   double one_time_ns = 0;
+  double other_ns = 0;      // the part of one_time_ns in no named phase (wall - the rest)
   std::vector<FixDecision> fixes;
   bool any_pays = false;
 };
 
 Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes);
+
+// 14500 -> "14.5 us", 118.8e6 -> "118.8 ms", 2.5e9 -> "2.50 s": a per-step
+// saving of microseconds is not "0.0 ms/step".
+std::string FormatDuration(double ns);
+
+// Hours as given, without rounding them away: 0.05 -> "0.05", 2 -> "2".
+std::string FormatHours(double hours);
 
 }  // namespace fastenough::decide

@@ -55,5 +55,45 @@ TEST(Roi, NoCostGivesBudgetAndWaitValueScales) {
   EXPECT_LT(d.fixes[0].cost_hours, 0);
 }
 
+TEST(Roi, TheRunIsWhatWasMeasuredStartUpIncluded) {
+  // Issue 24: 255 steps x 118.8 ms + 1.16 s of load and warm-up, in a run of
+  // 51.68 s of which 13.43 s start-up: the run is 51.68 s, not 31.44 s, and a
+  // fix of every step is 30.29 / 51.68 = 58.6% of it, not 96%.
+  RunFigures run{.steady_step_ns = 118.8e6, .steps_per_run = 255, .load_ns = 0.66e9,
+                 .compile_ns = 0.5e9, .startup_ns = 13.43e9, .wall_ns = 51.68e9};
+  Decision d = Decide(run, Plan{.remaining_runs = 10}, {{"padding-waste", 118.8e6, 0.1, 0.05, 0}});
+  EXPECT_NEAR(d.run_ns, 51.68e9, 1);
+  EXPECT_NEAR(d.other_ns, 51.68e9 - 255 * 118.8e6 - 0.66e9 - 0.5e9 - 13.43e9, 1);
+  EXPECT_NEAR(d.one_time_ns, 51.68e9 - 255 * 118.8e6, 1);
+  EXPECT_NEAR(d.fixes[0].share_of_run, 255 * 118.8e6 / 51.68e9, 1e-12);
+  const std::string& text = d.fixes[0].arithmetic;
+  EXPECT_NE(text.find("of a 51.68 s run, of which 21.39 s one-time: start-up 13.43 s, load "
+                      "660.0 ms, compile/warm-up 500.0 ms, outside the steps and phases 6.80 s"),
+            std::string::npos)
+      << text;
+  // Hours as given: 0.1 + 0.05 + 0 is 0.15 h, not "0.1 + 0.1 ... = 0.2 h".
+  EXPECT_NE(text.find("cost 0.1 dev + 0.05 verify + 0 maint = 0.15 h"), std::string::npos) << text;
+}
+
+TEST(Roi, AWallBelowTheStepsAddsNothing) {
+  // A wall clock that does not cover the steps (a run directory of a crashed
+  // supervisor) never makes the one-time part negative.
+  RunFigures run{.steady_step_ns = 1e6, .steps_per_run = 1000, .load_ns = 2e9, .wall_ns = 0.5e9};
+  Decision d = Decide(run, Plan{.remaining_runs = 1}, {});
+  EXPECT_EQ(d.other_ns, 0);
+  EXPECT_NEAR(d.run_ns, 3e9, 1);
+}
+
+TEST(Roi, MicrosecondSavingsKeepTheirUnit) {
+  EXPECT_EQ(FormatDuration(14500), "14.5 us");
+  EXPECT_EQ(FormatDuration(118.8e6), "118.8 ms");
+  EXPECT_EQ(FormatDuration(2.5e9), "2.50 s");
+  EXPECT_EQ(FormatDuration(800), "800 ns");
+  RunFigures run{.steady_step_ns = 1e6, .steps_per_run = 100};
+  Decision d = Decide(run, Plan{.remaining_runs = 5}, {{"sync-in-loop", 14500}});
+  EXPECT_NE(d.fixes[0].arithmetic.find("5 runs x 14.5 us/step x 100 steps"), std::string::npos)
+      << d.fixes[0].arithmetic;
+}
+
 }  // namespace
 }  // namespace fastenough::decide

@@ -45,6 +45,24 @@ def _roots(agent) -> dict | None:
     return roots or None
 
 
+# Libraries whose version changes what a PyTorch program computes or how
+# fast: recorded when the program imported them, never imported here.
+_LIBRARIES = ("numpy", "transformers", "tokenizers", "sentence_transformers", "timm",
+              "torchvision", "torchaudio", "diffusers", "accelerate", "peft",
+              "lightning", "pytorch_lightning", "triton", "xformers", "flash_attn",
+              "deepspeed", "apex")
+
+
+def loaded_library_versions() -> dict:
+    out = {}
+    for name in _LIBRARIES:
+        mod = sys.modules.get(name)
+        version = getattr(mod, "__version__", None) if mod is not None else None
+        if isinstance(version, str):
+            out[name] = version
+    return out
+
+
 def write(agent) -> None:
     torch = agent.torch
     watch = agent.torch_watch
@@ -94,6 +112,8 @@ def write(agent) -> None:
         # The program's sys.path by kind: tells its frames in the trace from the
         # libraries' and fastenough's (source_roots.py).
         "python_roots": _roots(agent),
+        # What reproducing this path needs beside torch (freeze.json of decide).
+        "libraries": loaded_library_versions(),
     }
     if torch is not None:
         try:

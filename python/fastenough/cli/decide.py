@@ -9,7 +9,10 @@ JSON schema `fastenough.decide/1`:
    "prepare_ns", "compile_ns"}, "run_ns", "one_time_ns", "any_pays": bool,
    "fixes": [{"code", "saving_per_run_ns", "hours_saved", "cost_hours" (null when
    not given), "budget_hours", "share_of_run", "verdict": "do-it" |
-   "within-budget" | "not-worth-it", "arithmetic"}], "reopen": [str]}
+   "within-budget" | "not-worth-it", "arithmetic"}], "unpriced": [{"code", "title"}]
+   (avoidable findings without an estimated saving), "reopen": [str]}
+  figures also holds "startup_ns" and "wall_ns" (the measured run); the output
+  "other_ns" (the run's time in no step and no named phase).
 """
 
 from __future__ import annotations
@@ -94,6 +97,10 @@ def figures(report: dict) -> dict:
         "load_ns": phase_ns.get("load", 0.0),
         "prepare_ns": sum(phase_ns.get(n, 0.0) for n in PREPARE_PHASES),
         "compile_ns": sum(phase_ns.get(n, 0.0) for n in COMPILE_PHASES),
+        "startup_ns": phase_ns.get("startup", 0.0),
+        # The whole run as the supervisor measured it: start-up, the exit and
+        # whatever ran outside the steps are part of a run (issue 24).
+        "wall_ns": float((report.get("run") or {}).get("wall_ns") or 0.0),
     }
 
 
@@ -175,6 +182,50 @@ def reopen_conditions(report: dict, fig: dict) -> list[str]:
     return out
 
 
+def priced_fixes(findings: list[dict], costs: dict) -> tuple[list[dict], list[dict]]:
+    """One fix per finding code, its saving the sum of that code's findings'
+    (two sync-in-loop findings at two lines are one kind of fix; the core caps
+    the sum at the step); and the findings that carry no estimated saving,
+    which are named, not dropped (autograd-in-eval: a saving the trace did not
+    price)."""
+    fixes: dict[str, dict] = {}
+    unpriced: list[dict] = []
+    for f in findings:
+        per_step = (f.get("saving") or {}).get("per_step_ns")
+        if per_step is None:
+            if f.get("verdict") == "avoidable":
+                unpriced.append({"code": f.get("code"), "title": f.get("title") or ""})
+            continue
+        fix = fixes.setdefault(f["code"], {"code": f["code"], "saving_per_step_ns": 0.0,
+                                           "findings": 0, **costs.get(f["code"], {})})
+        fix["saving_per_step_ns"] += float(per_step)
+        fix["findings"] += 1
+    priced = {f["code"] for f in fixes.values()}
+    unpriced = [u for u in unpriced if u["code"] not in priced]
+    return list(fixes.values()), unpriced
+
+
+def environment_versions(run_dir: Path) -> dict:
+    """What reproducing the frozen path needs: Python, torch, CUDA and the
+    libraries the program imported, from its agents' records (the loop's
+    process first). The driver version is not recorded yet."""
+    records = []
+    for path in sorted((run_dir / "agent").glob("*.json")):
+        try:
+            records.append(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            continue
+    records.sort(key=lambda a: a.get("role") not in ("main", "rank"))
+    out: dict = {}
+    for a in records:
+        for key in ("python", "torch", "cuda"):
+            if a.get(key) and key not in out:
+                out[key] = a[key]
+        for name, version in (a.get("libraries") or {}).items():
+            out.setdefault("libraries", {}).setdefault(name, version)
+    return out
+
+
 def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
     meta = report.get("meta") or {}
     record = {
@@ -184,6 +235,7 @@ def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
         "versions": {k: meta.get(k) for k in ("fastenough_version", "supervisor_python",
                                               "torch_version", "python", "git", "host")
                      if k in meta},
+        "environment": environment_versions(run_dir),
         "command": meta.get("command"),
         "cwd": meta.get("cwd"),
         "configuration": {k: meta.get(k) for k in ("agent_opts", "world_size", "backend",
@@ -203,16 +255,17 @@ def run(args: argparse.Namespace) -> int:
     fig = figures(report)
     reopen = reopen_conditions(report, fig)
     if args.reopen and not args.json:
+        frozen = run_dir / "freeze.json"
+        if not frozen.is_file():
+            # Nothing was frozen: a fix may well pay, and "ask again when"
+            # would answer a question nobody closed (issue 24).
+            sys.stdout.write(f"Nothing was frozen in {run_dir}: decide first "
+                             f"(fastenough decide {run_dir} --runs N); these conditions "
+                             "apply once no fix pays.\n")
         sys.stdout.write("Worth asking again when:\n" + "".join(f"  - {r}\n" for r in reopen))
         return 0
     runs, wait, costs = _plan(args)
-    fixes = []
-    for f in report.get("findings") or []:
-        per_step = (f.get("saving") or {}).get("per_step_ns")
-        if per_step is None or f.get("code") in {x["code"] for x in fixes}:
-            continue
-        fixes.append({"code": f["code"], "saving_per_step_ns": float(per_step),
-                      **costs.get(f["code"], {})})
+    fixes, unpriced = priced_fixes(report.get("findings") or [], costs)
     for code in costs:
         if code not in {x["code"] for x in fixes}:
             raise UsageError(f"--fix {code}: no finding with that code and a saving in {run_dir}")
@@ -221,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     plan = {"remaining_runs": runs, "wait_hour_value": wait}
     d = _core.decide(fig, plan, fixes)
     out = {"schema": "fastenough.decide/1", "run_dir": str(run_dir), "plan": plan,
-           "figures": fig, **d, "reopen": reopen}
+           "figures": fig, **d, "unpriced": unpriced, "reopen": reopen}
     freeze = None
     if not d["any_pays"]:
         freeze = _freeze(run_dir, report, fig, plan)
@@ -242,26 +295,37 @@ def _print(out: dict, freeze: Path | None) -> None:
     from rich.table import Table
 
     from fastenough.render.escape import terminal_text
+    from fastenough.render.units import fmt_ns
 
     con = Console()
     fig = out["figures"]
-    con.print(f"Run: {fig['steps_per_run']} steps x {fig['steady_step_ns'] / 1e6:.1f} ms + "
-              f"{out['one_time_ns'] / 1e9:.2f} s one-time (load {fig['load_ns'] / 1e9:.2f} s, "
-              f"prepare {fig['prepare_ns'] / 1e9:.2f} s, compile/warmup "
-              f"{fig['compile_ns'] / 1e9:.2f} s) = {out['run_ns'] / 1e9:.2f} s; "
-              f"{out['plan']['remaining_runs']} runs remain.", highlight=False)
+    parts = [(name, ns) for name, ns in (("start-up", fig.get("startup_ns", 0)),
+                                         ("load", fig["load_ns"]), ("prepare", fig["prepare_ns"]),
+                                         ("compile/warm-up", fig["compile_ns"]),
+                                         ("outside the steps and phases", out.get("other_ns", 0)))
+             if ns > 0]
+    detail = f" ({', '.join(f'{n} {fmt_ns(ns)}' for n, ns in parts)})" if parts else ""
+    measured = " (measured)" if fig.get("wall_ns") else ""
+    con.print(terminal_text(
+        f"Run: {fig['steps_per_run']} steps x {fmt_ns(fig['steady_step_ns'])} + "
+        f"{fmt_ns(out['one_time_ns'])} one-time{detail} = {fmt_ns(out['run_ns'])}{measured}; "
+        f"{out['plan']['remaining_runs']} runs remain."), highlight=False)
     if not out["fixes"]:
-        con.print("No finding carries a measured saving: nothing to fix.")
+        con.print("No finding carries a measured saving: nothing to price.")
     t = Table(show_lines=True)
     for col in ("finding", "saved h", "cost h", "verdict", "arithmetic"):
         t.add_column(col, overflow="fold")
     for f in out["fixes"]:
         verdict = _VERDICT_TEXT.get(f["verdict"]) or f"do it within {f['budget_hours']:.3g} h"
-        cost = "-" if f["cost_hours"] is None else f"{f['cost_hours']:.1f}"
+        cost = "-" if f["cost_hours"] is None else f"{f['cost_hours']:.4g}"
         t.add_row(*map(terminal_text, (f["code"], f"{f['hours_saved']:.3g}", cost, verdict,
                                        f["arithmetic"])))
     if out["fixes"]:
         con.print(t)
+    for u in out.get("unpriced") or []:
+        con.print(terminal_text(f"Not priced: {u['code']} ({u['title']}) has no estimated "
+                                "saving; measure it with `fastenough ab` before and after "
+                                "the fix."), highlight=False)
     if freeze is not None:
         con.print(terminal_text(f"Nothing pays for itself over {out['plan']['remaining_runs']} "
                                 f"runs: freeze this version and go back to research. Recorded "

@@ -25,7 +25,7 @@ def linear_axis_labels(ticks_ms: list[float]):
     for unit, per_ms in (("s", 1e-3), ("ms", 1.0), ("µs", 1e3), ("ns", 1e6)):
         if top * per_ms >= 1 or unit == "ns":
             break
-    steps = [b - a for a, b in zip(ticks_ms, ticks_ms[1:]) if b > a]
+    steps = [b - a for a, b in zip(ticks_ms, ticks_ms[1:], strict=False) if b > a]
     step = min(steps) * per_ms if steps else 1.0
     decimals = 0
     while decimals < 3 and abs(step * 10 ** decimals - round(step * 10 ** decimals)) > 1e-6:
@@ -62,7 +62,8 @@ def distribution_svg(durations_ns: list[int], marks: dict[str, float | None],
     height = TOP + PLOT_H + 50
     base = TOP + PLOT_H
     median = marks.get("median")
-    desc = (f"{len(values)} steady step{'' if len(values) == 1 else 's'} of {subject}, from {_ms_label(lo)} to {_ms_label(hi)}"
+    desc = (f"{len(values)} steady step{'' if len(values) == 1 else 's'} of {subject}, "
+            f"from {_ms_label(lo)} to {_ms_label(hi)}"
             + (f", median {fmt_ns(median * 1e6)}" if median else "")
             + ("; logarithmic time axis" if log else "") + ".")
     out = [svg.svg_open(WIDTH, height, "Steady step-time distribution", desc, uid)]
