@@ -238,3 +238,42 @@ def test_a_pair_without_steady_steps_is_left_out_whole(tmp_path):
     doc = document(a, b, {"A": runs("A", [10.0, 11.0]), "B": runs("B", [20.0, None])},
                    None, None, tmp_path)
     assert doc["ratio"] is None and doc["verdict"].startswith("not measured: 1 pair(s)")
+
+
+def _steps(run_dir: Path, tokens: list[int], warmup_steps: int) -> None:
+    """steps.jsonl of a run over a length-sorted dataset: batches of 4 items
+    with these padded token counts, the first warmup_steps of them warm-up."""
+    run_dir.mkdir(parents=True)
+    rows = [{"items": 4, "tokens": t, "phase": "warmup" if i < warmup_steps else "steady"}
+            for i, t in enumerate(tokens)]
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_identical_inputs_with_different_steady_windows_are_no_protocol_change(tmp_path):
+    # Issue 24: two identical commands on a length-sorted dataset; the
+    # adaptive warm-up ended at step 3 in one run and at step 6 in the other,
+    # so the steady windows saw 35.0 and 37.5 tokens per item. The runs'
+    # input is the same: no protocol change, but a note that the windows differ.
+    from fastenough.ab.document import document
+    from fastenough.ab.runner import SideRun
+    from fastenough.ab.sides import Side
+    from fastenough.render.ab_text import figure_rows
+
+    tokens = [100, 100, 100, 120, 120, 140, 150, 150, 160]
+    runs = {"A": [], "B": []}
+    for side, warmup in (("A", 3), ("B", 5)):
+        for i, v in enumerate((10.0, 11.0, 10.5)):
+            d = tmp_path / f"{side}{i + 1}"
+            _steps(d, tokens, warmup)
+            report = _report(v if side == "A" else 2 * v)
+            if side == "A" and i == 1:
+                report["measurement"]["status"] = "partial"
+            runs[side].append(SideRun(side, i + 1, d, 0, report))
+    doc = document(Side("A", ["a"]), Side("B", ["b"]), runs, None, None, tmp_path)
+    assert doc["protocol_changes"] == []
+    assert doc["sides"]["A"]["protocol"]["tokens per item (padded length)"] == \
+        pytest.approx(sum(tokens) / (4 * len(tokens)), abs=0.01)
+    assert any("steady windows covered different inputs (A 35.0, B 37.5" in n
+               for n in doc["noise"]), doc["noise"]
+    (measurement,) = [r for r in figure_rows(doc) if r[0] == "measurement"]
+    assert measurement == ("measurement", "complete (A1 A3), partial (A2)", "complete")

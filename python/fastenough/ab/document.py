@@ -26,7 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from fastenough.ab.figures import common_unit, figures_of
-from fastenough.ab.protocol import protocol_changes, protocol_of
+from fastenough.ab.protocol import protocol_changes, protocol_of, steady_window_note
 from fastenough.ab.runner import SideRun
 from fastenough.ab.sides import Side
 from fastenough.ab.verdict import decide
@@ -101,5 +101,10 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
                outputs=(outputs or {}).get("verdict"), confidence=confidence)
     doc["ratio"] = {"ratio": _finite(v.ratio), "low": _finite(v.low), "high": _finite(v.high),
                     "confidence": v.confidence, "pairs": v.pairs, "method": v.method}
-    doc["speed"], doc["verdict"], doc["noise"] = v.speed, v.text, v.noise
+    doc["speed"], doc["verdict"], doc["noise"] = v.speed, v.text, list(v.noise)
+    if not any(f == "tokens per item (padded length)" for f, _, _ in changes):
+        first = {name: next((r.run_dir for r in runs[name] if r.report), None) for name in "AB"}
+        note = steady_window_note(first["A"], first["B"])
+        if note:
+            doc["noise"].append(note)
     return doc

@@ -26,29 +26,64 @@ def _main_agent(report: dict) -> dict:
     return agents[0] if agents else {}
 
 
-def _steps_totals(run_dir: Path) -> tuple[float | None, float | None]:
-    """The median items of a steady step, and its tokens per item. (Not the items
-    processed: the last step of a model-call loop goes unseen; the outputs'
-    comparison counts items, by their keys.)"""
+def _step_rows(run_dir: Path) -> list[dict]:
     try:
         lines = (run_dir / "steps.jsonl").read_text().splitlines()
     except OSError:
-        return None, None
+        return []
     rows = []
     for line in lines:
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except ValueError:
             continue
-    steady = [r for r in rows if r.get("phase") == "steady" and r.get("items")]
+        if isinstance(row, dict) and row.get("items"):
+            rows.append(row)
+    return rows
+
+
+def _batch_and_length(rows: list[dict]) -> tuple[float | None, float | None]:
+    """The median items of a step, and the tokens per item of all of them."""
+    if not rows:
+        return None, None
     from fastenough import _core
 
-    batch = _core.median([float(r["items"]) for r in steady]) if steady else None
-    if batch is not None and batch == int(batch):
+    batch = _core.median([float(r["items"]) for r in rows])
+    if batch == int(batch):
         batch = int(batch)
-    per_item = [r["tokens"] / r["items"] for r in steady if r.get("tokens")]
-    length = _core.median(per_item) if per_item else None
+    with_tokens = [r for r in rows if r.get("tokens")]
+    items = sum(r["items"] for r in with_tokens)
+    length = sum(r["tokens"] for r in with_tokens) / items if items else None
     return batch, length
+
+
+def _steps_totals(run_dir: Path) -> tuple[float | None, float | None]:
+    """The median items of a step and the tokens per item over the whole run:
+    properties of the run's input. (Not of the steady window alone: the
+    adaptive warm-up ends at a different step in each run, and on a
+    length-sorted dataset two identical commands then measured "32.5 -> 35.0
+    tokens per item", issue 24. Not the items processed either: the last step
+    of a model-call loop goes unseen; the outputs' comparison counts items.)"""
+    return _batch_and_length(_step_rows(run_dir))
+
+
+def steady_length(run_dir: Path) -> float | None:
+    """Tokens per item of the steady steps alone: what the measured window saw."""
+    return _batch_and_length([r for r in _step_rows(run_dir) if r.get("phase") == "steady"])[1]
+
+
+def steady_window_note(a_dir: Path | None, b_dir: Path | None) -> str | None:
+    """A note when the two sides' steady windows saw inputs of a different
+    length while the runs' inputs are the same: the ratio then compares
+    different batches, not the same work."""
+    if a_dir is None or b_dir is None:
+        return None
+    la, lb = steady_length(a_dir), steady_length(b_dir)
+    if not la or not lb or abs(la - lb) <= 0.05 * max(la, lb):
+        return None
+    return (f"the steady windows covered different inputs (A {la:.1f}, B {lb:.1f} tokens per "
+            "item) although the runs' inputs are the same: the ratio compares different "
+            "batches; run more steps so that the steady windows cover the same data")
 
 
 def user_fields(run_dir: Path) -> dict:

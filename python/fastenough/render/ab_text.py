@@ -74,9 +74,19 @@ def figure_rows(doc: dict) -> list[tuple[str, str, str]]:
         va, vb = _figure(a["runs"], k, fmt), _figure(b["runs"], k, fmt)
         if va != "-" or vb != "-":
             rows.append((label, va, vb))
-    meas = [", ".join(sorted({r.get("measurement", "?") for r in s["runs"]})) for s in (a, b)]
-    rows.append(("measurement", *meas))
+    rows.append(("measurement", _measurement("A", a["runs"]), _measurement("B", b["runs"])))
     return rows
+
+
+def _measurement(side: str, runs: list[dict]) -> str:
+    """"complete" when every run of the side is; else which run is which:
+    "complete (A1 A3), partial (A2)"."""
+    by_status: dict[str, list[str]] = {}
+    for i, r in enumerate(runs, 1):
+        by_status.setdefault(r.get("measurement", "?"), []).append(f"{side}{i}")
+    if len(by_status) == 1:
+        return next(iter(by_status))
+    return ", ".join(f"{status} ({' '.join(names)})" for status, names in sorted(by_status.items()))
 
 
 def ratio_line(doc: dict) -> str | None:
