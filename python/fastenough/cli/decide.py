@@ -250,7 +250,9 @@ def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = Path(args.run_dir)
+    from fastenough.cli.run_ref import resolve_run_ref
+
+    run_dir = Path(resolve_run_ref(args.run_dir))
     report = _load_report(run_dir)
     fig = figures(report)
     reopen = reopen_conditions(report, fig)

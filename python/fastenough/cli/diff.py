@@ -85,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be at least 1")
     if args.min_change < 0 or args.min_change_us < 0:
         raise UsageError("--min-change and --min-change-us must not be negative")
-    a, b = resolve_side(args.a), resolve_side(args.b)
+    from fastenough.cli.run_ref import resolve_run_ref
+
+    a, b = resolve_side(resolve_run_ref(args.a)), resolve_side(resolve_run_ref(args.b))
     doc = document.build(a, b, args.min_change, args.min_change_us * 1000.0)
     if args.json:
         for note in doc["notes"]:

@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 
 from fastenough.errors import UsageError
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         Console().print(_table(rows, Console().width), highlight=False)
+        sys.stdout.write("\n`fastenough report N` (or decide N, diff N M) opens run N;\n"
+                         "`fastenough history --json` has each run's directory.\n")
     if abs_:
         last = abs_[0]
         sys.stdout.write(f"\n{len(abs_)} A/B comparison(s); the latest (#{last['id']}): "
@@ -88,76 +91,113 @@ def _print_abs(rows: list[dict], path: Path, as_json: bool) -> int:
     if not rows:
         sys.stdout.write(f"no A/B comparisons recorded in {visible(path)}\n")
         return 0
+    # One block per comparison: its figures and verdict on the first line,
+    # each side's command on a line of its own, every line cut at the
+    # terminal's width with an ellipsis: never a word folded in the middle.
     from rich.console import Console
-    from rich.table import Table
 
-    t = Table(box=None, header_style="bold", pad_edge=False)
-    for name, right in (("id", True), ("started (UTC)", False), ("B/A", True),
-                        ("interval", False), ("verdict", False), ("outputs", False),
-                        ("A", False), ("B", False)):
-        t.add_column(name, justify="right" if right else "left", overflow="fold")
+    width = max(Console().width, 40)
+
+    def fit(line: str) -> str:
+        line = visible(line)
+        return line if len(line) <= width else line[: width - 1] + "…"
+
+    out = []
     for r in rows:
         started = r["started_at"] or ""
-        interval = (f"{r['low']:.3f} .. {r['high']:.3f}"
-                    if r["low"] is not None and r["high"] is not None else "-")
-        t.add_row(*map(terminal_text, (
-            _fmt(r["id"]), f"{started[5:10]} {started[11:16]}", _fmt(r["ratio"], ".3f"),
-            interval, _fmt(r["verdict"]), _fmt(r["outputs"]),
-            _short_command(r["command_a"]), _short_command(r["command_b"]))))
-    Console().print(t, highlight=False)
+        interval = (f" ({r['low']:.3f} .. {r['high']:.3f})"
+                    if r["low"] is not None and r["high"] is not None else "")
+        ratio = "" if r["ratio"] is None else f"  B/A {r['ratio']:.3f}{interval}"
+        out.append(fit(f"#{r['id']}  {started[5:10]} {started[11:16]}{ratio}"))
+        verdict = _fmt(r["verdict"]) + (f"; outputs {r['outputs']}" if r["outputs"] else "")
+        out += textwrap.wrap(visible(verdict), width, initial_indent="    ",
+                             subsequent_indent="    ", break_long_words=False,
+                             break_on_hyphens=False)
+        out.append(fit(f"    A: {_short_command(r['command_a'])}"))
+        out.append(fit(f"    B: {_short_command(r['command_b'])}"))
+    sys.stdout.write("\n".join(out) + "\n")
     return 0
 
 
-# Columns in the order shown; the command goes last and takes what is left.
-_COLUMNS = ("id", "started (UTC)", "exit", "wall s", "steps/s", "items/s", "measured",
-            "top finding", "command")
-_RIGHT = {2, 3, 4, 5}
-MIN_COMMAND = 24
+# The table of runs. Every column the researcher compares runs by stays at 80
+# columns: the run's number (what report, decide and diff take), the wall
+# time, ONE throughput (items/s where the run counted items, else steps/s: a
+# fixed run with larger batches must not look 3x slower), the status (the
+# exit status when it failed, else how complete the measurement was), the top
+# finding and the command. The start time and the run directory come in when
+# the terminal has room for them.
+_ALWAYS = ("run", "wall", "throughput", "status", "top finding", "command")
+_OPTIONAL = ("started (UTC)", "run directory")  # added in this order while they fit
+_RIGHT = {"run", "wall", "throughput"}
+MIN_COMMAND = 20
 
 
-def _cells(r: dict) -> list[str]:
+def _throughput(r: dict) -> str:
+    if r.get("items_per_s") is not None:
+        return f"{r['items_per_s']:.1f} items/s"
+    if r.get("steady_steps_per_s") is not None:
+        return f"{r['steady_steps_per_s']:.2f} steps/s"
+    return "-"
+
+
+def _status(r: dict) -> str:
+    exit_status = r.get("exit_status")
+    if exit_status not in (0, None):
+        return f"exit {exit_status}"
+    return _fmt(r.get("measurement"))
+
+
+def _run_directory(r: dict) -> str:
+    path = r.get("run_dir") or "-"
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def _cells(r: dict) -> dict[str, str]:
     started = r["started_at"] or ""
-    return [
-        _fmt(r["id"]),
+    return {
+        "run": _fmt(r["id"]),
         # 2026-12-02T21:06:08Z -> 12-02 21:06: the year only pushes the command off screen.
-        f"{started[5:10]} {started[11:16]}" if len(started) >= 16 else _fmt(r["started_at"]),
-        _fmt(r["exit_status"]),
-        _fmt(r["wall_s"], ".1f"),
-        _fmt(r["steady_steps_per_s"], ".2f"),
-        _fmt(r["items_per_s"], ".1f"),
-        _fmt(r.get("measurement")),
-        _fmt(r["top_finding"]),
-        _short_command(r["command"]),
-    ]
+        "started (UTC)": (f"{started[5:10]} {started[11:16]}" if len(started) >= 16
+                          else _fmt(r["started_at"])),
+        "wall": "-" if r["wall_s"] is None else f"{r['wall_s']:.1f} s",
+        "throughput": _throughput(r),
+        "status": _status(r),
+        "top finding": _fmt(r["top_finding"]),
+        "command": _short_command(r["command"]),
+        "run directory": _run_directory(r),
+    }
 
 
 def _table(rows: list[dict], width: int):
-    """The history table fitted to `width` columns: the figures, the measurement and
-    the finding stay whole; on a narrow terminal the less telling columns go first
-    (wall time, then items/s), so that the command keeps MIN_COMMAND characters."""
+    """The history table fitted to `width` columns (see _ALWAYS): the command
+    takes what is left, at least MIN_COMMAND characters, cut with an ellipsis."""
     from rich.table import Table
 
     # Widths are those of the text as shown (control characters as escapes).
-    cells = [[visible(c) for c in _cells(r)] for r in rows]
-    keep = list(range(len(_COLUMNS)))
-    widths = [max([len(_COLUMNS[i])] + [len(c[i]) for c in cells]) for i in keep]
+    cells = [{k: visible(v) for k, v in _cells(r).items()} for r in rows]
+    widths = {k: max([len(k)] + [len(c[k]) for c in cells]) for k in _ALWAYS + _OPTIONAL}
 
-    def rest() -> int:  # room left for the command (2 spaces between columns)
-        return width - sum(widths[i] for i in keep[:-1]) - 2 * (len(keep) - 1)
+    def rest(columns: list[str]) -> int:  # room left for the command (2 spaces between)
+        return (width - sum(widths[k] for k in columns if k != "command")
+                - 2 * (len(columns) - 1))
 
-    for drop in (3, 5, 1):  # wall s, items/s, started
-        if rest() >= MIN_COMMAND:
-            break
-        keep.remove(drop)
-    room = max(rest(), MIN_COMMAND)
+    shown = list(_ALWAYS)
+    for extra in _OPTIONAL:
+        trial = shown[:1] + [extra] + shown[1:] if extra == "started (UTC)" else shown + [extra]
+        if rest(trial) >= max(MIN_COMMAND, min(widths["command"], 40)):
+            shown = trial
+    room = max(rest(shown), MIN_COMMAND)
     for c in cells:
-        if len(c[-1]) > room:
-            c[-1] = c[-1][: room - 1] + "…"
+        if len(c["command"]) > room:
+            c["command"] = c["command"][: room - 1] + "…"
     t = Table(box=None, header_style="bold", pad_edge=False)
-    for i in keep:
-        last = i == len(_COLUMNS) - 1
-        t.add_column(_COLUMNS[i], no_wrap=True, justify="right" if i in _RIGHT else "left",
-                     min_width=min(widths[i], room) if last else widths[i])
+    for k in shown:
+        t.add_column(k, no_wrap=True, justify="right" if k in _RIGHT else "left",
+                     min_width=min(widths[k], room) if k == "command" else widths[k])
     for c in cells:
-        t.add_row(*[terminal_text(c[i]) for i in keep])
+        t.add_row(*[terminal_text(c[k]) for k in shown])
     return t

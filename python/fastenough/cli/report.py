@@ -203,6 +203,9 @@ def _files_read(paths: list[str], run_dir: str | None, reanalyze: bool) -> list[
 
 
 def run(args: argparse.Namespace) -> int:
+    from fastenough.cli.run_ref import resolve_run_ref
+
+    args.paths = [resolve_run_ref(p) for p in args.paths]
     fmt = args.format
     if fmt is None and args.output:
         fmt = _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())

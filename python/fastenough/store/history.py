@@ -106,6 +106,11 @@ class HistoryDB:
             args.append(limit)
         return [dict(zip(COLUMNS, r, strict=False)) for r in self._db.execute(sql, args)]
 
+    def run_dir_of(self, run_id: int) -> str | None:
+        """The run directory of history row `run_id` (None: no such row)."""
+        row = self._db.execute("SELECT run_dir FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
+
     def add_ab(self, row: dict) -> int:
         cols = [c for c in AB_COLUMNS if c != "id"]
         with self._db:
