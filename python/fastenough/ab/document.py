@@ -13,7 +13,11 @@ interval, the protocol changes, the outputs' comparison and the verdict.
    "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
    "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
    "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null,
-   "left_out": [str]}   (pairs left out: a run of the pair measured no steady steps)
+   "left_out": [str],   (pairs left out: a run of the pair measured no steady steps)
+   "design": {"kind": "fixed" | "sequential", "rounds", "pairs", "max_rounds", "looks",
+              "look_confidence", "confidence", "stopped": "decided" | "max-rounds" |
+              "budget" | "fixed" | "failed", "text"}}   (ab/design.py; set by the CLI;
+   the ratio's interval is at look_confidence)
 
 Figures are null where a run did not measure them; a ratio is null when a side
 failed.

@@ -14,8 +14,8 @@ from fastenough.render.escape import visible
 
 HELP = "A/B two commands fairly: A B B A runs, B/A with its interval, outputs compared"
 DESCRIPTION = """\
-Run each side under `fastenough run` in the order A B B A, --rounds times
-(default 2: 8 runs), in the same working directory and environment (plus the
+Run each side under `fastenough run` in blocks of A B B A, in the same
+working directory and environment (plus the
 side's --env-a / --env-b), and report per side: steady throughput (items/s
 when both count items, else steps/s), steady step time, cold start (start-up,
 load, warm-up), peak memory; then the paired ratio B/A of steady throughput
@@ -44,8 +44,18 @@ examples:
   fastenough ab "python eval.py" "python eval.py --fast"
   fastenough ab --env-a OMP_NUM_THREADS=1 --env-b OMP_NUM_THREADS=2 -- python eval.py
   fastenough ab --rounds 3 --require-speedup 1.1 "python a.py" "python b.py"
+  fastenough ab --budget 600 "python eval.py" "python eval.py --fast"
   fastenough ab --json "python -m fastenough.demo.workload" \\
       "python -m fastenough.demo.workload --fixed" > ab.json
+
+How many blocks: by default a sequential design looks at the interval after
+every block from the second on and stops at the first that decides (at most
+--max-rounds blocks, default 5; --budget SECONDS starts no block that would
+end later). Each look is at the level alpha / K (K looks planned, Bonferroni),
+so that stopping early does not inflate the false-claim rate above alpha = 1 -
+--confidence: a 5x difference is decided in 2 blocks on a busy machine, a
+small one gets more pairs. --rounds N runs exactly N blocks and looks once.
+The report says how many blocks ran and why it stopped.
 
 verdicts: "B faster" / "B slower" (the interval lies above / below 1), "no
 difference shown" (it holds 1), "not measured" (a side had no steady steps);
@@ -60,8 +70,16 @@ a side's command failed (the runs so far are kept); 2 usage error.
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ab", help=HELP, description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=2,
-                   help="A B B A blocks (default 2: 8 runs, 4 pairs)")
+    rounds = p.add_mutually_exclusive_group()
+    rounds.add_argument("--rounds", type=int, default=None,
+                        help="exactly N A B B A blocks (fixed design; default: sequential, "
+                        "see --max-rounds)")
+    rounds.add_argument("--max-rounds", type=int, default=5, metavar="N",
+                        help="sequential design: at most N A B B A blocks, stopping as soon "
+                        "as the interval decides (default 5: at most 20 runs)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="sequential design: start no block that would end after SECONDS "
+                   "(estimated from the blocks so far); at least 2 blocks always run")
     p.add_argument("--env-a", action="append", default=[], metavar="K=V",
                    help="an environment variable for side A only (repeatable)")
     p.add_argument("--env-b", action="append", default=[], metavar="K=V",
@@ -118,6 +136,7 @@ def _add_to_history(doc: dict, side_a, side_b, n_runs: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fastenough.ab.design import SequentialPlan
     from fastenough.ab.document import document
     from fastenough.ab.outputs import compare_outputs
     from fastenough.ab.runner import run_side
@@ -126,29 +145,63 @@ def run(args: argparse.Namespace) -> int:
 
     side_a, side_b = make_sides(args.commands, parse_env(args.env_a, "--env-a"),
                                 parse_env(args.env_b, "--env-b"))
-    order = abba_order(args.rounds)
+    if not 0 < args.confidence < 1:
+        raise UsageError("--confidence must lie between 0 and 1")
+    if args.rounds is not None:
+        plan = SequentialPlan.fixed(len(abba_order(args.rounds)) // 4, args.confidence)
+        if args.budget is not None:
+            raise UsageError("--budget applies to the sequential design; drop --rounds")
+    else:
+        if args.max_rounds < 2:
+            raise UsageError("--max-rounds must be 2 or more")
+        if args.budget is not None and args.budget <= 0:
+            raise UsageError("--budget must be above 0 seconds")
+        plan = SequentialPlan.sequential(args.max_rounds, args.confidence)
     ab_dir = _ab_dir(args.dir)
     ab_dir.mkdir(parents=True, exist_ok=True)
     runs = {"A": [], "B": []}
     failed = None
-    for i, name in enumerate(order):
-        side = side_a if name == "A" else side_b
-        index = len(runs[name]) + 1
-        trace = args.trace or (not args.no_trace and index == 1)
-        t0 = time.monotonic()
-        r = run_side(side, index, ab_dir, trace)
-        runs[name].append(r)
-        sys.stderr.write(f"fastenough ab: run {i + 1}/{len(order)}: {name}{index} "
-                         f"({time.monotonic() - t0:.1f} s)\n")
-        if not r.ok:
-            failed = r
-            break
     outputs = None
-    if failed is None:
-        tol = {k: v for k, v in (("atol", args.atol), ("rtol", args.rtol)) if v is not None}
-        outputs = compare_outputs(runs["A"][0].run_dir, runs["B"][0].run_dir, **tol)
-    doc = document(side_a, side_b, runs, outputs, failed, ab_dir,
-                   confidence=args.confidence)
+    tol = {k: v for k, v in (("atol", args.atol), ("rtol", args.rtol)) if v is not None}
+    started = time.monotonic()
+    doc = None
+    stopped = "failed"
+    for block in range(1, plan.max_rounds + 1):
+        elapsed = time.monotonic() - started
+        if (block > plan.min_rounds and args.budget is not None
+                and elapsed + elapsed / (block - 1) > args.budget):
+            stopped = "budget"
+            break
+        for name in ("A", "B", "B", "A"):
+            side = side_a if name == "A" else side_b
+            index = len(runs[name]) + 1
+            trace = args.trace or (not args.no_trace and index == 1)
+            t0 = time.monotonic()
+            r = run_side(side, index, ab_dir, trace)
+            runs[name].append(r)
+            done = len(runs["A"]) + len(runs["B"])
+            total = f"{4 * plan.max_rounds}" if plan.fixed_n else f"at most {4 * plan.max_rounds}"
+            sys.stderr.write(f"fastenough ab: run {done} of {total}: {name}{index} "
+                             f"({time.monotonic() - t0:.1f} s)\n")
+            if not r.ok:
+                failed = r
+                break
+        if failed is not None:
+            break
+        if outputs is None:  # A1 and B1 exist after the first block
+            outputs = compare_outputs(runs["A"][0].run_dir, runs["B"][0].run_dir, **tol)
+        if block < plan.min_rounds:
+            continue
+        doc = document(side_a, side_b, runs, outputs, None, ab_dir,
+                       confidence=plan.look_confidence)
+        if not plan.fixed_n and doc.get("speed") in ("B faster", "B slower"):
+            stopped = "decided"
+            break
+        stopped = "max-rounds" if not plan.fixed_n else "fixed"
+    if failed is not None or doc is None:
+        doc = document(side_a, side_b, runs, outputs, failed, ab_dir,
+                       confidence=plan.look_confidence)
+    doc["design"] = plan.describe(rounds=len(runs["B"]) // 2, stopped=stopped)
     (ab_dir / "ab.json").write_text(json.dumps(doc, indent=2) + "\n")
     try:
         from fastenough.render.html.ab_page import ab_to_html

@@ -113,6 +113,9 @@ def render_text(doc: dict) -> str:
     ratio = ratio_line(doc)
     if ratio:
         out.append(ratio + "\n")
+    design = doc.get("design")
+    if design:
+        out.append(design["text"] + "\n")
     for n in doc.get("noise") or []:
         out.append(f"noise: {n}\n")
     for n in doc.get("left_out") or []:
