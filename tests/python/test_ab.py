@@ -130,6 +130,8 @@ def test_batch_size_and_declared_fields_are_protocol_changes(tmp_path, prog):
     text = run_cli("ab", "--no-trace", "--rounds", "1", "--dir", tmp_path / "ab-text",
                    cmd(prog, "slow", 16), cmd(prog, "fast", 64), cwd=tmp_path, timeout=900)
     assert "protocol change: batch size (items per steady step): 16 -> 64" in text.stdout
+    # The outputs' counts, as `fastenough compare` prints them (issue 24, item 8).
+    assert "16 keys paired: " in text.stdout and " differ" in text.stdout
     assert text.stdout.rstrip().splitlines()[-1].startswith("verdict: ")
 
 

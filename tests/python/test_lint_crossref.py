@@ -78,6 +78,9 @@ def test_demo_run_marks_what_lint_also_saw(tmp_path):
     all_lint = lint_paths(lint["files"], jobs=1).findings
     assert lint["confirmed"] + len(lint["unconfirmed"]) == len(all_lint)
     assert "also visible in source: " in proc.stderr
+    # Named by the code `fastenough lint` prints, not by its internal rule name.
+    assert "(fastenough lint: sync-in-loop)" in proc.stderr
+    assert "sync-method-in-loop" not in proc.stderr
     assert "seen in the source but not confirmed by this run" in proc.stderr
     md = (run_dir / "report.md").read_text()
     assert "- **also visible in source**: `" in md

@@ -85,7 +85,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="write the fastenough.report/1 JSON to FILE; `-` prints it on "
                      "stdout and moves the command's stdout to stderr")
     fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
-    fmt.add_argument("--quiet", action="store_true", help="print only the run directory")
+    fmt.add_argument("--quiet", action="store_true",
+                     help="no terminal report: on stderr only the line with the command's "
+                     "exit status and the run directory (and what went wrong, if anything)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
     p.set_defaults(func=run)
 

@@ -38,9 +38,20 @@ def outputs_lines(outputs: dict | None) -> list[str]:
         return [f"outputs: not compared ({outputs.get('why')})"]
     summary = outputs.get("summary") or {}
     parts = [f"outputs (A1 vs B1, fastenough compare): {verdict}"]
-    keys = summary.get("keys") or summary.get("compared")
-    if keys is not None:
-        parts.append(f"{keys} key(s)")
+    c = outputs.get("counts")
+    if isinstance(c, dict) and "paired" in c:
+        # The counts `fastenough compare` prints: "within-tolerance" alone does
+        # not say whether 1 key of 1000 or all of them moved.
+        counts = (f"{c['paired']} keys paired: {c.get('bitwise_equal', 0)} bitwise equal, "
+                  f"{c.get('within_tolerance', 0)} within tolerance, {c.get('differs', 0)} "
+                  "differ")
+        if c.get("missing") or c.get("extra"):
+            counts += f"; {c.get('missing', 0)} only in A, {c.get('extra', 0)} only in B"
+        parts.append(counts)
+    else:
+        keys = summary.get("keys") or summary.get("compared")
+        if keys is not None:
+            parts.append(f"{keys} key(s)")
     out = ["; ".join(parts)]
     for w in (outputs.get("worst") or [])[:5]:
         key = w.get("key")

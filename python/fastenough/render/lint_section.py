@@ -16,8 +16,10 @@ def _short(path: str) -> str:
 
 
 def also_in_source(finding: dict) -> list[str]:
-    """`file:line (lint rule)` for each lint finding that matches this runtime one."""
-    return [f"{_short(e['file'])}:{e['line']} (lint {e['rule']})"
+    """`file:line (fastenough lint: code)` for each lint finding that matches
+    this runtime one, named by the code `fastenough lint` prints (its rule,
+    e.g. sync-method-in-loop, is a detail of the lint JSON)."""
+    return [f"{_short(e['file'])}:{e['line']} (fastenough lint: {finding.get('code')})"
             for e in finding.get("also_in_source") or []]
 
 
