@@ -147,3 +147,22 @@ def test_fastenough_run_reports_the_knee_the_workload_measured(tmp_path):
     report = json.loads((run_dir / "report.json").read_text())
     assert report["meta"]["batch_sweep"]["knee"] == 2
     assert "Batch sweep knee at batch 2" in r.stderr and "sizes tried: 1, 2" in r.stderr
+
+
+def test_an_outlier_is_not_a_knee_without_a_warning():
+    # Issue 24: under load one size was measured 6x faster than the batch can
+    # explain and became the knee with no warning. Here batch 64 returns at
+    # once where the others take 8 ms: 64 / ~0.1 ms against 32 / 8 ms.
+    def run(batch):
+        if len(batch) != 64:
+            time.sleep(0.008)
+
+    with pytest.warns(MeasurementWarning, match="more than batching can explain"):
+        r = fastenough.sweep_batch(run, lambda n: list(range(n)), sizes=[8, 16, 32, 64],
+                                   rounds=3, warmup=1)
+    assert r.knee == 64
+    assert any("batch 64 is" in w and "more than batching can explain" in w
+               for w in r.warnings), r.warnings
+    assert any("knee or the best size rests on a suspect measurement" in w for w in r.warnings)
+    assert "WARNING: items/s at batch 64" in repr(r)
+    assert r.to_dict()["warnings"] == r.warnings

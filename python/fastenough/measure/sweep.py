@@ -57,12 +57,16 @@ class SweepResult:
     semantics: list[str]  # why batching may change results
     out_of_memory_at: int | None = None
     notes: list[str] = field(default_factory=list)
+    # Why the figures may not be trusted (noisy rounds, throughput that grew
+    # faster than the batch), as fastenough.time warns for its rounds.
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"points": self.points, "knee": self.knee, "best": self.best,
                 "within": self.within, "device": self.device,
                 "protocol_change": self.protocol_change, "semantics": self.semantics,
-                "out_of_memory_at": self.out_of_memory_at, "notes": self.notes}
+                "out_of_memory_at": self.out_of_memory_at, "notes": self.notes,
+                "warnings": self.warnings}
 
     def __repr__(self) -> str:
         has_tokens = any(p.get("tokens_per_s") for p in self.points)
@@ -80,6 +84,7 @@ class SweepResult:
         if self.protocol_change:
             lines.append("  PROTOCOL CHANGE: batching may change results "
                          f"({', '.join(self.semantics)}); compare outputs, label the result")
+        lines += [f"  WARNING: {w}" for w in self.warnings]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -113,6 +118,47 @@ def _measure_size(timer, run_fn, batch, rounds: int, warmup: int, min_round_s: f
         timer.synchronize()
         seconds.append(timer.seconds_between(start, end))
     return seconds, calls, timer.peak_memory_bytes()
+
+
+# Rounds that spread more than this share of their median are noisy
+# (torch.utils.benchmark and fastenough.time warn above the same share).
+NOISY_SPREAD = 0.1
+# Items/s can grow at most as fast as the batch (a step's fixed cost shared by
+# more items); beyond this margin over the batch ratio one of the two sizes
+# was measured wrong (an outlier under load picked a knee at 256 with 1.52 M
+# items/s beside 35 to 254 k for the other sizes, issue 24).
+SUPERLINEAR_MARGIN = 1.25
+
+
+def noise_warnings(ok: list[dict], chosen: set) -> list[str]:
+    """Warnings about the sweep's own figures: noisy rounds per size, and
+    throughput that grew faster than the batch between two sizes."""
+    out = []
+    suspect = set()
+    for p in ok:
+        rounds = p.get("round_s") or []
+        if len(rounds) >= 2:
+            med = _core.median([float(x) for x in rounds])
+            spread = (max(rounds) - min(rounds)) / med if med > 0 else 0.0
+            if spread > NOISY_SPREAD:
+                suspect.add(p["size"])
+                out.append(f"batch {p['size']}: its rounds spread by {spread:.0%} of their "
+                           f"median (> {NOISY_SPREAD:.0%}): other work on the machine or "
+                           "device; raise rounds or measure on a quiet machine")
+    for a, b in zip(ok, ok[1:], strict=False):
+        ra, rb = a.get("items_per_s"), b.get("items_per_s")
+        if not ra or not rb:
+            continue
+        grew, items = rb / ra, b["size"] / a["size"]
+        if grew > SUPERLINEAR_MARGIN * items:
+            suspect.update((a["size"], b["size"]))
+            out.append(f"items/s at batch {b['size']} is {grew:.1f}x batch {a['size']}'s for "
+                       f"{items:g}x the items: more than batching can explain, one of the "
+                       "two was measured wrong")
+    if suspect & {c for c in chosen if c is not None}:
+        out.append("the knee or the best size rests on a suspect measurement: run the sweep "
+                   "again before choosing")
+    return out
 
 
 def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None, tokens=None,
@@ -182,10 +228,14 @@ def sweep_batch(run_fn, make_batch, sizes=None, *, current: int = 1, items=None,
     elif ok and k == len(ok) - 1:
         notes.append("the knee is the largest size tried: throughput may still grow; try "
                      "larger sizes")
-    result = SweepResult(points=points, knee=ok[k]["size"] if k >= 0 else None, best=best,
+    knee = ok[k]["size"] if k >= 0 else None
+    warns = noise_warnings(ok, {knee, best})
+    for w in warns:
+        warnings.warn(f"fastenough.sweep_batch: {w}", MeasurementWarning, stacklevel=2)
+    result = SweepResult(points=points, knee=knee, best=best,
                          within=within, device=timer.device if timer else "cpu",
                          protocol_change=bool(semantics), semantics=semantics,
-                         out_of_memory_at=oom_at, notes=notes)
+                         out_of_memory_at=oom_at, notes=notes, warnings=warns)
     _keep_in_run_dir(result)
     return result
 
