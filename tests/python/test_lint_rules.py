@@ -222,6 +222,30 @@ def test_eval_function_called_once_without_no_grad_still_fires():
         """) == [(5, "autograd-in-eval")]
 
 
+def test_autograd_in_eval_through_a_helper_of_the_same_file():
+    # Issue 24: the model call sits in a helper the evaluation loop calls.
+    src = """
+        import torch
+        def run_batch(model, x):
+            return model(x)
+        def evaluate(model, loader):
+            model.eval()
+            for x in loader:
+                out = run_batch(model, x)
+        """
+    assert found(src) == [(8, "autograd-in-eval")]
+    findings, _ = check_text("snippet.py", textwrap.dedent(src))
+    assert "through `run_batch`" in findings[0].message
+    # Quiet when the helper runs with autograd off, or trains.
+    assert found(src.replace("out = run_batch(model, x)",
+                             "with torch.no_grad():\n                    out = run_batch(model, x)")
+                 ) == []
+    assert found(src.replace("def run_batch", "@torch.inference_mode()\n        def run_batch")
+                 ) == []
+    assert found(src.replace("return model(x)", "loss = model(x)\n            loss.backward()")
+                 ) == []
+
+
 def test_missing_model_eval_before_an_evaluation_loop():
     src = """
         import torch

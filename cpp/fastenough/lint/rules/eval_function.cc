@@ -79,13 +79,7 @@ bool HasEvalDecorator(const Function& fn) {
 
 }  // namespace
 
-bool IsEvalFunction(const ModuleContext& ctx, const Function& fn) {
-  if (fn.name == "forward" || fn.name.starts_with("__")) return false;
-  if (fn.name.starts_with("test_") && IsTestFile(ctx.path())) {
-    return false;  // a pytest/unittest test, not an evaluation
-  }
-  const bool named = IsEvalName(fn.name) || HasEvalDecorator(fn);
-  if (!(named || CallsEval(fn))) return false;
+bool Trains(const Function& fn) {
   // Calls that make a function training code, where autograd is wanted
   // (.train(False) excepted).
   for (const Site* s : fn.calls) {
@@ -95,9 +89,19 @@ bool IsEvalFunction(const ModuleContext& ctx, const Function& fn) {
     }
     const NodeList args = s->node->args();
     const bool train_false = f->name == "train" && !args.empty() && IsFalse(args[0]);
-    if (!train_false) return false;
+    if (!train_false) return true;
   }
-  return true;
+  return false;
+}
+
+bool IsEvalFunction(const ModuleContext& ctx, const Function& fn) {
+  if (fn.name == "forward" || fn.name.starts_with("__")) return false;
+  if (fn.name.starts_with("test_") && IsTestFile(ctx.path())) {
+    return false;  // a pytest/unittest test, not an evaluation
+  }
+  const bool named = IsEvalName(fn.name) || HasEvalDecorator(fn);
+  if (!(named || CallsEval(fn))) return false;
+  return !Trains(fn);
 }
 
 }  // namespace fastenough::lint::rules

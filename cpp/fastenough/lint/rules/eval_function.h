@@ -10,4 +10,8 @@ namespace fastenough::lint::rules {
 
 bool IsEvalFunction(const ModuleContext& ctx, const Function& fn);
 
+// Calls backward / step / zero_grad / train() (not train(False)): training
+// code, where autograd is wanted.
+bool Trains(const Function& fn);
+
 }  // namespace fastenough::lint::rules

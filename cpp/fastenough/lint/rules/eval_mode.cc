@@ -28,18 +28,52 @@ not only the speed. Call model.eval() before the evaluation loop (and
 model.train() after it, when training continues). Shared with the runtime check
 train-mode-in-eval, which sees the modules' actual mode.)";
 
-// The first model call of each evaluation function that runs with autograd on.
+// A model call of `helper` (a function of the same file) that runs with
+// autograd on, or nullptr.
+const Site* UngatedModelCall(const ModuleContext& ctx, const Function& helper) {
+  for (const Site* site : helper.calls) {
+    if (ctx.IsModelCall(*site->node) && !ctx.scope().GradOff(*site)) return site;
+  }
+  return nullptr;
+}
+
+// The first model call of each evaluation function that runs with autograd on:
+// its own, or one in a helper of the same file that it calls with autograd on
+// (`for x in loader: out = run_batch(model, x)`, the model call in run_batch:
+// issue 24). A helper that is itself an evaluation function is reported for
+// its own calls.
 void CheckAutograd(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleScope& scope = ctx.scope();
   for (const Function& fn : scope.functions()) {
     if (!IsEvalFunction(ctx, fn)) continue;
+    bool found = false;
     for (const Site* site : fn.calls) {
       if (ctx.IsModelCall(*site->node) && !scope.GradOff(*site)) {
         out.push_back({site->node, "`" + std::string(fn.name) +
                                        "` evaluates the model with autograd on: wrap it in "
                                        "torch.inference_mode()"});
+        found = true;
         break;
       }
+    }
+    if (found) continue;
+    for (const Function& helper : scope.functions()) {
+      if (&helper == &fn || helper.name == "forward" || helper.name.starts_with("__") ||
+          IsEvalFunction(ctx, helper) || Trains(helper) || !UngatedModelCall(ctx, helper)) {
+        continue;
+      }
+      const Site* via = nullptr;
+      for (const Site* caller : helper.callers) {
+        if (caller->function == &fn && !scope.GradOff(*caller)) {
+          via = caller;
+          break;
+        }
+      }
+      if (via == nullptr) continue;
+      out.push_back({via->node, "`" + std::string(fn.name) + "` evaluates the model through `" +
+                                    std::string(helper.name) +
+                                    "` with autograd on: wrap it in torch.inference_mode()"});
+      break;
     }
   }
 }
