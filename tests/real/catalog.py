@@ -205,7 +205,9 @@ CORPUS_PROGRAMS: list[Program] = [
             root=EX, needs=("gymnasium",), launcher=("--reward-threshold", "CartPole-v1=60"),
             expect=(("sync-in-loop@reinforce.py", "action.item() per environment step"),),
             forbid=(("autograd-in-eval", "the rollout's graph is backpropagated at the episode's "
-                     "end: no_grad would break training (issue 28)"),)),
+                     "end: no_grad would break training (issue 28)"),
+                    ("memory-headroom", "one state per policy step is the algorithm's batch, "
+                     "and the host's RAM is no batch headroom"))),
     # ---- karpathy/nanoGPT (corpus/nanogpt/README.md)
     Program("nanogpt-train-char", ("train.py", "--device=cpu", "--compile=False",
                                    "--dataset=synth_char", "--dtype=float32",

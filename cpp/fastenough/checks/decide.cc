@@ -276,6 +276,11 @@ MaybeFinding DecideMemoryHeadroom(const CheckInput& in) {
   double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
   double batch = in.Num("batch_size");
   if (peak <= 0 || cap <= 0 || batch <= 0) return std::nullopt;
+  // On the CPU "capacity" is the machine's RAM, shared with everything else,
+  // and memory is not what holds the batch small: the finding said "1% of
+  // capacity at batch size 1" of REINFORCE's one-state policy steps and of
+  // autoregressive generation, where the batch is the algorithm's (issue 22).
+  if (in.Text("device") == "cpu") return std::nullopt;
   // Far below capacity at a small batch: a bigger batch probably fits and may
   // raise throughput, but only a batch sweep can say by how much.
   if (peak > 0.25 * cap || batch > 4) return std::nullopt;

@@ -128,7 +128,12 @@ TEST(ChecksDecide, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
 TEST(ChecksDecide, MemoryRules) {
   CheckInput in;
   in.numbers = {{"peak_bytes", 1e9}, {"capacity_bytes", 80e9}, {"batch_size", 1}};
+  in.texts = {{"device", "cuda:0"}};
   EXPECT_EQ(DecideMemoryHeadroom(in)->verdict, Verdict::kInsufficientEvidence);
+  // The host's RAM is no batch-size headroom (REINFORCE's batch of one state).
+  in.texts["device"] = "cpu";
+  EXPECT_FALSE(DecideMemoryHeadroom(in).has_value());
+  in.texts["device"] = "cuda:0";
   EXPECT_FALSE(DecideMemoryNearLimit(in).has_value());
   in.numbers["batch_size"] = 16;
   EXPECT_FALSE(DecideMemoryHeadroom(in).has_value());
