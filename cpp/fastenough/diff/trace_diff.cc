@@ -74,7 +74,23 @@ Iter GroupEnd(Iter it, Iter end) {
 // by shapes.
 void DiffGroup(Iter ia, Iter ea, Iter ib, Iter eb, const Scale& sa, const Scale& sb,
                const DiffOptions& o, bool per_item, std::vector<DiffRow>& out) {
-  const bool only_a = ib == eb, only_b = ia == ea;
+  if (ia == ea || ib == eb) {
+    // The name is on one side only: one row for it, whatever its shapes.
+    const bool on_a = ia != ea;
+    DiffRow row;
+    row.key = (on_a ? ia : ib)->first;
+    (on_a ? row.in_a : row.in_b) = true;
+    row.entirely = true;
+    std::vector<std::string>& dims = on_a ? row.dims_a : row.dims_b;
+    for (Iter it = on_a ? ia : ib, end = on_a ? ea : eb; it != end; ++it) {
+      Accumulate(on_a ? row.a : row.b, it->second, on_a ? sa : sb);
+      if (!it->first.input_dims.empty()) dims.push_back(it->first.input_dims);
+    }
+    if (std::distance(on_a ? ia : ib, on_a ? ea : eb) > 1) row.key.input_dims.clear();
+    Classify(row, o, per_item);
+    out.push_back(std::move(row));
+    return;
+  }
   std::vector<Iter> left_a, left_b;  // shapes without a match on the other side
   while (ia != ea || ib != eb) {
     if (ib == eb || (ia != ea && ia->first.input_dims < ib->first.input_dims)) {
@@ -113,6 +129,7 @@ void DiffGroup(Iter ia, Iter ea, Iter ib, Iter eb, const Scale& sa, const Scale&
     out.push_back(std::move(row));
     return;
   }
+  // Shapes one side ran while the other still runs the op otherwise.
   for (const auto& [left, on_a] : {std::pair{&left_a, true}, std::pair{&left_b, false}}) {
     for (Iter it : *left) {
       DiffRow row;
@@ -120,7 +137,6 @@ void DiffGroup(Iter ia, Iter ea, Iter ib, Iter eb, const Scale& sa, const Scale&
       (on_a ? row.in_a : row.in_b) = true;
       Accumulate(on_a ? row.a : row.b, it->second, on_a ? sa : sb);
       if (!row.key.input_dims.empty()) (on_a ? row.dims_a : row.dims_b) = {row.key.input_dims};
-      row.entirely = on_a ? only_a : only_b;
       Classify(row, o, per_item);
       out.push_back(std::move(row));
     }

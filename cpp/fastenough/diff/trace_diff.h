@@ -2,13 +2,14 @@
 // first, then by input shapes; added, removed, changed (by call count, by
 // time or by shapes), and the rest summarised as unchanged.
 //
-// Matching: within one kind and name, the shapes both sides have pair up row
-// by row. What is left over is one "changed" row with shapes_changed when
-// both sides have leftovers (a batch-size change turns every GEMM's shapes:
-// that is one op whose inputs changed, not one op removed and another added),
-// and added or removed rows otherwise. An added or removed row whose name the
-// other side has no row of at all is `entirely` so: an op that really
-// appeared or disappeared (aten::item, a clone), which the view lists first.
+// Matching: a kind and name only one side has is one added or removed row,
+// `entirely` (its shapes summed): an op that really appeared or disappeared
+// (aten::item, a clone), which the view lists first. Within a kind and name
+// both sides have, the shapes both ran pair up row by row; what is left over
+// is one "changed" row with shapes_changed when both sides have leftovers (a
+// batch-size change turns every GEMM's shapes: that is one op whose inputs
+// changed, not one op removed and another added), and an added or removed row
+// per shape otherwise.
 //
 // Per item: when both sides know their items per step (DiffOptions), every
 // row also has its time per item, and a row's time change, its order and
@@ -62,7 +63,9 @@ struct DiffRow {
   // Matched by name, but the shapes differ: key.input_dims is empty and
   // dims_a / dims_b hold each side's shapes (the figures are their sums).
   bool shapes_changed = false;
-  // Added or removed, and the other side has no row of this kind and name.
+  // Added or removed, and the other side has no row of this kind and name:
+  // one row for the name, its shapes summed (key.input_dims empty when it ran
+  // with several).
   bool entirely = false;
   // The input shapes this row covers on each side (empty where absent, and
   // for device rows and ops recorded without shapes).

@@ -202,6 +202,29 @@ TEST(TraceDiff, BatchChangeShowsShapeChangesAndWhatIsGoneEntirely) {
             std::string::npos) << json;
 }
 
+TEST(TraceDiff, AnOpGoneEntirelyIsOneRowWhateverItsShapes) {
+  TraceBuilder a, b;
+  a.Op("aten::sum", 0, 10, "[[3], []]");
+  a.Op("aten::sum", 20, 6, "[[6], []]");
+  a.Op("aten::sum", 40, 4, "[[6], []]");
+  b.Op("aten::mean", 0, 5, "[[3], []]");
+  TraceDiff d = DiffSides(Side(a), Side(b));
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[0].key.name, "aten::sum");
+  EXPECT_EQ(d.rows[0].status, RowStatus::kRemoved);
+  EXPECT_TRUE(d.rows[0].entirely);
+  EXPECT_EQ(d.rows[0].key.input_dims, "");  // two shapes: none in the key
+  EXPECT_EQ(d.rows[0].dims_a, (std::vector<std::string>{"[[3], []]", "[[6], []]"}));
+  EXPECT_DOUBLE_EQ(d.rows[0].a.calls, 3);
+  EXPECT_DOUBLE_EQ(d.rows[0].a.time_ns, 20000);
+  EXPECT_EQ(d.rows[1].key.name, "aten::mean");
+  EXPECT_EQ(d.rows[1].status, RowStatus::kAdded);
+  EXPECT_TRUE(d.rows[1].entirely);
+  EXPECT_EQ(d.rows[1].key.input_dims, "[[3], []]");  // one shape: kept
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_a, 2);
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_b, 1);
+}
+
 TEST(TraceDiff, ShapesBothSidesHaveStillMatchOneByOne) {
   // aten::mm runs with two shapes on A; B keeps one and turns the other: the
   // kept one is a row of its own (unchanged), the other a shape change. A
