@@ -10,6 +10,8 @@ from __future__ import annotations
 # Exit codes shared by every subcommand.
 EXIT_OK = 0
 EXIT_FINDINGS_OR_COUNTERS = 1  # analysis ran, but error counters were raised
+# `fastenough diff --max-regression`: B is slower than A by more than allowed.
+EXIT_REGRESSION = 1
 EXIT_USAGE = 2  # usage error or unreadable input
 EXIT_INTERNAL = 3  # a bug in fastenough
 # `fastenough run --require-complete`: the command succeeded, but the measurement
@@ -58,6 +60,15 @@ class OutputError(FastenoughError):
 class DuplicateRecordError(UsageError, ValueError):
     """fastenough.record called twice with the same key: the message names both call sites.
     The one error the in-program API raises in the user's program."""
+
+
+class NotComparableError(FastenoughError):
+    """`fastenough diff --max-regression`: the two runs measured different work
+    (another batch size, device, world size) or too few steady steps to judge.
+    The exit code is the usage errors' (2: no verdict), the message starts with
+    "not comparable:" and the JSON says gate.status "not-comparable"."""
+
+    exit_code = EXIT_USAGE
 
 
 class InternalError(FastenoughError):

@@ -40,27 +40,39 @@ def test_fixture_traces_exact_rows():
     t = doc["trace"]
     assert t["basis"] == "per_steady_step"
     assert t["steady_steps"] == {"a": 2, "b": 2}
-    # The GEMM kernel became 2x slower; the relu and its kernel are gone.
+    # The GEMM kernel became 2x slower; the relu and its kernel are gone entirely.
+    # Traces alone do not know their items per step: no per-item figures.
+    assert t["per_item"] is None
     assert t["rows"] == [
         {"status": "changed", "kind": "kernel", "name": GEMM, "input_dims": None,
-         "a": {"calls": 1, "time_ns": 40000}, "b": {"calls": 1, "time_ns": 80000},
+         "input_dims_a": [], "input_dims_b": [], "shapes_changed": False, "entirely": False,
+         "a": {"calls": 1, "time_ns": 40000, "time_per_item_ns": None},
+         "b": {"calls": 1, "time_ns": 80000, "time_per_item_ns": None},
          "delta_calls": 0, "delta_time_ns": 40000, "ratio": 2,
+         "delta_time_per_item_ns": None, "ratio_per_item": None,
          "calls_changed": False, "time_changed": True},
         {"status": "removed", "kind": "cpu_op", "name": "aten::relu", "input_dims": "[[8, 128]]",
-         "a": {"calls": 1, "time_ns": 10000}, "b": None,
-         "delta_calls": -1, "delta_time_ns": -10000, "ratio": None,
+         "input_dims_a": ["[[8, 128]]"], "input_dims_b": [], "shapes_changed": False,
+         "entirely": True, "a": {"calls": 1, "time_ns": 10000, "time_per_item_ns": None},
+         "b": None, "delta_calls": -1, "delta_time_ns": -10000, "ratio": None,
+         "delta_time_per_item_ns": None, "ratio_per_item": None,
          "calls_changed": False, "time_changed": False},
         {"status": "removed", "kind": "kernel", "name": RELU, "input_dims": None,
-         "a": {"calls": 1, "time_ns": 3000}, "b": None,
+         "input_dims_a": [], "input_dims_b": [], "shapes_changed": False, "entirely": True,
+         "a": {"calls": 1, "time_ns": 3000, "time_per_item_ns": None}, "b": None,
          "delta_calls": -1, "delta_time_ns": -3000, "ratio": None,
+         "delta_time_per_item_ns": None, "ratio_per_item": None,
          "calls_changed": False, "time_changed": False},
     ]
     # aten::linear, aten::addmm, aten::copy_ (30 + 25 + 15 µs) and the memcpy (4 µs).
     assert t["unchanged"] == {"rows": 4, "a_time_ns": 74000, "b_time_ns": 74000}
     assert t["totals"]["kernel"] == {"a_time_ns": 43000, "b_time_ns": 80000,
+                                     "a_time_per_item_ns": None, "b_time_per_item_ns": None,
                                      "rows_a": 2, "rows_b": 1}
     assert t["totals"]["memcpy"] == {"a_time_ns": 4000, "b_time_ns": 4000,
+                                     "a_time_per_item_ns": None, "b_time_per_item_ns": None,
                                      "rows_a": 1, "rows_b": 1}
+    assert doc["gate"] is None
 
 
 def test_swapped_sides_mirror_the_rows():
@@ -81,14 +93,19 @@ def test_terminal_and_markdown_shorten_kernel_names():
     proc = _cli("diff", str(DATA / "a.json"), str(DATA / "b.json"))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "- removed" in out and "~ changed" in out and "aten::relu" in out
+    lines = out.splitlines()
+    # Gone entirely first (the relu and its kernel), then the slower GEMM.
+    marks = [line.split()[0] for line in lines if line.startswith(("gone ", "~ "))]
+    assert marks == ["gone", "gone", "~"], out
+    assert "aten::relu" in out and "[[8, 128]]" in out
+    assert "\\n" not in out  # the shapes are a line of their own, not an escaped newline
     assert "4 unchanged" in out
     assert GEMM not in out  # shortened: no return type, no parameter list
     assert "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>" in out
     md = _cli("diff", str(DATA / "a.json"), str(DATA / "b.json"), "--md", "--top", "1").stdout
     assert md.startswith("# fastenough diff\n")
-    assert "| \\~ changed | kernel | cutlass::Kernel\\<" in md  # `~` and `<` escaped
-    assert "aten::relu" not in md  # cut by --top 1
+    assert "| gone | cpu\\_op | aten::relu \\[\\[8, 128\\]\\] |" in md  # markup escaped
+    assert "cutlass" not in md.split("Trace diff")[1]  # cut by --top 1
     assert "2 more changed row(s) (--top)" in md
 
 
@@ -179,9 +196,13 @@ def test_demo_trace_diff_shows_the_removed_ops(demo_runs):
     # The .item() per step and the per-expert matmul loop are gone in the fixed run.
     assert ("cpu_op", "aten::item") in removed
     assert ("cpu_op", "aten::_local_scalar_dense") in removed
+    assert all(r["entirely"] for r in t["rows"] if r["name"] in ("aten::item",
+                                                                  "aten::_local_scalar_dense"))
     for r in t["rows"]:
         assert r["status"] in {"added", "removed", "changed"}
-    deltas = [abs(r["delta_time_ns"]) for r in t["rows"]]
+    # Both runs count their items (1 and 8 per step): the rows are judged per item.
+    assert t["per_item"] == {"items_per_step_a": 1, "items_per_step_b": 8}
+    deltas = [abs(r["delta_time_per_item_ns"]) for r in t["rows"]]
     assert deltas == sorted(deltas, reverse=True)
     text = _cli("diff", str(wasteful), str(fixed), "--top", "10").stdout
-    assert "Phases" in text and "Findings" in text and "Trace diff, per steady step" in text
+    assert "Phases" in text and "Findings" in text and "Trace diff per item (A 1, B 8" in text

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "fastenough/diff/trace_diff_json.h"
 #include "fastenough/findings/test_trace_builder.h"
 
@@ -62,6 +65,7 @@ TEST(TraceDiff, RemovedKernelAndTwiceSlowerKernelPerSteadyStep) {
   EXPECT_TRUE(d.rows[0].time_changed);
 
   EXPECT_EQ(d.rows[1].status, RowStatus::kRemoved);
+  EXPECT_TRUE(d.rows[1].entirely);
   EXPECT_EQ(d.rows[1].key.kind, RowKind::kCpuOp);
   EXPECT_EQ(d.rows[1].key.name, "aten::relu");
   EXPECT_DOUBLE_EQ(d.rows[1].a.time_ns, 5000);
@@ -88,20 +92,163 @@ TEST(TraceDiff, WithoutStepsComparesTotalsAndCountsCalls) {
   a.Op("aten::mm", 40, 10, kMmDims);
   TraceBuilder b;
   b.Op("aten::item", 0, 10);
-  b.Op("aten::mm", 40, 10, "[[8, 8], [8, 16]]");  // other shapes: another row
+  b.Op("aten::mm", 40, 10, "[[8, 8], [8, 16]]");  // other shapes: the same op, changed
   TraceDiff d = DiffSides(Side(a), Side(b));
   EXPECT_FALSE(d.per_step);
-  ASSERT_EQ(d.rows.size(), 3u);
-  // Equal |delta| (10 µs): ordered by key, the shapes "[[4..." before "[[8...".
+  EXPECT_FALSE(d.per_item);
+  ASSERT_EQ(d.rows.size(), 2u);
   EXPECT_EQ(d.rows[0].key.name, "aten::item");
   EXPECT_EQ(d.rows[0].status, RowStatus::kChanged);
   EXPECT_TRUE(d.rows[0].calls_changed);
+  EXPECT_FALSE(d.rows[0].shapes_changed);
   EXPECT_DOUBLE_EQ(d.rows[0].delta_calls(), -1);
-  EXPECT_EQ(d.rows[1].key.input_dims, kMmDims);
-  EXPECT_EQ(d.rows[1].status, RowStatus::kRemoved);
-  EXPECT_EQ(d.rows[2].key.input_dims, "[[8, 8], [8, 16]]");
-  EXPECT_EQ(d.rows[2].status, RowStatus::kAdded);
+  // Same calls, same time, other shapes: changed by its shapes alone.
+  EXPECT_EQ(d.rows[1].key.name, "aten::mm");
+  EXPECT_EQ(d.rows[1].status, RowStatus::kChanged);
+  EXPECT_TRUE(d.rows[1].shapes_changed);
+  EXPECT_FALSE(d.rows[1].calls_changed);
+  EXPECT_FALSE(d.rows[1].time_changed);
+  EXPECT_EQ(d.rows[1].key.input_dims, "");
+  EXPECT_EQ(d.rows[1].dims_a, std::vector<std::string>{kMmDims});
+  EXPECT_EQ(d.rows[1].dims_b, std::vector<std::string>{"[[8, 8], [8, 16]]"});
   EXPECT_EQ(d.unchanged_rows, 0);
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_a, 2);
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_b, 2);
+}
+
+// Issue 24: B runs batches of 8 instead of 4. Every op that sees the batch has
+// other shapes, and the per-step times double with the batch; the host syncs
+// (aten::item, aten::_local_scalar_dense) and a clone are gone entirely.
+void BatchStep(TraceBuilder& tb, int n, double t, int batch, bool with_syncs) {
+  const double k = batch / 4.0;  // time scales with the batch
+  const std::string x = "[[" + std::to_string(batch) + ", 8], [8, 16]]";
+  tb.Step(n, t, 200);
+  tb.Op("aten::mm", t + 1, 20 * k, x);
+  tb.Kernel(t + 2, 3, kGemm, t + 30, 10 * k);
+  tb.Op("aten::linear", t + 40, 4, "[[16, 16]]");  // the weights only: no batch in it
+  tb.Op("aten::add", t + 50, 5 * k, "[[" + std::to_string(batch) + ", 16], []]");
+  if (with_syncs) {
+    tb.Op("aten::item", t + 60, 30, "[[]]");
+    tb.Op("aten::_local_scalar_dense", t + 61, 28, "[[]]");
+    tb.Op("aten::clone", t + 100, 6, "[[4, 16]]");
+  }
+}
+
+TEST(TraceDiff, BatchChangeShowsShapeChangesAndWhatIsGoneEntirely) {
+  TraceBuilder a, b;
+  for (int n = 1; n <= 3; ++n) BatchStep(a, n, 300.0 * (n - 1), 4, true);
+  for (int n = 1; n <= 3; ++n) BatchStep(b, n, 300.0 * (n - 1), 8, false);
+  TraceDiff d = DiffSides(Side(a), Side(b), {0.05, 1000.0, 4, 8});
+  EXPECT_TRUE(d.per_step);
+  EXPECT_TRUE(d.per_item);
+  // Largest change per item first: item 30 µs / 4 items = 7.5 µs, then
+  // _local_scalar_dense 7 µs, clone 1.5 µs; aten::linear's 4 µs per step
+  // (no batch in it) is 1 µs per item on A and 0.5 on B. mm, add and the gemm
+  // cost the same per item: mm and add changed by their shapes only, the gemm
+  // (no shapes) is unchanged.
+  ASSERT_EQ(d.rows.size(), 6u);
+  EXPECT_EQ(d.rows[0].key.name, "aten::item");
+  EXPECT_EQ(d.rows[0].status, RowStatus::kRemoved);
+  EXPECT_TRUE(d.rows[0].entirely);
+  EXPECT_DOUBLE_EQ(d.rows[0].a.time_ns, 30000);
+  EXPECT_DOUBLE_EQ(d.rows[0].a.time_per_item_ns, 7500);
+  EXPECT_DOUBLE_EQ(d.rows[0].delta_time_per_item_ns(), -7500);
+  EXPECT_EQ(d.rows[1].key.name, "aten::_local_scalar_dense");
+  EXPECT_TRUE(d.rows[1].entirely);
+  EXPECT_EQ(d.rows[2].key.name, "aten::clone");
+  EXPECT_TRUE(d.rows[2].entirely);
+  EXPECT_EQ(d.rows[2].dims_a, std::vector<std::string>{"[[4, 16]]"});
+  EXPECT_EQ(d.rows[3].key.name, "aten::linear");
+  EXPECT_TRUE(d.rows[3].time_changed);
+  EXPECT_FALSE(d.rows[3].shapes_changed);
+  EXPECT_DOUBLE_EQ(d.rows[3].delta_time_ns(), 0);
+  EXPECT_DOUBLE_EQ(d.rows[3].delta_time_per_item_ns(), -500);
+  for (size_t i = 4; i < 6; ++i) {
+    SCOPED_TRACE(d.rows[i].key.name);
+    EXPECT_EQ(d.rows[i].status, RowStatus::kChanged);
+    EXPECT_TRUE(d.rows[i].shapes_changed);
+    EXPECT_FALSE(d.rows[i].time_changed);  // twice per step, the same per item
+    EXPECT_FALSE(d.rows[i].entirely);
+    EXPECT_DOUBLE_EQ(d.rows[i].delta_time_per_item_ns(), 0);
+  }
+  // Equal |delta| per item (0): by key, aten::add before aten::mm.
+  EXPECT_EQ(d.rows[4].key.name, "aten::add");
+  EXPECT_EQ(d.rows[5].key.name, "aten::mm");
+  EXPECT_EQ(d.rows[5].dims_a, std::vector<std::string>{"[[4, 8], [8, 16]]"});
+  EXPECT_EQ(d.rows[5].dims_b, std::vector<std::string>{"[[8, 8], [8, 16]]"});
+  EXPECT_DOUBLE_EQ(d.rows[5].a.time_ns, 20000);
+  EXPECT_DOUBLE_EQ(d.rows[5].b.time_ns, 40000);
+  EXPECT_EQ(d.unchanged_rows, 1);  // the gemm kernel
+  // Per step the kernels doubled; per item they did not move.
+  EXPECT_DOUBLE_EQ(d.totals[RowKind::kKernel].a_ns, 10000);
+  EXPECT_DOUBLE_EQ(d.totals[RowKind::kKernel].b_ns, 20000);
+  EXPECT_DOUBLE_EQ(d.totals[RowKind::kKernel].a_per_item_ns, 2500);
+  EXPECT_DOUBLE_EQ(d.totals[RowKind::kKernel].b_per_item_ns, 2500);
+
+  // Without items per step the same traces are judged per step: the gemm
+  // doubled (+10 µs) and aten::linear did not move.
+  TraceDiff per_step = DiffSides(Side(a), Side(b));
+  EXPECT_FALSE(per_step.per_item);
+  ASSERT_EQ(per_step.rows.size(), 6u);
+  EXPECT_EQ(per_step.rows[0].key.name, "aten::item");  // -30 µs
+  EXPECT_EQ(per_step.rows[3].key.name, kGemm);
+  EXPECT_TRUE(per_step.rows[3].time_changed);
+  EXPECT_EQ(per_step.unchanged_rows, 1);  // aten::linear
+  const std::string json = TraceDiffToJson(d);
+  EXPECT_NE(json.find("\"per_item\":{\"items_per_step_a\":4,\"items_per_step_b\":8}"),
+            std::string::npos) << json;
+  EXPECT_NE(json.find("\"input_dims_a\":[\"[[4, 8], [8, 16]]\"],\"input_dims_b\":"
+                      "[\"[[8, 8], [8, 16]]\"],\"shapes_changed\":true,\"entirely\":false"),
+            std::string::npos) << json;
+}
+
+TEST(TraceDiff, AnOpGoneEntirelyIsOneRowWhateverItsShapes) {
+  TraceBuilder a, b;
+  a.Op("aten::sum", 0, 10, "[[3], []]");
+  a.Op("aten::sum", 20, 6, "[[6], []]");
+  a.Op("aten::sum", 40, 4, "[[6], []]");
+  b.Op("aten::mean", 0, 5, "[[3], []]");
+  TraceDiff d = DiffSides(Side(a), Side(b));
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[0].key.name, "aten::sum");
+  EXPECT_EQ(d.rows[0].status, RowStatus::kRemoved);
+  EXPECT_TRUE(d.rows[0].entirely);
+  EXPECT_EQ(d.rows[0].key.input_dims, "");  // two shapes: none in the key
+  EXPECT_EQ(d.rows[0].dims_a, (std::vector<std::string>{"[[3], []]", "[[6], []]"}));
+  EXPECT_DOUBLE_EQ(d.rows[0].a.calls, 3);
+  EXPECT_DOUBLE_EQ(d.rows[0].a.time_ns, 20000);
+  EXPECT_EQ(d.rows[1].key.name, "aten::mean");
+  EXPECT_EQ(d.rows[1].status, RowStatus::kAdded);
+  EXPECT_TRUE(d.rows[1].entirely);
+  EXPECT_EQ(d.rows[1].key.input_dims, "[[3], []]");  // one shape: kept
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_a, 2);
+  EXPECT_EQ(d.totals[RowKind::kCpuOp].rows_b, 1);
+}
+
+TEST(TraceDiff, ShapesBothSidesHaveStillMatchOneByOne) {
+  // aten::mm runs with two shapes on A; B keeps one and turns the other: the
+  // kept one is a row of its own (unchanged), the other a shape change. A
+  // shape only A has, while B still runs the op otherwise, is removed but not
+  // entirely.
+  TraceBuilder a, b;
+  a.Op("aten::mm", 0, 10, kMmDims);
+  a.Op("aten::mm", 20, 10, "[[2, 8], [8, 16]]");
+  a.Op("aten::bmm", 40, 10, "[[1, 2, 2], [1, 2, 2]]");
+  a.Op("aten::bmm", 60, 10, "[[3, 2, 2], [3, 2, 2]]");
+  b.Op("aten::mm", 0, 10, kMmDims);
+  b.Op("aten::mm", 20, 10, "[[6, 8], [8, 16]]");
+  b.Op("aten::bmm", 40, 10, "[[1, 2, 2], [1, 2, 2]]");
+  TraceDiff d = DiffSides(Side(a), Side(b));
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[0].key.name, "aten::bmm");
+  EXPECT_EQ(d.rows[0].status, RowStatus::kRemoved);
+  EXPECT_FALSE(d.rows[0].entirely);
+  EXPECT_EQ(d.rows[0].key.input_dims, "[[3, 2, 2], [3, 2, 2]]");
+  EXPECT_EQ(d.rows[1].key.name, "aten::mm");
+  EXPECT_TRUE(d.rows[1].shapes_changed);
+  EXPECT_EQ(d.rows[1].dims_a, std::vector<std::string>{"[[2, 8], [8, 16]]"});
+  EXPECT_EQ(d.rows[1].dims_b, std::vector<std::string>{"[[6, 8], [8, 16]]"});
+  EXPECT_EQ(d.unchanged_rows, 2);  // aten::mm and aten::bmm with the shapes both have
 }
 
 TEST(TraceDiff, OnlyOneSideWithStepsFallsBackToTotals) {

@@ -26,7 +26,9 @@ def _main_agent(report: dict) -> dict:
     return agents[0] if agents else {}
 
 
-def _step_rows(run_dir: Path) -> list[dict]:
+def _step_rows(run_dir: Path | None) -> list[dict]:
+    if run_dir is None:  # a report.json alone (fastenough diff)
+        return []
     try:
         lines = (run_dir / "steps.jsonl").read_text().splitlines()
     except OSError:
@@ -57,7 +59,7 @@ def _batch_and_length(rows: list[dict]) -> tuple[float | None, float | None]:
     return batch, length
 
 
-def _steps_totals(run_dir: Path) -> tuple[float | None, float | None]:
+def _steps_totals(run_dir: Path | None) -> tuple[float | None, float | None]:
     """The median items of a step and the tokens per item over the whole run:
     properties of the run's input. (Not of the steady window alone: the
     adaptive warm-up ends at a different step in each run, and on a
@@ -86,7 +88,9 @@ def steady_window_note(a_dir: Path | None, b_dir: Path | None) -> str | None:
             "batches; run more steps so that the steady windows cover the same data")
 
 
-def user_fields(run_dir: Path) -> dict:
+def user_fields(run_dir: Path | None) -> dict:
+    if run_dir is None:
+        return {}
     try:
         data = json.loads((run_dir / PROTOCOL_FILE).read_text())
     except (OSError, ValueError):
@@ -94,8 +98,9 @@ def user_fields(run_dir: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def protocol_of(report: dict, run_dir: Path, env: dict[str, str]) -> dict:
-    """The protocol record of one run: field -> value (None: not seen)."""
+def protocol_of(report: dict, run_dir: Path | None, env: dict[str, str]) -> dict:
+    """The protocol record of one run: field -> value (None: not seen). Without a
+    run directory (a report.json alone) the fields from its files are None."""
     agent = _main_agent(report)
     batch, length = _steps_totals(run_dir)
     devices = ", ".join(f"{d.get('device')} {d.get('name', '')}".strip()

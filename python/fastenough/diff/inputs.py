@@ -1,5 +1,6 @@
-"""One side of a diff: a run directory (report.json and trace/), a directory of
-traces, or trace files. Nothing is parsed here but the report's JSON."""
+"""One side of a diff: a run directory (report.json, steps.jsonl and trace/), a
+report.json alone, a directory of traces, or trace files. Nothing is parsed here
+but the report's JSON."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from fastenough.errors import BadInputError, InputNotFoundError
 @dataclass
 class Side:
     path: str
-    kind: str  # "run" (a run directory) or "traces"
+    kind: str  # "run" (a run directory), "report" (a report.json alone) or "traces"
     report: dict | None = None
+    run_dir: str | None = None  # kind "run": its steps.jsonl and protocol.json are read
     traces: list[str] = field(default_factory=list)
     note: str | None = None  # e.g. "no trace in RUN": said on stderr and in the JSON
 
@@ -30,6 +32,16 @@ def _load_report(path: str) -> dict:
     if not isinstance(report, dict) or report.get("schema") != "fastenough.report/1":
         raise BadInputError(f"{path}: not a fastenough report (no schema fastenough.report/1)")
     return report
+
+
+def _is_report_file(path: str) -> bool:
+    """A fastenough report names its schema in its first lines; a trace never does."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return False
+    return b'"fastenough.report/1"' in head
 
 
 def _traces_in(directory: str, required: bool) -> list[str]:
@@ -56,10 +68,12 @@ def resolve_side(path: str) -> Side:
 
         require_regular_file(path)
     if os.path.isfile(path):
+        if _is_report_file(path):
+            return Side(path=path, kind="report", report=_load_report(path))
         return Side(path=path, kind="traces", traces=[os.path.abspath(path)])
     report_path = os.path.join(path, "report.json")
     if os.path.isfile(report_path):
-        side = Side(path=path, kind="run", report=_load_report(report_path))
+        side = Side(path=path, kind="run", report=_load_report(report_path), run_dir=path)
         side.traces = _traces_in(os.path.join(path, "trace"), required=False)
         if not side.traces:
             side.note = f"{path}: no trace in this run directory (trace/ is empty or absent)"

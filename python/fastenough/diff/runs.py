@@ -107,6 +107,16 @@ def _findings(a: dict, b: dict) -> list[dict]:
     return rows
 
 
+def _time_per_item(steps: dict) -> float | None:
+    """The steady step median over the items of a steady step (items/s over
+    steps/s): what a step costs per item, comparable across batch sizes."""
+    median, ips, sps = steps.get("steady_median_ns"), steps.get("items_per_s"), \
+        steps.get("steady_steps_per_s")
+    if not (median and ips and sps):
+        return None
+    return median / (ips / sps)
+
+
 def side_by_side(a: dict, b: dict) -> dict:
     """The "run" block of fastenough.diff/1."""
     sa, sb = a.get("steps") or {}, b.get("steps") or {}
@@ -115,6 +125,7 @@ def side_by_side(a: dict, b: dict) -> dict:
         "phases": _phases(a, b),
         "throughput": {k: _pair(sa.get(k), sb.get(k)) for k in THROUGHPUT_KEYS},
         "steady_step_median_ns": _pair(sa.get("steady_median_ns"), sb.get("steady_median_ns")),
+        "steady_time_per_item_ns": _pair(_time_per_item(sa), _time_per_item(sb)),
         "steady_steps": _pair(sa.get("steady_count"), sb.get("steady_count")),
         "memory": {k: _pair(ma[k], mb[k]) for k in ma},
         "measurement": _pair((a.get("measurement") or {}).get("status"),
