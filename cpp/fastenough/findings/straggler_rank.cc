@@ -24,7 +24,7 @@ std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCol
   // Per rank: collective name -> (start, duration) of its calls in order.
   std::vector<const std::map<std::string, std::vector<analysis::CollectiveCall>>*> starts;
   for (const analysis::RankCollectives* r : ranks) starts.push_back(&r->by_name);
-  std::vector<int64_t> last_count(ranks.size(), 0), margin(ranks.size(), 0);
+  std::vector<int64_t> last_count(ranks.size()), margin(ranks.size());  // zeros
   int64_t matched = 0, dur_sum = 0;
   for (const auto& [name, v0] : *starts[0]) {
     size_t m = v0.size();

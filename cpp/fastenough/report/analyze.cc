@@ -87,8 +87,8 @@ StatusOr<std::vector<RankSummary>> SummarizeTraces(const std::vector<std::string
         continue;
       }
       // Analyse in the same thread while the store is hot in cache; ranks
-      // analyse in parallel like they load. The store goes at the end of
-      // this iteration.
+      // analyse in parallel like they load. The store is freed at the end of
+      // this iteration, before the thread loads its next rank.
       trace::EventStore& store = loaded.value();
       if (store.path.empty()) store.path = paths[i];
       summaries[i] = AnalyzeOne(store, options, all_shapes || i == 0, i);

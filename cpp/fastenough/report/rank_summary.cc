@@ -8,16 +8,24 @@ namespace fastenough::report {
 
 namespace {
 
+// Frees what x holds. Not `x = {}`: for a vector that is the initializer-list
+// assignment, which empties it but keeps its capacity (the memory).
+template <typename T>
+void Free(T& x) {
+  x = T();
+}
+
 // The parts of a rank's analysis that the detectors read and the report does
-// not show: the bulk of a RankAnalysis on a long trace.
+// not show: the bulk of a RankAnalysis on a long trace (the critical path's
+// segments were 0.6 of 0.75 MB for a 20 MB trace).
 void DropWorkingSets(analysis::RankAnalysis& a) {
-  a.busy_all = {};
+  Free(a.busy_all);
   for (auto& d : a.devices) {
-    d.busy = {};
-    for (auto& s : d.streams) s.gaps = {};  // gap_count stays
+    Free(d.busy);
+    for (auto& s : d.streams) Free(s.gaps);  // gap_count stays
   }
-  a.critical_path.segments = {};
-  a.critical_path.on_path = {};
+  Free(a.critical_path.segments);
+  Free(a.critical_path.on_path);
   // The report shows the heaviest kEfficiencyKernelRows of all ranks
   // together, ordered by total time (stable: rank order, then each rank's
   // order); they are among the heaviest kEfficiencyKernelRows of each rank.
@@ -49,7 +57,7 @@ RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis
   DropWorkingSets(analysis);
   // The time each finding claims served the overlap marking inside the rank
   // (findings/overlaps.h), which is done.
-  for (auto& f : findings) f.claimed = {};
+  for (auto& f : findings) Free(f.claimed);
   s.analysis = std::move(analysis);
   s.findings = std::move(findings);
   return s;
