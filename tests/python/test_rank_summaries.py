@@ -161,3 +161,34 @@ def test_sixteen_ranks_render_as_distributions(tmp_path):
         # No table lists the ranks one by one: rank 8 is named only if it is among the worst.
         assert text.count("A100") <= 2 * 3 + 2, text
     assert re.search(r"^\| min \| 16 devices \|", md.stdout, re.M)
+
+
+def test_memory_and_graph_lines_of_many_ranks():
+    from fastenough.render import depth
+
+    gib = 2**30
+    # Six ranks: peaks 1..6 GiB (rank 5 the highest), graph replays on ranks 0-4.
+    memory = [{"rank": r, "device": "cuda:0", "device_type": 1,
+               "peak_allocated_bytes": (r + 1) * gib, "peak_reserved_bytes": (r + 2) * gib,
+               "peak_op": "aten::mm" if r == 5 else None,
+               "lifetimes": {"live_at_start_bytes": gib, "within_step_bytes": r * gib,
+                             "outlive_step_bytes": 0}} for r in range(6)]
+    graphs = [{"rank": r, "launch_count": 10 * (r + 1), "kernels_missing": r == 4,
+               "launches_without_activity": 1 if r == 4 else 0, "compiled_regions": []}
+              for r in range(5)] + [{"rank": 5, "launch_count": 0, "compiled_regions": [
+                  {"name": "Torch-Compiled Region: 0/0", "kernel_count": 3,
+                   "triton_kernel_count": 2, "kernel_ns": 1500}]}]
+    report = {"memory": memory, "graphs": {"per_rank": graphs}}
+    mem = depth.memory_lines(report)
+    assert mem[0] == ("6 memory devices on 6 ranks: peak allocated min 1.0 GiB / median 3.5 GiB "
+                      "/ max 6.0 GiB; reserved peak min 2.0 GiB / median 4.5 GiB / max 7.0 GiB")
+    assert mem[1] == ("highest peaks: rank 5 cuda:0 (6.0 GiB in aten::mm), rank 4 cuda:0 "
+                      "(5.0 GiB), rank 3 cuda:0 (4.0 GiB)")
+    assert mem[2].startswith("by lifetime: held before the trace began min 1.0 GiB / median "
+                             "1.0 GiB / max 1.0 GiB; allocated and freed within a step min 0 B")
+    g = depth.graphs_lines(report)
+    assert g[0].startswith("graph replays on 5 ranks: min 10 / median 30 / max 50 per rank; "
+                           "recorded without their kernels on 1 rank (4)")
+    assert g[1].startswith("torch.compile regions on 1 rank; rank 5: Torch-Compiled Region: 0/0")
+    # Four ranks or fewer: one line (or two) per device, as before.
+    assert len(depth.memory_lines({"memory": memory[:4]})) == 8

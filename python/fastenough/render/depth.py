@@ -42,6 +42,10 @@ def _spread(rows: list[dict], value_of, text) -> str | None:
     return f"min {text(min(values))} / median {text(median(values))} / max {text(max(values))}"
 
 
+def _ranks(n: int) -> str:
+    return f"{n} rank" + ("s" if n != 1 else "")
+
+
 def _place(row: dict) -> str:
     return f"rank {row.get('rank')} device {row.get('device')}"
 
@@ -267,11 +271,11 @@ def _graphs_spread(per_rank: list[dict]) -> list[str]:
     out = []
     replaying = [g for g in per_rank if g.get("launch_count")]
     if replaying:
-        line = (f"graph replays on {len(replaying)} ranks: "
+        line = (f"graph replays on {_ranks(len(replaying))}: "
                 f"{_spread(replaying, lambda g: g.get('launch_count'), str)} per rank")
         missing = [g for g in replaying if g.get("kernels_missing")]
         if missing:
-            line += (f"; recorded without their kernels on {len(missing)} ranks ("
+            line += (f"; recorded without their kernels on {_ranks(len(missing))} ("
                      + ", ".join(str(g.get("rank")) for g in missing[:WORST_NAMED])
                      + (", …" if len(missing) > WORST_NAMED else "")
                      + "): their idle time is not real, so gpu-idle-host-bound and "
@@ -280,7 +284,7 @@ def _graphs_spread(per_rank: list[dict]) -> list[str]:
     compiled = [g for g in per_rank if g.get("compiled_regions")]
     if compiled:
         first = compiled[0]
-        out.append(f"torch.compile regions on {len(compiled)} ranks; rank {first.get('rank')}: "
+        out.append(f"torch.compile regions on {_ranks(len(compiled))}; rank {first.get('rank')}: "
                    + "; ".join(f"{shorten(r['name'], 50)} ({r['kernel_count']} kernels, "
                                f"{r['triton_kernel_count']} Triton, {fmt_ns(r['kernel_ns'])})"
                                for r in first["compiled_regions"][:4]))
