@@ -23,6 +23,7 @@ analysis.
 
   python bench/gen_trace.py --size 100MB -o bench/out/trace_100MB.json
   python bench/gen_trace.py --steps 3 --streams 4 --seed 7 --gzip -o small.json.gz
+  python bench/gen_trace.py --size 20MB --rank 3 --world-size 16 --seed 3 -o r3.json
 """
 
 from __future__ import annotations
@@ -700,7 +701,7 @@ class Generator:
 
 def generate(out_path: str, size: int | None, steps: int | None, streams: int, seed: int,
              use_gzip: bool, layers: int | None, hidden: int, batch: int,
-             quiet: bool = False) -> dict:
+             quiet: bool = False, rank: int = 0, world_size: int = 8) -> dict:
     if size is None and steps is None:
         raise SystemExit("gen_trace: give --size and/or --steps")
     t0 = time.perf_counter()
@@ -712,7 +713,7 @@ def generate(out_path: str, size: int | None, steps: int | None, streams: int, s
             probe.step(0)
             per_layer = len(probe.render_step()) / 4
             layers = max(1, int(size / steps / per_layer))
-    gen = Generator(seed, streams, layers, hidden, batch)
+    gen = Generator(seed, streams, layers, hidden, batch, world_size=world_size, rank=rank)
     tmp = out_path + ".tmp"
     raw = open(tmp, "wb")  # noqa: SIM115
     sink = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) if use_gzip else raw
@@ -755,6 +756,8 @@ def generate(out_path: str, size: int | None, steps: int | None, streams: int, s
         "layers": layers,
         "hidden": hidden,
         "batch": batch,
+        "rank": rank,
+        "world_size": world_size,
         "generate_s": round(time.perf_counter() - t0, 3),
     })
     with open(out_path + ".truth.json", "w") as f:
@@ -783,8 +786,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layers", type=int, default=None, help="model depth (default 24)")
     p.add_argument("--hidden", type=int, default=1024)
     p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--rank", type=int, default=0,
+                   help="the rank written in distributedInfo (give each rank its own --seed "
+                   "too, so that their timings differ as real ranks' do)")
+    p.add_argument("--world-size", type=int, default=8, help="distributedInfo's world_size")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
+    if not 0 <= a.rank < a.world_size:
+        p.error(f"--rank {a.rank} is not in 0..{a.world_size - 1} (--world-size {a.world_size})")
     out = a.output
     if a.gzip and not out.endswith(".gz"):
         out += ".gz"
@@ -792,7 +801,7 @@ def main(argv: list[str] | None = None) -> int:
     if d:
         os.makedirs(d, exist_ok=True)
     generate(out, a.size, a.steps, a.streams, a.seed, a.gzip, a.layers, a.hidden, a.batch,
-             quiet=a.quiet)
+             quiet=a.quiet, rank=a.rank, world_size=a.world_size)
     return 0
 
 

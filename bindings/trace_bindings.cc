@@ -6,6 +6,7 @@
 
 #include "fastenough/annotate/annotated_trace.h"
 #include "fastenough/report/analyze.h"
+#include "fastenough/report/merge.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
 #include "frame_roots.h"
@@ -31,6 +32,38 @@ std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progre
   StatusOr<std::string> result = [&] {
     nb::gil_scoped_release release;
     return report::AnalyzeTracesToJson(paths, options);
+  }();
+  return ValueOrThrow(std::move(result));
+}
+
+// AnalyzeToJson, and each rank's fastenough.rank-summary/1 document:
+// {'report': text, 'summaries': [(rank, text), ...]} in input order.
+nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object progress,
+                              int threads, nb::object frame_roots) {
+  const std::vector<std::string> paths = NativePaths(fs_paths);
+  report::AnalyzeOptions options;
+  options.threads = threads;
+  options.frame_roots = FrameRootsFrom(frame_roots);
+  ProgressRelay relay(std::move(progress));
+  options.progress = relay.Function();
+  StatusOr<report::AnalyzedJob> result = [&] {
+    nb::gil_scoped_release release;
+    return report::AnalyzeTracesWithSummaries(paths, options);
+  }();
+  report::AnalyzedJob job = ValueOrThrow(std::move(result));
+  nb::list summaries;
+  for (auto& s : job.summaries) summaries.append(nb::make_tuple(s.rank, std::move(s.json)));
+  nb::dict out;
+  out["report"] = std::move(job.report_json);
+  out["summaries"] = summaries;
+  return out;
+}
+
+std::string MergeToJson(const std::vector<FsPath>& fs_paths) {
+  const std::vector<std::string> paths = NativePaths(fs_paths);
+  StatusOr<std::string> result = [&] {
+    nb::gil_scoped_release release;
+    return report::MergeRankSummariesToJson(paths);
   }();
   return ValueOrThrow(std::move(result));
 }
@@ -82,6 +115,14 @@ void RegisterTrace(nb::module_& m) {
         "Load the traces (one per rank, in parallel), run every analysis and return the "
         "fastenough.report/1 document as JSON text. progress(done_bytes, total_bytes) is "
         "called now and then.");
+  m.def("analyze_with_summaries", &AnalyzeWithSummaries, nb::arg("paths"),
+        nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
+        nb::arg("frame_roots") = nb::none(),
+        "analyze_to_json, and each rank's fastenough.rank-summary/1 document: "
+        "{'report': JSON text, 'summaries': [(rank, JSON text), ...]} in input order.");
+  m.def("merge_to_json", &MergeToJson, nb::arg("paths"),
+        "The fastenough.report/1 JSON text of the job whose fastenough.rank-summary/1 files "
+        "are given (gzip or not), in that order: the report analyze gives for their traces.");
   m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_fd"),
         nb::arg("out_name"), nb::arg("gzip"), nb::arg("progress") = nb::none(),
         nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(),

@@ -113,6 +113,7 @@ StreamIdle AnalyzeStream(const EventStore& store, const std::vector<uint32_t>& i
   }
   s.end_ns = prev_end;
   s.busy_ns = busy.TotalLength();
+  s.gap_count = static_cast<int64_t>(s.gaps.size());
   return s;
 }
 

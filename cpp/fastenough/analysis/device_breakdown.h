@@ -71,6 +71,9 @@ struct StreamIdle {
   int64_t busy_ns = 0;   // |union of its ops|
   IdleBreakdown idle;    // sum of its gaps by kind
   std::vector<StreamGap> gaps;
+  // gaps.size() when they were found; the count outlives the gaps, which a
+  // rank summary drops once the detectors have read them (report/rank_summary.h).
+  int64_t gap_count = 0;
 };
 
 struct DeviceBreakdown {

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "fastenough/analysis/collectives.h"
 #include "fastenough/analysis/python_stack.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
@@ -18,8 +19,7 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis,
                                const analysis::SourceFrames* frames = nullptr);
 
-// Needs >= 2 ranks; empty otherwise. stores[i] and analyses[i] are one rank.
-std::vector<Finding> DetectAcrossRanks(const std::vector<const trace::EventStore*>& stores,
-                                       const std::vector<const analysis::RankAnalysis*>& analyses);
+// Needs >= 2 ranks; empty otherwise. One entry per rank, in input order.
+std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks);
 
 }  // namespace fastenough::findings

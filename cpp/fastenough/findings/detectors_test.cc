@@ -632,8 +632,8 @@ TEST(DetectorsRanks, LateRankIsAStraggler) {
   TraceBuilder r0, r1;
   RankTrace(r0, 0, 0, false);
   RankTrace(r1, 1, 300, false);
-  const auto a0 = analysis::AnalyzeRank(r0.store), a1 = analysis::AnalyzeRank(r1.store);
-  auto f = DetectAcrossRanks({&r0.store, &r1.store}, {&a0, &a1});
+  const auto c0 = analysis::CollectCollectives(r0.store), c1 = analysis::CollectCollectives(r1.store);
+  auto f = DetectAcrossRanks({&c0, &c1});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "straggler-rank");
   EXPECT_EQ(Ev<int64_t>(f[0], "rank"), 1);
@@ -646,9 +646,9 @@ TEST(DetectorsRanks, AlternatingLatenessIsNoStraggler) {
   TraceBuilder r0, r1;
   RankTrace(r0, 0, 300, true);
   RankTrace(r1, 1, 300, true);
-  const auto a0 = analysis::AnalyzeRank(r0.store), a1 = analysis::AnalyzeRank(r1.store);
-  EXPECT_TRUE(DetectAcrossRanks({&r0.store, &r1.store}, {&a0, &a1}).empty());
-  EXPECT_TRUE(DetectAcrossRanks({&r0.store}, {&a0}).empty());
+  const auto c0 = analysis::CollectCollectives(r0.store), c1 = analysis::CollectCollectives(r1.store);
+  EXPECT_TRUE(DetectAcrossRanks({&c0, &c1}).empty());
+  EXPECT_TRUE(DetectAcrossRanks({&c0}).empty());
 }
 
 TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {

@@ -1,5 +1,9 @@
 // The `fastenough analyze` pipeline: load every trace (in parallel, one store
-// per rank), run every analysis, and produce the fastenough.report/1 document.
+// per rank), run every analysis, keep what the report needs of each rank (a
+// RankSummary, rank_summary.h) and free its store before loading the next, and
+// produce the fastenough.report/1 document from the summaries (assemble.h).
+// Peak memory: about the largest store times the loader threads, plus the
+// summaries.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +38,20 @@ StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
 // AnalyzeTraces + ReportToJson.
 StatusOr<std::string> AnalyzeTracesToJson(const std::vector<std::string>& paths,
                                           const AnalyzeOptions& options = {});
+
+// AnalyzeTracesToJson, and each rank's summary as fastenough.rank-summary/1
+// JSON (rank_summary_json.h), in input order: what `analyze --rank-summaries`
+// writes.
+struct AnalyzedJob {
+  struct Summary {
+    int rank = 0;
+    std::string json;
+  };
+  std::string report_json;
+  std::vector<Summary> summaries;
+};
+StatusOr<AnalyzedJob> AnalyzeTracesWithSummaries(const std::vector<std::string>& paths,
+                                                 const AnalyzeOptions& options = {});
 
 // The part of AnalyzeTraces after loading, for callers that hold stores
 // (tests, `fastenough run`). Stores must be Finalize()d.

@@ -25,4 +25,18 @@ constexpr size_t kEfficiencyKernelRows = 10;
 
 void WriteDepth(JsonWriter& w, const Report& r);
 
+// One rank's objects in those keys, as the report writes them (a rank summary,
+// report/rank_summary_json.h, writes the same). Has*: whether the rank has an
+// entry in step_breakdown.per_rank, critical_path.per_rank, graphs.per_rank.
+bool HasStepBreakdown(const analysis::RankAnalysis& ra);
+bool HasCriticalPath(const analysis::RankAnalysis& ra);
+bool HasGraphs(const analysis::RankAnalysis& ra);
+void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra);
+void WriteEfficiencyDevice(JsonWriter& w, const analysis::RankAnalysis& ra,
+                           const analysis::DeviceEfficiency& d);  // efficiency.devices[]
+void WriteEfficiencyKernel(JsonWriter& w, int rank, const analysis::KernelOccupancy& k);
+void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m);  // memory[]
+void WriteRankCriticalPath(JsonWriter& w, const analysis::RankAnalysis& ra);
+void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra);
+
 }  // namespace fastenough::report

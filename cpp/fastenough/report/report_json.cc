@@ -34,8 +34,6 @@
 
 namespace fastenough::report {
 
-namespace {
-
 void WriteFinding(JsonWriter& w, const findings::Finding& f) {
   w.BeginObject();
   w.Field("code", f.code);
@@ -99,6 +97,8 @@ void WriteFinding(JsonWriter& w, const findings::Finding& f) {
   w.EndObject();
 }
 
+namespace {
+
 void WriteDistribution(JsonWriter& w, std::string_view prefix, const analysis::Distribution& d) {
   const std::string p(prefix);
   w.Field(p + "median_ns", d.median);
@@ -119,27 +119,7 @@ void WriteSteps(JsonWriter& w, const Report& r) {
   w.Key("mode");
   if (r.steps.mode.empty()) w.Null(); else w.String(r.steps.mode);
   w.Key("per_rank").BeginArray();
-  for (const auto& ra : r.ranks) {
-    const auto& s = ra.steps;
-    w.BeginObject();
-    w.Field("rank", ra.rank);
-    w.Field("count", s.duration.count);
-    w.Field("steady_begin", static_cast<int64_t>(s.steady_begin));
-    WriteDistribution(w, "", s.duration);
-    WriteDistribution(w, "steady_", s.steady_duration);
-    w.Key("windows").BeginArray();
-    for (const auto& row : s.steps) {
-      w.BeginObject();
-      w.Field("number", row.window.number);
-      w.Field("start_ns", row.window.start_ns);
-      w.Field("end_ns", row.window.end_ns);
-      w.Field("dur_ns", row.window.dur_ns());
-      w.Field("device_busy_ns", row.device_busy_ns);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
+  for (const auto& ra : r.ranks) WriteRankSteps(w, ra);
   w.EndArray();
   w.EndObject();
 }
@@ -153,47 +133,7 @@ void WriteIdle(JsonWriter& w, const analysis::IdleBreakdown& b) {
 void WriteDevices(JsonWriter& w, const Report& r) {
   w.Key("devices").BeginArray();
   for (const auto& ra : r.ranks) {
-    for (const auto& d : ra.devices) {
-      w.BeginObject();
-      w.Field("rank", ra.rank);
-      w.Field("device", static_cast<int64_t>(d.device));
-      w.Field("name", d.name);
-      w.Field("start_ns", d.start_ns);
-      w.Field("end_ns", d.end_ns);
-      w.Field("span_ns", d.span_ns);
-      w.Field("busy_ns", d.busy_ns);
-      w.Field("idle_ns", d.idle_ns);
-      w.Key("idle_breakdown").BeginObject();
-      WriteIdle(w, d.idle_breakdown);
-      w.EndObject();
-      w.Field("stream_gap_ns", d.idle_breakdown.total_ns());
-      w.Key("device_idle").BeginObject();
-      WriteIdle(w, d.device_idle);
-      w.EndObject();
-      w.Field("compute_ns", d.compute_ns);
-      w.Field("comm_ns", d.comm_ns);
-      w.Field("memcpy_ns", d.memcpy_ns);
-      w.Field("memset_ns", d.memset_ns);
-      w.Field("kernel_count", d.kernel_count);
-      w.Field("comm_kernel_count", d.comm_kernel_count);
-      w.Field("memcpy_count", d.memcpy_count);
-      w.Field("memset_count", d.memset_count);
-      w.Field("short_kernel_count", d.short_kernel_count);
-      w.Key("streams").BeginArray();
-      for (const auto& s : d.streams) {
-        w.BeginObject();
-        w.Field("stream", s.stream);
-        w.Field("op_count", s.op_count);
-        w.Field("start_ns", s.start_ns);
-        w.Field("end_ns", s.end_ns);
-        w.Field("busy_ns", s.busy_ns);
-        w.Field("gap_count", static_cast<int64_t>(s.gaps.size()));
-        WriteIdle(w, s.idle);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-    }
+    for (const auto& d : ra.devices) WriteDevice(w, ra.rank, d);
   }
   w.EndArray();
 }
@@ -221,39 +161,8 @@ void WriteLaunch(JsonWriter& w, const Report& r) {
   w.Field("launched_count", launched);
   w.Field("short_kernel_count", shorts);
   w.Key("per_rank").BeginArray();
-  for (const auto& ra : r.ranks) {
-    w.BeginObject();
-    w.Field("rank", ra.rank);
-    WriteLaunchFields(w, ra.launch);
-    w.EndObject();
-  }
+  for (const auto& ra : r.ranks) WriteRankLaunch(w, ra);
   w.EndArray();
-  w.EndObject();
-}
-
-void WriteMeta(JsonWriter& w, const Meta& m) {
-  w.Key("meta").BeginObject();
-  w.Key("device_properties").BeginArray();
-  for (const auto& p : m.device_properties) {
-    w.BeginObject();
-    w.Field("id", p.id);
-    w.Field("name", p.name);
-    w.Field("total_memory_bytes", p.total_memory_bytes);
-    w.Field("compute_major", p.compute_major);
-    w.Field("compute_minor", p.compute_minor);
-    w.Field("num_sms", p.num_sms);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Field("world_size", m.world_size);
-  w.Field("backend", m.backend);
-  w.Key("base_time_ns");
-  if (m.base_time_ns == trace::kNone) {
-    w.Null();
-  } else {
-    w.Int(m.base_time_ns);
-  }
-  for (const auto& [k, v] : m.extra) w.Key(k).Raw(v);
   w.EndObject();
 }
 
@@ -318,24 +227,123 @@ void WriteOps(JsonWriter& w, std::string_view key, const std::vector<analysis::O
 
 }  // namespace
 
+void WriteInput(JsonWriter& w, const InputInfo& in) {
+  w.BeginObject();
+  w.Field("path", in.path);
+  w.Field("format", in.format);
+  w.Field("bytes", in.bytes);
+  w.Field("json_bytes", in.json_bytes);
+  w.Field("events", in.events);
+  w.Key("ranks").BeginArray();
+  for (int rk : in.ranks) w.Int(rk);
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteMeta(JsonWriter& w, const Meta& m) {
+  w.Key("meta").BeginObject();
+  w.Key("device_properties").BeginArray();
+  for (const auto& p : m.device_properties) {
+    w.BeginObject();
+    w.Field("id", p.id);
+    w.Field("name", p.name);
+    w.Field("total_memory_bytes", p.total_memory_bytes);
+    w.Field("compute_major", p.compute_major);
+    w.Field("compute_minor", p.compute_minor);
+    w.Field("num_sms", p.num_sms);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("world_size", m.world_size);
+  w.Field("backend", m.backend);
+  w.Key("base_time_ns");
+  if (m.base_time_ns == trace::kNone) {
+    w.Null();
+  } else {
+    w.Int(m.base_time_ns);
+  }
+  for (const auto& [k, v] : m.extra) w.Key(k).Raw(v);
+  w.EndObject();
+}
+
+void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra) {
+  const auto& s = ra.steps;
+  w.BeginObject();
+  w.Field("rank", ra.rank);
+  w.Field("count", s.duration.count);
+  w.Field("steady_begin", static_cast<int64_t>(s.steady_begin));
+  WriteDistribution(w, "", s.duration);
+  WriteDistribution(w, "steady_", s.steady_duration);
+  w.Key("windows").BeginArray();
+  for (const auto& row : s.steps) {
+    w.BeginObject();
+    w.Field("number", row.window.number);
+    w.Field("start_ns", row.window.start_ns);
+    w.Field("end_ns", row.window.end_ns);
+    w.Field("dur_ns", row.window.dur_ns());
+    w.Field("device_busy_ns", row.device_busy_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteDevice(JsonWriter& w, int rank, const analysis::DeviceBreakdown& d) {
+  w.BeginObject();
+  w.Field("rank", rank);
+  w.Field("device", static_cast<int64_t>(d.device));
+  w.Field("name", d.name);
+  w.Field("start_ns", d.start_ns);
+  w.Field("end_ns", d.end_ns);
+  w.Field("span_ns", d.span_ns);
+  w.Field("busy_ns", d.busy_ns);
+  w.Field("idle_ns", d.idle_ns);
+  w.Key("idle_breakdown").BeginObject();
+  WriteIdle(w, d.idle_breakdown);
+  w.EndObject();
+  w.Field("stream_gap_ns", d.idle_breakdown.total_ns());
+  w.Key("device_idle").BeginObject();
+  WriteIdle(w, d.device_idle);
+  w.EndObject();
+  w.Field("compute_ns", d.compute_ns);
+  w.Field("comm_ns", d.comm_ns);
+  w.Field("memcpy_ns", d.memcpy_ns);
+  w.Field("memset_ns", d.memset_ns);
+  w.Field("kernel_count", d.kernel_count);
+  w.Field("comm_kernel_count", d.comm_kernel_count);
+  w.Field("memcpy_count", d.memcpy_count);
+  w.Field("memset_count", d.memset_count);
+  w.Field("short_kernel_count", d.short_kernel_count);
+  w.Key("streams").BeginArray();
+  for (const auto& s : d.streams) {
+    w.BeginObject();
+    w.Field("stream", s.stream);
+    w.Field("op_count", s.op_count);
+    w.Field("start_ns", s.start_ns);
+    w.Field("end_ns", s.end_ns);
+    w.Field("busy_ns", s.busy_ns);
+    w.Field("gap_count", s.gap_count);
+    WriteIdle(w, s.idle);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra) {
+  w.BeginObject();
+  w.Field("rank", ra.rank);
+  WriteLaunchFields(w, ra.launch);
+  w.EndObject();
+}
+
 std::string ReportToJson(const Report& r) {
   JsonWriter w(1);
   w.BeginObject();
   w.Field("schema", r.schema);
   w.Field("tool_version", r.tool_version);
   w.Key("inputs").BeginArray();
-  for (const auto& in : r.inputs) {
-    w.BeginObject();
-    w.Field("path", in.path);
-    w.Field("format", in.format);
-    w.Field("bytes", in.bytes);
-    w.Field("json_bytes", in.json_bytes);
-    w.Field("events", in.events);
-    w.Key("ranks").BeginArray();
-    for (int rk : in.ranks) w.Int(rk);
-    w.EndArray();
-    w.EndObject();
-  }
+  for (const auto& in : r.inputs) WriteInput(w, in);
   w.EndArray();
   WriteRun(w, r.run);
   WriteMeta(w, r.meta);

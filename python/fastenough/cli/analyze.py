@@ -39,6 +39,16 @@ examples:
   fastenough analyze trace.json.gz --annotate annotated.json.gz
                               # the trace with its findings in it: open it in
                               # https://ui.perfetto.dev or chrome://tracing
+  fastenough analyze rank*.json.gz --rank-summaries sums/
+                              # also one small summary per rank, which
+                              # `fastenough merge sums/` turns into this report
+
+Ranks are loaded, analysed and summarised by a pool of --threads loaders; each
+rank's trace is freed once its summary is taken, so memory stays near one
+trace per loader whatever the number of ranks. --rank-summaries DIR writes
+those summaries (fastenough.rank-summary/1, docs/rank-summary.md) as
+DIR/rank<R>.summary.json; ranks analysed apart (one node each) merge into the
+job's report with `fastenough merge`.
 
 --annotate OUT writes the trace (one file) back with a "fastenough findings"
 process on top: a row per finding with a slice over each place it is about
@@ -82,6 +92,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="load at most N files at once (default: one per core)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--rank-summaries", metavar="DIR",
+                   help="also write each rank's summary (fastenough.rank-summary/1) to "
+                   "DIR/rank<R>.summary.json; `fastenough merge DIR` makes the report again")
     p.add_argument("--annotate", metavar="OUT",
                    help="also write the trace with the findings in it to OUT (.json or "
                    ".json.gz), for Perfetto UI / chrome://tracing; one trace only")
@@ -125,20 +138,34 @@ def _frame_roots() -> dict:
     return current_roots()
 
 
-def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = False) -> dict:
-    """Run the C++ analysis and return the report as a dict."""
+def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = False,
+                  summaries_dir: str | None = None) -> dict:
+    """Run the C++ analysis and return the report as a dict; with summaries_dir,
+    write each rank's summary there too (rank_summaries.py)."""
     from fastenough import _core
 
     if threads < 0:
         raise UsageError("--threads must be 0 (automatic) or more")
     roots = _frame_roots()
+    if summaries_dir is not None:
+        from fastenough.cli.rank_summaries import prepare_dir, write_summaries
+
+        prepare_dir(summaries_dir)
+
+    def call(update):
+        if summaries_dir is None:
+            return _core.analyze_to_json(paths, update, threads, roots)
+        job = _core.analyze_with_summaries(paths, update, threads, roots)
+        write_summaries(summaries_dir, job["summaries"], paths)
+        return job["report"]
+
     if not show_progress:
-        return json.loads(_core.analyze_to_json(paths, None, threads, roots))
+        return json.loads(call(None))
 
     from fastenough.render.progress import byte_progress
 
     with byte_progress("reading traces") as update:
-        text = _core.analyze_to_json(paths, update, threads, roots)
+        text = call(update)
     return json.loads(text)
 
 
@@ -183,10 +210,18 @@ def run(args: argparse.Namespace) -> int:
                              "(annotate each rank's trace on its own)")
         if args.threads < 0:
             raise UsageError("--threads must be 0 (automatic) or more")
+        if args.rank_summaries:
+            raise UsageError("--annotate and --rank-summaries: give one of them")
         report = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
     else:
-        report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress)
+        report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress,
+                               summaries_dir=args.rank_summaries)
+    return show_report(report, args)
 
+
+def show_report(report: dict, args: argparse.Namespace) -> int:
+    """Print the report as --json / --md / the terminal asks; the exit status its
+    counters give (also `fastenough merge`'s)."""
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -11,8 +11,8 @@ from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 from fastenough.render.escape import visible
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
-SUBCOMMANDS = ["run", "analyze", "compare", "ab", "diff", "history", "demo", "decide", "report",
-               "explain", "lint", "mcp"]
+SUBCOMMANDS = ["run", "analyze", "merge", "compare", "ab", "diff", "history", "demo", "decide",
+               "report", "explain", "lint", "mcp"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -21,6 +21,8 @@ be removed, and says how much each fix can save at most.
   fastenough run -- python eval.py     measure a run, no code change: phases,
                                        device use, memory, findings
   fastenough analyze trace.json.gz     diagnose a profiler trace you already have
+  fastenough merge sums/               one job's report from per-rank summaries
+                                       (analyze --rank-summaries sums/)
   fastenough demo [--fixed]            a small wasteful evaluation, measured
   fastenough compare RUN_A RUN_B       do two runs' recorded outputs agree, item by item?
   fastenough history                   the runs measured in this directory

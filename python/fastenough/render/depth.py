@@ -11,7 +11,7 @@ sources are in docs/trace-depth.md.
 
 from __future__ import annotations
 
-from fastenough.render.sections import Table
+from fastenough.render.sections import RANK_DISTRIBUTION_OVER, WORST_NAMED, Table, median
 from fastenough.render.units import fmt_bytes, fmt_ns, fmt_share, shorten
 
 CATEGORY_LABELS = {
@@ -28,6 +28,26 @@ CATEGORY_LABELS = {
 
 def _first(rows: list[dict]) -> dict | None:
     return rows[0] if rows else None
+
+
+def _many_ranks(rows: list[dict]) -> bool:
+    return len({r.get("rank") for r in rows}) > RANK_DISTRIBUTION_OVER
+
+
+def _spread(rows: list[dict], value_of, text) -> str | None:
+    """'min a / median b / max c' of a figure over rows; None when no row has it."""
+    values = [v for v in (value_of(r) for r in rows) if v is not None]
+    if not values:
+        return None
+    return f"min {text(min(values))} / median {text(median(values))} / max {text(max(values))}"
+
+
+def _ranks(n: int) -> str:
+    return f"{n} rank" + ("s" if n != 1 else "")
+
+
+def _place(row: dict) -> str:
+    return f"rank {row.get('rank')} device {row.get('device')}"
 
 
 def _rank_note(rows: list[dict], row: dict) -> str:
@@ -84,8 +104,8 @@ def efficiency_lines(report: dict) -> list[str]:
     devices = eff.get("devices") or []
     if not devices:
         return []
-    out = []
-    for d in devices:
+    out = _efficiency_spread(devices) if _many_ranks(devices) else []
+    for d in [] if out else devices:
         s = d.get("steady") or {}
         parts = [f"GPU utilisation {fmt_share(s.get('gpu_utilization'))}"]
         if s.get("sm_efficiency") is not None:
@@ -100,6 +120,27 @@ def efficiency_lines(report: dict) -> list[str]:
         out.append("no kernel launch figures in the trace (blocks/warps per SM, est. achieved "
                    "occupancy: CUPTI writes them; ROCm and NPU traces have none): SM efficiency "
                    "and occupancy are not estimated")
+    return out
+
+
+def _efficiency_spread(devices: list[dict]) -> list[str]:
+    """Many ranks: each figure's distribution over the devices, the least used named."""
+    ranks = len({d.get("rank") for d in devices})
+    parts = []
+    for key, label, text in (
+            ("gpu_utilization", "GPU utilisation", fmt_share),
+            ("sm_efficiency", "est. SM efficiency", fmt_share),
+            ("achieved_occupancy_pct", "est. achieved occupancy", lambda v: f"{v:.1f}%"),
+            ("tensor_core_share", "tensor cores (of kernel time)", fmt_share)):
+        spread = _spread(devices, lambda d, k=key: (d.get("steady") or {}).get(k), text)
+        if spread:
+            parts.append(f"{label} {spread}")
+    out = [f"{len(devices)} devices on {ranks} ranks: " + "; ".join(parts)]
+    used = [d for d in devices if (d.get("steady") or {}).get("gpu_utilization") is not None]
+    if used:
+        least = sorted(used, key=lambda d: d["steady"]["gpu_utilization"])[:WORST_NAMED]
+        out.append("least GPU utilisation: " + ", ".join(
+            f"{_place(d)} ({fmt_share(d['steady']['gpu_utilization'])})" for d in least))
     return out
 
 
@@ -149,6 +190,8 @@ def memory_lines(report: dict) -> list[str]:
     mem = report.get("memory") or []
     if not mem:
         return []
+    if _many_ranks(mem):
+        return _memory_spread(mem)
     out = []
     for m in mem:
         line = (f"{m.get('device')}: peak allocated {fmt_bytes(m.get('peak_allocated_bytes'))}")
@@ -173,9 +216,38 @@ def memory_lines(report: dict) -> list[str]:
     return out
 
 
+def _memory_spread(mem: list[dict]) -> list[str]:
+    """Many ranks: peaks and lifetimes as distributions, the highest peaks named."""
+    ranks = len({m.get("rank") for m in mem})
+    line = (f"{len(mem)} memory devices on {ranks} ranks: peak allocated "
+            f"{_spread(mem, lambda m: m.get('peak_allocated_bytes'), fmt_bytes) or '-'}")
+    reserved = _spread(mem, lambda m: m.get("peak_reserved_bytes"), fmt_bytes)
+    if reserved:
+        line += f"; reserved peak {reserved}"
+    out = [line]
+    highest = sorted(mem, key=lambda m: m.get("peak_allocated_bytes") or 0, reverse=True)
+    out.append("highest peaks: " + ", ".join(
+        f"rank {m.get('rank')} {m.get('device')} ({fmt_bytes(m.get('peak_allocated_bytes'))}"
+        + (f" in {shorten(m['peak_op'], 40)}" if m.get("peak_op") else "") + ")"
+        for m in highest[:WORST_NAMED]))
+    parts = []
+    for key, label in (("live_at_start_bytes", "held before the trace began"),
+                       ("within_step_bytes", "allocated and freed within a step"),
+                       ("outlive_step_bytes", "held past their step")):
+        spread = _spread(mem, lambda m, k=key: (m.get("lifetimes") or {}).get(k), fmt_bytes)
+        if spread:
+            parts.append(f"{label} {spread}")
+    if parts:
+        out.append("by lifetime: " + "; ".join(parts))
+    return out
+
+
 def graphs_lines(report: dict) -> list[str]:
+    per_rank = (report.get("graphs") or {}).get("per_rank") or []
+    if _many_ranks(per_rank):
+        return _graphs_spread(per_rank)
     out = []
-    for g in (report.get("graphs") or {}).get("per_rank") or []:
+    for g in per_rank:
         rank = f"rank {g.get('rank')}: "
         if g.get("launch_count"):
             line = (f"{rank}{g['launch_count']} graph replays, {g.get('kernel_count', 0)} kernels "
@@ -191,6 +263,31 @@ def graphs_lines(report: dict) -> list[str]:
                 f"{shorten(r['name'], 50)} ({r['kernel_count']} kernels, "
                 f"{r['triton_kernel_count']} Triton, {fmt_ns(r['kernel_ns'])})"
                 for r in regions[:4]))
+    return out
+
+
+def _graphs_spread(per_rank: list[dict]) -> list[str]:
+    """Many ranks: graph replays and compiled regions counted over the ranks."""
+    out = []
+    replaying = [g for g in per_rank if g.get("launch_count")]
+    if replaying:
+        line = (f"graph replays on {_ranks(len(replaying))}: "
+                f"{_spread(replaying, lambda g: g.get('launch_count'), str)} per rank")
+        missing = [g for g in replaying if g.get("kernels_missing")]
+        if missing:
+            line += (f"; recorded without their kernels on {_ranks(len(missing))} ("
+                     + ", ".join(str(g.get("rank")) for g in missing[:WORST_NAMED])
+                     + (", …" if len(missing) > WORST_NAMED else "")
+                     + "): their idle time is not real, so gpu-idle-host-bound and "
+                     "small-kernels are not reported for them")
+        out.append(line)
+    compiled = [g for g in per_rank if g.get("compiled_regions")]
+    if compiled:
+        first = compiled[0]
+        out.append(f"torch.compile regions on {_ranks(len(compiled))}; rank {first.get('rank')}: "
+                   + "; ".join(f"{shorten(r['name'], 50)} ({r['kernel_count']} kernels, "
+                               f"{r['triton_kernel_count']} Triton, {fmt_ns(r['kernel_ns'])})"
+                               for r in first["compiled_regions"][:4]))
     return out
 
 

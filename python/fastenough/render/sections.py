@@ -1,14 +1,17 @@
 """The report's sections as plain rows (title, header, rows), so that every
 renderer (terminal, Markdown, HTML) shows the same content from one definition.
 
-Jobs with many ranks are summarised rather than listed: above RANK_DETAIL_MAX
-ranks the phase table has one row per phase (median over ranks, the slowest
-rank named) and the device tables show the median rank and the worst ones."""
+Jobs with many ranks are summarised rather than listed: above
+RANK_DISTRIBUTION_OVER ranks the per-rank tables (phases, device time, idle)
+show the distribution over ranks, min / median / max, and name the WORST_NAMED
+worst ranks; the inputs are folded above RANK_DETAIL_MAX, and the HTML charts
+show the worst ranks, the median and the best (device_rows)."""
 
 from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fastenough.render.units import (
@@ -24,8 +27,10 @@ from fastenough.render.units import (
 )
 
 TOP_N = 10
-RANK_DETAIL_MAX = 8  # more ranks than this: summarised, the worst shown
+RANK_DETAIL_MAX = 8  # more ranks than this: inputs folded, charts show the worst
 WORST_RANKS = 5
+RANK_DISTRIBUTION_OVER = 4  # more ranks than this: tables show min / median / max
+WORST_NAMED = 3  # ... and name this many worst ranks
 
 
 @dataclass
@@ -161,7 +166,7 @@ def phases_table(report: dict) -> Table | None:
     if len(details) != len(phases):
         details = [{} for _ in phases]
     ranks = {p.get("rank") for p in phases}
-    if len(ranks) > RANK_DETAIL_MAX:
+    if len(ranks) > RANK_DISTRIBUTION_OVER:
         return _phases_summary_table(phases, details)
     multi_rank = len(ranks) > 1
     # The sampler sees the process tree: with several ranks its RSS is the job's.
@@ -269,7 +274,8 @@ def _phases_summary_table(phases: list[dict], details: list[dict]) -> Table:
     rows = []
     ranks = len({p.get("rank") for p in phases})
     for name, members in phase_groups(phases, details):
-        slowest = max(members, key=lambda m: m[0].get("host_ns") or 0)[0]
+        slowest = sorted(members, key=lambda m: m[0].get("host_ns") or 0, reverse=True)
+        host = [m[0].get("host_ns") for m in members if m[0].get("host_ns") is not None]
         busy = [m[0].get("device_busy_share") for m in members]
         util = median([m[0].get("util_mean") for m in members])
         power = median([m[0].get("power_mean_w") for m in members])
@@ -277,8 +283,11 @@ def _phases_summary_table(phases: list[dict], details: list[dict]) -> Table:
         rows.append([
             name,
             str(len(members)),
-            fmt_ns(median([m[0].get("host_ns") for m in members])),
-            f"{fmt_ns(slowest.get('host_ns'))} (rank {slowest.get('rank')})",
+            fmt_ns(min(host)) if host else "-",
+            fmt_ns(median(host)),
+            fmt_ns(max(host)) if host else "-",
+            ", ".join(f"{m[0].get('rank')} ({fmt_ns(m[0].get('host_ns'))})"
+                      for m in slowest[:WORST_NAMED]),
             fmt_share(median(busy)),
             "-" if util is None else f"{util:.0f}%",
             "-" if power is None else f"{power:.0f} W",
@@ -288,18 +297,18 @@ def _phases_summary_table(phases: list[dict], details: list[dict]) -> Table:
             "-" if cpu is None else f"{cpu:.0f}%",
             fmt_bytes(_max([m[1].get("rss_max") for m in members])),
         ])
-    header = ["phase", "ranks", "host time (median)", "slowest rank", "device busy (median)",
-              "util", "power", "mem used (max)", "alloc peak (max)", "reserved peak (max)",
-              "host CPU", "RSS max (all ranks)"]
+    header = ["phase", "ranks", "host time min", "median", "max",
+              f"slowest {WORST_NAMED} ranks", "device busy (median)", "util", "power",
+              "mem used (max)", "alloc peak (max)", "reserved peak (max)", "host CPU",
+              "RSS max (all ranks)"]
     t = _drop_empty_columns(Table(
-        f"Phases ({ranks} ranks: median over ranks, the slowest named, peaks the maximum)",
-        header, rows, right=set(range(1, 12)),
+        f"Phases ({ranks} ranks: host time over ranks, the slowest named; medians; peaks "
+        "the maximum)",
+        header, rows, right=set(range(1, 14)) - {5},
         note="device busy comes from the profiler trace for the profile phase and from "
         "sampled utilisation otherwise; every rank's row is in --json.",
     ))
     return t
-
-
 def _drop_empty_columns(t: Table) -> Table:
     """Columns absent for every row (no GPU: no util, power, ...) only add noise."""
     keep = [i for i in range(len(t.header)) if i == 0 or any(r[i] != "-" for r in t.rows)]
@@ -396,67 +405,105 @@ def device_rows(report: dict) -> list[tuple[str, dict]]:
     return rows
 
 
-def _ranks_note(report: dict) -> str:
+def many_ranks(report: dict) -> bool:
+    """More ranks than RANK_DISTRIBUTION_OVER: the device tables show their distribution."""
+    return len({d.get("rank") for d in report.get("devices") or []}) > RANK_DISTRIBUTION_OVER
+
+
+# A column of a per-device table: its value (a number or None) and its text.
+Column = tuple[Callable[[dict], float | None], Callable[[float | None], str]]
+
+
+def _spread_rows(devices: list[dict], columns: list[Column]) -> list[list[str]]:
+    """min / median / max of each column over the devices (each column apart), then
+    the WORST_NAMED devices with the most idle time, by rank."""
+    rows = []
+    for label, pick in (("min", min), ("median", median), ("max", max)):
+        row = [label, f"{len(devices)} devices"]
+        for value_of, text in columns:
+            values = [v for v in (value_of(d) for d in devices) if v is not None]
+            row.append(text(_as_counted(pick(values), values)) if values else "-")
+        rows.append(row)
+    for d in sorted(devices, key=idle_share, reverse=True)[:WORST_NAMED]:
+        rows.append([str(d.get("rank", "-")), _device_label(d)]
+                    + [text(value_of(d)) for value_of, text in columns])
+    return rows
+
+
+def _as_counted(value, values: list):
+    """A median of counts that is a whole number prints as one (81, not 81.0)."""
+    if isinstance(value, float) and value.is_integer() and all(isinstance(v, int) for v in values):
+        return int(value)
+    return value
+
+
+def _spread_note(report: dict) -> str:
     devices = report.get("devices") or []
-    if len(device_rows(report)) == len(devices):
-        return ""
-    return (f" {len(devices)} devices: the {WORST_RANKS} with the most idle time, then the "
-            "median and the least idle one; every device in --json.")
+    ranks = len({d.get("rank") for d in devices})
+    return (f" {len(devices)} devices on {ranks} ranks: the min, median and max of each column "
+            f"over them (each column on its own), then the {WORST_NAMED} devices with the most "
+            "idle time; every device in --json.")
+
+
+def _share_of_span(key: str) -> Column:
+    return (lambda d: share(d.get(key), d.get("span_ns")), fmt_share)
+
+
+def _table_rows(report: dict, columns: list[Column]) -> list[list[str]]:
+    devices = report.get("devices") or []
+    if many_ranks(report):
+        return _spread_rows(devices, columns)
+    return [[str(d.get("rank", "-")), _device_label(d)]
+            + [text(value_of(d)) for value_of, text in columns] for d in devices]
+
+
+DEVICE_COLUMNS: list[Column] = [
+    (lambda d: d.get("span_ns"), fmt_ns),
+    _share_of_span("busy_ns"),
+    _share_of_span("compute_ns"),
+    _share_of_span("comm_ns"),
+    _share_of_span("memcpy_ns"),
+    _share_of_span("memset_ns"),
+    (lambda d: d.get("kernel_count"), fmt_num),
+]
 
 
 def devices_table(report: dict) -> Table | None:
-    devices = report.get("devices") or []
-    if not devices:
+    if not report.get("devices"):
         return None
-    rows = []
-    for label, d in device_rows(report):
-        span = d.get("span_ns")
-        rows.append([
-            label,
-            _device_label(d),
-            fmt_ns(span),
-            fmt_share(share(d.get("busy_ns"), span)),
-            fmt_share(share(d.get("compute_ns"), span)),
-            fmt_share(share(d.get("comm_ns"), span)),
-            fmt_share(share(d.get("memcpy_ns"), span)),
-            fmt_share(share(d.get("memset_ns"), span)),
-            fmt_num(d.get("kernel_count")),
-        ])
     return Table(
         "Device time (share of the span from first to last device activity)",
         ["rank", "device", "span", "busy", "compute", "comm", "memcpy", "memset", "kernels"],
-        rows,
+        _table_rows(report, DEVICE_COLUMNS),
         note="busy = compute + comm + memcpy + memset; communication overlapped with "
-        "compute counts as compute." + _ranks_note(report),
+        "compute counts as compute." + (_spread_note(report) if many_ranks(report) else ""),
         right=set(range(2, 9)),
     )
 
 
+IDLE_COLUMNS: list[Column] = [
+    _share_of_span("idle_ns"),
+    (lambda d: share((d.get("device_idle") or {}).get("host_wait_ns"), d.get("span_ns")),
+     fmt_share),
+    (lambda d: share((d.get("device_idle") or {}).get("kernel_wait_ns"), d.get("span_ns")),
+     fmt_share),
+    (lambda d: share((d.get("device_idle") or {}).get("other_ns"), d.get("span_ns")), fmt_share),
+    (lambda d: d.get("short_kernel_count"), fmt_num),
+]
+
+
 def idle_table(report: dict) -> Table | None:
-    devices = report.get("devices") or []
-    if not devices:
+    if not report.get("devices"):
         return None
-    rows = []
-    for label, d in device_rows(report):
-        span = d.get("span_ns")
-        idle = d.get("device_idle") or {}
-        rows.append([
-            label,
-            _device_label(d),
-            fmt_share(share(d.get("idle_ns"), span)),
-            fmt_share(share(idle.get("host_wait_ns"), span)),
-            fmt_share(share(idle.get("kernel_wait_ns"), span)),
-            fmt_share(share(idle.get("other_ns"), span)),
-            fmt_num(d.get("short_kernel_count")),
-        ])
     return Table(
         "Why the device was idle (share of span)",
         ["rank", "device", "idle", "host wait", "kernel wait", "other", "short kernels"],
-        rows,
+        _table_rows(report, IDLE_COLUMNS),
         note="host wait: the device had finished and the host had not yet launched the next "
         "op; kernel wait: gaps under 30 µs between ops already queued; short kernels: kernels "
         "that ran shorter than the call that launched them. Per-stream gaps as HTA counts "
-        "them: --json, devices[].streams." + _ranks_note(report),
+        "them: --json, devices[].streams."
+        + (_spread_note(report) if many_ranks(report) else ""),
         right=set(range(2, 7)),
     )
 
@@ -545,6 +592,14 @@ def avoidable_line(report: dict) -> str | None:
     totals = [t for t in report.get("avoidable") or [] if t.get("findings")]
     if not totals:
         return None
+    if len(totals) > RANK_DISTRIBUTION_OVER:
+        shares = [min(1.0, t.get("share_of_step") or 0.0) for t in totals]
+        most = sorted(totals, key=lambda t: t.get("share_of_step") or 0.0, reverse=True)
+        named = ", ".join(f"rank {t['rank']} ({min(1.0, t.get('share_of_step') or 0.0):.0%})"
+                          for t in most[:WORST_NAMED])
+        return (f"Together, per rank ({len(totals)} ranks with avoidable findings): at most "
+                f"{min(shares):.0%} / {median(shares):.0%} / {max(shares):.0%} of a step "
+                f"(min / median / max), overlapping findings counted once; the most: {named}.")
     parts = []
     for t in totals:
         share = min(1.0, t.get("share_of_step") or 0.0)

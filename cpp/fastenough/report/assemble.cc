@@ -1,0 +1,93 @@
+#include "fastenough/report/assemble.h"
+
+#include <map>
+#include <string>
+
+#include "fastenough/findings/detect_all.h"
+
+namespace fastenough::report {
+
+Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
+  Report r;
+  r.tool_version = FASTENOUGH_VERSION;
+
+  trace::Counters merged;
+  for (RankSummary& s : ranks) {
+    r.inputs.push_back(s.input);
+    merged.Merge(s.counters);
+  }
+  if (!ranks.empty()) r.meta = ranks.front().meta;
+  for (size_t c = 0; c < trace::kCounterCount; ++c) {
+    const auto counter = static_cast<trace::Counter>(c);
+    if (merged.Get(counter) == 0) continue;
+    const trace::CounterInfo& info = trace::GetCounterInfo(counter);
+    CounterRow row{std::string(info.name), std::string(trace::SeverityName(info.severity)),
+                   merged.Get(counter), std::string(info.description), {}};
+    for (const RankSummary& s : ranks) {
+      if (s.counters.Get(counter) != 0) {
+        row.per_input.emplace_back(s.input.path, s.counters.Get(counter));
+      }
+    }
+    r.counters.push_back(std::move(row));
+  }
+
+  // Cross-rank detectors (straggler-rank) read the collectives; the shape
+  // census is the first input's (ranks run the same model).
+  {
+    std::vector<const analysis::RankCollectives*> collectives;
+    for (const RankSummary& s : ranks) collectives.push_back(&s.collectives);
+    for (auto& f : findings::DetectAcrossRanks(collectives)) r.findings.push_back(std::move(f));
+    if (!ranks.empty()) {
+      for (const auto& row : ranks.front().shapes) r.shapes.push_back(analysis::ShapeRowJson(row));
+    }
+  }
+  for (RankSummary& s : ranks) {
+    r.ranks.push_back(std::move(s.analysis));
+    for (auto& f : s.findings) r.findings.push_back(std::move(f));
+  }
+  findings::MarkClassOverlaps(r.findings);
+  r.avoidable = findings::BoundAvoidable(r.findings);
+  RankFindings(r.findings);
+
+  // Cross-rank summaries.
+  std::vector<int64_t> all_steps, steady_steps;
+  int64_t busy_sum = 0;
+  std::map<std::string, analysis::KernelRow> kernels;
+  std::map<std::string, analysis::OpRow> ops;
+  for (const auto& ra : r.ranks) {
+    for (size_t i = 0; i < ra.steps.steps.size(); ++i) {
+      all_steps.push_back(ra.steps.steps[i].window.dur_ns());
+      if (i >= ra.steps.steady_begin) steady_steps.push_back(ra.steps.steps[i].window.dur_ns());
+    }
+    for (const auto& d : ra.devices) busy_sum += d.busy_ns;
+    for (const auto& k : ra.kernels) {
+      auto& m = kernels[k.name];
+      m.name = k.name;
+      m.count += k.count;
+      m.total_ns += k.total_ns;
+    }
+    for (const auto& o : ra.ops) {
+      auto& m = ops[o.name];
+      m.name = o.name;
+      m.count += o.count;
+      m.total_ns += o.total_ns;
+      m.self_ns += o.self_ns;
+    }
+  }
+  r.steps.duration = analysis::Summarize(all_steps);
+  r.steps.steady_duration = analysis::Summarize(steady_steps);
+  for (auto& [name, k] : kernels) {
+    k.mean_ns = static_cast<double>(k.total_ns) / static_cast<double>(k.count);
+    k.share_of_busy =
+        busy_sum > 0 ? static_cast<double>(k.total_ns) / static_cast<double>(busy_sum) : 0;
+    r.top_kernels.push_back(std::move(k));
+  }
+  analysis::SortAndTrimKernels(r.top_kernels, top_n);
+  for (auto& [name, o] : ops) r.top_ops.push_back(o);
+  r.top_ops_self = r.top_ops;
+  analysis::SortAndTrimOps(r.top_ops, top_n, /*by_self=*/false);
+  analysis::SortAndTrimOps(r.top_ops_self, top_n, /*by_self=*/true);
+  return r;
+}
+
+}  // namespace fastenough::report
