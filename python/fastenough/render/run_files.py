@@ -63,6 +63,8 @@ def read_samples(run_dir: str | Path) -> Samples:
                     if rss is not None:
                         out.rss.append((t, rss))
                     continue
+                if row.get("source") == "proc-pid":
+                    continue  # the tree's CPU by process: for the report's rules, not charted
                 key = f"{row.get('source')} {row.get('device')}"
                 dev = by_key.get(key)
                 if dev is None:
