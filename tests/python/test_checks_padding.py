@@ -71,3 +71,33 @@ def test_lengths_from_right_padded_ids(tmp_path):
     doc = run_checks(tmp_path, body)
     [f] = findings(doc, "padding-waste")
     assert f["evidence"]["real_tokens"] == 18 and f["evidence"]["positions"] == 32
+
+
+class Features(torch.nn.Module):
+    """A sentence-transformers-style root module: one dict of features."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 8)
+
+    def forward(self, features):
+        mask = features["attention_mask"]
+        return (self.emb(features["input_ids"]) * mask[..., None]).sum(1)
+
+
+def test_lengths_from_a_dict_of_features(tmp_path):
+    # sentence-transformers calls its model with one dict (SimCSE's fit, issue
+    # 28: its ~24% padding was not seen). The same rows as test_padded_batches.
+    model = Features().eval()
+
+    def body(reg):
+        with torch.inference_mode():
+            for lengths, width in (([8, 2], 8), ([3, 7], 8)):
+                ids, mask = batch(lengths, width)
+                model({"input_ids": ids, "attention_mask": mask})
+
+    doc = run_checks(tmp_path, body)
+    [f] = findings(doc, "padding-waste")
+    ev = f["evidence"]
+    assert (ev["positions"], ev["real_tokens"], ev["bucketed_positions"]) == (32, 20, 22)
+    assert ev["lengths_from"] == "attention_mask"

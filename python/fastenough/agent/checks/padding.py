@@ -9,6 +9,8 @@ and read back once at exit."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastenough.agent.checks._util import user_site
 
 MAX_BATCHES = 20000
@@ -42,6 +44,11 @@ class PaddingCheck:
 
     def _lengths(self, module, args, kwargs):
         torch = self.torch
+        if args and isinstance(args[0], Mapping):
+            # One dict of features as the first argument (sentence-transformers:
+            # model({"input_ids": ..., "attention_mask": ...})); keywords win.
+            kwargs = {**args[0], **kwargs}
+            args = args[1:]
         for k in _MASK_KEYS:
             m = kwargs.get(k)
             if isinstance(m, torch.Tensor) and m.dim() == 2:
