@@ -101,3 +101,30 @@ def test_lengths_from_a_dict_of_features(tmp_path):
     ev = f["evidence"]
     assert (ev["positions"], ev["real_tokens"], ev["bucketed_positions"]) == (32, 20, 22)
     assert ev["lengths_from"] == "attention_mask"
+
+
+class PairLoss(torch.nn.Module):
+    """A sentence-transformers loss as the root module: a list of feature dicts."""
+
+    def __init__(self):
+        super().__init__()
+        self.model = Features()
+
+    def forward(self, sentence_features, labels=None):
+        return sum(self.model(f).sum() for f in sentence_features)
+
+
+def test_lengths_from_a_list_of_feature_dicts(tmp_path):
+    # MultipleNegativesRankingLoss(features=[anchors, positives]): both batches
+    # count, each with its own width.
+    loss = PairLoss()
+
+    def body(reg):
+        for lengths, width in (([8, 2], 8), ([3, 7], 8)):
+            ids, mask = batch(lengths, width)
+            loss([{"input_ids": ids, "attention_mask": mask},
+                  {"input_ids": ids, "attention_mask": mask}], None).backward()
+
+    doc = run_checks(tmp_path, body)
+    pad = doc["checks"]["padding"]
+    assert (pad["positions"], pad["real_tokens"]) == (64, 40)

@@ -44,6 +44,10 @@ void AddCpuThreadFindings(const std::vector<AgentRecord>& agents, const LoopCpu&
     workers += w;
   }
   if (processes == 0 || threads + workers <= cores) return;
+  // Torch threads that alone fit the cores compete only with busy workers,
+  // which only a measurement says: a loop the sampler never saw (dcgan's few
+  // steady steps, shorter than its 2 Hz tick) is no finding.
+  if (threads <= cores && !loop_cpu.tree_pct) return;
   // What the workers ask of the cores: what they used, when measured.
   double worker_cores = static_cast<double>(workers);
   if (loop_cpu.helpers_pct) worker_cores = std::min(worker_cores, *loop_cpu.helpers_pct / 100.0);

@@ -218,9 +218,16 @@ TEST(RundirCpuThreads, FittingThreadsAreFine) {
   AddCpuThreadFindings({Rank(0, 2, 2, 0)}, {}, &out);
   AddCpuThreadFindings({Rank(0, 4, 16, 4), Rank(1, 4, 16, 4)}, {}, &out);
   EXPECT_TRUE(out.empty());
-  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {}, &out);  // 2 threads + 2 workers on 2 cores
+  // 2 threads + 2 workers on 2 cores, with both cores busy and the workers
+  // measured busy: they compete.
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {190.0, 150.0}, &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Ev<int64_t>(out[0], "dataloader_workers"), 2);
+  // The same with no CPU measured in the loop (dcgan's few steady steps, none
+  // seen by the 2 Hz sampler): no evidence that anything competed.
+  out.clear();
+  AddCpuThreadFindings({Rank(0, 2, 2, 2)}, {}, &out);
+  EXPECT_TRUE(out.empty());
 }
 
 TEST(RundirCpuThreads, OneThreadBesideWorkersIsNothingToChange) {

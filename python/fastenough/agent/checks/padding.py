@@ -32,6 +32,16 @@ class PaddingCheck:
     def on_forward(self, module, args, kwargs, output) -> None:
         if len(self.batches) >= MAX_BATCHES:
             return
+        first = args[0] if args else None
+        if (isinstance(first, (list, tuple)) and first
+                and all(isinstance(f, Mapping) for f in first)):
+            # Several batches of features in one call: a sentence-transformers
+            # loss (MultipleNegativesRankingLoss, SimCSE) is the root module
+            # and gets the anchors' and the positives' features, each batch
+            # padded to its own longest.
+            for features in first:
+                self.on_forward(module, (features,), kwargs, output)
+            return
         torch = self.torch
         with torch.no_grad():
             lengths, width, source = self._lengths(module, args, kwargs)
