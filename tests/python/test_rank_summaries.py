@@ -140,12 +140,13 @@ def test_merge_refuses_what_is_not_a_summary(tmp_path):
 def test_sixteen_ranks_render_as_distributions(tmp_path):
     names = _gen_ranks(tmp_path, 16, layers=1)
     report = json.loads(_core.analyze_to_json([str(tmp_path / n) for n in names], None, 2))
-    from fastenough.render import sections
+    from fastenough.render.ranks import idle_share
+    from fastenough.render.view.build import build_view
 
-    devices = sections.devices_table(report)
+    devices = build_view(report).devices
     labels = [row[0] for row in devices.rows]
     assert labels[:3] == ["min", "median", "max"] and len(labels) == 6
-    idle = sorted(report["devices"], key=sections.idle_share, reverse=True)
+    idle = sorted(report["devices"], key=idle_share, reverse=True)
     assert labels[3:] == [str(d["rank"]) for d in idle[:3]]  # the 3 most idle, by rank
     # min / median / max of the busy column, computed here by hand.
     busy = sorted(d["busy_ns"] / d["span_ns"] for d in report["devices"])

@@ -14,8 +14,8 @@ from chromium_page import find_chromium, load
 from conftest import REPO, run_cli
 from report_fixtures import SLOW_RANK, many_ranks_report
 
-from fastenough.render import summary
 from fastenough.render.html import report_to_html
+from fastenough.render.view.steps import steady_rates
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
@@ -49,7 +49,7 @@ def test_demo_report_in_chromium(demo_run):
     page = load(str(demo_run / "report.html"), CHROMIUM)
     assert page.problems() == []
     assert page.requests and all(u.startswith("file:") for u in page.requests)
-    throughput = summary.steady_rates(report)[0]
+    throughput = steady_rates(report)[0]
     assert throughput.endswith("steps/s")
     assert throughput in page.text
     top = report["findings"][0]["code"]

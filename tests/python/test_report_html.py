@@ -14,11 +14,12 @@ from html_structure import external_references, parse
 from report_fixtures import SLOW_RANK, crashed, few_ranks_report, many_ranks_report
 from rich.console import Console
 
-from fastenough.render import sections, summary
 from fastenough.render.html import report_to_html
 from fastenough.render.markdown import report_to_markdown
 from fastenough.render.terminal import print_report
 from fastenough.render.units import fmt_share, share
+from fastenough.render.view.build import build_view
+from fastenough.render.view.steps import steady_rates
 
 EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
 
@@ -86,7 +87,7 @@ def test_64_ranks_are_summarised_and_the_worst_shown():
     rows = [e for e in _descendants(timeline_section) if e.tag == "tr"]
     assert len(rows) == 1 + len(report["run_details"]["phases"]) // 64
     # Device tables: min / median / max over the 64 devices, then the 3 most idle.
-    rows = sections.devices_table(report).rows
+    rows = build_view(report).devices.rows
     assert [r[0] for r in rows] == ["min", "median", "max", str(SLOW_RANK), "63", "62"]
     # busy: 55% on the slow rank, 90% - 0.1% x rank on the others: the middle two of
     # the 64 are 86.9% and 86.8% (ranks 31 and 32).
@@ -101,9 +102,9 @@ def test_64_ranks_are_summarised_and_the_worst_shown():
 
 def test_few_ranks_are_all_listed():
     report = few_ranks_report(2)
-    labels = [r[0] for r in sections.devices_table(report).rows]
+    labels = [r[0] for r in build_view(report).devices.rows]
     assert labels == ["0", "1"]
-    phases = sections.phases_table(report)
+    phases = build_view(report).phases
     assert phases.header[0] == "rank" and len(phases.rows) == 12
     check_page(report_to_html(report))
 
@@ -121,7 +122,7 @@ def test_terminal_markdown_and_html_tell_the_same_numbers():
     buf = io.StringIO()
     print_report(report, console=Console(file=buf, width=200, color_system=None))
     terminal = buf.getvalue()
-    throughput = summary.steady_rates(report)[0]
+    throughput = steady_rates(report)[0]
     assert throughput == "3.98 steps/s"
     for text in (md, html, terminal):
         assert throughput in text

@@ -1,5 +1,5 @@
 """Terminal (rich) and Markdown views of a fastenough.diff/1 document. Both are
-built from the same sections.Table rows, but for the trace table: the terminal
+built from the same render.table.Table rows, but for the trace table: the terminal
 one fits the width (figures whole, the name takes the rest, cut in the middle,
 shapes or the device kind on a dim second line), the Markdown one keeps names
 whole. Kernel names are shortened here only (the JSON keeps them whole)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from fastenough.render.sections import Table
+from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns, fmt_num
 
 

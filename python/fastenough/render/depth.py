@@ -11,7 +11,8 @@ sources are in docs/trace-depth.md.
 
 from __future__ import annotations
 
-from fastenough.render.sections import RANK_DISTRIBUTION_OVER, WORST_NAMED, Table, median
+from fastenough.render.ranks import RANK_DISTRIBUTION_OVER, WORST_NAMED, median
+from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns, fmt_share, shorten
 
 CATEGORY_LABELS = {

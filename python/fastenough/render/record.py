@@ -7,8 +7,9 @@ from __future__ import annotations
 import shlex
 import time
 
-from fastenough.render.sections import Table, phase_groups
+from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns
+from fastenough.render.view.phases import phase_groups
 
 # Ops whose input dtype is the model's compute dtype.
 _MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
@@ -18,7 +19,7 @@ _DTYPE_NAMES = {"float": "float32", "c10::Half": "float16", "c10::BFloat16": "bf
                 "double": "float64", "c10::Float8_e4m3fn": "float8_e4m3fn"}
 
 
-def _utc(ns) -> str | None:
+def utc(ns) -> str | None:
     if not ns:
         return None
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ns / 1e9))
@@ -121,7 +122,7 @@ def record_table(report: dict) -> Table | None:
         ending = (f"signal {run['signal']}" if run.get("signal")
                   else f"exit status {run.get('exit_status')}")
         add("ended", f"{ending} after {fmt_ns(run.get('wall_ns'))}")
-    add("started", _utc(meta.get("start_wall_ns")))
+    add("started", utc(meta.get("start_wall_ns")))
     add("host", meta.get("host"))
     add("working directory", meta.get("cwd"))
     git = meta.get("git") or {}

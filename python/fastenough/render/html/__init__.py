@@ -1,51 +1,48 @@
 """The HTML report: one self-contained file (report.html in every run
-directory, `fastenough report --html`). Its sections and figures are the
-terminal and Markdown reports' (render/sections.py, summary.py, record.py);
-the charts are inline SVG drawn by the modules beside this one."""
+directory, `fastenough report --html`). It formats the same view as the
+terminal and Markdown reports (render/view/: figures, findings, tables, lines);
+the charts are inline SVG drawn by the modules beside this one from the
+view's series (ReportView.charts)."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from fastenough import __version__
-from fastenough.render import measurement, record, run_files, sections, summary
 from fastenough.render.html import device_split, distribution, findings, page, series, timeline
 from fastenough.render.html.svg import esc
+from fastenough.render.view.build import build_view
+from fastenough.render.view.model import ReportView
 
 
-def _header(report: dict) -> tuple[str, str]:
-    run = report.get("run")
-    meta = report.get("meta") or {}
+def _header(view: ReportView) -> tuple[str, str]:
+    run = view.run
     if run:
-        command = run.get("command") or []
-        command = shlex.join(command) if isinstance(command, list) else str(command)
-        started = record._utc(meta.get("start_wall_ns"))
-        sub = " · ".join(x for x in (f"host {meta['host']}" if meta.get("host") else "",
-                                     f"started {started}" if started else "") if x)
+        command = run.command
+        sub = " · ".join(x for x in (f"host {run.host}" if run.host else "",
+                                     f"started {run.started}" if run.started else "") if x)
         title = f"fastenough report: {command}"
         head = ('<h1><span class="brand">fastenough</span> report</h1>'
                 f'<code class="command">{esc(command)}</code>'
                 + (f'<p class="sub">{esc(sub)}</p>' if sub else ""))
     else:
-        inputs = report.get("inputs") or []
-        names = ", ".join(Path(i.get("path", "?")).name for i in inputs[:4])
-        if len(inputs) > 4:
-            names += f" and {len(inputs) - 4} more"
+        names = ", ".join(view.trace_names)
+        if view.trace_count > 4:
+            names += f" and {view.trace_count - 4} more"
         title = f"fastenough report: {names}"
         head = ('<h1><span class="brand">fastenough</span> report</h1>'
-                f'<p class="sub">profiler trace{"s" if len(inputs) != 1 else ""}: '
+                f'<p class="sub">profiler trace{"s" if view.trace_count != 1 else ""}: '
                 f"{esc(names)}</p>")
-    gaps = measurement.measurement_lines(report)
-    if gaps:
-        items = "".join(f"<li>{esc(g[2:] if g.startswith('- ') else g)}</li>" for g in gaps[1:])
-        head += (f'<div class="banner incomplete" role="alert"><strong>{esc(gaps[0])}</strong>'
+    m = view.measurement
+    if m.headline:
+        items = "".join(f"<li>{esc(r)}</li>" for r in m.reasons)
+        head += (f'<div class="banner incomplete" role="alert"><strong>{esc(m.headline)}</strong>'
                  f"<ul>{items}</ul></div>")
-    elif report.get("measurement"):
+    elif m.recorded:
         head += ('<div class="banner complete"><strong>Measurement complete.</strong>'
                  "Every source ran and the loop reached steady steps.</div>")
     cards = []
-    for f in summary.key_figures(report):
+    for f in view.figures:
         cards.append(f'<div class="card{" alert" if f.alert else ""}" data-key="{esc(f.key)}">'
                      f'<div class="label">{esc(f.label)}</div>'
                      f'<div class="value{" code" if f.key == "finding" else ""}">'
@@ -61,21 +58,21 @@ def _legend(items: list[tuple[str, str, str]]) -> str:
     return f'<div class="legend-row">{spans}</div>'
 
 
-def _timeline_section(report: dict) -> str | None:
+def _timeline_section(view: ReportView) -> str | None:
     parts = []
-    svg_text = timeline.timeline_svg(report)
+    svg_text = timeline.timeline_svg(view.charts.timeline)
     if svg_text:
-        parts.append(svg_text + _legend(timeline.legend(report)))
-    t = sections.phases_table(report)
-    if t:
-        parts.append(page.table_html(t))
+        parts.append(svg_text + _legend(timeline.legend(view.charts.timeline)))
+    if view.phases:
+        parts.append(page.table_html(view.phases))
     return "".join(parts) or None
 
 
-def _over_time_section(report: dict, samples: run_files.Samples | None) -> str | None:
+def _over_time_section(view: ReportView) -> str | None:
+    samples = view.charts.samples
     if samples is None or samples.empty():
         return None
-    charts = series.sample_charts(report, samples)
+    charts = series.sample_charts(view.charts.timeline, samples, view.charts.multi_rank)
     if not charts:
         return None
     parts = []
@@ -90,95 +87,77 @@ def _over_time_section(report: dict, samples: run_files.Samples | None) -> str |
     return "".join(parts)
 
 
-def _steps_section(report: dict, run_dir: Path | None) -> str | None:
-    lines = sections.steps_lines(report)
-    if run_dir is not None:
-        durations, rank = run_files.steady_step_durations(run_dir)
-    else:
-        durations, rank = run_files.trace_step_durations(report)
-    steps = report.get("steps") or {}
-    marks = {"p10": steps.get("steady_p10_ns"), "median": steps.get("steady_median_ns"),
-             "p90": steps.get("steady_p90_ns")}
-    marks = {k: (v / 1e6 if v else None) for k, v in marks.items()}
-    subject = f"rank {rank}" if rank is not None else "the run"
-    chart = distribution.distribution_svg(durations, marks, subject)
-    if not lines and not chart:
+def _steps_section(view: ReportView) -> str | None:
+    c = view.charts
+    subject = f"rank {c.step_rank}" if c.step_rank is not None else "the run"
+    chart = distribution.distribution_svg(c.step_durations, c.step_marks, subject)
+    if not view.steps and not chart:
         return None
     parts = []
     if chart:
         parts.append(chart)
-    if lines:
-        parts.append("<ul>" + "".join(f"<li>{esc(s)}</li>" for s in lines) + "</ul>")
-    cost = measurement.tool_cost_line(report)
+    if view.steps:
+        parts.append("<ul>" + "".join(f"<li>{esc(s)}</li>" for s in view.steps) + "</ul>")
+    cost = view.measurement.tool_cost
     if cost:
         parts.append(f'<p class="note">{esc(cost)}</p>')
     return "".join(parts)
 
 
-def _device_section(report: dict) -> str | None:
-    no_device = sections.no_device_line(report)
-    chart = device_split.split_svg(report)
+def _device_section(view: ReportView) -> str | None:
+    chart = device_split.split_svg(view.charts.device_rows)
     parts = [chart] if chart else []
-    for make in (sections.devices_table, sections.idle_table):
-        t = make(report)
+    for t in (view.devices, view.idle):
         if t:
             parts.append(page.table_html(t))
-    if no_device:
-        parts.append(f'<p class="note">{esc(no_device[0].upper() + no_device[1:])}.</p>')
+    if view.no_device:
+        parts.append(f'<p class="note">{esc(view.no_device[0].upper() + view.no_device[1:])}.</p>')
     return "".join(parts) or None
 
 
-def _top_section(report: dict) -> str | None:
+def _top_section(view: ReportView) -> str | None:
     parts = []
-    t = sections.top_kernels_table(report)
-    if t:
-        shares = [k.get("share_of_busy") for k in (report.get("top_kernels") or [])
-                  [:sections.TOP_N]]
-        parts.append(page.table_html(t, bars={4: shares}))
-    t = sections.top_ops_table(report)
-    if t:
-        ops = (report.get("top_ops") or [])[:sections.TOP_N]
-        top = max((o.get("total_ns") or 0 for o in ops), default=0) or 1
-        parts.append(page.table_html(t, bars={2: [(o.get("total_ns") or 0) / top
-                                                  for o in ops]}))
+    if view.top_kernels:
+        parts.append(page.table_html(view.top_kernels, bars={4: view.charts.kernel_shares}))
+    if view.top_ops:
+        parts.append(page.table_html(view.top_ops, bars={2: view.charts.op_shares}))
     return "".join(parts) or None
 
 
-def _record_section(report: dict) -> str | None:
+def _record_section(view: ReportView) -> str | None:
     parts = []
-    t = record.record_table(report)
-    if t:
-        parts.append(page.table_html(t, cls="record", heading=False))
-    for make in (sections.records_table, sections.inputs_table, sections.counters_table):
-        t = make(report)
+    if view.record:
+        parts.append(page.table_html(view.record, cls="record", heading=False))
+    for t in (view.recorded_outputs, view.inputs, view.counters):
         if t:
             parts.append(page.table_html(t))
-    quirks = sections.counters_line(report)
-    if quirks:
-        parts.append(f'<p class="note">{esc(quirks)}</p>')
+    if view.quirks:
+        parts.append(f'<p class="note">{esc(view.quirks)}</p>')
     return "".join(parts) or None
 
 
 def report_to_html(report: dict, run_dir: str | Path | None = None) -> str:
     """The page for `report`; `run_dir` (a `fastenough run` directory) adds the charts
     drawn from its samples.csv and steps.jsonl."""
-    run_dir = Path(run_dir) if run_dir else None
-    samples = run_files.read_samples(run_dir) if run_dir else None
-    title, header = _header(report)
+    return view_to_html(build_view(report, run_dir))
+
+
+def view_to_html(view: ReportView) -> str:
+    title, header = _header(view)
     built = [
-        ("findings", "Findings", findings.findings_html(report)),
-        ("timeline", "Where the time went", _timeline_section(report)),
-        ("over-time", "Device and host over time", _over_time_section(report, samples)),
-        ("steps", "Steady steps", _steps_section(report, run_dir)),
-        ("device", "Device time", _device_section(report)),
-        ("top", "Top kernels and ops", _top_section(report)),
-        ("record", "Reproducibility record", _record_section(report)),
+        ("findings", "Findings", findings.findings_html(view)),
+        ("timeline", "Where the time went", _timeline_section(view)),
+        ("over-time", "Device and host over time", _over_time_section(view)),
+        ("steps", "Steady steps", _steps_section(view)),
+        ("device", "Device time", _device_section(view)),
+        ("top", "Top kernels and ops", _top_section(view)),
+        ("record", "Reproducibility record", _record_section(view)),
     ]
     shown = [(a, t, b) for a, t, b in built if b]
     body = "".join(page.section(a, t, b) for a, t, b in shown)
     where = ""
-    if report.get("run", {}) and report["run"].get("run_dir"):
-        where = f" · run directory <code>{esc(report['run']['run_dir'])}</code>"
+    if view.run and view.run.run_dir:
+        where = f" · run directory <code>{esc(view.run.run_dir)}</code>"
     footer = (f"fastenough {esc(__version__)} · report schema "
-              f"{esc(report.get('schema', '?'))}{where} · every figure is in report.json")
+              f"{esc(view.schema)}{where} · every figure is in report.json")
     return page.document(title, header, [(a, t) for a, t, _ in shown], body, footer)

@@ -10,7 +10,7 @@ from fastenough.render.ab_text import figure_rows, outputs_lines, ratio_line
 from fastenough.render.html import svg
 from fastenough.render.html.page import document, section, table_html
 from fastenough.render.html.svg import esc
-from fastenough.render.sections import Table
+from fastenough.render.table import Table
 
 
 def _pair_ratios(doc: dict) -> list[float]:

@@ -4,7 +4,6 @@ idle time by cause (waiting for the host, between queued kernels, other)."""
 
 from __future__ import annotations
 
-from fastenough.render import sections
 from fastenough.render.html import svg
 from fastenough.render.units import fmt_ns, fmt_share, share
 
@@ -22,8 +21,8 @@ PARTS = (
 )
 
 
-def split_svg(report: dict, uid: str = "devsplit") -> str | None:
-    rows = sections.device_rows(report)
+def split_svg(rows: list[tuple[str, dict]], uid: str = "devsplit") -> str | None:
+    """`rows`: (rank label, device) of the devices to draw (ranks.device_rows)."""
     if not rows:
         return None
     legend_h = 24

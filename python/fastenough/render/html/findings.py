@@ -4,8 +4,8 @@ the evidence behind it (folded, with every number and its unit)."""
 
 from __future__ import annotations
 
-from fastenough.render import lint_section, measurement, sections
 from fastenough.render.html.svg import esc
+from fastenough.render.view.model import FindingView, LintView, ReportView
 
 VERDICT_TEXT = {
     "avoidable": "avoidable",
@@ -15,7 +15,7 @@ VERDICT_TEXT = {
 _BAR = {"avoidable": "#c62828", "bounded": "#b7791f", "insufficient-evidence": "#0b6e99"}
 
 
-def _saving_bar(v: sections.FindingView) -> str:
+def _saving_bar(v: FindingView) -> str:
     if v.saving_share is None:
         return ""
     w = max(0.0, min(1.0, v.saving_share)) * 200
@@ -26,7 +26,7 @@ def _saving_bar(v: sections.FindingView) -> str:
             "</svg></span>")
 
 
-def finding_html(v: sections.FindingView, also_in_source: list[str] = ()) -> str:
+def finding_html(v: FindingView) -> str:
     verdict = esc(v.verdict)
     out = [f'<article class="finding {verdict}" id="finding-{v.rank}" data-code="{esc(v.code)}">',
            '<div class="head">',
@@ -39,7 +39,7 @@ def finding_html(v: sections.FindingView, also_in_source: list[str] = ()) -> str
            '<dl class="facts">']
     for w in v.where:
         out.append(f"<dt>where</dt><dd><code>{esc(w)}</code></dd>")
-    for src in also_in_source:
+    for src in v.also_in_source:
         out.append(f"<dt>also in source</dt><dd><code>{esc(src)}</code></dd>")
     if v.action:
         out.append(f"<dt>fix</dt><dd>{esc(v.action)}</dd>")
@@ -54,28 +54,23 @@ def finding_html(v: sections.FindingView, also_in_source: list[str] = ()) -> str
     return "".join(out)
 
 
-def _unconfirmed_lint(report: dict) -> str:
+def _unconfirmed_lint(lint: LintView | None) -> str:
     """Lint findings the run did not confirm: apart from the ranked list."""
-    lines = lint_section.unconfirmed_lines(report)
-    if not lines:
+    if not lint:
         return ""
-    items = "".join(f"<li><code>{esc(line)}</code></li>" for line in lines[1:])
-    return f'<p class="note">Lint: {esc(lines[0])}:</p><ul class="lint">{items}</ul>'
+    items = "".join(f"<li><code>{esc(line)}</code></li>" for line in lint.entries)
+    return f'<p class="note">Lint: {esc(lint.head)}:</p><ul class="lint">{items}</ul>'
 
 
-def findings_html(report: dict) -> str:
-    views = sections.findings_views(report)
-    lint = _unconfirmed_lint(report)
+def findings_html(view: ReportView) -> str:
+    views = view.findings
+    lint = _unconfirmed_lint(view.lint)
     if not views:
-        line = measurement.no_findings_line(report)
+        line = view.no_findings
         return f'<p class="empty">{esc(line[0].upper() + line[1:])}</p>' + lint
-    together = sections.avoidable_line(report)
+    together = view.avoidable
     intro = (f'<p class="note">{len(views)} finding{"s" if len(views) != 1 else ""}: those '
              "that change results first, then the largest possible saving. A saving marked "
              "≤ is an upper bound from measured time; one marked ≈ is an estimate that the "
              "real saving may exceed." + (f" {esc(together)}" if together else "") + "</p>")
-    raw = report.get("findings") or []
-    return intro + "".join(
-        finding_html(v, lint_section.also_in_source(raw[v.rank - 1])
-                     if v.rank - 1 < len(raw) else [])
-        for v in views) + lint
+    return intro + "".join(finding_html(v) for v in views) + lint

@@ -5,7 +5,7 @@ opens offline, from a mail attachment or a CI artifact, as it was written."""
 from __future__ import annotations
 
 from fastenough.render.html.svg import esc
-from fastenough.render.sections import Table
+from fastenough.render.table import Table
 
 CSS = """
 :root { --ink:#1f2933; --muted:#616e7c; --line:#e4e7eb; --soft:#f5f7fa; --accent:#2f80ed;
@@ -118,7 +118,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 40px; padding-bottom:
 
 def table_html(t: Table, cls: str = "", bars: dict[int, list[float | None]] | None = None,
                heading: bool = True) -> str:
-    """A sections.Table as HTML; `bars` adds a small bar after column i's text (share 0..1)."""
+    """A Table as HTML; `bars` adds a small bar after column i's text (share 0..1)."""
     out = []
     if heading:
         out.append(f"<h3>{esc(t.title)}</h3>")

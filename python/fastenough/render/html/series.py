@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import statistics
 
-from fastenough.render import sections
 from fastenough.render.html import svg, timeline
 from fastenough.render.run_files import Samples
 from fastenough.render.units import fmt_bytes
@@ -121,8 +120,10 @@ def line_chart(report: dict, uid: str, title: str, axis_title: str,
     return "".join(out)
 
 
-def sample_charts(report: dict, samples: Samples) -> list[tuple[str, str]]:
-    """(heading, svg) for every series the run has."""
+def sample_charts(report: dict, samples: Samples, multi_rank: bool) -> list[tuple[str, str]]:
+    """(heading, svg) for every series the run has; `report` needs only the phases
+    and the run's start and end (ReportView.charts.timeline); `multi_rank`: several
+    ranks share the host series."""
     charts = []
     devices = samples.devices
     wanted = []
@@ -136,7 +137,7 @@ def sample_charts(report: dict, samples: Samples) -> list[tuple[str, str]]:
             ("Device power", "power", "power", "W", None, None,
              [(d.label, d.power_w) for d in devices]),
         ]
-    rss_name = "process tree" + (", all ranks" if _multi_rank(report) else "")
+    rss_name = "process tree" + (", all ranks" if multi_rank else "")
     wanted += [
         ("Host CPU of the process tree", "cpu", "CPU, % of one core", "%", None, None,
          [("process tree", samples.cpu_pct)]),
@@ -149,7 +150,3 @@ def sample_charts(report: dict, samples: Samples) -> list[tuple[str, str]]:
             charts.append((heading, c))
     return charts
 
-
-def _multi_rank(report: dict) -> bool:
-    return len({p.get("rank") for p in report.get("phases") or []}) > 1 or \
-        len(report.get("devices") or []) > sections.RANK_DETAIL_MAX

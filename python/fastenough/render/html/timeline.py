@@ -4,8 +4,8 @@ user's own phases on a lane of their own), with the time axis in seconds."""
 
 from __future__ import annotations
 
-from fastenough.render import sections
 from fastenough.render.html import svg
+from fastenough.render.ranks import RANK_DETAIL_MAX
 from fastenough.render.units import fmt_ns
 
 PHASE_COLORS = {
@@ -84,7 +84,7 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
     t0, t1 = span
     ranks = sorted({p.get("rank") for p, _ in rows}, key=lambda r: (r is None, r))
     slowest = None
-    if len(ranks) <= sections.RANK_DETAIL_MAX:
+    if len(ranks) <= RANK_DETAIL_MAX:
         shown = ranks
     else:
         # Many ranks: the first and the one with the most time in its steady phases.

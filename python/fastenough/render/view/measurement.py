@@ -5,6 +5,7 @@ source ran and saw steady steps (report["measurement"], rundir/measurement.h).""
 from __future__ import annotations
 
 from fastenough.render.units import fmt_bytes, fmt_ns
+from fastenough.render.view.model import MeasurementView
 
 _HEADLINE = {
     "blind": "Measurement incomplete: fastenough did not see what it measures",
@@ -17,14 +18,15 @@ def complete(report: dict) -> bool:
     return m is None or m.get("status") == "complete"
 
 
-def measurement_lines(report: dict) -> list[str]:
-    """[] for a complete measurement (or a trace); else a headline and one line per reason."""
+def measurement_view(report: dict) -> MeasurementView:
+    """No headline for a complete measurement (or a trace); else a headline and
+    the reasons, one each."""
     m = report.get("measurement")
-    if not m or m.get("status") == "complete":
-        return []
-    out = [_HEADLINE.get(m.get("status"), "Measurement incomplete") + ":"]
-    out += [f"- {r.get('text', r.get('code', '?'))}" for r in m.get("reasons") or []]
-    return out
+    view = MeasurementView(recorded=bool(m), tool_cost=tool_cost_line(report))
+    if m and m.get("status") != "complete":
+        view.headline = _HEADLINE.get(m.get("status"), "Measurement incomplete") + ":"
+        view.reasons = [f"{r.get('text', r.get('code', '?'))}" for r in m.get("reasons") or []]
+    return view
 
 
 def tool_cost_line(report: dict) -> str | None:

@@ -1,0 +1,85 @@
+"""build_view: everything a renderer shows, computed once from a report (and,
+for the HTML charts, the run directory's samples and steps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastenough.render import depth, lint_section, record, run_files
+from fastenough.render.ranks import RANK_DETAIL_MAX, device_rows
+from fastenough.render.view import devices, inputs, phases, steps, top
+from fastenough.render.view.figures import key_figures
+from fastenough.render.view.findings import avoidable_line, findings_table, findings_views
+from fastenough.render.view.measurement import measurement_view, no_findings_line
+from fastenough.render.view.model import Charts, Code, LintView, ReportView
+from fastenough.render.view.recorded_outputs import recorded_outputs_table
+from fastenough.render.view.run import run_view
+
+
+def build_view(report: dict, run_dir: str | Path | None = None) -> ReportView:
+    """The view of `report`; `run_dir` (a `fastenough run` directory) adds the
+    series of its samples.csv and steps.jsonl for the HTML charts."""
+    findings = findings_views(report)
+    inputs_list = report.get("inputs") or []
+    return ReportView(
+        schema=str(report.get("schema", "?")),
+        measurement=measurement_view(report),
+        run=run_view(report),
+        trace_names=[Path(i.get("path", "?")).name for i in inputs_list[:4]],
+        trace_count=len(inputs_list),
+        figures=key_figures(report, findings),
+        findings=findings,
+        findings_table=findings_table(findings),
+        no_findings=no_findings_line(report),
+        avoidable=avoidable_line(report),
+        lint=_lint(report),
+        phases=phases.phases_table(report),
+        steps=steps.steps_lines(report),
+        batch_sweep=steps.batch_sweep_line(report),
+        devices=devices.devices_table(report),
+        idle=devices.idle_table(report),
+        no_device=devices.no_device_line(report),
+        step_breakdown=depth.step_breakdown_table(report),
+        depth=depth.sections(report),
+        top_kernels=top.top_kernels_table(report),
+        top_ops=top.top_ops_table(report),
+        record=record.record_table(report),
+        recorded_outputs=recorded_outputs_table(report),
+        inputs=inputs.inputs_table(report),
+        counters=inputs.counters_table(report),
+        quirks=inputs.counters_line(report),
+        charts=_charts(report, Path(run_dir) if run_dir else None),
+    )
+
+
+def _lint(report: dict) -> LintView | None:
+    lines = lint_section.unconfirmed_lines(report)
+    return LintView(lines[0], [Code(line) for line in lines[1:]]) if lines else None
+
+
+def _charts(report: dict, run_dir: Path | None) -> Charts:
+    meta = report.get("meta") or {}
+    phase_list = report.get("phases") or []
+    device_list = report.get("devices") or []
+    if run_dir is not None:
+        durations, rank = run_files.steady_step_durations(run_dir)
+    else:
+        durations, rank = run_files.trace_step_durations(report)
+    s = report.get("steps") or {}
+    marks = {"p10": s.get("steady_p10_ns"), "median": s.get("steady_median_ns"),
+             "p90": s.get("steady_p90_ns")}
+    return Charts(
+        timeline={"phases": phase_list,
+                  "run_details": {"phases": (report.get("run_details") or {}).get("phases")},
+                  "meta": {"start_wall_ns": meta.get("start_wall_ns"),
+                           "end_wall_ns": meta.get("end_wall_ns")}},
+        multi_rank=len({p.get("rank") for p in phase_list}) > 1
+        or len(device_list) > RANK_DETAIL_MAX,
+        device_rows=device_rows(device_list),
+        kernel_shares=top.kernel_shares(report),
+        op_shares=top.op_shares(report),
+        step_durations=durations,
+        step_rank=rank,
+        step_marks={k: (v / 1e6 if v else None) for k, v in marks.items()},
+        samples=run_files.read_samples(run_dir) if run_dir else None,
+    )

@@ -1,0 +1,124 @@
+"""What a person is shown of a report, built once (build.py) and only
+formatted by the terminal, Markdown and HTML renderers.
+
+Every string here is plain text, never markup: names from traces, paths,
+commands and program text are kept as they were written, and each renderer
+escapes every string for its medium (render/escape.py; html/svg.esc). `Code`
+marks the strings that are literals (a finding's code, a source location, a
+command, a lint entry): the formats that can show code (Markdown, HTML) show
+them as code spans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fastenough.render.run_files import Samples
+from fastenough.render.table import Table
+
+
+class Code(str):
+    """A literal (a name, a path, a command, a code): shown as code where the format can."""
+
+    __slots__ = ()
+
+
+@dataclass
+class Figure:
+    """A key figure: steady throughput, the steady step, device busy, the top
+    finding, how the run ended; HTML shows it as a card, the others as a line."""
+
+    key: str  # stable: throughput, step, busy, finding, run
+    label: str
+    value: str
+    detail: str = ""
+    alert: bool = False  # a figure that needs attention (a crash, nothing measured)
+
+
+@dataclass
+class FindingView:
+    rank: int
+    code: Code
+    verdict: str
+    title: str
+    saving: str
+    where: list[Code]
+    action: str
+    evidence: list[str]
+    evidence_pairs: list[tuple[str, str]] = field(default_factory=list)
+    saving_share: float | None = None  # of a step, for a bar; None when unknown
+    also_in_source: list[Code] = field(default_factory=list)  # matching lint findings
+
+
+@dataclass
+class MeasurementView:
+    """What a run's measurement saw (report["measurement"]); a trace has none."""
+
+    recorded: bool = False  # the report has a measurement (a run, not a trace)
+    headline: str | None = None  # set when incomplete: "Measurement incomplete: ..."
+    reasons: list[str] = field(default_factory=list)
+    tool_cost: str | None = None  # the time the loop stood still for fastenough
+
+
+@dataclass
+class RunView:
+    """The command of a `fastenough run` and how it ended."""
+
+    command: Code
+    ending: str  # 'exited 0 after 15.9 s'
+    run_dir: str | None = ""
+    host: str = ""
+    started: str | None = None  # UTC, when meta has the start
+
+
+@dataclass
+class LintView:
+    """Lint findings this run did not confirm: listed apart, never ranked."""
+
+    head: str
+    entries: list[Code]
+
+
+@dataclass
+class Charts:
+    """The series the HTML charts draw (numbers, not display text)."""
+
+    timeline: dict  # phases, run_details.phases and meta's start/end, as report.json has them
+    multi_rank: bool  # several ranks share the host series
+    device_rows: list[tuple[str, dict]]  # (rank label, device) of the device split
+    kernel_shares: list[float | None]
+    op_shares: list[float]
+    step_durations: list[int]
+    step_rank: int | None
+    step_marks: dict[str, float | None]  # p10 / median / p90 in ms
+    samples: Samples | None = None  # samples.csv of a run directory
+
+
+@dataclass
+class ReportView:
+    schema: str
+    measurement: MeasurementView
+    run: RunView | None
+    trace_names: list[str]  # the input files' names, for a trace's title
+    trace_count: int
+    figures: list[Figure]
+    findings: list[FindingView]
+    findings_table: Table | None
+    no_findings: str  # what "no findings" means for this report
+    avoidable: str | None  # what the avoidable findings save together
+    lint: LintView | None
+    phases: Table | None
+    steps: list[str]
+    batch_sweep: str | None
+    devices: Table | None
+    idle: Table | None
+    no_device: str | None
+    step_breakdown: Table | None
+    depth: list[tuple[str, list[str]]]  # (title, lines) of the trace in depth
+    top_kernels: Table | None
+    top_ops: Table | None
+    record: Table | None
+    recorded_outputs: Table | None
+    inputs: Table | None
+    counters: Table | None
+    quirks: str | None
+    charts: Charts

@@ -1,0 +1,31 @@
+"""What fastenough.record kept, per process (the agents' "records")."""
+
+from __future__ import annotations
+
+from fastenough.render.table import Table
+from fastenough.render.units import fmt_bytes, fmt_num
+from fastenough.render.view.steps import meta_agents
+
+
+def recorded_outputs_table(report: dict) -> Table | None:
+    rows = []
+    errors = []
+    for a in meta_agents(report):
+        rec = a.get("records") if isinstance(a, dict) else None
+        if not isinstance(rec, dict):
+            continue
+        rank = "-" if a.get("rank") is None else str(a["rank"])
+        dtypes = ", ".join(f"{k} x{v}" for k, v in (rec.get("dtypes") or {}).items()) or "-"
+        rows.append([rank, fmt_num(rec.get("keys")), dtypes, fmt_bytes(rec.get("bytes")),
+                     fmt_num(rec.get("shards")), "stopped" if rec.get("error") else "ok"])
+        if rec.get("error"):
+            errors.append(f"rank {rank}: {rec['error']}")
+    if not rows:
+        return None
+    note = "compare two runs with `fastenough compare RUN_A RUN_B`"
+    if errors:
+        note = ("recording stopped after a writer error, the outputs are incomplete: "
+                + "; ".join(errors))
+    return Table("Recorded outputs (fastenough.record)",
+                 ["rank", "keys", "dtypes", "bytes", "shards", "writer"], rows, note=note,
+                 right={1, 3, 4})

@@ -1,0 +1,115 @@
+"""The report's view (render/view/): built once per render, and the only thing
+the terminal, Markdown and HTML renderers format. Names from traces stay data
+in the view and in all three formats: a kernel named `[bold]x` or `<img ...>`
+shows as written. A real trace through the real analysis."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+
+import pytest
+from conftest import REPO
+from hostile_inputs import assert_markdown_is_inert
+from html_structure import parse
+from rich.console import Console
+
+from fastenough.render.html import report_to_html, view_to_html
+from fastenough.render.markdown import report_to_markdown, view_to_markdown
+from fastenough.render.terminal import print_report, print_view
+from fastenough.render.view import build as build_module
+from fastenough.render.view.build import build_view
+from fastenough.render.view.model import Code, ReportView
+
+EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
+HOSTILE = "[bold]x[/bold]<img src=x onerror=alert(1)>*em*|`t`"
+
+
+@pytest.fixture(scope="module")
+def trace_report() -> dict:
+    from fastenough import _core
+
+    return json.loads(_core.analyze_to_json([str(EXAMPLE)]))
+
+
+def _terminal(render, subject) -> str:
+    buf = io.StringIO()
+    render(subject, Console(file=buf, width=250, color_system=None))
+    return buf.getvalue()
+
+
+def test_the_view_holds_what_a_person_is_shown(trace_report):
+    view = build_view(trace_report)
+    assert isinstance(view, ReportView)
+    codes = [f["code"] for f in trace_report["findings"]]
+    assert [v.code for v in view.findings] == codes
+    assert [v.rank for v in view.findings] == list(range(1, len(codes) + 1))
+    assert all(isinstance(v.code, Code) for v in view.findings)
+    assert [r[1] for r in view.findings_table.rows] == codes
+    # The trace's one device: busy 388.587 ms of a 464.594 ms span = 83.64%.
+    figures = {f.key: f for f in view.figures}
+    assert figures["busy"].value == "83.6%" and figures["busy"].detail == "trace"
+    assert figures["finding"].value == codes[0]
+    assert "run" not in figures and view.run is None
+    assert view.measurement.headline is None and not view.measurement.recorded
+    # 20 kernels in the report, the top 10 shown, the HTML bars beside them.
+    assert len(trace_report["top_kernels"]) == 20
+    assert len(view.top_kernels.rows) == 10 == len(view.charts.kernel_shares)
+    assert view.trace_names == ["train_a100_rank3.json.gz"] and view.trace_count == 1
+
+
+def test_each_render_builds_the_findings_once(trace_report, monkeypatch):
+    calls = []
+    real = build_module.findings_views
+
+    def counted(report):
+        calls.append(1)
+        return real(report)
+
+    monkeypatch.setattr(build_module, "findings_views", counted)
+    report_to_markdown(trace_report)
+    assert len(calls) == 1
+    _terminal(print_report, trace_report)
+    assert len(calls) == 2
+    report_to_html(trace_report)
+    assert len(calls) == 3
+
+
+def test_the_renderers_format_the_view_and_nothing_else(trace_report):
+    view = build_view(trace_report)
+    assert view_to_markdown(view) == report_to_markdown(trace_report)
+    assert view_to_html(view) == report_to_html(trace_report)
+    assert _terminal(print_view, view) == _terminal(print_report, trace_report)
+    # A change to the view alone shows in every format: none reads the report.
+    view.findings[0].title = "retitled in the view"
+    view.figures[0].value = "42 steps/s"
+    for text in (view_to_markdown(view), view_to_html(view), _terminal(print_view, view)):
+        assert "retitled in the view" in text
+    assert "42 steps/s" in view_to_markdown(view) and "42 steps/s" in view_to_html(view)
+
+
+def test_names_from_traces_stay_data_in_every_format(trace_report):
+    report = copy.deepcopy(trace_report)
+    report["top_kernels"][0]["name"] = HOSTILE
+    report["findings"][0]["title"] = HOSTILE
+    view = build_view(report)
+    # The view keeps the name as written: escaping is each renderer's.
+    assert view.top_kernels.rows[0][0] == HOSTILE
+    assert view.findings[0].title == HOSTILE
+
+    terminal = _terminal(print_report, report)
+    assert terminal.count(HOSTILE) == 2  # the finding's title and the kernel's row
+
+    md = report_to_markdown(report)
+    # Escaped as written (\<img, \[bold\]), so the Markdown renders it as text.
+    assert re.search(r"(?<!\\)<img|(?<!\\)\[bold", md) is None
+    assert_markdown_is_inert(md, HOSTILE)
+
+    page = parse(report_to_html(report))
+    assert page.errors == []
+    assert page.find("img") == [] and page.find("bold") == []
+    assert HOSTILE in page.by_id("top").text
+    (first,) = [a for a in page.find("article") if a.attrs.get("id") == "finding-1"]
+    assert HOSTILE in first.text
