@@ -199,3 +199,15 @@ def test_real_runs_with_a_planted_sleep(tmp_path):
     r, g = gate(a, a_again, "50")
     assert r.returncode == 0, (r.stderr, g)
     assert g["status"] == "ok"
+
+
+def test_no_empty_findings_table_when_nothing_changed(tmp_path):
+    # Two runs without a changed finding: a line says so, no empty table is drawn.
+    a = make_run(tmp_path / "a", planted(10))
+    b = make_run(tmp_path / "b", planted(10))
+    r = run_cli("diff", str(a), str(b), cwd=tmp_path, env={"COLUMNS": "100"})
+    assert r.returncode == 0, r.stderr
+    assert "Findings: none in either run" in r.stdout
+    assert "saving/step A" not in r.stdout
+    md = run_cli("diff", str(a), str(b), "--md", cwd=tmp_path).stdout
+    assert "Findings: none in either run" in md and "| saving/step A" not in md

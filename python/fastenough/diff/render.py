@@ -64,7 +64,7 @@ def sides_lines(doc: dict) -> list[str]:
     return lines
 
 
-def run_tables(run: dict) -> list[Table]:
+def run_tables(run: dict) -> tuple[list[Table], str | None]:
     phases = Table("Phases (host time, lowest rank)", ["phase", "A", "B", "B/A", "change"],
                    [[p["name"], fmt_ns(p["a"]), fmt_ns(p["b"]), _ratio(p["ratio"]),
                      _signed_ns(p["delta_ns"])] for p in run["phases"]], right={1, 2, 3, 4})
@@ -89,12 +89,16 @@ def run_tables(run: dict) -> list[Table]:
     tables = [phases, steady] if run["phases"] else [steady]
     changed = [f for f in run["findings"] if f["status"] != "same"]
     same = len(run["findings"]) - len(changed)
+    if not changed:
+        # No empty table drawn for findings that did not change: a line says so.
+        return tables, (f"Findings: none changed; {same} the same in both" if same
+                        else "Findings: none in either run")
     tables.append(Table(
         "Findings", ["", "code", "where", "saving/step A", "saving/step B"],
         [[f["status"], f["code"], _short_location(f["location"]), fmt_ns(f["saving_per_step_ns_a"]),
           fmt_ns(f["saving_per_step_ns_b"])] for f in changed],
         note=f"{same} finding(s) the same in both" if same else "", right={3, 4}))
-    return tables
+    return tables, None
 
 
 def _short_location(location: str | None) -> str:
@@ -298,13 +302,14 @@ def gate_lines(gate: dict) -> list[tuple[str, str]]:
     return lines
 
 
-def tables(doc: dict) -> list[Table]:
+def tables(doc: dict) -> tuple[list[Table], str | None]:
     """The tables both views share (the trace table differs: see trace_table and
-    print_trace_table)."""
-    out = run_tables(doc["run"]) if doc["run"] else []
+    print_trace_table), and the line that stands for the findings' table when no
+    finding changed."""
+    out, findings_line = run_tables(doc["run"]) if doc["run"] else ([], None)
     if doc["trace"]:
         out.append(kind_totals_table(doc["trace"]))
-    return out
+    return out, findings_line
 
 
 # Columns that may wrap in the terminal (names, titles, places); the figures
@@ -331,8 +336,11 @@ def print_terminal(doc: dict, top: int, console=None) -> None:
             console.print(terminal_line((text, style)), highlight=False)
     for note in doc["notes"]:
         console.print(terminal_text(note, "yellow"), highlight=False)
-    for t in tables(doc):
+    shown, findings_line = tables(doc)
+    for t in shown:
         console.print(_rich_table(t))
+    if findings_line:
+        console.print(findings_line, highlight=False)
     if doc["trace"]:
         print_trace_table(doc["trace"], top, console)
 
@@ -347,8 +355,11 @@ def markdown(doc: dict, top: int) -> str:
     parts += [f"- {_escape(line)}" for line in lines + doc["notes"]]
     parts.append("")
     text = "\n".join(parts) + "\n"
-    for t in tables(doc):
+    shown, findings_line = tables(doc)
+    for t in shown:
         text += _table(t, level="##")
+    if findings_line:
+        text += f"{findings_line}\n\n"
     if doc["trace"]:
         text += _table(trace_table(doc["trace"], top), level="##")
     return text
