@@ -41,6 +41,7 @@ void RegisterDecide(nb::module_& m) {
         out["run_ns"] = d.run_ns;
         out["one_time_ns"] = d.one_time_ns;
         out["other_ns"] = d.other_ns;
+        out["one_time_text"] = d.one_time_text;
         out["any_pays"] = d.any_pays;
         nb::list lst;
         for (const auto& x : d.fixes) {

@@ -126,7 +126,9 @@ def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
     report["findings"] += [
         {"code": "sync-in-loop", "verdict": "avoidable", "saving": {"per_step_ns": 4500}},
         {"code": "autograd-in-eval", "verdict": "avoidable", "title": "eval builds graphs",
-         "saving": None}]
+         "saving": None},
+        # What bounds the step is no fix: not priced, not listed.
+        {"code": "step-bound", "verdict": "bounded", "saving": {"per_step_ns": 0}}]
     (d / "report.json").write_text(json.dumps(report))
     out = _json(capsys, str(d), "--runs", "5", "--fix", "sync-in-loop=0.1,0.05,0")
     (f,) = out["fixes"]

@@ -57,6 +57,7 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
     one_time_parts += (one_time_parts.empty() ? "" : ", ") + std::string(name) + " " +
                       FormatDuration(ns);
   }
+  out.one_time_text = one_time_parts;
   for (const FixPlan& f : fixes) {
     FixDecision d;
     d.code = f.code;
@@ -70,11 +71,11 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
     std::string sum = Fmt("%.0f runs x ", double(plan.remaining_runs)) + FormatDuration(per_step) +
                       Fmt("/step x %.0f steps", double(run.steps_per_run));
     if (plan.wait_hour_value != 1.0) sum += Fmt(" x %.2f (value of a waiting hour)", plan.wait_hour_value);
+    // The one-time parts are named once, in out.one_time_text, not in every sum.
     sum += " = " + FormatHours(d.hours_saved) + " h saved (" + Fmt("%.1f%%", 100 * d.share_of_run) +
            " of a " + FormatDuration(out.run_ns) + " run" +
-           (one_time_parts.empty() ? std::string()
-                                   : ", of which " + FormatDuration(out.one_time_ns) +
-                                         " one-time: " + one_time_parts) +
+           (out.one_time_ns > 0 ? ", of which " + FormatDuration(out.one_time_ns) + " one-time"
+                                : std::string()) +
            ")";
     if (f.dev_hours < 0) {
       const bool enough = d.hours_saved >= plan.min_fix_hours;

@@ -59,6 +59,7 @@ struct Decision {
   double run_ns = 0;        // one run: the measured wall time, else one-time costs + steps
   double one_time_ns = 0;
   double other_ns = 0;      // the part of one_time_ns in no named phase (wall - the rest)
+  std::string one_time_text;  // "start-up 13.43 s, load 660.0 ms, ..." ("" when none)
   std::vector<FixDecision> fixes;
   bool any_pays = false;
 };

@@ -185,13 +185,16 @@ def reopen_conditions(report: dict, fig: dict) -> list[str]:
 def priced_fixes(findings: list[dict], costs: dict) -> tuple[list[dict], list[dict]]:
     """One fix per finding code, its saving the sum of that code's findings'
     (two sync-in-loop findings at two lines are one kind of fix; the core caps
-    the sum at the step); and the findings that carry no estimated saving,
+    the sum at the step; a `bounded` finding says what bounds the step and is
+    no fix); and the avoidable findings that carry no estimated saving,
     which are named, not dropped (autograd-in-eval: a saving the trace did not
     price)."""
     fixes: dict[str, dict] = {}
     unpriced: list[dict] = []
     for f in findings:
         per_step = (f.get("saving") or {}).get("per_step_ns")
+        if f.get("verdict") == "bounded":
+            continue  # what bounds the step once the avoidable is gone: no fix to price
         if per_step is None:
             if f.get("verdict") == "avoidable":
                 unpriced.append({"code": f.get("code"), "title": f.get("title") or ""})
