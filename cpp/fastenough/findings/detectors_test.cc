@@ -651,6 +651,66 @@ TEST(DetectorsRanks, AlternatingLatenessIsNoStraggler) {
   EXPECT_TRUE(DetectAcrossRanks({&c0}).empty());
 }
 
+// A gloo job on the CPU: no collective kernels; ProcessGroupGloo's
+// "gloo:all_reduce" ranges on its worker thread stand in. Rank 1 starts each
+// of 6 all-reduces 30 ms (30000 us) late; all end together, 10 ms after it.
+// Steps are 100 ms apart. `first`: the rank's window begins at that step.
+void GlooRank(TraceBuilder& b, int rank, int first, int last) {
+  b.store.rank = rank;
+  for (int s = first; s <= last; ++s) {
+    const double t0 = 100000.0 * s;
+    b.Op("c10d::allreduce_", t0 + 1000, 50);
+    b.tid = 200;
+    const double start = t0 + 1000 + (rank == 1 ? 30000 : 0);
+    b.Host(EventKind::kUserAnnotation, "gloo:all_reduce", start, t0 + 41000 - start);
+    b.tid = 100;
+  }
+  b.Finish();
+}
+
+TEST(DetectorsRanks, GlooRangesAreTheCollectivesOfACpuJob) {
+  TraceBuilder r0, r1;
+  GlooRank(r0, 0, 0, 5);
+  GlooRank(r1, 1, 0, 5);
+  const auto c0 = analysis::CollectCollectives(r0.store), c1 = analysis::CollectCollectives(r1.store);
+  ASSERT_EQ(c0.by_name.size(), 1u);  // not c10d::allreduce_, which nests in itself
+  EXPECT_EQ(c0.by_name.at("gloo:all_reduce").size(), 6u);
+  auto f = DetectAcrossRanks({&c0, &c1});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(f[0], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(f[0], "matched_collectives"), 6);
+  EXPECT_EQ(Ev<int64_t>(f[0], "mean_late_ns"), 30000000);
+  EXPECT_EQ(f[0].verdict, Verdict::kAvoidable);
+}
+
+TEST(DetectorsRanks, WindowsThatBeginApartAreLinedUpByTheEnds) {
+  // Rank 0 traced steps 0..9, rank 1 steps 3..12: they share steps 3..9, of
+  // which the first (rank 1's window start) is not counted: 6 matched.
+  // By order alone, rank 1's step 3 would meet rank 0's step 0.
+  TraceBuilder r0, r1;
+  GlooRank(r0, 0, 0, 9);
+  GlooRank(r1, 1, 3, 12);
+  const auto c0 = analysis::CollectCollectives(r0.store), c1 = analysis::CollectCollectives(r1.store);
+  auto f = DetectAcrossRanks({&c0, &c1});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(f[0], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(f[0], "matched_collectives"), 6);
+  EXPECT_EQ(Ev<int64_t>(f[0], "mean_late_ns"), 30000000);
+  // Rank 1 first: the same from its side.
+  const auto g = DetectAcrossRanks({&c1, &c0});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(g[0], "matched_collectives"), 6);
+  EXPECT_EQ(Ev<int64_t>(g[0], "mean_late_ns"), 30000000);
+}
+
+TEST(DetectorsRanks, WindowsThatShareNoStepMatchNothing) {
+  TraceBuilder r0, r1;
+  GlooRank(r0, 0, 0, 5);
+  GlooRank(r1, 1, 20, 25);
+  const auto c0 = analysis::CollectCollectives(r0.store), c1 = analysis::CollectCollectives(r1.store);
+  EXPECT_TRUE(DetectAcrossRanks({&c0, &c1}).empty());
+}
+
 TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {
   EXPECT_EQ(Catalog().size(), 27u);
   for (const auto& e : Catalog()) {

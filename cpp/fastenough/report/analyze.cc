@@ -153,4 +153,12 @@ StatusOr<AnalyzedJob> AnalyzeTracesWithSummaries(const std::vector<std::string>&
   return job;
 }
 
+StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
+                                                    const AnalyzeOptions& options) {
+  StatusOr<std::vector<RankSummary>> summaries = SummarizeTraces({path}, options, true);
+  if (!summaries.ok()) return summaries.status();
+  const RankSummary& s = summaries.value().front();
+  return AnalyzedJob::Summary{s.analysis.rank, RankSummaryToJson(s)};
+}
+
 }  // namespace fastenough::report

@@ -53,6 +53,12 @@ struct AnalyzedJob {
 StatusOr<AnalyzedJob> AnalyzeTracesWithSummaries(const std::vector<std::string>& paths,
                                                  const AnalyzeOptions& options = {});
 
+// One trace's fastenough.rank-summary/1 JSON (input_index 0, its shape census
+// taken): what a rank of a `fastenough run --analyze-in-job` job sends to rank
+// 0 at exit, the summary `analyze --rank-summaries` writes for that trace alone.
+StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
+                                                    const AnalyzeOptions& options = {});
+
 // The part of AnalyzeTraces after loading, for callers that hold stores
 // (tests, `fastenough run`). Stores must be Finalize()d.
 Report BuildReport(const std::vector<const trace::EventStore*>& stores,

@@ -7,7 +7,7 @@
 
 namespace fastenough::report {
 
-StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_t top_n) {
+StatusOr<std::vector<RankSummary>> ReadRankSummaries(const std::vector<std::string>& paths) {
   if (paths.empty()) return InvalidArgument("no rank summaries given");
   std::vector<RankSummary> summaries;
   for (const std::string& path : paths) {
@@ -24,7 +24,13 @@ StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_
     if (!s.ok()) return s.status();
     summaries.push_back(std::move(s).value());
   }
-  return AssembleReport(std::move(summaries), top_n);
+  return summaries;
+}
+
+StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_t top_n) {
+  StatusOr<std::vector<RankSummary>> summaries = ReadRankSummaries(paths);
+  if (!summaries.ok()) return summaries.status();
+  return AssembleReport(std::move(summaries).value(), top_n);
 }
 
 StatusOr<std::string> MergeRankSummariesToJson(const std::vector<std::string>& paths,

@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/report/rank_summary.h"
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
 namespace fastenough::report {
 
 // Reads every summary (gzip or not) in order; a file that cannot be read or
+// is not a summary fails the call with its path first in the message.
+StatusOr<std::vector<RankSummary>> ReadRankSummaries(const std::vector<std::string>& paths);
+
+// ReadRankSummaries + AssembleReport. Reads every summary (gzip or not) in order; a file that cannot be read or
 // is not a summary fails the call with its path first in the message.
 StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_t top_n = 20);
 

@@ -10,6 +10,8 @@
 
 #include "fastenough/analysis/statistics.h"
 #include "fastenough/report/analyze.h"
+#include "fastenough/report/assemble.h"
+#include "fastenough/report/merge.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/findings/overlaps.h"
@@ -183,25 +185,12 @@ LoopCpu MeasureLoopCpu(const std::vector<PhaseRow>& phases, const std::vector<Ag
   return out;
 }
 
-}  // namespace
-
-StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return NotFound(dir + ": not a run directory");
-  RunReport rr;
+// The trace part of the report from the traces in trace/. One bad file is set
+// aside (and named) so that the other ranks are still analysed.
+void AnalyzeTraceFiles(const std::string& dir, const RunReportOptions& options,
+                       const report::AnalyzeOptions& ao, RunReport* out) {
+  RunReport& rr = *out;
   std::vector<std::string>& problems = rr.problems;
-
-  // The agents' records first: they say whose each Python frame is.
-  rr.agents = ReadAgentRecords(dir, &problems);
-  analysis::FrameRoots roots = options.frame_roots;
-  for (const AgentRecord& a : rr.agents) {
-    if (a.in_the_loop() && !a.python_roots.empty()) {
-      roots = a.python_roots;
-      break;
-    }
-  }
-  // Traces: they make the bulk of the Report. One bad file is set aside (and
-  // named) so that the other ranks are still analysed.
   rr.traces = TraceFiles(dir);
   std::vector<trace::EventStore> stores;
   stores.reserve(rr.traces.size());
@@ -229,11 +218,47 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   if (options.progress && total) options.progress(total, total);
   std::vector<const trace::EventStore*> ptrs;
   for (const auto& s : stores) ptrs.push_back(&s);
+  rr.report = report::BuildReport(ptrs, ao);
+  rr.traces = good;
+}
+
+}  // namespace
+
+StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return NotFound(dir + ": not a run directory");
+  RunReport rr;
+  std::vector<std::string>& problems = rr.problems;
+
+  // The agents' records first: they say whose each Python frame is.
+  rr.agents = ReadAgentRecords(dir, &problems);
+  analysis::FrameRoots roots = options.frame_roots;
+  for (const AgentRecord& a : rr.agents) {
+    if (a.in_the_loop() && !a.python_roots.empty()) {
+      roots = a.python_roots;
+      break;
+    }
+  }
   report::AnalyzeOptions ao;
   ao.threads = options.threads;
   ao.frame_roots = roots;
-  rr.report = report::BuildReport(ptrs, ao);
-  rr.traces = good;
+  if (!options.rank_summaries.empty()) {
+    StatusOr<std::vector<report::RankSummary>> merged =
+        report::ReadRankSummaries(options.rank_summaries);
+    if (merged.ok()) {
+      // The order TraceFiles gives the traces themselves: the same report.
+      std::vector<report::RankSummary> ranks = std::move(merged).value();
+      std::stable_sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) {
+        return a.input.path < b.input.path;
+      });
+      for (const auto& s : ranks) rr.traces.push_back(s.input.path);
+      rr.report = report::AssembleReport(std::move(ranks), ao.top_n);
+    } else {
+      problems.push_back("rank summaries not merged, the traces analysed instead: " +
+                         merged.status().message());
+    }
+  }
+  if (options.rank_summaries.empty() || rr.traces.empty()) AnalyzeTraceFiles(dir, options, ao, &rr);
   report::Report& r = rr.report;
 
   MetaFacts meta = ReadMeta(dir + "/meta.json", &problems);

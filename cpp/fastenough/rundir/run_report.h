@@ -34,6 +34,11 @@ struct RunReportOptions {
   // The roots to classify the traces' Python frames by, when the agent's
   // records do not carry the program's own (older run directories).
   analysis::FrameRoots frame_roots;
+  // fastenough.rank-summary/1 files the ranks wrote at exit (`run
+  // --analyze-in-job`): the trace part of the report is merged from them, in
+  // the order of the traces they were taken from, and trace/ is not read.
+  // When one cannot be read, that is a problem and the traces are analysed.
+  std::vector<std::string> rank_summaries;
 };
 
 struct RunReport {
@@ -46,7 +51,7 @@ struct RunReport {
   std::vector<AgentRecord> agents;
   Measurement measurement;
   std::vector<std::string> problems;
-  std::vector<std::string> traces;   // trace files analysed
+  std::vector<std::string> traces;   // trace files analysed (or summarised, see above)
 };
 
 // NotFound when `dir` is not a directory; otherwise always a report.

@@ -10,6 +10,8 @@
   memory.py          device and host memory at edges
   process_record.py  agent/<pid>.json
   checks/            the runtime waste checks (their own registry)
+  in_job.py          run --analyze-in-job: the rank's trace summarised at exit,
+                     gathered to rank 0
 
 One Agent per process (created by bootstrap.boot()). Importing this module never
 imports torch; torch is handed over once the program imports it. Rules it keeps:
@@ -120,6 +122,12 @@ class Agent:
         self.timer = StepTimer(self)
         self.outputs = None  # output_recorder.OutputRecorder, on the first fastenough.record
         self._record_written_ns = 0  # when agent/<pid>.json was last written at an edge
+        self.in_job = None  # in_job.InJobAnalysis, with run --analyze-in-job
+        self._terminating = False  # finish() called by SIGTERM: no in-job wait then
+        if opts.get("analyze_in_job") and role in ("main", "rank"):
+            from fastenough.agent.in_job import InJobAnalysis
+
+            self.in_job = InJobAnalysis(self)
 
     # ------------------------------------------------------------------ start
     def start(self) -> None:
@@ -194,6 +202,7 @@ class Agent:
             return  # the program handles SIGTERM itself (and usually exits through atexit)
 
         def on_term(signum, frame):
+            self._terminating = True
             self.finish()
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)  # die of the signal, as without us
@@ -293,6 +302,9 @@ class Agent:
             self.write_agent_json()
         except Exception:  # noqa: BLE001, S110
             pass
+        if self.in_job is not None and not self._terminating:
+            # Last: the program's exit work and every file of the agent are done.
+            self.in_job.run()
 
     def output_recorder(self):
         """The recorder of fastenough.record, created on first use."""
@@ -361,6 +373,8 @@ class Agent:
         self.check_fail("profile")
         if not self.window_plan.may_start():
             return now()  # steps without model work: the window waits (window_plan.py)
+        if self.in_job is not None and not self.in_job.window_agreed(self.steps.index):
+            return now()  # the other ranks are not there yet (in_job.py)
         self.window.done = True
         skip = self._window_unsafe()
         if skip:

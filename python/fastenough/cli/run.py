@@ -28,6 +28,18 @@ examples:
   fastenough run --trace-steps 10 -- torchrun --nproc_per_node=2 train.py
   fastenough run --json report.json -- python -m mypkg.bench
   fastenough run --json - -- python eval.py | jq .findings
+  fastenough run --analyze-in-job --trace-gloo -- torchrun --nproc_per_node=4 train.py
+
+--analyze-in-job: each rank analyses its own profiler trace when it exits
+(after the program's own exit work) and sends its summary
+(fastenough.rank-summary/1) to rank 0 over a gloo group of fastenough's own,
+never the program's; rank 0 writes them to RUN_DIR/rank-summaries/ and the
+report is merged from them instead of the traces being read again after the
+job. A rank waits at most --in-job-timeout seconds for the others; a rank that
+sends nothing (crashed, too late) is named in the report (run_details.in_job)
+and on stderr, and the traces that exist are analysed as without the option.
+A single process analyses its trace in place. gloo (CPU) jobs record no trace
+unless --trace-gloo.
 
 --json FILE writes report.json's content to FILE and leaves stdout to the
 command. --json - prints the report on stdout, which then carries nothing else:
@@ -73,6 +85,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the profiler window records no input shapes: torch's profiler then "
                    "holds no tensors while it runs (less memory); small-GEMM findings judge "
                    "by time only")
+    p.add_argument("--analyze-in-job", action="store_true",
+                   help="each rank summarises its own trace at exit and rank 0 gathers the "
+                   "summaries; the report is merged from them (see below)")
+    p.add_argument("--in-job-timeout", type=float, default=60.0, metavar="S",
+                   help="with --analyze-in-job: the most seconds a rank's exit waits for the "
+                   "other ranks' summaries (default 60)")
     p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
     p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
     p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
@@ -123,21 +141,26 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--hz must be in (0, 1000]")
     if args.trace_steps < 1 or args.warmup_steps < 0:
         raise UsageError("--trace-steps must be 1 or more and --warmup-steps 0 or more")
+    if not (0 < args.in_job_timeout <= 86400):
+        raise UsageError("--in-job-timeout must be in (0, 86400] seconds")
 
     from fastenough.supervisor.session import RunOptions, execute
 
+    agent_opts = {
+        "trace": not args.no_trace,
+        "trace_steps": args.trace_steps,
+        "warmup_steps": args.warmup_steps,
+        "probe": args.probe,
+        "trace_gloo": args.trace_gloo,
+        "trace_shapes": not args.trace_no_shapes,
+    }
+    if args.analyze_in_job:
+        agent_opts.update(analyze_in_job=True, in_job_timeout=args.in_job_timeout)
     opts = RunOptions(
         cmd=cmd,
         run_dir=args.run_dir,
         hz=args.hz,
-        agent_opts={
-            "trace": not args.no_trace,
-            "trace_steps": args.trace_steps,
-            "warmup_steps": args.warmup_steps,
-            "probe": args.probe,
-            "trace_gloo": args.trace_gloo,
-            "trace_shapes": not args.trace_no_shapes,
-        },
+        agent_opts=agent_opts,
         nvml=not args.no_nvml,
         npu_smi=not args.no_npu_smi,
         history=not args.no_history,
@@ -165,6 +188,12 @@ def run(args: argparse.Namespace) -> int:
             print_report(report, console=Console(stderr=True))
         except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
             err.write(f"fastenough: report not rendered ({type(e).__name__}: {visible(e)})\n")
+    if args.analyze_in_job:
+        from fastenough.supervisor.in_job import stderr_note
+
+        note = stderr_note(report)
+        if note:
+            err.write(f"fastenough: {visible(note)}\n")
     if outcome.unwritten:
         err.write(f"fastenough: not written: {visible('; '.join(outcome.unwritten))}; the "
                   "report above is the only copy: once there is room, `fastenough report "

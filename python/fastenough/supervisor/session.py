@@ -74,13 +74,22 @@ def _now_ns() -> int:
 PROGRESS_MIN_BYTES = 100 * 1024 * 1024
 
 
-def analyze_run_dir(run_dir: Path, show_progress: bool | None = None) -> dict:
+def trace_files(run_dir: Path) -> list[Path]:
+    return sorted(p for p in (run_dir / "trace").glob("*.json*")
+                  if p.is_file() and not p.name.endswith(".callsites.json"))
+
+
+def analyze_run_dir(run_dir: Path, show_progress: bool | None = None,
+                    rank_summaries: list[str] | None = None) -> dict:
     """The report of a run directory; a progress bar on stderr while large traces load
-    (None: when stderr is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1)."""
+    (None: when stderr is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1).
+    rank_summaries: the ranks' own summaries (run --analyze-in-job), merged instead of
+    reading the traces."""
     from fastenough import _core
 
-    traces = sorted(p for p in (run_dir / "trace").glob("*.json*")
-                    if p.is_file() and not p.name.endswith(".callsites.json"))
+    if rank_summaries:
+        return json.loads(_core.analyze_run_dir(str(run_dir), rank_summaries=rank_summaries))
+    traces = trace_files(run_dir)
     if show_progress is None:
         big = sum(p.stat().st_size for p in traces) >= PROGRESS_MIN_BYTES
         show_progress = (big and sys.stderr.isatty()) or \
@@ -93,9 +102,16 @@ def analyze_run_dir(run_dir: Path, show_progress: bool | None = None) -> dict:
         return json.loads(_core.analyze_run_dir(str(run_dir), progress=update))
 
 
-def _analyze(run_dir: Path, log) -> tuple[dict | None, str | None]:
+def _analyze(run_dir: Path, log, in_job: bool = False) -> tuple[dict | None, str | None]:
     try:
-        return analyze_run_dir(run_dir), None
+        if not in_job:
+            return analyze_run_dir(run_dir), None
+        from fastenough.supervisor.in_job import attach, choose
+
+        choice = choose(run_dir, trace_files(run_dir))
+        log(f"in-job analysis: {json.dumps(choice.details)}")
+        report = analyze_run_dir(run_dir, rank_summaries=choice.summaries)
+        return attach(report, choice), None
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
@@ -220,7 +236,7 @@ def execute(opts: RunOptions) -> RunOutcome:
         meta_written = writes.attempt(
             "meta.json", lambda: _rd.write_json_atomic(run_dir / "meta.json", meta))
 
-    report, error = _analyze(run_dir, log)
+    report, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")))
     if report is not None and not meta_written and isinstance(report.get("run"), dict):
         # The analysis read the meta.json of the start; how the program ended is
         # only in memory here.
