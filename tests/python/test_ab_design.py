@@ -78,16 +78,20 @@ def test_a_large_difference_is_decided_in_two_blocks(tmp_path, prog):
     doc = json.loads(r.stdout)
     assert doc["speed"] == "B faster", doc["verdict"]
     assert doc["design"]["kind"] == "sequential"
-    assert doc["design"]["stopped"] == "decided" and doc["design"]["rounds"] == 2, doc["design"]
-    assert len(doc["order"]) == 8
+    # Decided at the first look (2 blocks) here; a stall of a busy machine in
+    # one pair may take one block more, never the whole --max-rounds.
+    assert doc["design"]["stopped"] == "decided" and doc["design"]["rounds"] <= 3, doc["design"]
+    assert len(doc["order"]) == 4 * doc["design"]["rounds"]
     assert doc["ratio"]["confidence"] == pytest.approx(1 - 0.05 / 4)
 
 
 def test_the_budget_stops_after_the_minimum(tmp_path, prog):
     pytest.importorskip("torch")
     py = f"{__import__('sys').executable} {prog}"
-    r = run_cli("ab", "--no-trace", "--no-history", "--budget", "1", "--dir", tmp_path / "ab",
-                f"{py} fast", f"{py} fast", cwd=tmp_path, timeout=900)
+    # Two identical sides, and a confidence so high that no look can decide on
+    # a busy machine's noise: what stops the A/B is the budget alone.
+    r = run_cli("ab", "--no-trace", "--no-history", "--budget", "1", "--confidence", "0.9999",
+                "--dir", tmp_path / "ab", f"{py} fast", f"{py} fast", cwd=tmp_path, timeout=900)
     assert r.returncode == 0, r.stderr
     assert "2 A B B A block(s), 4 pairs; stopped: the next block would have ended after " \
            "--budget" in " ".join(r.stdout.split()), r.stdout
