@@ -182,11 +182,6 @@ CORPUS_PROGRAMS: list[Program] = [
             # interleave even within a line. Rank 0's output alone is in a fixed
             # order (rank 1's goes to /dev/null).
             torchrun_args=("--local-ranks-filter=0",),
-            # torch 2.13's gloo process group, at interpreter exit after
-            # destroy_process_group(): a joinable std::thread destroyed
-            # (std::terminate, SIGABRT in one rank); 2 plain runs of 16 on a
-            # loaded 2-core machine here, and once in CI.
-            upstream_crashes=(r"terminate called without an active exception",),
             forbid=(("*[avoidable]", "the tutorial's DDP loop has nothing removable on gloo"),)),
     Program("ex-word-lm-transformer", ("word_language_model/main.py", *cs.WORD_LM_TRAIN),
             root=EX, setup=cs.wikitext,
