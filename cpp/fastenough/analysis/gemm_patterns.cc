@@ -105,6 +105,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
   struct Call {
     int32_t scope;
     uint32_t row;
+    uint32_t seq;  // position in host order: (pid, tid, start)
   };
   std::vector<Call> calls;
   // Top-level matmul row -> index into `stats` (few calls; no per-row column).
@@ -125,7 +126,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     }
     if (nested) continue;
     call_index.emplace(r, calls.size());
-    calls.push_back({scope, r});
+    calls.push_back({scope, r, static_cast<uint32_t>(calls.size())});
   }
   // Kernels per call: walk up from the launch to the top-level matmul op.
   struct Stat {
@@ -167,6 +168,25 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
       s.first_row = static_cast<int32_t>(c.row);
     }
   }
+  // A matmul of another key between two sibling calls, in any scope of the
+  // same thread (an LSTM cell's gate projections, nested in aten::lstm_cell,
+  // between time_sequence_prediction's per-timestep Linear(51, 1) calls),
+  // ends their run: the loop's iterations do other matmul work, a recurrence
+  // or a layer stack, not a batch of independent small matmuls.
+  // next_other[s]: the first host-order position after s whose key differs.
+  auto key_of = [&](uint32_t row) {
+    return key == RunKey::kAllInputs ? store.strings().Get(store.input_dims[row])
+                                     : FirstInputDims(store.strings().Get(store.input_dims[row]));
+  };
+  std::vector<uint32_t> next_other(calls.size(), static_cast<uint32_t>(calls.size()));
+  for (size_t s = calls.size(); s-- > 1;) {
+    const bool differs = store.input_dims[calls[s].row] != store.input_dims[calls[s - 1].row] &&
+                         key_of(calls[s].row) != key_of(calls[s - 1].row);
+    next_other[s - 1] = differs ? static_cast<uint32_t>(s) : next_other[s];
+  }
+  auto same_thread = [&](uint32_t a, uint32_t b) {
+    return store.pid[a] == store.pid[b] && store.tid[a] == store.tid[b];
+  };
   std::stable_sort(calls.begin(), calls.end(), [&](const Call& a, const Call& b) {
     if (a.scope != b.scope) return a.scope < b.scope;
     return store.ts_ns[a.row] < store.ts_ns[b.row];
@@ -181,8 +201,11 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
       if (key == RunKey::kAllInputs) return store.input_dims[row] == store.input_dims[calls[i].row];
       return FirstInputDims(store.strings().Get(store.input_dims[row])) == first;
     };
+    auto nothing_else_between = [&](const Call& a, const Call& b) {
+      return !same_thread(a.row, b.row) || a.seq > b.seq || next_other[a.seq] >= b.seq;
+    };
     while (has_dims && j < calls.size() && calls[j].scope == calls[i].scope &&
-           same_key(calls[j].row)) {
+           same_key(calls[j].row) && nothing_else_between(calls[j - 1], calls[j])) {
       ++j;
     }
     if (j - i >= min_len) {

@@ -8,6 +8,8 @@
 // are siblings under "moe.py(31): forward"). A run is a maximal sequence of
 // sibling calls in time order whose first input has the same "Input Dims":
 //   args: {"Input Dims": [[64, 512], [2048, 512], [2048]], "Input type": ["float", ...]}
+// with no matmul of another key between two of them anywhere on the thread
+// (an LSTM cell's gates between per-timestep Linear calls end the run).
 #pragma once
 
 #include <cstdint>

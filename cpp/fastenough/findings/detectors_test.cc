@@ -235,10 +235,10 @@ TEST(DetectorsGemm, SmallShapesOnALoadedCpuStillFire) {
 }
 
 TEST(DetectorsGemm, OnTheCpuOnlyTheCallsCountNotTheWorkBetweenThem) {
-  // time_sequence_prediction: a Linear(51, 1) per timestep, 8 us each, with
-  // the LSTM cells' recurrence (70 us) between two calls. Grouping the calls
-  // saves at most (n - 1) calls, never the recurrence (it was "2.70 s/step,
-  // 37% of a step" when the host time between the calls counted).
+  // A Linear(51, 1) per iteration, 8 us each, with 70 us of other host work
+  // (no matmul) between two calls. Grouping the calls saves at most (n - 1)
+  // calls, never the work between them (time_sequence_prediction was "2.70
+  // s/step, 37% of a step" when the host time between the calls counted).
   TraceBuilder b;
   Steps(b, [](TraceBuilder& b, double t0) {
     b.Py("train.py(18): forward", t0 + 2, 990);
@@ -252,6 +252,36 @@ TEST(DetectorsGemm, OnTheCpuOnlyTheCallsCountNotTheWorkBetweenThem) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->saving.per_step_ns, 11 * 8000);  // (12 - 1) calls x 8 us
   EXPECT_NEAR(f->saving.share_of_step, 0.088, 1e-9);
+}
+
+TEST(DetectorsGemm, ARecurrenceWithItsOwnMatmulsIsNoSerialLoop) {
+  // time_sequence_prediction as torch 2.13's CPU profiler records it: each
+  // aten::lstm_cell runs its gate projections (aten::linear of another shape)
+  // before the timestep's Linear(51, 1). The cells' matmuls between the calls
+  // end the run: the per-timestep Linear of a recurrence is no batch of
+  // independent small matmuls (CI reported it avoidable in 1 of 2 runs).
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Py("train.py(18): forward", t0 + 2, 990);
+    for (int i = 0; i < 12; ++i) {
+      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 1], [[97, 51], [97, 51]], [204, 1]]");
+      b.Op("aten::linear", t0 + 6 + 78 * i, 30, "[[97, 1], [204, 1], [204]]");
+      b.Op("aten::linear", t0 + 40 + 78 * i, 30, "[[97, 51], [204, 51], [204]]");
+      b.Op("aten::linear", t0 + 75 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
+    }
+  });
+  EXPECT_EQ(RunDetectors(b).Get("serial-small-gemm"), nullptr);
+  // A matmul of the loop's own shape in another scope does not end the run.
+  TraceBuilder same;
+  Steps(same, [](TraceBuilder& b, double t0) {
+    b.Py("train.py(18): forward", t0 + 2, 990);
+    for (int i = 0; i < 12; ++i) {
+      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 1], [[97, 51], [97, 51]], [204, 1]]");
+      b.Op("aten::linear", t0 + 6 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
+      b.Op("aten::linear", t0 + 75 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
+    }
+  });
+  EXPECT_NE(RunDetectors(same).Get("serial-small-gemm"), nullptr);
 }
 
 TEST(DetectorsGemm, ProjectionsFromDifferentLinesAreNoLoop) {
