@@ -50,6 +50,30 @@ def test_padded_batches(tmp_path):
     assert f["where"][0]["function"] == "body"
 
 
+def test_lengths_kept_in_a_few_chunks_not_a_tensor_per_forward(tmp_path, monkeypatch):
+    # One small tensor per forward, kept to the end, fragmented the heap beside
+    # the steps' activations (word-language-model LSTM: +50 to 80 MiB of peak
+    # RSS). Chunks of 7 rows hold two 3-row batches each: 10 batches, 5 chunks,
+    # and the lengths read back exactly across the chunk boundaries.
+    from fastenough.agent.checks import padding
+
+    monkeypatch.setattr(padding, "CHUNK_ROWS", 7)
+    batches = [([1 + i % 8, 8, 2 + i % 5], 8) for i in range(10)]
+    held = {}
+
+    def body(reg):
+        run(batches)(reg)
+        held["chunks"] = [len(c) for c in reg.padding._chunks.values()]
+        held["batches"] = list(reg.padding.batches)
+
+    doc = run_checks(tmp_path, body)
+    assert held["chunks"] == [5]
+    assert held["batches"] == [(8, 3)] * 10
+    pad = doc["checks"]["padding"]
+    real = sum(sum(lengths) for lengths, _ in batches)
+    assert (pad["positions"], pad["real_tokens"]) == (10 * 3 * 8, real)
+
+
 def test_bucketed_batches_not_flagged(tmp_path):
     # The same rows bucketed: [2, 3] padded to 3, [7, 8] to 8: 22 positions, 20 real.
     doc = run_checks(tmp_path, run([([2, 3], 3), ([7, 8], 8)]))
