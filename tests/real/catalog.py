@@ -61,8 +61,9 @@ class Program:
     forbid: tuple[tuple[str, str], ...] = ()
     # Regexes of stderr that mark a crash of torch's own, not of the program
     # nor of fastenough, which also comes in plain runs now and then: a pair
-    # where either run shows one is run again (twice at most), naming the
-    # crash in the test's output.
+    # whose tool run shows one is run again (twice at most), naming the crash
+    # in the test's output. A pair whose plain run fails is run again whatever
+    # its message (real_pairs._upstream_crash).
     upstream_crashes: tuple[str, ...] = ()
 
     def interpreter(self) -> str:

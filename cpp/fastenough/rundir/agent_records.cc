@@ -47,6 +47,7 @@ AgentRecord Parse(dom::object o) {
     a.profile_memory_bound = IntField(profile, "memory_bound_bytes").value_or(0);
     a.profile_stopped_early = Str(profile, "stopped_early");
     a.profile_moved = Str(profile, "moved");
+    a.profile_not_moved = Str(profile, "not_moved");
   }
   dom::object roots;
   if (o["python_roots"].get_object().get(roots) == simdjson::SUCCESS) {

@@ -59,6 +59,7 @@ struct AgentRecord {
   int64_t profile_memory_bound = 0;   // what the agent allowed it (0: not recorded)
   std::string profile_stopped_early;  // why the window ended before its steps (memory)
   std::string profile_moved;  // why the window ran again on other steps
+  std::string profile_not_moved;  // why it did not, when it should have (memory)
   int64_t batch_dim = 0;
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   std::optional<int64_t> cores, torch_threads;

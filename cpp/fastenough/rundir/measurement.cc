@@ -46,6 +46,7 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     if (m.profile_stopped_early.empty()) m.profile_stopped_early = a->profile_stopped_early;
     if (m.profile_mode.empty() && a->traced) m.profile_mode = a->profile_mode;
     if (m.profile_moved.empty()) m.profile_moved = a->profile_moved;
+    if (m.profile_not_moved.empty()) m.profile_not_moved = a->profile_not_moved;
     steps += a->steps;
     const std::string who = loop.size() > 1 ? "process " + std::to_string(a->pid) + ": " : "";
     if (a->torch) {
@@ -129,6 +130,7 @@ std::string MeasurementJson(const Measurement& m) {
   }
   if (!m.profile_mode.empty()) w.Field("profile_mode", m.profile_mode);
   if (!m.profile_moved.empty()) w.Field("profile_moved", m.profile_moved);
+  if (!m.profile_not_moved.empty()) w.Field("profile_not_moved", m.profile_not_moved);
   w.EndObject();
   return w.Take();
 }

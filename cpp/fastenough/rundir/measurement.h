@@ -56,6 +56,7 @@ struct Measurement {
   std::string profile_stopped_early;  // the first process's reason, when its window ended early
   std::string profile_mode;   // the mode of the steps the window profiled
   std::string profile_moved;  // why the window ran again on other steps (agent/window_plan.py)
+  std::string profile_not_moved;  // why it did not run again there (the memory bound)
 };
 
 Measurement AssessMeasurement(const MeasurementInputs& in);

@@ -39,6 +39,7 @@ class PhaseMachine:
         self.steady_modes: set[str] = set()  # modes that reached steady
         self.last_edge: tuple[int, int] | None = None
         self.switching_mode = False  # inside enter_mode (edges of a mode switch)
+        self.last_steady_ns: int | None = None  # the last steady step's duration
         self._steady_steps: dict[str, int] = {}  # steady steps per mode, all its phases
         self.pause_ns = 0
         self.pauses = 0
@@ -134,6 +135,7 @@ class PhaseMachine:
         if self.phase == "warmup":
             self.durations.append(duration)
         elif self.phase == "steady":
+            self.last_steady_ns = duration
             self._steady_steps[self.mode] = self._steady_steps.get(self.mode, 0) + 1
         elif self.phase == "profile":
             self.agent.window.step()
@@ -157,6 +159,7 @@ class PhaseMachine:
                 if agent.window_pending and self._trace_after <= 0:
                     t = agent.start_window()
         elif phase == "steady":
+            self.last_steady_ns = duration  # a second window's memory gate
             # Counted per mode across its steady phases (an alternating loop has
             # one step in each).
             n = self._steady_steps[self.mode] = self._steady_steps.get(self.mode, 0) + 1

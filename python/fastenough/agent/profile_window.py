@@ -15,31 +15,43 @@ bounded that memory, but torch 2.13's CPU profiler then crashes the process
 now and then (heap corruption, segfaults in the next ops: 7 of 24 runs of
 tests/real's LSTM language model, none of 24 with one cycle), and a tool that
 crashes the program is worse than one that costs memory for a few steps.
-What bounds it instead: the growth of the process's RSS since just before the
-window began is watched every 10 ms (memory_watchdog.py), and on CUDA the
-allocator's bytes after each profiled step; once either passes the agent's
-memory bound (+5% or +64 MiB, whichever is larger) the window ends at once,
-keeping the steps recorded so far, or, when not even one step fitted,
-recording nothing (the report says why). The window ends well before its growth
-reaches the bound, because stopping costs more: torch's profiler turns its raw
-records into result objects when it stops, and that took 3.2 times the window's
-growth on time_sequence_prediction's LSTM and 19 times on REINFORCE's
-Python-heavy episodes (stacks on), both in RSS. RSS also misses records that
-fill memory the program had freed (66 times, the LSTM under LBFGS), so the
-window's growth is the heap in use (memory.heap_in_use_bytes, glibc), where
-the stop cost 2 to 4.4 times the window's growth without Python stacks and 20
-times with them on REINFORCE (the stack tracer records every Python call of
-the environment). The window's growth may reach bound / (1 + expansion), with
-expansion 3 at first and, from then on, the largest stop-to-window ratio this
-process has shown. Starting at 20 held REINFORCE's first window no better (the
-stop is put off while torch runs Python from C++, and its growth went on) and
-cost every program whose steps hold activations its trace; so a first window
-may pass the bound on a Python-heavy program, and the report then says so
-(measurement.profile_memory_bound_bytes beside the rise). The heap also holds
-the program's own activations on the CPU: a CPU program whose step allocates
-more than the window may grow (a BERT-mini evaluation, an LSTM language model)
-gets no trace, and the report says why; on a GPU the activations are device
-memory and the heap's growth is the profiler's.
+What bounds it instead: the bound (+5% or +64 MiB, whichever is larger) is for
+the whole run, and the window may spend WINDOW_SHARE of it (the rest is the
+agent's own standing memory: its imports, the checks' records and the heap
+they fragment, 6 to 16 MiB measured under run --no-trace), less what earlier
+windows spent. What the window costs is predicted from two measures, watched
+every 10 ms (memory_watchdog.py) and at each profiled step's end:
+- how far the RSS stands above the peak before the window: the profiler's
+  records, interleaved with a CPU step's large short-lived activations,
+  fragment the heap (sentence-transformers' encode: RSS +79 MiB over 4 steps
+  while the heap in use rose 4 MiB);
+- the heap in use (memory.heap_in_use_bytes, glibc), which grows when the
+  records fill memory the program had freed (RSS missed that 66 times on the
+  LSTM under LBFGS), times what stopping costs: torch's profiler turns its raw
+  records into result objects when it stops, and that took 3 to 6 times the
+  window's heap growth on programs of few Python calls (the LSTM, dcgan,
+  sentence-transformers) and 19 to 20 times with Python stacks on Python-heavy
+  steps (REINFORCE's episodes, Lightning's loop). The expansion starts at 20
+  with stacks, 3 without, and is raised to the largest ratio this process has
+  shown. Inside a step the heap also holds the step's own activations, which
+  are not the window's: the step's growth counts at the expansion of a
+  stack-free window, and at each step's end the heap's growth since the window
+  began (activations freed) counts at the full expansion, for the steps done
+  and for one more step like them.
+When the prediction passes the budget the window ends at once, keeping the
+steps recorded so far, or, when not even one step fitted, recording nothing
+(the report says why). A second window (window_plan.py: the steps turned out
+to be another kind) starts only if the first spent at most a quarter of the
+window's share and one step of the length of the last one fits what is left,
+at the cost per profiled second that the first window showed: REINFORCE's
+first window profiled five 1.5 ms policy calls for 21 MiB, and its second one
+episode (37 ms profiled) for 138 MiB. The stop is put off
+while torch runs Python from C++ (a backward pass), and a first window's
+Python-heavy first step can still pass the bound (the report then says so:
+measurement.profile_memory_bound_bytes beside the rise). A CPU program whose
+step allocates more than the window may grow (a BERT-mini evaluation, an LSTM
+language model) gets no trace, and the report says why; on a GPU the
+activations are device memory and the heap's growth is the profiler's.
 
 The watchdog's signal handler never stops the window inside a trace function
 (_core.in_trace_callback): it ran once inside torch's Python tracer (a __repr__
@@ -103,7 +115,14 @@ class ProfileWindow:
         self.spent_rise = 0
         self._stop_asked: int | None = None  # the growth the watchdog saw, until a safe point
         # What stopping costs in memory, per byte the window grew (module docstring).
-        self.expansion = STOP_EXPANSION
+        self.expansion = STOP_EXPANSION_WITH_STACK if with_stack else STOP_EXPANSION
+        # At the last profiled step's end: the heap's growth since the window
+        # began and the RSS above the peak before it (module docstring).
+        self._heap_at_step_end = 0
+        self._rss_over_at_step_end = 0
+        # The last window's peak-RSS rise per second it profiled (the second
+        # window's gate).
+        self._rise_per_s: float | None = None
         self._watchdog = None  # memory_watchdog.MemoryWatchdog, while on
         self._busy = False  # inside our own profiler calls (the watchdog waits)
         # foreign_profiler.ForeignProfilerWatch: told when the profiler calls are
@@ -128,6 +147,8 @@ class ProfileWindow:
         self._torch = torch
         self._base = (rss_bytes(), _device_bytes(torch))
         self._heap_base = _host_bytes()
+        self._heap_at_step_end = 0
+        self._rss_over_at_step_end = 0
         self.steps_done = 0
         # A second window (window_plan.py) replaces the first one's trace.
         self._previous = self.info if self.info and self.info.get("trace") else None
@@ -155,8 +176,8 @@ class ProfileWindow:
         if self._base[0] is not None and self._heap_base is not None:
             from fastenough.agent.memory_watchdog import MemoryWatchdog
 
-            watchdog = MemoryWatchdog(self._heap_base, self.growth_allowed(self._base[0]),
-                                      self._over_bound, measure=_host_bytes)
+            watchdog = MemoryWatchdog(0, self.budget(self._base[0]), self._over_bound,
+                                      measure=self.predicted_rise)
             if watchdog.start():
                 self._watchdog = watchdog
         self.cost_ns += time.monotonic_ns() - t0
@@ -165,16 +186,63 @@ class ProfileWindow:
     def bound_of(base: int) -> int:
         return int(max(MEMORY_BOUND_BYTES, MEMORY_BOUND_SHARE * base))
 
-    def growth_allowed(self, base: int) -> int:
-        """How far the window may grow: the stop that follows must fit the bound
-        too, and what earlier windows spent is spent."""
-        return int(max(0, self.bound_of(base) - self.spent_rise) / (1 + self.expansion))
+    def budget(self, base: int) -> int:
+        """How much this window may raise the peak RSS: its share of the bound,
+        less what earlier windows spent."""
+        return int(max(0, WINDOW_SHARE * self.bound_of(base) - self.spent_rise))
 
-    def budget_spent(self) -> bool:
-        """True when earlier windows left too little of the bound for another
-        (less than 1 MiB of growth)."""
+    def growth_allowed(self, base: int) -> int:
+        """How far the heap may grow at the current expansion before the stop
+        that follows would pass the budget."""
+        return int(self.budget(base) / (1 + self.expansion))
+
+    def second_window_refused(self, step_ns: int | None) -> str | None:
+        """Why a second window may not start (None: it may): earlier windows
+        left no budget, or one step as long as the last one would cost more
+        than is left, at the first window's cost per profiled second."""
         rss = rss_bytes()
-        return self.spent_rise > 0 and rss is not None and self.growth_allowed(rss) < (1 << 20)
+        if self.spent_rise <= 0 or rss is None:
+            return None
+        left = self.budget(rss)
+        if self.growth_allowed(rss) < (1 << 20):
+            return "the earlier window used fastenough's memory bound"
+        if self.spent_rise > SECOND_WINDOW_AFTER * (left + self.spent_rise):
+            return (f"the earlier window raised the peak RSS by {self.spent_rise >> 20} MiB, "
+                    f"more than a quarter of the window's share of fastenough's memory "
+                    f"bound, and steps of another kind may cost several times as much")
+        if self._rise_per_s is not None and step_ns:
+            cost = self._rise_per_s * step_ns / 1e9
+            if cost > left:
+                return (f"one step as long as the last ({step_ns / 1e6:.0f} ms) would cost "
+                        f"about {int(cost) >> 20} MiB of memory at the earlier window's rate, "
+                        f"more than the {left >> 20} MiB left of fastenough's memory bound")
+        return None
+
+    def predicted_rise(self) -> int | None:
+        """What the window would raise the peak RSS by if it stopped now (module
+        docstring): the RSS above the peak before the window plus the stop's
+        cost, the larger of the heap's growth at the last step's end at the
+        full expansion and its growth since then (the step's own activations
+        too) at a stack-free window's."""
+        heap, rss = _host_bytes(), rss_bytes()
+        if heap is None or rss is None or self._heap_base is None:
+            return None
+        over = max(0, rss - (self._hwm_before or rss))
+        recorded = self._heap_at_step_end
+        grown = max(recorded, heap - self._heap_base)
+        return int(over + max(self.expansion * recorded, STOP_EXPANSION * grown))
+
+    def _grew_text(self, rise: int) -> str:
+        return (f"host memory grew: stopping would raise the peak RSS by about {rise >> 20} "
+                f"MiB, the window's share of fastenough's memory bound being "
+                f"{self.budget(self._base[0] or 0) >> 20} MiB")
+
+    def _note_step_end(self) -> None:
+        heap, rss = _host_bytes(), rss_bytes()
+        if heap is not None and self._heap_base is not None:
+            self._heap_at_step_end = max(0, heap - self._heap_base)
+        if rss is not None and self._hwm_before:
+            self._rss_over_at_step_end = max(0, rss - self._hwm_before)
 
     def _learn_expansion(self, before: tuple) -> None:
         """After a stop: its peak over the RSS it started from, per byte the
@@ -214,15 +282,16 @@ class ProfileWindow:
         if _inside_a_callback(self._torch, frame):
             return
         self._stop_asked = None
-        self.stopped_early = f"host memory grew by {grew >> 20} MiB"
+        self.stopped_early = self._grew_text(grew)
         if self.steps_done == 0:
             self.abandon()
             self.info.update({"trace": None, "skipped": (
-                "the profiler window recorded nothing: within its first step the heap grew "
-                f"by {grew >> 20} MiB (the program's own allocations and the profiler's "
-                "records, not told apart), and stopping torch's profiler can cost "
-                f"{self.expansion:.0f} times its records again, past fastenough's memory "
-                f"bound of {self.bound_of(self._base[0]) >> 20} MiB"),
+                "the profiler window recorded nothing: within its first step the process "
+                "grew so that stopping torch's profiler would raise the peak RSS by about "
+                f"{grew >> 20} MiB (the program's own allocations and the profiler's records, "
+                f"not told apart; stopping costs up to {self.expansion:.0f} times the records "
+                f"again), past the window's {self.budget(self._base[0] or 0) >> 20} MiB of "
+                f"fastenough's memory bound of {self.bound_of(self._base[0] or 0) >> 20} MiB"),
                 "stopped_early": self.stopped_early,
                 "peak_rss_rise_bytes": self.abandoned_rise,
                 "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
@@ -232,6 +301,7 @@ class ProfileWindow:
     def step(self) -> None:
         if self._prof is not None:
             t0 = time.monotonic_ns()
+            self._note_step_end()
             self.steps_done += 1
             with ignoring_warnings(), kineto_quiet(), self._ours():
                 self._prof.step()
@@ -263,6 +333,9 @@ class ProfileWindow:
         # RSS (an upper bound: the program's own growth in those steps counts too).
         self._learn_expansion(before)
         rise = self._note_rise()
+        seconds = (end_wall - self.info["start_wall_ns"]) / 1e9
+        if rise is not None and seconds > 0:
+            self._rise_per_s = max(self._rise_per_s or 0.0, max(0, rise) / seconds)
         self.info.update({"trace": rel, "last_step": last_step, "end_wall_ns": end_wall,
                           "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early,
                           "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
@@ -336,22 +409,34 @@ class ProfileWindow:
         os.replace(tmp, path)
 
     def over_memory_bound(self) -> bool:
-        """True once the window has made the process grow past the bound: the
-        profiler holds its steps' tensors (module docstring), so more steps
-        would cost more memory than the tool may take. Also true once the
+        """At a profiled step's end: True when stopping now, or after one more
+        step like those done, would raise the peak past the window's budget
+        (module docstring; the profiler holds its steps' tensors and records),
+        or the device's memory grew past the bound. Also true once the
         watchdog has asked for a stop: a step's end is a safe point."""
         if self._stop_asked is not None:
-            self.stopped_early = f"host memory grew by {self._stop_asked >> 20} MiB"
+            self.stopped_early = self._grew_text(self._stop_asked)
             self._stop_asked = None
             return True
-        now_ = (_host_bytes(), _device_bytes(self._torch))
-        bases = (self._heap_base, self._base[1])
-        for what, base, current in zip(("host", "device"), bases, now_, strict=True):
-            if base is not None and current is not None \
-                    and current - base > (self.growth_allowed(self._base[0] or 0)
-                                          if what == "host" else self.bound_of(base)):
-                self.stopped_early = f"{what} memory grew by {(current - base) >> 20} MiB"
+        self._note_step_end()
+        budget = self.budget(self._base[0] or 0)
+        now = self.predicted_rise()
+        if now is not None:
+            done = self.steps_done + 1
+            over, recorded = self._rss_over_at_step_end, self._heap_at_step_end
+            after_next = (over + over / done) + self.expansion * (recorded + recorded / done)
+            if now > budget or after_next > budget:
+                when, rise = ("now", now) if now > budget else ("after one more step",
+                                                                 after_next)
+                self.stopped_early = (
+                    f"host memory grew: stopping {when} would raise the peak RSS by about "
+                    f"{int(rise) >> 20} MiB, past the window's share of fastenough's memory "
+                    f"bound ({budget >> 20} MiB)")
                 return True
+        device, base = _device_bytes(self._torch), self._base[1]
+        if base is not None and device is not None and device - base > self.bound_of(base):
+            self.stopped_early = f"device memory grew by {(device - base) >> 20} MiB"
+            return True
         return False
 
     def _forget(self, trace_rel: str) -> None:
@@ -378,6 +463,16 @@ MEMORY_BOUND_BYTES = 64 << 20
 MEMORY_BOUND_SHARE = 0.05
 # The stop's peak per byte of the window's heap growth, before a stop is seen.
 STOP_EXPANSION = 3.0
+# With Python stacks: REINFORCE's and Lightning's stops cost 19 and 20 times
+# the window's heap growth (every Python call of a Python-heavy step is a record).
+STOP_EXPANSION_WITH_STACK = 20.0
+# The window's share of the memory bound; the rest is the agent's own.
+WINDOW_SHARE = 0.75
+# A second window only after a first that spent at most this share of the
+# window's: its steps are of another kind, whose cost the first one predicts
+# poorly (REINFORCE: five 1.5 ms policy calls cost 21 MiB, then one episode,
+# 37 ms profiled, 138 MiB).
+SECOND_WINDOW_AFTER = 0.25
 
 
 def _inside_a_callback(torch, frame=None) -> bool:

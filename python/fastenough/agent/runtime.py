@@ -380,13 +380,13 @@ class Agent:
         if skip:
             self.window.info = {"trace": None, "skipped": skip}
             return now()
-        if self.window.budget_spent():
+        refused = self.window.second_window_refused(self.phases.last_steady_ns)
+        if refused:
             # A second window (window_plan.py) that the memory bound has no room
             # for: the first one's trace stays, and the report says why.
             info = self.window.info if self.window.info is not None else {"trace": None}
             info["not_moved"] = ("the window did not run again on the "
-                                 f"{self.phases.mode} steps: the earlier window used "
-                                 "fastenough's memory bound")
+                                 f"{self.phases.mode} steps: {refused}")
             self.window.info = info
             return now()
         self.phases.switch("profile")

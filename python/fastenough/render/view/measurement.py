@@ -54,6 +54,8 @@ def tool_cost_line(report: dict) -> str | None:
         line += f"; the window profiled {m['profile_mode']} steps"
         if m.get("profile_moved"):
             line += f" (it ran again there: {m['profile_moved']})"
+        elif m.get("profile_not_moved"):
+            line += f" ({m['profile_not_moved']})"
     return line
 
 
