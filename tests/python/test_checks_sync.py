@@ -44,6 +44,35 @@ def test_item_per_step_reported_with_its_line(tmp_path):
     assert "item" not in torch.Tensor.__dict__
 
 
+def two_lines(reg, steps=10):
+    model = torch.nn.Linear(4, 1)
+    x = torch.randn(3, 4)
+    seen = []
+    with torch.inference_mode():
+        reg.on_steady_begin()
+        for i in range(steps):
+            loss = model(x).sum()
+            seen.append(loss.item())  # FIRST-ITEM
+            if i % 2 == 0:
+                seen.append(loss.item())  # SECOND-ITEM
+            reg.on_step_end(duration_ns=1_000_000)
+        reg.on_steady_end()
+    return seen
+
+
+def test_cpu_syncs_of_one_loop_make_one_finding_with_their_lines(tmp_path):
+    # x-transformers' train_enwik8.py printed and logged loss.item() on two
+    # lines of its loop: two rows of "0.0% of a step" each. On the CPU they are
+    # one finding, its places the lines, most calls first, the calls summed.
+    doc = run_checks(tmp_path, two_lines)
+    [f] = findings(doc, "sync-in-loop")
+    assert [w["line"] for w in f["where"]] == [line_of(two_lines, "FIRST-ITEM"),
+                                               line_of(two_lines, "SECOND-ITEM")]
+    assert f["evidence"]["calls"] == 15 and f["evidence"]["steps"] == 10
+    assert f["evidence"]["calls_per_step"] == 1.5
+    assert f["evidence"]["kind"] == ".item()"
+
+
 def test_watch_ends_after_its_sample_of_steady_steps(tmp_path):
     orig_item = torch.Tensor.item
     unwrapped_at = []

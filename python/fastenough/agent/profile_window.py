@@ -288,9 +288,9 @@ class ProfileWindow:
             self.info.update({"trace": None, "skipped": (
                 "the profiler window recorded nothing: within its first step the process "
                 "grew so that stopping torch's profiler would raise the peak RSS by about "
-                f"{grew >> 20} MiB (the program's own allocations and the profiler's records, "
-                f"not told apart; stopping costs up to {self.expansion:.0f} times the records "
-                f"again), past the window's {self.budget(self._base[0] or 0) >> 20} MiB of "
+                f"{grew >> 20} MiB (the step's own allocations and the profiler's records "
+                f"are not told apart inside a step), past the window's "
+                f"{self.budget(self._base[0] or 0) >> 20} MiB of "
                 f"fastenough's memory bound of {self.bound_of(self._base[0] or 0) >> 20} MiB"),
                 "stopped_early": self.stopped_early,
                 "peak_rss_rise_bytes": self.abandoned_rise,
