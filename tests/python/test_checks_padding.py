@@ -74,6 +74,24 @@ def test_lengths_kept_in_a_few_chunks_not_a_tensor_per_forward(tmp_path, monkeyp
     assert (pad["positions"], pad["real_tokens"]) == (10 * 3 * 8, real)
 
 
+def test_lengths_kept_across_inference_mode_and_training(tmp_path):
+    # sentence-transformers' fit: the first forwards ran under inference_mode
+    # and the lengths' chunk made there could not be written in training
+    # ("Inplace update to inference tensor outside InferenceMode"): the checks
+    # stopped and SimCSE's padding went unreported.
+    model = Masked()
+
+    def body(reg):
+        with torch.inference_mode():
+            model(*batch([8, 2], 8))
+        ids, mask = batch([3, 7], 8)
+        model(ids, attention_mask=mask).sum().backward()
+
+    doc = run_checks(tmp_path, body)
+    pad = doc["checks"]["padding"]
+    assert (pad["positions"], pad["real_tokens"]) == (32, 20)
+
+
 def test_bucketed_batches_not_flagged(tmp_path):
     # The same rows bucketed: [2, 3] padded to 3, [7, 8] to 8: 22 positions, 20 real.
     doc = run_checks(tmp_path, run([([2, 3], 3), ([7, 8], 8)]))

@@ -74,7 +74,11 @@ class PaddingCheck:
         chunks = self._chunks.setdefault(dev, [])
         at = self._filled.get(dev, CHUNK_ROWS)
         if at + n > CHUNK_ROWS:
-            chunks.append(torch.empty(CHUNK_ROWS, dtype=torch.int64, device=dev))
+            # A normal tensor even under inference_mode: one made there could
+            # not be written outside it (sentence-transformers' fit encodes
+            # under inference_mode, then trains).
+            with torch.inference_mode(False):
+                chunks.append(torch.empty(CHUNK_ROWS, dtype=torch.int64, device=dev))
             at = 0
         with torch.no_grad():
             chunks[-1].narrow(0, at, n).copy_(lengths)
