@@ -191,6 +191,32 @@ def test_a_python_heavy_window_stops_before_one_more_step_would_pass_the_budget(
     assert "after one more step" in w.stopped_early and "about 60 MiB" in w.stopped_early
 
 
+def test_the_first_step_s_set_up_is_not_expected_again(monkeypatch):
+    # The in-job test's DDP loop, measured: 0.92 MiB of records in the first
+    # step (the profiler's one-time set-up with them), 2.05 MiB after six.
+    # One more step is predicted from the five after the first (0.23 MiB):
+    # 1.7 + 20 x 2.28 = 47 MiB fits the 48 MiB; the average of all six (0.34)
+    # would have stopped the window at 50 MiB, and with it the straggler's
+    # matched all-reduces.
+    import fastenough.agent.profile_window as pw
+
+    mib = 1 << 20
+
+    def at(heap, over):
+        monkeypatch.setattr(pw, "_host_bytes", lambda: (300 << 20) + int(heap * mib))
+        monkeypatch.setattr(pw, "rss_bytes", lambda: (300 << 20) + int(over * mib))
+
+    w = _window_at(monkeypatch, heap=0, rss=0, hwm_before=0)
+    at(0.92, 1.48)
+    assert not w.over_memory_bound(), w.stopped_early
+    w.steps_done = 5
+    at(2.05, 1.70)
+    assert not w.over_memory_bound(), w.stopped_early
+    w.steps_done = 6
+    at(2.30, 1.70)  # a step of 0.25 MiB more: 1.7 + 20 x 2.53 = 52 MiB next
+    assert w.over_memory_bound()
+
+
 def test_fragmentation_counts_where_the_heap_does_not_see_it(monkeypatch):
     # sentence-transformers' encode: the heap in use rose 4 MiB over 4 steps
     # while the RSS rose 79 MiB above the peak before the window.

@@ -37,7 +37,8 @@ every 10 ms (memory_watchdog.py) and at each profiled step's end:
   are not the window's: the step's growth counts at the expansion of a
   stack-free window, and at each step's end the heap's growth since the window
   began (activations freed) counts at the full expansion, for the steps done
-  and for one more step like them.
+  and for one more step like those after the first (the first also holds the
+  profiler's one-time set-up).
 When the prediction passes the budget the window ends at once, keeping the
 steps recorded so far, or, when not even one step fitted, recording nothing
 (the report says why). A second window (window_plan.py: the steps turned out
@@ -120,6 +121,7 @@ class ProfileWindow:
         # began and the RSS above the peak before it (module docstring).
         self._heap_at_step_end = 0
         self._rss_over_at_step_end = 0
+        self._first_step_end = (0, 0)  # (RSS over, heap growth) at the first step's end
         # The last window's peak-RSS rise per second it profiled (the second
         # window's gate).
         self._rise_per_s: float | None = None
@@ -149,6 +151,7 @@ class ProfileWindow:
         self._heap_base = _host_bytes()
         self._heap_at_step_end = 0
         self._rss_over_at_step_end = 0
+        self._first_step_end = (0, 0)
         self.steps_done = 0
         # A second window (window_plan.py) replaces the first one's trace.
         self._previous = self.info if self.info and self.info.get("trace") else None
@@ -424,7 +427,15 @@ class ProfileWindow:
         if now is not None:
             done = self.steps_done + 1
             over, recorded = self._rss_over_at_step_end, self._heap_at_step_end
-            after_next = (over + over / done) + self.expansion * (recorded + recorded / done)
+            if done == 1:
+                self._first_step_end = (over, recorded)
+            # One more step like those after the first: the first also holds the
+            # profiler's one-time set-up (a DDP loop's records: 0.92 MiB in the
+            # first step, 0.1 to 0.4 MiB in each later one).
+            first_over, first_recorded = self._first_step_end
+            more = ((over - first_over) / (done - 1), (recorded - first_recorded) / (done - 1)) \
+                if done > 1 else (over, recorded)
+            after_next = over + more[0] + self.expansion * (recorded + more[1])
             if now > budget or after_next > budget:
                 when, rise = ("now", now) if now > budget else ("after one more step",
                                                                  after_next)
