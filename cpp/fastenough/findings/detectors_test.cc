@@ -3,6 +3,7 @@
 // has 6 ProfilerStep windows of 1000 us; the first is warm-up, so 5 steps are
 // steady and per-step numbers are totals / 5.
 #include <functional>
+#include <vector>
 #include <gtest/gtest.h>
 
 #include "fastenough/analysis/rank_analysis.h"
@@ -234,19 +235,28 @@ TEST(DetectorsGemm, SmallShapesOnALoadedCpuStillFire) {
   EXPECT_EQ(RunDetectors(big).Get("serial-small-gemm"), nullptr);
 }
 
-TEST(DetectorsGemm, OnTheCpuOnlyTheCallsCountNotTheWorkBetweenThem) {
-  // A Linear(51, 1) per iteration, 8 us each, with 70 us of other host work
-  // (no matmul) between two calls. Grouping the calls saves at most (n - 1)
-  // calls, never the work between them (time_sequence_prediction was "2.70
-  // s/step, 37% of a step" when the host time between the calls counted).
-  TraceBuilder b;
-  Steps(b, [](TraceBuilder& b, double t0) {
+// time_sequence_prediction's forward on the CPU: per timestep an LSTM cell
+// (70 us, with the matmuls of `gate_dims` nested in it, none when empty) and
+// the Linear(51, 1) of the output (8 us), twelve timesteps a step.
+void TimestepLoop(TraceBuilder& b, std::vector<const char*> gate_dims) {
+  Steps(b, [gate_dims](TraceBuilder& b, double t0) {
     b.Py("train.py(18): forward", t0 + 2, 990);
     for (int i = 0; i < 12; ++i) {
-      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 51], [204, 51]]");
+      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 1], [[97, 51], [97, 51]], [204, 1]]");
+      for (size_t g = 0; g < gate_dims.size(); ++g) {
+        b.Op("aten::linear", t0 + 6 + 78 * i + 34 * g, 30, gate_dims[g]);
+      }
       b.Op("aten::linear", t0 + 75 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
     }
   });
+}
+
+TEST(DetectorsGemm, OnTheCpuOnlyTheCallsCountNotTheWorkBetweenThem) {
+  // Other host work (no matmul) between the calls: grouping the calls saves
+  // at most (n - 1) calls, never the work between them (time_sequence_prediction
+  // was "2.70 s/step, 37% of a step" when the host time between the calls counted).
+  TraceBuilder b;
+  TimestepLoop(b, {});
   Result r = RunDetectors(b);
   const Finding* f = r.Get("serial-small-gemm");
   ASSERT_NE(f, nullptr);
@@ -255,32 +265,17 @@ TEST(DetectorsGemm, OnTheCpuOnlyTheCallsCountNotTheWorkBetweenThem) {
 }
 
 TEST(DetectorsGemm, ARecurrenceWithItsOwnMatmulsIsNoSerialLoop) {
-  // time_sequence_prediction as torch 2.13's CPU profiler records it: each
-  // aten::lstm_cell runs its gate projections (aten::linear of another shape)
-  // before the timestep's Linear(51, 1). The cells' matmuls between the calls
-  // end the run: the per-timestep Linear of a recurrence is no batch of
-  // independent small matmuls (CI reported it avoidable in 1 of 2 runs).
+  // As torch 2.13's CPU profiler records it, each aten::lstm_cell runs its gate
+  // projections (aten::linear of other shapes) before the timestep's
+  // Linear(51, 1). The cells' matmuls between the calls end the run: the
+  // per-timestep Linear of a recurrence is no batch of independent small
+  // matmuls (CI reported it avoidable in 1 of 2 runs).
   TraceBuilder b;
-  Steps(b, [](TraceBuilder& b, double t0) {
-    b.Py("train.py(18): forward", t0 + 2, 990);
-    for (int i = 0; i < 12; ++i) {
-      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 1], [[97, 51], [97, 51]], [204, 1]]");
-      b.Op("aten::linear", t0 + 6 + 78 * i, 30, "[[97, 1], [204, 1], [204]]");
-      b.Op("aten::linear", t0 + 40 + 78 * i, 30, "[[97, 51], [204, 51], [204]]");
-      b.Op("aten::linear", t0 + 75 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
-    }
-  });
+  TimestepLoop(b, {"[[97, 1], [204, 1], [204]]", "[[97, 51], [204, 51], [204]]"});
   EXPECT_EQ(RunDetectors(b).Get("serial-small-gemm"), nullptr);
   // A matmul of the loop's own shape in another scope does not end the run.
   TraceBuilder same;
-  Steps(same, [](TraceBuilder& b, double t0) {
-    b.Py("train.py(18): forward", t0 + 2, 990);
-    for (int i = 0; i < 12; ++i) {
-      b.Op("aten::lstm_cell", t0 + 5 + 78 * i, 69, "[[97, 1], [[97, 51], [97, 51]], [204, 1]]");
-      b.Op("aten::linear", t0 + 6 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
-      b.Op("aten::linear", t0 + 75 + 78 * i, 8, "[[97, 51], [1, 51], [1]]");
-    }
-  });
+  TimestepLoop(same, {"[[97, 51], [1, 51], [1]]"});
   EXPECT_NE(RunDetectors(same).Get("serial-small-gemm"), nullptr);
 }
 
