@@ -178,11 +178,13 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     return key == RunKey::kAllInputs ? store.strings().Get(store.input_dims[row])
                                      : FirstInputDims(store.strings().Get(store.input_dims[row]));
   };
+  auto same_key = [&](uint32_t a, uint32_t b) {
+    return store.input_dims[a] == store.input_dims[b] || key_of(a) == key_of(b);
+  };
   std::vector<uint32_t> next_other(calls.size(), static_cast<uint32_t>(calls.size()));
   for (size_t s = calls.size(); s-- > 1;) {
-    const bool differs = store.input_dims[calls[s].row] != store.input_dims[calls[s - 1].row] &&
-                         key_of(calls[s].row) != key_of(calls[s - 1].row);
-    next_other[s - 1] = differs ? static_cast<uint32_t>(s) : next_other[s];
+    next_other[s - 1] =
+        same_key(calls[s].row, calls[s - 1].row) ? next_other[s] : static_cast<uint32_t>(s);
   }
   auto same_thread = [&](uint32_t a, uint32_t b) {
     return store.pid[a] == store.pid[b] && store.tid[a] == store.tid[b];
@@ -195,17 +197,12 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
   size_t i = 0;
   while (i < calls.size()) {
     size_t j = i + 1;
-    const std::string_view first = FirstInputDims(store.strings().Get(store.input_dims[calls[i].row]));
     const bool has_dims = store.input_dims[calls[i].row] != kNoString;
-    auto same_key = [&](uint32_t row) {
-      if (key == RunKey::kAllInputs) return store.input_dims[row] == store.input_dims[calls[i].row];
-      return FirstInputDims(store.strings().Get(store.input_dims[row])) == first;
-    };
     auto nothing_else_between = [&](const Call& a, const Call& b) {
       return !same_thread(a.row, b.row) || a.seq > b.seq || next_other[a.seq] >= b.seq;
     };
     while (has_dims && j < calls.size() && calls[j].scope == calls[i].scope &&
-           same_key(calls[j].row) && nothing_else_between(calls[j - 1], calls[j])) {
+           same_key(calls[j].row, calls[i].row) && nothing_else_between(calls[j - 1], calls[j])) {
       ++j;
     }
     if (j - i >= min_len) {
