@@ -83,12 +83,13 @@ def _upstream_crash(program: Program, pair: Pair) -> str | None:
     tool run only for a crash the plain runs are known to have too."""
     if pair.plain.returncode != 0:
         return f"the plain run failed (exit {pair.plain.returncode}), without fastenough"
+    if pair.tool.returncode == 0:
+        return None
     patterns = program.upstream_crashes + ((GLOO_TEARDOWN,) if program.torchrun else ())
     for pattern in patterns:
-        if pair.tool.returncode != 0:
-            m = re.search(pattern, pair.tool.stderr)
-            if m:
-                return f"torch's own crash ({m.group(0)!r}) in the tool run"
+        m = re.search(pattern, pair.tool.stderr)
+        if m:
+            return f"torch's own crash ({m.group(0)!r}) in the tool run"
     return None
 
 

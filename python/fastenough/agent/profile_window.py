@@ -246,6 +246,8 @@ class ProfileWindow:
             self._heap_at_step_end = max(0, heap - self._heap_base)
         if rss is not None and self._hwm_before:
             self._rss_over_at_step_end = max(0, rss - self._hwm_before)
+        if self.steps_done == 0:  # the first step's end, whichever path saw it
+            self._first_step_end = (self._rss_over_at_step_end, self._heap_at_step_end)
 
     def _learn_expansion(self, before: tuple) -> None:
         """After a stop: its peak over the RSS it started from, per byte the
@@ -427,8 +429,6 @@ class ProfileWindow:
         if now is not None:
             done = self.steps_done + 1
             over, recorded = self._rss_over_at_step_end, self._heap_at_step_end
-            if done == 1:
-                self._first_step_end = (over, recorded)
             # One more step like those after the first: the first also holds the
             # profiler's one-time set-up (a DDP loop's records: 0.92 MiB in the
             # first step, 0.1 to 0.4 MiB in each later one).

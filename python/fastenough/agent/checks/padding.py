@@ -33,10 +33,10 @@ class PaddingCheck:
     def __init__(self, reg) -> None:
         self.reg = reg
         self.torch = reg.torch
-        self.batches: list = []  # (width, rows) per examined forward
+        # Per examined forward: (width, device, chunk index, offset, rows).
+        self.batches: list = []
         self._chunks: dict = {}  # device -> [chunk tensors]; the last one fills
         self._filled: dict = {}  # device -> rows written into its last chunk
-        self._order: list = []  # (device, chunk index, offset, rows) per batch
         self._rows = 0
         self.source: str | None = None
         self.where: dict | None = None
@@ -83,8 +83,7 @@ class PaddingCheck:
         with torch.no_grad():
             chunks[-1].narrow(0, at, n).copy_(lengths)
         self._filled[dev] = at + n
-        self._order.append((dev, len(chunks) - 1, at, n))
-        self.batches.append((width, n))
+        self.batches.append((width, dev, len(chunks) - 1, at, n))
         self._rows += n
 
     def _lengths(self, module, args, kwargs):
@@ -129,6 +128,5 @@ class PaddingCheck:
         host = {(dev, i): c.narrow(0, 0, self._filled[dev] if i == len(chunks) - 1
                                    else CHUNK_ROWS).tolist()
                 for dev, chunks in self._chunks.items() for i, c in enumerate(chunks)}
-        rows = [(w, host[(dev, i)][at: at + n])
-                for (w, _), (dev, i, at, n) in zip(self.batches, self._order, strict=True)]
+        rows = [(w, host[(dev, i)][at: at + n]) for w, dev, i, at, n in self.batches]
         return _core.check_padding_summary(rows)
