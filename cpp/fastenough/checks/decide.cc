@@ -342,10 +342,17 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   bool device = in.Num("on_device", 0) > 0;
   std::string kind = in.Text("kind");
   const std::string inside = in.Text("inside");
-  // torch.optim reads its step counters and LBFGS its convergence tests as
-  // CPU tensors (capturable=False keeps Adam's step on the CPU even on a GPU):
-  // no device is waited for, and nothing in the user's loop can change it.
-  if (!device && inside.rfind("torch.optim", 0) == 0) return std::nullopt;
+  // Libraries whose host reads are of CPU tensors by construction, on any
+  // machine: torch.optim's step counters and LBFGS's convergence tests
+  // (capturable=False keeps Adam's step on the CPU even on a GPU), and
+  // torch.utils.data's seeds (a DataLoader iterator's base seed, RandomSampler's
+  // seed: `torch.empty((), dtype=torch.int64).random_().item()`, once per
+  // epoch or evaluation; the Hugging Face Trainer's loop showed 2 in 13 steps).
+  // No device is waited for, and nothing in the user's loop can change it.
+  if (!device && (inside.rfind("torch.optim", 0) == 0 ||
+                  inside.rfind("torch.utils.data", 0) == 0)) {
+    return std::nullopt;
+  }
   std::string title = Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
   if (steps > 0) title += Fmt(" in %.0f steady steps", steps);
   // A call inside an installed library (torch.nn.TransformerEncoder's fast

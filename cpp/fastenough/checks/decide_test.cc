@@ -175,6 +175,10 @@ TEST(ChecksDecide, OthersAndDispatch) {
   in.numbers = {{"calls", 40}, {"steps", 20}, {"on_device", 0}};
   in.texts = {{"inside", "torch.optim.adam"}, {"kind", ".item()"}};
   EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  // Nor a DataLoader's seed (PEFT's olora_finetuning under the HF Trainer).
+  in.texts = {{"inside", "torch.utils.data.dataloader"}, {"kind", ".item()"}};
+  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  in.texts = {{"inside", "torch.optim.adam"}, {"kind", ".item()"}};
   in.numbers["on_device"] = 40;
   auto optim_on_device = DecideSyncInLoop(in);
   ASSERT_TRUE(optim_on_device.has_value());
