@@ -164,7 +164,8 @@ def main() -> None:
         print(json.dumps(rows, indent=1))
         return
     print("| program | exit plain/run | stdout equal | warnings equal | peak RSS plain -> run "
-          "(MiB, median (min-max)) | wall plain -> run (s) | measurement | findings, run 1 | findings, run 2 |")
+          "(MiB, median (min-max)) | wall plain -> run (s) | measurement | findings, run 1 "
+          "| findings, run 2 |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "skipped" in r:
