@@ -233,6 +233,7 @@ def test_a_rank_that_never_reports_is_named_and_the_traces_are_analysed(tmp_path
     assert "5 s" in details["why_missing"]["1"], details
     assert details["note"] == "the report was made from the traces after the job"
     assert "in-job analysis: no summary from rank 1" in run.stderr
+    assert "In-job analysis: no summary from rank 1" in (rd / "report.md").read_text()
     # Rank 0 wrote its own summary; the report comes from both traces.
     assert _summaries(rd) == ["in-job.json", "rank0.summary.json"]
     assert len(report["run_details"]["traces"]) == 2

@@ -113,3 +113,31 @@ def test_names_from_traces_stay_data_in_every_format(trace_report):
     assert HOSTILE in page.by_id("top").text
     (first,) = [a for a in page.find("article") if a.attrs.get("id") == "finding-1"]
     assert HOSTILE in first.text
+
+
+def test_what_the_in_job_analysis_did_is_in_every_format(trace_report):
+    """run --analyze-in-job: the line fastenough run printed on stderr is in the
+    rendered reports too (run_details.in_job), names from the job kept inert."""
+    report = copy.deepcopy(trace_report)
+    report["run"] = {"command": ["torchrun", "train.py"], "exit_status": 0, "wall_ns": 10**10}
+    report["run_details"] = {"in_job": {
+        "used": False, "ranks": [0, 2, 3], "missing_ranks": [1],
+        "why_missing": {"1": f"sent nothing within 5 s {HOSTILE}"},
+        "note": "the report was made from the traces after the job"}}
+    line = ("in-job analysis: no summary from rank 1 (rank 1: sent nothing within 5 s "
+            f"{HOSTILE}); the report was made from the traces after the job")
+    assert build_view(report).run.in_job == line
+    assert line in _terminal(print_report, report).replace("\n", "")
+    md = report_to_markdown(report)
+    assert "In-job analysis: no summary from rank 1" in md
+    assert_markdown_is_inert(md, HOSTILE)
+    html = report_to_html(report)
+    assert "in-job analysis: no summary from rank 1" in html and "<img src=x" not in html
+    # Every rank sent its summary: said once, with the ranks.
+    report["run_details"]["in_job"] = {"used": True, "ranks": [0, 1, 2, 3], "missing_ranks": [],
+                                       "why_missing": {}}
+    assert build_view(report).run.in_job == ("in-job analysis: merged from the summaries that "
+                                             "ranks 0-3 made of their own traces at exit")
+    # Without the option: no line.
+    del report["run_details"]["in_job"]
+    assert build_view(report).run.in_job is None

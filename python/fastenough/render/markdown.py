@@ -149,6 +149,8 @@ def view_to_markdown(view: ReportView) -> str:
     run = view.run
     if run:
         out.append(f"Run: {md_code(run.command)} {md_text(run.ending)}\n\n")
+        if run.in_job:
+            out.append(md_text(run.in_job[0].upper() + run.in_job[1:]) + "\n\n")
     figures = [f for f in view.figures if not (run and f.key == "run")]
     if figures:
         out.append("\n".join(f"- **{md_text(f.label)}**: "

@@ -53,6 +53,8 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
     if view.run:
         say(("Run", "bold"), " ", f"`{view.run.command}` {view.run.ending}")
         say((f"run directory {view.run.run_dir}", "dim"))
+        if view.run.in_job:
+            say((view.run.in_job, "dim"))
     for t in (view.inputs, view.counters, view.phases):
         if t:
             console.print(rich_table(t))

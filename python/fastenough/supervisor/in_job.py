@@ -70,15 +70,11 @@ def attach(report: dict, choice: Choice) -> dict:
 
 
 def stderr_note(report: dict | None) -> str | None:
-    """The line `fastenough run` prints when the in-job analysis was not whole."""
+    """The line `fastenough run` prints when the in-job analysis was not whole
+    (the rendered reports say it always: render/view/run.py)."""
+    from fastenough.render.view.run import in_job_line
+
     details = ((report or {}).get("run_details") or {}).get("in_job")
     if not isinstance(details, dict) or (details.get("used") and not details.get("missing_ranks")):
         return None
-    missing = details.get("missing_ranks") or []
-    parts = []
-    if missing:
-        parts.append(f"no summary from rank{'s' if len(missing) > 1 else ''} "
-                     + ", ".join(str(r) for r in missing))
-    if details.get("note"):
-        parts.append(details["note"])
-    return "in-job analysis: " + "; ".join(parts)
+    return in_job_line(report)

@@ -20,7 +20,8 @@ def _header(view: ReportView) -> tuple[str, str]:
     if run:
         command = run.command
         sub = " · ".join(x for x in (f"host {run.host}" if run.host else "",
-                                     f"started {run.started}" if run.started else "") if x)
+                                     f"started {run.started}" if run.started else "",
+                                     run.in_job or "") if x)
         title = f"fastenough report: {command}"
         head = ('<h1><span class="brand">fastenough</span> report</h1>'
                 f'<code class="command">{esc(command)}</code>'

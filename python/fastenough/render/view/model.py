@@ -68,6 +68,7 @@ class RunView:
     run_dir: str | None = ""
     host: str = ""
     started: str | None = None  # UTC, when meta has the start
+    in_job: str | None = None  # what `run --analyze-in-job` did (run_details.in_job)
 
 
 @dataclass
