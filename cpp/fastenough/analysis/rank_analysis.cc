@@ -28,6 +28,7 @@ RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& opti
     r.critical_path = AnalyzeCriticalPath(store, r.steady);
     r.graphs = AnalyzeGraphLaunches(store);
     r.compiled = AnalyzeCompiledRegions(store);
+    r.device_turns = AnalyzeDeviceTurns(r.devices, r.steady);
   }
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include "fastenough/analysis/critical_path.h"
 #include "fastenough/analysis/device_breakdown.h"
+#include "fastenough/analysis/device_turns.h"
 #include "fastenough/analysis/graph_launches.h"
 #include "fastenough/analysis/kernel_efficiency.h"
 #include "fastenough/analysis/launch_stats.h"
@@ -45,6 +46,7 @@ struct RankAnalysis {
   CriticalPath critical_path;
   GraphStats graphs;
   CompiledRegions compiled;
+  DeviceTurns device_turns;  // several devices of this process: who worked when
 };
 
 RankAnalysis AnalyzeRank(const trace::EventStore& store, const RankOptions& options = {});

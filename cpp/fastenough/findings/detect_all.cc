@@ -28,6 +28,7 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   const bool false_idle = analysis.graphs.kernels_missing();
   if (!false_idle) DetectSmallKernels(ctx, out);
   DetectCommNotOverlapped(ctx, out);
+  DetectDevicesTakeTurns(ctx, out);
   if (!false_idle) DetectGpuIdleHostBound(ctx, explained, out);
   DetectLowOccupancy(ctx, out);
   DetectMemoryNearLimit(ctx, out);

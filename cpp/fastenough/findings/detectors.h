@@ -29,6 +29,7 @@ void DetectSmallKernels(const DetectContext& ctx, std::vector<Finding>& out);
 void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
                            timeline::IntervalSet& explained);
 void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out);
+void DetectDevicesTakeTurns(const DetectContext& ctx, std::vector<Finding>& out);
 void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSet& explained,
                             std::vector<Finding>& out);
 // From the deeper analyses (RankAnalysis): low-occupancy, and memory-near-limit

@@ -641,6 +641,64 @@ TEST(DetectorsComm, OverlappedAllReduceDoesNotFire) {
   EXPECT_EQ(RunDetectors(b).Get("comm-not-overlapped"), nullptr);
 }
 
+// ---- devices-take-turns ----
+// Two devices of one process: device 0 works [0, 450) us of each step, device 1
+// [start1, start1 + 450); with start1 = 500 they take turns (900 us of 1000 one
+// works while the other waits, 100 us both idle); with start1 = 0 they work at once.
+void TwoDeviceStep(TraceBuilder& b, double t0, double start1) {
+  b.Op("aten::mm", t0 + 1, 2);
+  b.device = 0;
+  b.Kernel(t0 + 1, 1, "stage0_gemm", t0, 450);
+  b.Op("aten::mm", t0 + 3, 2);
+  b.device = 1;
+  b.Kernel(t0 + 3, 1, "stage1_gemm", t0 + start1, 450);
+}
+
+TEST(DetectorsDeviceTurns, TwoCardsTakingTurnsAreTold) {
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) { TwoDeviceStep(b, t0, 500); });
+  const trace::EventStore& st = b.Finish();
+  const analysis::RankAnalysis a = analysis::AnalyzeRank(st);
+  const analysis::DeviceTurns& t = a.device_turns;
+  ASSERT_TRUE(t.measured());
+  EXPECT_EQ(t.devices, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(t.windows, 5);
+  EXPECT_EQ(t.window_ns, 5'000'000);
+  EXPECT_EQ(t.all_busy_ns, 0);
+  EXPECT_EQ(t.some_busy_ns, 4'500'000);
+  EXPECT_EQ(t.all_idle_ns, 500'000);
+  // Overlapped, the steps would last at least the busiest device's 450 us.
+  EXPECT_EQ(t.overlap_bound_ns(), 2'250'000);
+  const Result r{DetectAll(st, a)};
+  const Finding* f = r.Get("devices-take-turns");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_EQ(Ev<std::string>(*f, "devices"), "0, 1");
+  EXPECT_EQ(Ev<int64_t>(*f, "taking_turns_ns_per_step"), 900'000);
+  EXPECT_EQ(Ev<int64_t>(*f, "all_idle_ns_per_step"), 100'000);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "taking_turns_share"), 0.9);
+  EXPECT_EQ(f->saving.per_step_ns, 450'000);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.45);
+  EXPECT_TRUE(f->saving.upper_bound);
+}
+
+TEST(DetectorsDeviceTurns, CardsWorkingAtOnceOrOneCardAreNot) {
+  TraceBuilder together;
+  Steps(together, [](TraceBuilder& b, double t0) { TwoDeviceStep(b, t0, 0); });
+  const trace::EventStore& st = together.Finish();
+  const analysis::RankAnalysis a = analysis::AnalyzeRank(st);
+  EXPECT_EQ(a.device_turns.all_busy_ns, 2'250'000);
+  EXPECT_EQ(a.device_turns.some_busy_ns, 0);
+  EXPECT_EQ(Result{DetectAll(st, a)}.Get("devices-take-turns"), nullptr);
+  TraceBuilder one;
+  Steps(one, [](TraceBuilder& b, double t0) {
+    b.Op("aten::mm", t0 + 1, 2);
+    b.Kernel(t0 + 1, 1, "gemm", t0, 450);
+  });
+  const trace::EventStore& st1 = one.Finish();
+  EXPECT_FALSE(analysis::AnalyzeRank(st1).device_turns.measured());
+}
+
 // ---- straggler-rank ----
 void RankTrace(TraceBuilder& b, int rank, double late_us, bool alternate) {
   b.store.rank = rank;
@@ -737,7 +795,7 @@ TEST(DetectorsRanks, WindowsThatShareNoStepMatchNothing) {
 }
 
 TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {
-  EXPECT_EQ(Catalog().size(), 27u);
+  EXPECT_EQ(Catalog().size(), 28u);
   for (const auto& e : Catalog()) {
     EXPECT_FALSE(e.title.empty()) << e.code;
     EXPECT_FALSE(e.action.empty()) << e.code;

@@ -41,6 +41,7 @@ std::string_view ClaimClass(std::string_view code) {
       {"dataloader-bound", "data"},        {"pageable-memcpy", "transfer"},
       {"transfer-in-loop", "transfer"},    {"small-kernels", "device-idle"},
       {"gpu-idle-host-bound", "device-idle"}, {"comm-not-overlapped", "comm"},
+      {"devices-take-turns", "device-idle"},
       {"straggler-rank", "comm"},          {"cpu-oversubscribed", "whole-step"},
       {"recompile-in-steady", "whole-step"}, {"device-shared", "whole-step"},
   };

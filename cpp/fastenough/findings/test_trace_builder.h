@@ -14,6 +14,7 @@ class TraceBuilder {
   trace::EventStore store;
   int64_t pid = 100;
   int64_t tid = 100;
+  int32_t device = 0;  // of the device activity Launch adds
 
   static int64_t Ns(double us) { return static_cast<int64_t>(us * 1000.0 + 0.5); }
 
@@ -74,7 +75,7 @@ class TraceBuilder {
     d.dur_ns = Ns(dev_dur);
     d.pid = 0;
     d.tid = stream;
-    d.device = 0;
+    d.device = device;
     d.stream = stream;
     d.correlation = corr;
     d.external_id = ext_;

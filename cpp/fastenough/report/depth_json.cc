@@ -329,12 +329,38 @@ void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra) {
   w.EndObject();
 }
 
+void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra) {
+  const auto& t = ra.device_turns;
+  w.BeginObject();
+  w.Field("rank", ra.rank);
+  w.Key("devices").BeginArray();
+  for (int32_t d : t.devices) w.Int(d);
+  w.EndArray();
+  w.Key("busy_ns").BeginArray();
+  for (int64_t b : t.busy_ns) w.Int(b);
+  w.EndArray();
+  w.Field("windows", t.windows);
+  w.Field("window_ns", t.window_ns);
+  w.Field("all_busy_ns", t.all_busy_ns);
+  w.Field("taking_turns_ns", t.some_busy_ns);
+  w.Field("all_idle_ns", t.all_idle_ns);
+  w.Field("overlap_bound_ns", t.overlap_bound_ns());
+  w.EndObject();
+}
+
 void WriteDepth(JsonWriter& w, const Report& r) {
   WriteStepBreakdown(w, r);
   WriteEfficiency(w, r);
   WriteMemory(w, r);
   WriteCriticalPath(w, r);
   WriteGraphs(w, r);
+  w.Key("device_turns").BeginObject();
+  w.Key("per_rank").BeginArray();
+  for (const auto& ra : r.ranks) {
+    if (ra.device_turns.measured()) WriteRankDeviceTurns(w, ra);
+  }
+  w.EndArray();
+  w.EndObject();
 }
 
 }  // namespace fastenough::report

@@ -12,6 +12,9 @@
 //   memory          [{rank, device, ..., peak, lifetimes, steps, timeline}]
 //   critical_path   {per_rank: [{rank, status, ..., streams, top, steps}]}
 //   graphs          {per_rank: [{rank, launch_count, ..., compiled_regions: [...]}]}
+//   device_turns    {per_rank: [{rank, devices, busy_ns, windows, window_ns, all_busy_ns,
+//                    taking_turns_ns, all_idle_ns, overlap_bound_ns}]}: ranks with
+//                    several devices at work in the steady windows (device_turns.h)
 // Absent figures are null. Empty lists when the trace has no such data.
 #pragma once
 
@@ -38,5 +41,6 @@ void WriteEfficiencyKernel(JsonWriter& w, int rank, const analysis::KernelOccupa
 void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m);  // memory[]
 void WriteRankCriticalPath(JsonWriter& w, const analysis::RankAnalysis& ra);
 void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra);
+void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra);
 
 }  // namespace fastenough::report

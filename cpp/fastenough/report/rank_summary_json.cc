@@ -76,6 +76,8 @@ std::string RankSummaryToJson(const RankSummary& s) {
   if (HasCriticalPath(a)) WriteRankCriticalPath(w, a); else w.Null();
   w.Key("graphs");
   if (HasGraphs(a)) WriteRankGraphs(w, a); else w.Null();
+  w.Key("device_turns");
+  if (a.device_turns.measured()) WriteRankDeviceTurns(w, a); else w.Null();
   w.Key("shapes").BeginArray();
   for (const auto& row : s.shapes) {
     // The argument texts as the trace wrote them, as strings: the report
@@ -424,6 +426,25 @@ void ReadCriticalPath(ObjectReader o, analysis::CriticalPath& cp) {
   }
 }
 
+void ReadDeviceTurns(ObjectReader o, analysis::DeviceTurns& t) {
+  for (simdjson::dom::element e : o.Array("devices")) {
+    std::optional<int64_t> d = ElementInt(e);
+    if (!d) return o.Fail("devices", "expected integers");
+    t.devices.push_back(static_cast<int32_t>(*d));
+  }
+  for (simdjson::dom::element e : o.Array("busy_ns")) {
+    std::optional<int64_t> b = ElementInt(e);
+    if (!b) return o.Fail("busy_ns", "expected integers");
+    t.busy_ns.push_back(*b);
+  }
+  if (t.busy_ns.size() != t.devices.size()) return o.Fail("busy_ns", "one per device expected");
+  t.windows = o.Int("windows");
+  t.window_ns = o.Int("window_ns");
+  t.all_busy_ns = o.Int("all_busy_ns");
+  t.some_busy_ns = o.Int("taking_turns_ns");
+  t.all_idle_ns = o.Int("all_idle_ns");
+}
+
 void ReadGraphs(ObjectReader o, analysis::RankAnalysis& a) {
   analysis::GraphStats& g = a.graphs;
   g.launch_count = o.Int("launch_count");
@@ -553,6 +574,10 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view json, const std::string&
   for (ObjectReader m : o.Objects("memory")) a.memory.push_back(ReadMemory(m));
   if (auto cp = o.ObjectOrNull("critical_path")) ReadCriticalPath(*cp, a.critical_path);
   if (auto g = o.ObjectOrNull("graphs")) ReadGraphs(*g, a);
+  // (absent in summaries written before device_turns existed: no devices taking turns)
+  if (o.Has("device_turns")) {
+    if (auto t = o.ObjectOrNull("device_turns")) ReadDeviceTurns(*t, a.device_turns);
+  }
   for (ObjectReader row : o.Objects("shapes")) {
     analysis::ShapeRow shape;
     shape.op = row.String("op");
