@@ -27,7 +27,8 @@ if not torch.distributed.is_available():
 LATE_S = 0.030  # the planted straggler's sleep before each step
 
 # A tiny DDP loop. PROG_LATE_RANK sleeps LATE_S before each step, so it reaches
-# every all-reduce LATE_S after the others; PROG_VANISH_RANK leaves with
+# every all-reduce LATE_S after the others; PROG_HEAVY_RANK does more work in
+# each step (matmuls), which is what load-imbalance is about; PROG_VANISH_RANK leaves with
 # os._exit after its work (no exit handlers: it never reports its summary).
 PROGRAM = """\
 import os, sys, time
@@ -37,6 +38,8 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 late = int(os.environ.get("PROG_LATE_RANK", "-1"))
+heavy = int(os.environ.get("PROG_HEAVY_RANK", "-1"))
+extra = torch.randn(384, 384, generator=torch.Generator().manual_seed(1))
 vanish = int(os.environ.get("PROG_VANISH_RANK", "-1"))
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -48,6 +51,9 @@ for step in range(int(os.environ.get("PROG_STEPS", "26"))):
     x = torch.randn(16, 32, generator=g)
     if rank == late:
         time.sleep(@LATE_S@)
+    if rank == heavy:  # more work each step: about 5 ms of matmuls here
+        for _ in range(4):
+            extra = torch.tanh(extra @ extra / 384)
     loss = model(x).square().mean()
     opt.zero_grad()
     loss.backward()
@@ -200,6 +206,8 @@ def test_in_job_report_names_the_planted_straggler(tmp_path, ranks, late):
         "used": True, "ranks": list(range(ranks)), "missing_ranks": [], "why_missing": {}}
     assert "in-job analysis" not in run.stderr
     _assert_planted(_straggler(report), late, ranks)
+    # Sleeping is not work: late, not loaded.
+    assert "load-imbalance" not in {f["code"] for f in report["findings"]}
 
     # The same report as the offline analysis of the same traces: the run
     # directory analysed again, and `merge` of the summaries against `analyze`
@@ -218,6 +226,23 @@ def test_in_job_report_names_the_planted_straggler(tmp_path, ranks, late):
     m, a = json.loads(merged.stdout), json.loads(analysed.stdout)
     assert _comparable(m) == _comparable(a)
     assert _straggler(m)["evidence"]["rank"] == late
+
+
+def test_a_rank_with_more_work_per_step_is_named(tmp_path):
+    # More steps than the straggler's: the heavy rank settles later, and its
+    # window needs three steady steps before the job ends.
+    run, rd, tool, ref, plain = _job(tmp_path, "heavy", 2,
+                                     {"PROG_HEAVY_RANK": "1", "PROG_STEPS": "60"})
+    _same_behaviour(run, tool, ref, plain)
+    report = json.loads((tool / "report.json").read_text())
+    found = [f for f in report["findings"] if f["code"] == "load-imbalance"]
+    assert len(found) == 1, [f["code"] for f in report["findings"]]
+    ev = found[0]["evidence"]
+    assert ev["rank"] == 1 and ev["lightest_rank"] == 0, ev
+    # About 5 ms of matmuls more per step (2.6 ms measured with half of
+    # them), on a loop of about 1.2 ms of work.
+    assert ev["work_ns_per_step"] - ev["other_ranks_work_ns_per_step"] > 2e6, ev
+    assert found[0]["verdict"] == "avoidable" and found[0]["saving"]["upper_bound"]
 
 
 def test_a_rank_that_never_reports_is_named_and_the_traces_are_analysed(tmp_path):

@@ -53,6 +53,11 @@ const std::vector<CatalogEntry>& Catalog() {
        "batch into micro-batches and keep every stage busy (torch.distributed.pipelining, or "
        "streams per device), or, when the model fits one device, run one replica per device "
        "on its own share of the inputs."},
+      {"load-imbalance", "trace", "The ranks do unequal work per step",
+       "Give every rank the same work: shard by tokens or cost, not by samples (sort and "
+       "bucket variable-length inputs before sharding), move layers from the heaviest pipeline "
+       "stage to the lighter ones, and keep rank-0-only work (logging, evaluation, "
+       "checkpointing) out of the step."},
       {"straggler-rank", "trace", "One rank is consistently late into collectives",
        "Find what makes that rank slower before the collective (uneven data, a different "
        "device, a noisy neighbour, host contention) and balance it."},

@@ -1,6 +1,6 @@
 // The hooks that run every trace-based finding detector: DetectAll on one
 // rank (the pipeline ranks what it returns by saving), DetectAcrossRanks on
-// all ranks of a multi-rank input (straggler-rank).
+// all ranks of a multi-rank input (straggler-rank, load-imbalance).
 #pragma once
 
 #include <vector>
@@ -21,5 +21,9 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
 
 // Needs >= 2 ranks; empty otherwise. One entry per rank, in input order.
 std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks);
+
+// load-imbalance: the ranks' work per steady step (their step breakdowns),
+// compared; needs >= 2 ranks with >= 3 steady steps each (load_imbalance.cc).
+std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankAnalysis*>& ranks);
 
 }  // namespace fastenough::findings

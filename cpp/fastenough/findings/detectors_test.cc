@@ -699,6 +699,63 @@ TEST(DetectorsDeviceTurns, CardsWorkingAtOnceOrOneCardAreNot) {
   EXPECT_FALSE(analysis::AnalyzeRank(st1).device_turns.measured());
 }
 
+// ---- load-imbalance ----
+// A rank whose steady steps hold `work_us` of CPU ops and `comm_us` of
+// communication in 1000 us steps (the rest unattributed), as its step breakdown.
+analysis::RankAnalysis WorkRank(int rank, std::vector<double> work_us, double comm_us) {
+  analysis::RankAnalysis a;
+  a.rank = rank;
+  auto& sb = a.step_breakdown;
+  sb.steady_begin = 1;
+  for (size_t i = 0; i <= work_us.size(); ++i) {
+    analysis::StepBreakdownRow row;
+    row.number = static_cast<int64_t>(i);
+    row.start_ns = static_cast<int64_t>(i) * 1'000'000;
+    row.end_ns = row.start_ns + 1'000'000;
+    const double w = i == 0 ? 900 : work_us[i - 1];  // step 0: warm-up, not counted
+    const auto cpu = static_cast<int64_t>(w * 1000);
+    const auto comm = static_cast<int64_t>(comm_us * 1000);
+    row.ns[static_cast<size_t>(analysis::StepCategory::kCpuExec)] = cpu;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kCommunication)] = comm;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] = 1'000'000 - cpu - comm;
+    sb.steps.push_back(row);
+  }
+  return a;
+}
+
+TEST(DetectorsLoadImbalance, TheRankWithMoreWorkEveryStepIsNamed) {
+  // Ranks 0-2 work 500 us a step and wait 300 us in the all-reduce; rank 3
+  // works 700-720 us and waits 100 us.
+  const auto r0 = WorkRank(0, {500, 510, 490, 500}, 300);
+  const auto r1 = WorkRank(1, {505, 495, 500, 500}, 300);
+  const auto r2 = WorkRank(2, {500, 500, 500, 500}, 300);
+  const auto r3 = WorkRank(3, {700, 720, 710, 700}, 100);
+  const auto found = DetectLoadImbalance({&r0, &r1, &r2, &r3});
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  EXPECT_EQ(f.code, "load-imbalance");
+  EXPECT_EQ(Ev<int64_t>(f, "rank"), 3);
+  EXPECT_EQ(Ev<int64_t>(f, "work_ns_per_step"), 705'000);
+  EXPECT_EQ(Ev<int64_t>(f, "other_ranks_work_ns_per_step"), 500'000);
+  EXPECT_EQ(Ev<int64_t>(f, "lightest_rank"), 0);  // the first of the 500 us medians
+  // Balanced, each rank would work the mean of the medians: (3 x 500 + 705) / 4.
+  EXPECT_EQ(f.saving.per_step_ns, 705'000 - 551'250);
+  EXPECT_DOUBLE_EQ(f.saving.share_of_step, 0.15375);
+  EXPECT_TRUE(f.saving.upper_bound);
+}
+
+TEST(DetectorsLoadImbalance, EqualRanksOrOneHeavyStepAreNot) {
+  const auto r0 = WorkRank(0, {500, 510, 490, 500}, 300);
+  const auto r1 = WorkRank(1, {505, 495, 500, 500}, 300);
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &r1}).empty());
+  // One step of 900 us among 500s: a noisy step, not a heavier rank.
+  const auto spiky = WorkRank(1, {500, 900, 800, 500}, 300);
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &spiky}).empty());
+  // Too few steady steps to call it consistent.
+  const auto a = WorkRank(0, {500, 500}, 300), b = WorkRank(1, {900, 900}, 0);
+  EXPECT_TRUE(DetectLoadImbalance({&a, &b}).empty());
+}
+
 // ---- straggler-rank ----
 void RankTrace(TraceBuilder& b, int rank, double late_us, bool alternate) {
   b.store.rank = rank;
@@ -795,7 +852,7 @@ TEST(DetectorsRanks, WindowsThatShareNoStepMatchNothing) {
 }
 
 TEST(DetectorsCatalog, EveryCodeHasTitleAndAction) {
-  EXPECT_EQ(Catalog().size(), 28u);
+  EXPECT_EQ(Catalog().size(), 29u);
   for (const auto& e : Catalog()) {
     EXPECT_FALSE(e.title.empty()) << e.code;
     EXPECT_FALSE(e.action.empty()) << e.code;

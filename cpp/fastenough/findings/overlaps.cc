@@ -42,7 +42,7 @@ std::string_view ClaimClass(std::string_view code) {
       {"transfer-in-loop", "transfer"},    {"small-kernels", "device-idle"},
       {"gpu-idle-host-bound", "device-idle"}, {"comm-not-overlapped", "comm"},
       {"devices-take-turns", "device-idle"},
-      {"straggler-rank", "comm"},          {"cpu-oversubscribed", "whole-step"},
+      {"straggler-rank", "comm"},          {"load-imbalance", "comm"},          {"cpu-oversubscribed", "whole-step"},
       {"recompile-in-steady", "whole-step"}, {"device-shared", "whole-step"},
   };
   auto it = kClasses.find(code);
@@ -64,6 +64,19 @@ void MarkTraceOverlaps(std::vector<Finding>& findings, const timeline::IntervalS
       if (static_cast<double>(shared) >= kOverlapShare * static_cast<double>(std::min(la, lb))) {
         MarkPair(a, b);
       }
+    }
+  }
+}
+
+void MarkJobOverlaps(std::vector<Finding>& findings) {
+  // A job-level finding (rank null) and rank 0's (the rank it is counted
+  // with): load-imbalance's saving is time the other ranks spend waiting in
+  // collectives, which comm-not-overlapped and straggler-rank count too.
+  for (Finding& a : findings) {
+    if (a.code != "load-imbalance") continue;
+    for (Finding& b : findings) {
+      if (&a == &b || std::max(b.rank, 0) != std::max(a.rank, 0)) continue;
+      if (b.code == "comm-not-overlapped" || b.code == "straggler-rank") MarkPair(a, b);
     }
   }
 }

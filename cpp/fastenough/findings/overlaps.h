@@ -38,6 +38,10 @@ void MarkTraceOverlaps(std::vector<Finding>& findings, const timeline::IntervalS
 // two trace findings, which MarkTraceOverlaps has decided by their time.
 void MarkClassOverlaps(std::vector<Finding>& findings);
 
+// Job-level findings (load-imbalance) with the findings of the rank they are
+// counted with that claim the same waiting in collectives.
+void MarkJobOverlaps(std::vector<Finding>& findings);
+
 struct AvoidableTotal {
   int rank = -1;
   double share_of_step = 0;  // sum over groups of overlapping findings of the largest share

@@ -31,12 +31,16 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     r.counters.push_back(std::move(row));
   }
 
-  // Cross-rank detectors (straggler-rank) read the collectives; the shape
+  // Cross-rank detectors read the collectives (straggler-rank) and the step
+  // breakdowns (load-imbalance); the shape
   // census is the first input's (ranks run the same model).
   {
     std::vector<const analysis::RankCollectives*> collectives;
     for (const RankSummary& s : ranks) collectives.push_back(&s.collectives);
     for (auto& f : findings::DetectAcrossRanks(collectives)) r.findings.push_back(std::move(f));
+    std::vector<const analysis::RankAnalysis*> analyses;
+    for (const RankSummary& s : ranks) analyses.push_back(&s.analysis);
+    for (auto& f : findings::DetectLoadImbalance(analyses)) r.findings.push_back(std::move(f));
     if (!ranks.empty()) {
       for (const auto& row : ranks.front().shapes) r.shapes.push_back(analysis::ShapeRowJson(row));
     }
@@ -46,6 +50,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     for (auto& f : s.findings) r.findings.push_back(std::move(f));
   }
   findings::MarkClassOverlaps(r.findings);
+  findings::MarkJobOverlaps(r.findings);
   r.avoidable = findings::BoundAvoidable(r.findings);
   RankFindings(r.findings);
 

@@ -1,0 +1,123 @@
+// load-imbalance (cross-rank): the ranks of a job do unequal work per step.
+// A rank's work in a steady step is the step less its communication and its
+// unattributed time (analysis/step_breakdown.h: kernel, memcpy, memset,
+// runtime, data loading and CPU ops, each instant counted once), so what a
+// rank spends waiting for the others inside a collective is not work. The
+// heaviest rank is named when its median steady step holds at least 10% more
+// work than the other ranks' typical step (the median of theirs), at least 75%
+// of its steady steps hold 5% more (a consistent excess, not a few noisy
+// steps), and the excess is at least 2% of a step: every step then
+// waits for it at the next collective. Balanced to the mean, a step would
+// shorten by at most the heaviest rank's excess over the mean work: the
+// saving, an upper bound. It reads the ranks' step breakdowns only, which rank
+// summaries keep (report/rank_summary.h).
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "fastenough/analysis/step_breakdown.h"
+#include "fastenough/findings/catalog.h"
+#include "fastenough/findings/detect_all.h"
+#include "fastenough/findings/detectors.h"
+
+namespace fastenough::findings {
+
+namespace {
+
+int64_t WorkOf(const analysis::StepBreakdownRow& row) {
+  int64_t work = 0;
+  for (size_t c = 0; c < analysis::kStepCategoryCount; ++c) {
+    const auto cat = static_cast<analysis::StepCategory>(c);
+    if (cat == analysis::StepCategory::kCommunication || cat == analysis::StepCategory::kOther) {
+      continue;
+    }
+    work += row.ns[c];
+  }
+  return work;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct RankWork {
+  int rank = 0;
+  std::vector<double> steps;  // work per steady step
+  double median = 0, step_median = 0;
+};
+
+}  // namespace
+
+std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankAnalysis*>& ranks) {
+  std::vector<Finding> out;
+  std::vector<RankWork> work;
+  for (const analysis::RankAnalysis* ra : ranks) {
+    const analysis::StepBreakdown& sb = ra->step_breakdown;
+    if (sb.whole_trace) return out;  // no steps to compare
+    RankWork w;
+    w.rank = ra->rank;
+    std::vector<double> durations;
+    for (size_t i = sb.steady_begin; i < sb.steps.size(); ++i) {
+      w.steps.push_back(static_cast<double>(WorkOf(sb.steps[i])));
+      durations.push_back(static_cast<double>(sb.steps[i].end_ns - sb.steps[i].start_ns));
+    }
+    if (w.steps.size() < 3) return out;  // too few steps to call it consistent
+    w.median = Median(w.steps);
+    w.step_median = Median(durations);
+    work.push_back(std::move(w));
+  }
+  if (work.size() < 2) return out;
+  std::vector<double> medians, steps;
+  for (const RankWork& w : work) {
+    medians.push_back(w.median);
+    steps.push_back(w.step_median);
+  }
+  const double step = Median(steps);
+  const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / medians.size();
+  const auto heavy = std::max_element(work.begin(), work.end(),
+                                      [](const RankWork& a, const RankWork& b) {
+                                        return a.median < b.median;
+                                      });
+  // The other ranks' typical step (with two ranks, the other one's).
+  std::vector<double> others;
+  for (const RankWork& w : work) {
+    if (&w != &*heavy) others.push_back(w.median);
+  }
+  const double typical = Median(others);
+  const auto light = std::min_element(work.begin(), work.end(),
+                                      [](const RankWork& a, const RankWork& b) {
+                                        return a.median < b.median;
+                                      });
+  if (typical <= 0 || step <= 0) return out;
+  if (heavy->median < 1.10 * typical || heavy->median - typical < 0.02 * step) return out;
+  // Consistent, not a few long steps: at least 75% of the heavy rank's steady
+  // steps hold 5% more work than the others' typical step. (Not all: the
+  // window's first and last steps carry the profiler's start and stop, which
+  // the other ranks wait out.)
+  const auto over = std::count_if(heavy->steps.begin(), heavy->steps.end(),
+                                  [&](double w) { return w >= 1.05 * typical; });
+  if (over * 4 < static_cast<int64_t>(heavy->steps.size()) * 3) return out;
+  Finding f = NewFinding("load-imbalance", Verdict::kAvoidable, -1);
+  AddEvidence(f, "rank", static_cast<int64_t>(heavy->rank));
+  AddEvidence(f, "ranks", static_cast<int64_t>(work.size()));
+  AddEvidence(f, "work_ns_per_step", static_cast<int64_t>(heavy->median));
+  AddEvidence(f, "other_ranks_work_ns_per_step", static_cast<int64_t>(typical));
+  AddEvidence(f, "lightest_rank", static_cast<int64_t>(light->rank));
+  AddEvidence(f, "lightest_work_ns_per_step", static_cast<int64_t>(light->median));
+  AddEvidence(f, "excess_share", Round3(heavy->median / typical - 1.0));
+  AddEvidence(f, "steady_steps", static_cast<int64_t>(heavy->steps.size()));
+  AddEvidence(f, "step_median_ns", static_cast<int64_t>(step));
+  Location loc;
+  loc.rank = heavy->rank;
+  f.where.push_back(loc);
+  const double saving = std::max(0.0, heavy->median - mean);
+  f.saving.per_step_ns = static_cast<int64_t>(saving);
+  f.saving.share_of_step = std::min(1.0, saving / step);
+  f.saving.upper_bound = true;
+  out.push_back(std::move(f));
+  return out;
+}
+
+}  // namespace fastenough::findings
