@@ -141,3 +141,31 @@ def test_what_the_in_job_analysis_did_is_in_every_format(trace_report):
     # Without the option: no line.
     del report["run_details"]["in_job"]
     assert build_view(report).run.in_job is None
+
+
+def test_the_findings_of_many_ranks_are_one_per_code(trace_report):
+    """More than four ranks: one view per code and verdict over the ranks that
+    have it, shown through the rank that saves the most, its saving as min /
+    median / max over the ranks; the JSON keeps every rank's finding."""
+    report = copy.deepcopy(trace_report)
+    first = next(f for f in report["findings"] if (f["saving"].get("share_of_step") or 0) > 0)
+    per_rank = []
+    for rank, share in enumerate([0.10, 0.30, 0.20, 0.25, 0.15, 0.05]):
+        f = copy.deepcopy(first)
+        f["rank"] = rank
+        f["where"] = [{**w, "rank": rank} for w in f["where"]]
+        f["saving"]["share_of_step"] = share
+        f["overlaps"] = []
+        per_rank.append(f)
+    job = {**copy.deepcopy(first), "code": "straggler-rank", "rank": None}
+    report["findings"] = per_rank + [job]
+    view = build_view(report)
+    assert [v.code for v in view.findings] == [first["code"], "straggler-rank"]
+    grouped = view.findings[0]
+    assert "(on 6 of 6 ranks; shown: rank 1)" in grouped.title
+    assert grouped.saving.startswith("per rank 5% / 18% / 30% of a step (min / median / max); "
+                                     "the most: rank 1 (30%), rank 3 (25%), rank 2 (20%).")
+    assert "rank 1" in str(grouped.where[0])
+    # Four ranks or fewer: every finding as it is.
+    report["findings"] = per_rank[:4]
+    assert len(build_view(report).findings) == 4

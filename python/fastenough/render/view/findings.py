@@ -14,9 +14,20 @@ from fastenough.render.view.model import Code, FindingView
 
 
 def findings_views(report: dict) -> list[FindingView]:
+    """One view per finding; for a job of more than RANK_DISTRIBUTION_OVER ranks,
+    one per code and verdict, over the ranks that have it (report.json keeps
+    every rank's finding)."""
+    findings = report.get("findings") or []
+    ranks = {f.get("rank") for f in findings if isinstance(f.get("rank"), int)}
+    if len(ranks) > RANK_DISTRIBUTION_OVER:
+        return _grouped_views(findings, report)
+    return _views(findings, report)
+
+
+def _views(findings: list[dict], report: dict) -> list[FindingView]:
     views = []
     cwd = (report.get("meta") or {}).get("cwd")
-    for i, f in enumerate(report.get("findings") or [], start=1):
+    for i, f in enumerate(findings, start=1):
         pairs = [(k, fmt_evidence_value(k, v)) for k, v in (f.get("evidence") or {}).items()]
         saving = f.get("saving") or {}
         fraction = saving.get("share_of_step")
@@ -37,6 +48,45 @@ def findings_views(report: dict) -> list[FindingView]:
                 also_in_source=[Code(s) for s in lint_section.also_in_source(f)],
             )
         )
+    return views
+
+
+def _share(f: dict) -> float:
+    v = (f.get("saving") or {}).get("share_of_step")
+    return v if isinstance(v, (int, float)) and v >= 0 else -1.0
+
+
+def _grouped_views(findings: list[dict], report: dict) -> list[FindingView]:
+    """Findings of many ranks: those of one code and verdict on several ranks
+    become one view, in the place of its first, shown through the rank whose
+    saving is the largest, its title saying on how many ranks it is and its
+    saving giving min / median / max over them and naming the WORST_NAMED
+    ranks with the most. Job-level findings (no rank) stay as they are."""
+    ranks_in_job = len({f.get("rank") for f in findings if isinstance(f.get("rank"), int)})
+    groups: dict[tuple, list[dict]] = {}
+    order: list[tuple] = []
+    for i, f in enumerate(findings):
+        key = ((f.get("code"), f.get("verdict")) if isinstance(f.get("rank"), int)
+               else ("#", i))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(f)
+    shown = [max(groups[k], key=_share) for k in order]
+    views = _views(shown, report)
+    for view, key in zip(views, order, strict=True):
+        members = groups[key]
+        if len(members) < 2:
+            continue
+        top = max(members, key=_share)
+        view.title += f" (on {len(members)} of {ranks_in_job} ranks; shown: rank {top['rank']})"
+        shares = [_share(f) for f in members if _share(f) >= 0]
+        if shares:
+            most = sorted(members, key=_share, reverse=True)[:WORST_NAMED]
+            named = ", ".join(f"rank {f['rank']} ({_share(f):.0%})" for f in most)
+            view.saving = (f"per rank {min(shares):.0%} / {median(shares):.0%} / "
+                           f"{max(shares):.0%} of a step (min / median / max); the most: "
+                           f"{named}. Rank {top['rank']}: {view.saving}")
     return views
 
 
