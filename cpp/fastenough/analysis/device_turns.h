@@ -23,7 +23,7 @@
 namespace fastenough::analysis {
 
 struct DeviceTurns {
-  std::vector<int32_t> devices;  // device indices with work in the windows
+  std::vector<int32_t> devices;  // device indices (ranks, for a job) with work in the windows
   std::vector<int64_t> busy_ns;  // each one's busy time in the windows, same order
   int64_t windows = 0;           // steady windows measured over
   int64_t window_ns = 0;         // their total length
@@ -40,5 +40,12 @@ struct DeviceTurns {
 // Empty (not measured) with fewer than two devices at work in the windows.
 DeviceTurns AnalyzeDeviceTurns(const std::vector<DeviceBreakdown>& devices,
                                const std::vector<timeline::StepWindow>& windows);
+
+// The same split for any workers (devices, or the ranks of a pipeline job:
+// findings/rank_turns.cc): ids[i] worked during busy[i]; measured over
+// `window` (windows = how many steps it spans). Members without work in the
+// window are left out; empty with fewer than two left.
+DeviceTurns TurnsOf(const std::vector<int32_t>& ids, const std::vector<timeline::IntervalSet>& busy,
+                    const timeline::IntervalSet& window, int64_t windows);
 
 }  // namespace fastenough::analysis

@@ -115,6 +115,32 @@ void Split(const std::vector<timeline::IntervalSet>& exclusive, const Window& w,
   (*ns)[kRoles] = (w.end - w.start) - used;
 }
 
+// At most `cap` ranges: the shortest gaps closed first (a rank summary keeps
+// the work of every steady step; merging sub-gaps only adds their length).
+timeline::IntervalSet CoarsenedTo(const timeline::IntervalSet& set, size_t cap) {
+  const auto& v = set.intervals();
+  if (v.size() <= cap) return set;
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < v.size(); ++i) gaps.push_back(v[i].start - v[i - 1].end);
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(v.size() - cap), gaps.end());
+  const int64_t closed = gaps[v.size() - cap];  // gaps up to this length are closed
+  timeline::IntervalSet out;
+  timeline::Interval cur = v.front();
+  size_t kept = 1;
+  for (size_t i = 1; i < v.size(); ++i) {
+    const bool close = v[i].start - cur.end <= closed && (v.size() - i) + kept > cap;
+    if (close) {
+      cur.end = v[i].end;
+    } else {
+      out.AppendSorted(cur);
+      cur = v[i];
+      ++kept;
+    }
+  }
+  out.AppendSorted(cur);
+  return out;
+}
+
 }  // namespace
 
 StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) {
@@ -202,6 +228,19 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
       Split(exclusive, plugin[i], &row.plugin_ns);
     }
     out.steps.push_back(row);
+  }
+
+  // The steady work: what no collective and no idle took, in the steady steps.
+  if (!out.whole_trace) {
+    std::vector<timeline::Interval> steady;
+    for (size_t i = out.steady_begin; i < host.size(); ++i) {
+      steady.push_back({host[i].start, host[i].end});
+    }
+    const size_t comm = static_cast<size_t>(StepCategory::kCommunication);
+    timeline::IntervalSet work = timeline::Subtract(covered, exclusive[comm]);
+    out.steady_work = CoarsenedTo(
+        timeline::Intersect(work, timeline::IntervalSet::FromUnsorted(std::move(steady))),
+        kMaxWorkIntervals);
   }
 
   // Steady means and the worst steady step.

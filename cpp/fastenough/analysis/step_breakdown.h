@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "fastenough/analysis/steps.h"
+#include "fastenough/timeline/interval_set.h"
 #include "fastenough/trace/event_store.h"
 
 namespace fastenough::analysis {
@@ -71,7 +72,13 @@ struct StepBreakdown {
   CategoryMean plugin_steady_mean_ns{};
   double plugin_steady_mean_step_ns = 0;
   int worst_step = -1;  // index in steps of the longest steady step; -1 none
+  // The rank's own work in the steady steps: every category but communication
+  // and other, as time ranges (coarsened to at most kMaxWorkIntervals by
+  // closing the shortest gaps); what cross-rank turns compare (device_turns.h).
+  timeline::IntervalSet steady_work;
 };
+
+constexpr size_t kMaxWorkIntervals = 4096;
 
 StepBreakdown AnalyzeStepBreakdown(const trace::EventStore& store, const StepStats& steps);
 

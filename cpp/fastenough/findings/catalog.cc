@@ -47,12 +47,12 @@ const std::vector<CatalogEntry>& Catalog() {
        "Overlap communication with compute (DDP bucketing / gradient_as_bucket_view, FSDP "
        "prefetch, async collectives on a side stream) or reduce its volume; confirm which "
        "collectives depend on the compute right before them."},
-      {"devices-take-turns", "trace", "The devices of one process take turns",
-       "The model's layers are spread over the devices, so each waits for the one before it "
-       "(placement spreads storage, it is not pipeline parallelism). Overlap them: split each "
-       "batch into micro-batches and keep every stage busy (torch.distributed.pipelining, or "
-       "streams per device), or, when the model fits one device, run one replica per device "
-       "on its own share of the inputs."},
+      {"devices-take-turns", "trace", "The devices take turns",
+       "The model's layers are spread over the devices (of one process, or the ranks of a "
+       "pipeline), so each waits for the one before it (placement spreads storage, it is not "
+       "pipeline parallelism). Overlap them: split each batch into micro-batches and keep every "
+       "stage busy (torch.distributed.pipelining, or streams per device), or, when the model "
+       "fits one device, run one replica per device on its own share of the inputs."},
       {"load-imbalance", "trace", "The ranks do unequal work per step",
        "Give every rank the same work: shard by tokens or cost, not by samples (sort and "
        "bucket variable-length inputs before sharding), move layers from the heaviest pipeline "

@@ -26,4 +26,10 @@ std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCol
 // compared; needs >= 2 ranks with >= 3 steady steps each (load_imbalance.cc).
 std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankAnalysis*>& ranks);
 
+// The ranks' steady work compared over the time all of them were in a steady
+// step (rank_turns.cc); not measured with fewer than two ranks at work.
+analysis::DeviceTurns JobTurns(const std::vector<const analysis::RankAnalysis*>& ranks);
+// devices-take-turns for the ranks of a job (a pipeline), from JobTurns.
+std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& turns);
+
 }  // namespace fastenough::findings

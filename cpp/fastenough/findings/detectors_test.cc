@@ -756,6 +756,59 @@ TEST(DetectorsLoadImbalance, EqualRanksOrOneHeavyStepAreNot) {
   EXPECT_TRUE(DetectLoadImbalance({&a, &b}).empty());
 }
 
+// ---- devices-take-turns across the ranks of a job ----
+// A rank whose steady work is [offset, offset + work) us of each 1000 us step.
+analysis::RankAnalysis StageRank(int rank, double offset_us, double work_us, int steps = 6) {
+  analysis::RankAnalysis a;
+  a.rank = rank;
+  auto& sb = a.step_breakdown;
+  sb.steady_begin = 1;
+  std::vector<timeline::Interval> work;
+  for (int i = 0; i < steps; ++i) {
+    analysis::StepBreakdownRow row;
+    row.start_ns = i * 1'000'000LL;
+    row.end_ns = row.start_ns + 1'000'000;
+    sb.steps.push_back(row);
+    if (i >= 1) {
+      const auto lo = row.start_ns + static_cast<int64_t>(offset_us * 1000);
+      work.push_back({lo, lo + static_cast<int64_t>(work_us * 1000)});
+    }
+  }
+  sb.steady_work = timeline::IntervalSet::FromUnsorted(work);
+  return a;
+}
+
+TEST(DetectorsRankTurns, PipelineStagesTakingTurnsAreTold) {
+  // Stage 0 works [0, 400) us of each step, stage 1 [450, 850): turns 800 of
+  // 1000 us; overlapped, a step would still take stage 0's 400 us.
+  const auto r0 = StageRank(0, 0, 400), r1 = StageRank(1, 450, 400);
+  const analysis::DeviceTurns t = JobTurns({&r0, &r1});
+  ASSERT_TRUE(t.measured());
+  EXPECT_EQ(t.windows, 5);
+  EXPECT_EQ(t.window_ns, 5'000'000);
+  EXPECT_EQ(t.some_busy_ns, 4'000'000);
+  EXPECT_EQ(t.all_busy_ns, 0);
+  EXPECT_EQ(t.all_idle_ns, 1'000'000);
+  const auto found = DetectRankTurns(t);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank, -1);
+  EXPECT_EQ(Ev<std::string>(found[0], "ranks"), "0, 1");
+  EXPECT_EQ(found[0].saving.per_step_ns, 400'000);
+  EXPECT_DOUBLE_EQ(found[0].saving.share_of_step, 0.4);
+}
+
+TEST(DetectorsRankTurns, DataParallelRanksWorkAtOnce) {
+  // Both work [0, 600) with one of them 100 us longer: a little turn time,
+  // nothing overlapping could save.
+  const auto r0 = StageRank(0, 0, 600), r1 = StageRank(1, 0, 700);
+  const analysis::DeviceTurns t = JobTurns({&r0, &r1});
+  EXPECT_EQ(t.some_busy_ns, 500'000);
+  EXPECT_EQ(t.overlap_bound_ns(), 0);
+  EXPECT_TRUE(DetectRankTurns(t).empty());
+  // One rank alone: nothing to compare.
+  EXPECT_FALSE(JobTurns({&r0}).measured());
+}
+
 // ---- straggler-rank ----
 void RankTrace(TraceBuilder& b, int rank, double late_us, bool alternate) {
   b.store.rank = rank;

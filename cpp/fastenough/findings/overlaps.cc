@@ -70,13 +70,18 @@ void MarkTraceOverlaps(std::vector<Finding>& findings, const timeline::IntervalS
 
 void MarkJobOverlaps(std::vector<Finding>& findings) {
   // A job-level finding (rank null) and rank 0's (the rank it is counted
-  // with): load-imbalance's saving is time the other ranks spend waiting in
-  // collectives, which comm-not-overlapped and straggler-rank count too.
+  // with): load-imbalance's saving, and that of ranks taking turns, is time
+  // the other ranks spend waiting in collectives, which comm-not-overlapped
+  // and straggler-rank count too.
   for (Finding& a : findings) {
-    if (a.code != "load-imbalance") continue;
+    const bool job_turns = a.code == "devices-take-turns" && a.rank < 0;
+    if (a.code != "load-imbalance" && !job_turns) continue;
     for (Finding& b : findings) {
       if (&a == &b || std::max(b.rank, 0) != std::max(a.rank, 0)) continue;
-      if (b.code == "comm-not-overlapped" || b.code == "straggler-rank") MarkPair(a, b);
+      if (b.code == "comm-not-overlapped" || b.code == "straggler-rank" ||
+          (job_turns && b.code == "load-imbalance")) {
+        MarkPair(a, b);
+      }
     }
   }
 }

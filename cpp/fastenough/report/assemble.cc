@@ -41,6 +41,8 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     std::vector<const analysis::RankAnalysis*> analyses;
     for (const RankSummary& s : ranks) analyses.push_back(&s.analysis);
     for (auto& f : findings::DetectLoadImbalance(analyses)) r.findings.push_back(std::move(f));
+    r.rank_turns = findings::JobTurns(analyses);
+    for (auto& f : findings::DetectRankTurns(r.rank_turns)) r.findings.push_back(std::move(f));
     if (!ranks.empty()) {
       for (const auto& row : ranks.front().shapes) r.shapes.push_back(analysis::ShapeRowJson(row));
     }

@@ -360,6 +360,26 @@ void WriteDepth(JsonWriter& w, const Report& r) {
     if (ra.device_turns.measured()) WriteRankDeviceTurns(w, ra);
   }
   w.EndArray();
+  w.Key("job");  // the ranks of a job taking turns (findings/rank_turns.cc)
+  const auto& t = r.rank_turns;
+  if (!t.measured()) {
+    w.Null();
+  } else {
+    w.BeginObject();
+    w.Key("ranks").BeginArray();
+    for (int32_t rank : t.devices) w.Int(rank);
+    w.EndArray();
+    w.Key("busy_ns").BeginArray();
+    for (int64_t b : t.busy_ns) w.Int(b);
+    w.EndArray();
+    w.Field("steps", t.windows);
+    w.Field("window_ns", t.window_ns);
+    w.Field("all_busy_ns", t.all_busy_ns);
+    w.Field("taking_turns_ns", t.some_busy_ns);
+    w.Field("all_idle_ns", t.all_idle_ns);
+    w.Field("overlap_bound_ns", t.overlap_bound_ns());
+    w.EndObject();
+  }
   w.EndObject();
 }
 

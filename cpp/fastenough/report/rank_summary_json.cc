@@ -78,6 +78,16 @@ std::string RankSummaryToJson(const RankSummary& s) {
   if (HasGraphs(a)) WriteRankGraphs(w, a); else w.Null();
   w.Key("device_turns");
   if (a.device_turns.measured()) WriteRankDeviceTurns(w, a); else w.Null();
+  // The rank's own work in its steady steps, [start_ns, end_ns] pairs: what
+  // the job's rank_turns compares (not in the report itself).
+  w.Key("steady_work").BeginArray();
+  for (const auto& iv : a.step_breakdown.steady_work.intervals()) {
+    w.BeginArray();
+    w.Int(iv.start);
+    w.Int(iv.end);
+    w.EndArray();
+  }
+  w.EndArray();
   w.Key("shapes").BeginArray();
   for (const auto& row : s.shapes) {
     // The argument texts as the trace wrote them, as strings: the report
@@ -574,6 +584,24 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view json, const std::string&
   for (ObjectReader m : o.Objects("memory")) a.memory.push_back(ReadMemory(m));
   if (auto cp = o.ObjectOrNull("critical_path")) ReadCriticalPath(*cp, a.critical_path);
   if (auto g = o.ObjectOrNull("graphs")) ReadGraphs(*g, a);
+  // (absent in summaries written before steady_work existed: no work known)
+  if (o.Has("steady_work")) {
+    std::vector<timeline::Interval> work;
+    for (simdjson::dom::element e : o.Array("steady_work")) {
+      simdjson::dom::array pair;
+      std::optional<int64_t> lo, hi;
+      if (e.get_array().get(pair) == simdjson::SUCCESS && pair.size() == 2) {
+        lo = ElementInt(pair.at(0).value_unsafe());
+        hi = ElementInt(pair.at(1).value_unsafe());
+      }
+      if (!lo || !hi || *hi < *lo) {
+        o.Fail("steady_work", "expected [start_ns, end_ns] pairs");
+        break;
+      }
+      work.push_back({*lo, *hi});
+    }
+    a.step_breakdown.steady_work = timeline::IntervalSet::FromUnsorted(std::move(work));
+  }
   // (absent in summaries written before device_turns existed: no devices taking turns)
   if (o.Has("device_turns")) {
     if (auto t = o.ObjectOrNull("device_turns")) ReadDeviceTurns(*t, a.device_turns);

@@ -105,6 +105,9 @@ struct Report {
   std::vector<analysis::OpRow> top_ops;          // merged, top 20 by inclusive time
   std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
   std::vector<std::string> shapes;               // pre-serialised JSON objects; [] for now
+  // The ranks' own steady work, compared (a pipeline's stages taking turns);
+  // not measured with fewer than two ranks (findings/rank_turns.cc).
+  analysis::DeviceTurns rank_turns;
   std::vector<findings::Finding> findings;       // ranked by saving
   // What the avoidable findings of each rank save together (overlapping ones
   // once): at most a step (findings/overlaps.h).
