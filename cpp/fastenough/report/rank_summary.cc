@@ -24,6 +24,7 @@ void DropWorkingSets(analysis::RankAnalysis& a) {
     Free(d.busy);
     for (auto& s : d.streams) Free(s.gaps);  // gap_count stays
   }
+  Free(a.device_turns.turns);  // the figures stay; the finding has claimed the time
   Free(a.critical_path.segments);
   Free(a.critical_path.on_path);
   // The report shows the heaviest kEfficiencyKernelRows of all ranks
