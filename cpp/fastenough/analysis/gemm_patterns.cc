@@ -16,6 +16,14 @@ bool IsMatmulOp(std::string_view n) {
          n == "aten::bmm" || n == "aten::baddbmm";
 }
 
+bool IsAttentionOp(std::string_view n) {
+  // The fused attention ops (SDPA and its CPU/flash/efficient kernels, the
+  // native MHA fast path): matmul work that consumes the projections before it.
+  return n.rfind("aten::", 0) == 0 &&
+         (n.find("scaled_dot_product") != std::string_view::npos ||
+          n.find("attention") != std::string_view::npos);
+}
+
 std::string_view FirstInputDims(std::string_view d) {
   const size_t open = d.find('[', d.find('[') + 1);
   if (open == std::string_view::npos) return d;
@@ -97,15 +105,21 @@ bool IsScope(const trace::EventStore& store, int32_t row) {
 std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree& tree,
                                   const timeline::IntervalSet& busy, size_t min_len, RunKey key) {
   const size_t n = store.size();
+  // 1: a matmul; 2: a fused attention op, which only ends runs (a UNet's
+  // attention block: to_q, to_k, to_v, then SDPA, then to_out, all [8,64,64]
+  // x [64,64] on the CPU, was one "serial" run of four where the projections
+  // feed the attention and its output feeds to_out).
   std::vector<uint8_t> matmul_name(store.strings().size(), 0);
   for (StringId id = 1; id < store.strings().size(); ++id) {
-    matmul_name[id] = IsMatmulOp(store.strings().Get(id)) ? 1 : 0;
+    const std::string_view name = store.strings().Get(id);
+    matmul_name[id] = IsMatmulOp(name) ? 1 : IsAttentionOp(name) ? 2 : 0;
   }
   // Top-level matmul calls with their scope.
   struct Call {
     int32_t scope;
     uint32_t row;
     uint32_t seq;  // position in host order: (pid, tid, start)
+    bool gate = false;  // an attention op: ends runs, never in one
   };
   std::vector<Call> calls;
   // Top-level matmul row -> index into `stats` (few calls; no per-row column).
@@ -115,7 +129,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     int32_t scope = kNoRow;
     bool nested = false;
     for (int32_t p = tree.parent[r]; p != kNoRow; p = tree.parent[p]) {
-      if (store.kind[p] == EventKind::kCpuOp && matmul_name[store.name[p]]) {
+      if (store.kind[p] == EventKind::kCpuOp && matmul_name[store.name[p]] == 1) {
         nested = true;
         break;
       }
@@ -126,7 +140,8 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     }
     if (nested) continue;
     call_index.emplace(r, calls.size());
-    calls.push_back({scope, r, static_cast<uint32_t>(calls.size())});
+    calls.push_back({scope, r, static_cast<uint32_t>(calls.size()),
+                     matmul_name[store.name[r]] == 2});
   }
   // Kernels per call: walk up from the launch to the top-level matmul op.
   struct Stat {
@@ -179,6 +194,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
                                      : FirstInputDims(store.strings().Get(store.input_dims[row]));
   };
   auto same_key = [&](uint32_t a, uint32_t b) {
+    if ((matmul_name[store.name[a]] == 2) != (matmul_name[store.name[b]] == 2)) return false;
     return store.input_dims[a] == store.input_dims[b] || key_of(a) == key_of(b);
   };
   std::vector<uint32_t> next_other(calls.size(), static_cast<uint32_t>(calls.size()));
@@ -197,6 +213,10 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
   size_t i = 0;
   while (i < calls.size()) {
     size_t j = i + 1;
+    if (calls[i].gate) {
+      i = j;
+      continue;
+    }
     const bool has_dims = store.input_dims[calls[i].row] != kNoString;
     auto nothing_else_between = [&](const Call& a, const Call& b) {
       return !same_thread(a.row, b.row) || a.seq > b.seq || next_other[a.seq] >= b.seq;

@@ -279,6 +279,33 @@ TEST(DetectorsGemm, ARecurrenceWithItsOwnMatmulsIsNoSerialLoop) {
   EXPECT_NE(RunDetectors(same).Get("serial-small-gemm"), nullptr);
 }
 
+TEST(DetectorsGemm, AttentionBetweenProjectionsEndsTheRun) {
+  // A diffusers UNet's attention block on the CPU: to_q, to_k, to_v, then
+  // SDPA (no matmul op of its own in the trace), then to_out, all linears of
+  // [8, 64, 64] x [64, 64]. The attention consumes the three projections and
+  // to_out consumes it: no run of four independent matmuls (it was reported
+  // serial-small-gemm, avoidable, in one of two runs).
+  auto block = [](bool attention) {
+    return [attention](TraceBuilder& b, double t0) {
+      b.Py("attention_processor.py(1400): __call__", t0 + 5, 600);
+      for (int i = 0; i < 4; ++i) {
+        if (i == 3 && attention) {
+          b.Op("aten::scaled_dot_product_attention", t0 + 10 + 60 * i - 8, 6,
+               "[[8, 4, 64, 16], [8, 4, 64, 16], [8, 4, 64, 16]]");
+        }
+        b.Op("aten::linear", t0 + 12 + 60 * i, 45, "[[8, 64, 64], [64, 64], [64]]");
+        b.Kernel(t0 + 14 + 60 * i, 8, "sgemm_32x32", t0 + 25 + 60 * i, 12);
+      }
+    };
+  };
+  TraceBuilder with;
+  Steps(with, block(true));
+  EXPECT_EQ(RunDetectors(with).Get("serial-small-gemm"), nullptr);
+  TraceBuilder without;
+  Steps(without, block(false));
+  EXPECT_NE(RunDetectors(without).Get("serial-small-gemm"), nullptr);
+}
+
 TEST(DetectorsGemm, ProjectionsFromDifferentLinesAreNoLoop) {
   // BERT's self.query, self.key, self.value and the output projection: four
   // linears of the same shape in one forward, called from four lines. With
