@@ -6,8 +6,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "fastenough/analysis/device_turns.h"
 #include "fastenough/analysis/memcpy.h"
 #include "fastenough/findings/detect_context.h"
 #include "fastenough/findings/finding.h"
@@ -30,6 +32,12 @@ void DetectDataloaderBound(const DetectContext& ctx, std::vector<Finding>& out,
                            timeline::IntervalSet& explained);
 void DetectCommNotOverlapped(const DetectContext& ctx, std::vector<Finding>& out);
 void DetectDevicesTakeTurns(const DetectContext& ctx, std::vector<Finding>& out);
+// devices-take-turns, for the devices of a rank and for the ranks of a job
+// (rank_turns.cc): when it is worth a finding, and its evidence ("device" or
+// "rank" names the workers: devices / busiest_device, ranks / busiest_rank).
+bool WorthTurnsFinding(const analysis::DeviceTurns& t);
+void AddTurnsEvidence(Finding& f, const analysis::DeviceTurns& t, double steps,
+                      std::string_view who);
 void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSet& explained,
                             std::vector<Finding>& out);
 // From the deeper analyses (RankAnalysis): low-occupancy, and memory-near-limit

@@ -14,28 +14,38 @@
 
 namespace fastenough::findings {
 
-void DetectDevicesTakeTurns(const DetectContext& ctx, std::vector<Finding>& out) {
-  const analysis::DeviceTurns t = analysis::AnalyzeDeviceTurns(ctx.analysis.devices, ctx.steady);
-  if (!t.measured()) return;
-  const int64_t bound = t.overlap_bound_ns();
+bool WorthTurnsFinding(const analysis::DeviceTurns& t) {
   const double window = static_cast<double>(t.window_ns);
-  if (t.some_busy_ns < 0.30 * window || bound < 0.10 * window) return;
-  Finding f = NewFinding("devices-take-turns", Verdict::kAvoidable, ctx.store.rank);
-  std::string devices;
+  return t.measured() && t.some_busy_ns >= 0.30 * window &&
+         t.overlap_bound_ns() >= 0.10 * window;
+}
+
+void AddTurnsEvidence(Finding& f, const analysis::DeviceTurns& t, double steps,
+                      std::string_view who) {
+  std::string ids;
   size_t busiest = 0;
   for (size_t i = 0; i < t.devices.size(); ++i) {
-    devices += (i ? ", " : "") + std::to_string(t.devices[i]);
+    ids += (i ? ", " : "") + std::to_string(t.devices[i]);
     if (t.busy_ns[i] > t.busy_ns[busiest]) busiest = i;
   }
-  const double steps = ctx.steps();
-  AddEvidence(f, "devices", devices);
+  const std::string one(who);
+  AddEvidence(f, one + "s", ids);
   AddEvidence(f, "steps", static_cast<int64_t>(steps));
   AddEvidence(f, "all_busy_ns_per_step", static_cast<int64_t>(t.all_busy_ns / steps));
   AddEvidence(f, "taking_turns_ns_per_step", static_cast<int64_t>(t.some_busy_ns / steps));
   AddEvidence(f, "all_idle_ns_per_step", static_cast<int64_t>(t.all_idle_ns / steps));
-  AddEvidence(f, "taking_turns_share", Round3(t.some_busy_ns / window));
-  AddEvidence(f, "busiest_device", static_cast<int64_t>(t.devices[busiest]));
-  AddEvidence(f, "busiest_device_ns_per_step", static_cast<int64_t>(t.busy_ns[busiest] / steps));
+  AddEvidence(f, "taking_turns_share",
+              Round3(static_cast<double>(t.some_busy_ns) / static_cast<double>(t.window_ns)));
+  AddEvidence(f, "busiest_" + one, static_cast<int64_t>(t.devices[busiest]));
+  AddEvidence(f, "busiest_" + one + "_ns_per_step",
+              static_cast<int64_t>(t.busy_ns[busiest] / steps));
+}
+
+void DetectDevicesTakeTurns(const DetectContext& ctx, std::vector<Finding>& out) {
+  const analysis::DeviceTurns t = analysis::AnalyzeDeviceTurns(ctx.analysis.devices, ctx.steady);
+  if (!WorthTurnsFinding(t)) return;
+  Finding f = NewFinding("devices-take-turns", Verdict::kAvoidable, ctx.store.rank);
+  AddTurnsEvidence(f, t, ctx.steps(), "device");
   Location loc;
   loc.rank = ctx.store.rank;
   f.where.push_back(loc);
@@ -43,7 +53,7 @@ void DetectDevicesTakeTurns(const DetectContext& ctx, std::vector<Finding>& out)
     if (f.marks.size() >= kMaxMarks) break;
     AddMark(ctx, f, "one device works while the others wait", iv.start, iv.end);
   }
-  ctx.SetSaving(f, bound);
+  ctx.SetSaving(f, t.overlap_bound_ns());
   f.claimed = t.turns;
   out.push_back(std::move(f));
 }

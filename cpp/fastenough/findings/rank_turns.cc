@@ -45,26 +45,12 @@ analysis::DeviceTurns JobTurns(const std::vector<const analysis::RankAnalysis*>&
 
 std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& t) {
   std::vector<Finding> out;
-  if (!t.measured() || t.windows < 3) return out;
+  if (t.windows < 3 || !WorthTurnsFinding(t)) return out;
   const int64_t bound = t.overlap_bound_ns();
   const double window = static_cast<double>(t.window_ns);
-  if (t.some_busy_ns < 0.30 * window || bound < 0.10 * window) return out;
-  Finding f = NewFinding("devices-take-turns", Verdict::kAvoidable, -1);
-  std::string ranks;
-  size_t busiest = 0;
-  for (size_t i = 0; i < t.devices.size(); ++i) {
-    ranks += (i ? ", " : "") + std::to_string(t.devices[i]);
-    if (t.busy_ns[i] > t.busy_ns[busiest]) busiest = i;
-  }
   const double steps = static_cast<double>(t.windows);
-  AddEvidence(f, "ranks", ranks);
-  AddEvidence(f, "steps", t.windows);
-  AddEvidence(f, "all_busy_ns_per_step", static_cast<int64_t>(t.all_busy_ns / steps));
-  AddEvidence(f, "taking_turns_ns_per_step", static_cast<int64_t>(t.some_busy_ns / steps));
-  AddEvidence(f, "all_idle_ns_per_step", static_cast<int64_t>(t.all_idle_ns / steps));
-  AddEvidence(f, "taking_turns_share", Round3(t.some_busy_ns / window));
-  AddEvidence(f, "busiest_rank", static_cast<int64_t>(t.devices[busiest]));
-  AddEvidence(f, "busiest_rank_ns_per_step", static_cast<int64_t>(t.busy_ns[busiest] / steps));
+  Finding f = NewFinding("devices-take-turns", Verdict::kAvoidable, -1);
+  AddTurnsEvidence(f, t, steps, "rank");
   AddEvidence(f, "clocks", std::string("each rank's own: exact on one host; across hosts their "
                                        "skew blurs the split"));
   for (int32_t r : t.devices) {

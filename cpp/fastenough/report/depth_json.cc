@@ -329,22 +329,32 @@ void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra) {
   w.EndObject();
 }
 
-void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra) {
-  const auto& t = ra.device_turns;
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Key("devices").BeginArray();
-  for (int32_t d : t.devices) w.Int(d);
+namespace {
+
+// One turns split, as device_turns.per_rank[] (who: "devices", count:
+// "windows") and device_turns.job (who: "ranks", count: "steps") write it.
+void WriteTurns(JsonWriter& w, const analysis::DeviceTurns& t, std::string_view who,
+                std::string_view count) {
+  w.Key(who).BeginArray();
+  for (int32_t id : t.devices) w.Int(id);
   w.EndArray();
   w.Key("busy_ns").BeginArray();
   for (int64_t b : t.busy_ns) w.Int(b);
   w.EndArray();
-  w.Field("windows", t.windows);
+  w.Field(count, t.windows);
   w.Field("window_ns", t.window_ns);
   w.Field("all_busy_ns", t.all_busy_ns);
   w.Field("taking_turns_ns", t.some_busy_ns);
   w.Field("all_idle_ns", t.all_idle_ns);
   w.Field("overlap_bound_ns", t.overlap_bound_ns());
+}
+
+}  // namespace
+
+void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra) {
+  w.BeginObject();
+  w.Field("rank", ra.rank);
+  WriteTurns(w, ra.device_turns, "devices", "windows");
   w.EndObject();
 }
 
@@ -361,23 +371,11 @@ void WriteDepth(JsonWriter& w, const Report& r) {
   }
   w.EndArray();
   w.Key("job");  // the ranks of a job taking turns (findings/rank_turns.cc)
-  const auto& t = r.rank_turns;
-  if (!t.measured()) {
+  if (!r.rank_turns.measured()) {
     w.Null();
   } else {
     w.BeginObject();
-    w.Key("ranks").BeginArray();
-    for (int32_t rank : t.devices) w.Int(rank);
-    w.EndArray();
-    w.Key("busy_ns").BeginArray();
-    for (int64_t b : t.busy_ns) w.Int(b);
-    w.EndArray();
-    w.Field("steps", t.windows);
-    w.Field("window_ns", t.window_ns);
-    w.Field("all_busy_ns", t.all_busy_ns);
-    w.Field("taking_turns_ns", t.some_busy_ns);
-    w.Field("all_idle_ns", t.all_idle_ns);
-    w.Field("overlap_bound_ns", t.overlap_bound_ns());
+    WriteTurns(w, r.rank_turns, "ranks", "steps");
     w.EndObject();
   }
   w.EndObject();
