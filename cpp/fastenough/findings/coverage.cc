@@ -1,6 +1,8 @@
 #include "fastenough/findings/coverage.h"
 
 #include <cctype>
+#include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -18,8 +20,7 @@ using trace::EventKind;
 // Steady device ops `take` accepts, their launch calls, and the launch delays
 // and kernel gaps before them on the critical path (a graph replay's call is
 // shared by its kernels, so a launch-to-end span would claim the whole replay).
-template <typename Take>
-IntervalSet DeviceOps(const DetectContext& ctx, Take take) {
+IntervalSet DeviceOps(const DetectContext& ctx, const std::function<bool(size_t)>& take) {
   const auto& s = ctx.store;
   std::vector<Interval> iv;
   std::vector<uint8_t> taken(s.size(), 0);
@@ -39,17 +40,58 @@ IntervalSet DeviceOps(const DetectContext& ctx, Take take) {
   return IntervalSet::FromUnsorted(std::move(iv));
 }
 
-// The steady instances of the kernels and host ops `where` names.
-IntervalSet Named(const DetectContext& ctx, const Finding& f) {
+using Take = std::function<bool(size_t)>;
+
+// The device ops a code's saving comes from (an empty function: the code is
+// not about device ops).
+Take DeviceOpsOf(const DetectContext& ctx, const std::string& code) {
+  const auto& s = ctx.store;
+  if (code == "small-kernels") {
+    // Kernels shorter than their launch call or than 10 us (the detector's rule).
+    return [&s](size_t i) {
+      if (s.kind[i] != EventKind::kKernel) return false;
+      const int32_t l = s.launch_row[i];
+      const int64_t call = l != trace::kNoRow ? s.dur_ns[l] : 0;
+      return s.dur_ns[i] < call || s.dur_ns[i] < 10'000;
+    };
+  }
+  if (code == "pageable-memcpy" || code == "transfer-in-loop") {
+    return [&s](size_t i) {
+      if (s.kind[i] != EventKind::kMemcpy) return false;
+      const auto d = analysis::ParseCopyDirection(s.name_of(i));
+      return d == analysis::CopyDirection::kHtoD || d == analysis::CopyDirection::kDtoH;
+    };
+  }
+  if (code == "no-tensor-cores") {
+    // GEMM kernels that are not tensor-core kernels (op_roles.h).
+    auto fp32 = std::make_shared<std::vector<int8_t>>(s.strings().size(), -1);
+    return [&s, fp32](size_t i) {
+      if (s.kind[i] != EventKind::kKernel) return false;
+      int8_t& d = (*fp32)[s.name[i]];
+      if (d < 0) {
+        std::string n(s.name_of(i));
+        for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        d = n.find("gemm") != std::string::npos && !analysis::IsTensorCoreKernelName(n) ? 1 : 0;
+      }
+      return d == 1;
+    };
+  }
+  return {};
+}
+
+// Rows of the kernels and host ops `where` names (1 each), all rows 0 when it
+// names none. A place that names both a kernel and the op that launched it
+// counts as the kernel, unless `both`.
+std::vector<uint8_t> NamedRows(const DetectContext& ctx, const Finding& f, bool both = false) {
   std::set<std::string> kernels, ops;
   for (const Location& w : f.where) {
     if (!w.kernel.empty()) kernels.insert(w.kernel);
-    else if (!w.op.empty()) ops.insert(w.op);
+    if (!w.op.empty() && (both || w.kernel.empty())) ops.insert(w.op);
   }
-  if (kernels.empty() && ops.empty()) return {};
   const auto& s = ctx.store;
+  std::vector<uint8_t> rows(s.size(), 0);
+  if (kernels.empty() && ops.empty()) return rows;
   std::vector<int8_t> wanted(s.strings().size(), -1);
-  std::vector<Interval> iv;
   for (size_t i = 0; i < s.size(); ++i) {
     const EventKind k = s.kind[i];
     const bool kernel = k == EventKind::kKernel;
@@ -59,13 +101,13 @@ IntervalSet Named(const DetectContext& ctx, const Finding& f) {
       const std::string n(s.name_of(i));
       w = (kernels.count(n) ? 1 : 0) | (ops.count(n) ? 2 : 0);
     }
-    if (!(w & (kernel ? 1 : 2)) || !ctx.InSteady(s.ts_ns[i])) continue;
-    iv.push_back({s.ts_ns[i], s.end_ns(i)});
+    if (w & (kernel ? 1 : 2)) rows[i] = 1;
   }
-  return IntervalSet::FromUnsorted(std::move(iv));
+  return rows;
 }
 
 }  // namespace
+
 
 IntervalSet FindingCoverage(const DetectContext& ctx, const Finding& f, const IntervalSet& explained) {
   const auto& s = ctx.store;
@@ -82,37 +124,7 @@ IntervalSet FindingCoverage(const DetectContext& ctx, const Finding& f, const In
     IntervalSet idle = timeline::Subtract(IntervalSet::FromUnsorted(std::move(hw)), ctx.analysis.busy_all);
     return timeline::Subtract(timeline::Intersect(idle, ctx.steady_set), explained);
   }
-  if (f.code == "small-kernels") {
-    // Kernels shorter than their launch call or than 10 us (the detector's
-    // rule), their launch calls and the launch delays before them.
-    return DeviceOps(ctx, [&](size_t i) {
-      if (s.kind[i] != EventKind::kKernel) return false;
-      const int32_t l = s.launch_row[i];
-      const int64_t call = l != trace::kNoRow ? s.dur_ns[l] : 0;
-      return s.dur_ns[i] < call || s.dur_ns[i] < 10'000;
-    });
-  }
-  if (f.code == "pageable-memcpy" || f.code == "transfer-in-loop") {
-    return DeviceOps(ctx, [&](size_t i) {
-      if (s.kind[i] != EventKind::kMemcpy) return false;
-      const auto d = analysis::ParseCopyDirection(s.name_of(i));
-      return d == analysis::CopyDirection::kHtoD || d == analysis::CopyDirection::kDtoH;
-    });
-  }
-  if (f.code == "no-tensor-cores") {
-    // GEMM kernels that are not tensor-core kernels (op_roles.h).
-    std::vector<int8_t> fp32(s.strings().size(), -1);
-    return DeviceOps(ctx, [&](size_t i) {
-      if (s.kind[i] != EventKind::kKernel) return false;
-      int8_t& d = fp32[s.name[i]];
-      if (d < 0) {
-        std::string n(s.name_of(i));
-        for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        d = n.find("gemm") != std::string::npos && !analysis::IsTensorCoreKernelName(n) ? 1 : 0;
-      }
-      return d == 1;
-    });
-  }
+  if (const Take take = DeviceOpsOf(ctx, f.code)) return DeviceOps(ctx, take);
   if (f.code == "sync-in-loop") {
     // Each steady sync call and the device idle hole after it.
     std::vector<Interval> iv;
@@ -136,7 +148,72 @@ IntervalSet FindingCoverage(const DetectContext& ctx, const Finding& f, const In
     return IntervalSet::FromUnsorted(std::move(iv));
   }
   if (f.code == "memory-near-limit") return {};  // a limit, not time
-  return Named(ctx, f);
+  const std::vector<uint8_t> named = NamedRows(ctx, f);
+  std::vector<Interval> iv;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (named[i] && ctx.InSteady(s.ts_ns[i])) iv.push_back({s.ts_ns[i], s.end_ns(i)});
+  }
+  return IntervalSet::FromUnsorted(std::move(iv));
+}
+
+std::optional<int64_t> OwnCriticalPathTime(const DetectContext& ctx, const Finding& f) {
+  if (!IsAboutEvents(f.code)) return std::nullopt;
+  const auto& s = ctx.store;
+  std::vector<uint8_t> own(s.size(), 0);
+  if (const Take take = DeviceOpsOf(ctx, f.code)) {
+    // The device ops and their launch calls.
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (!trace::IsDeviceActivity(s.kind[i]) || !take(i)) continue;
+      own[i] = 1;
+      if (s.launch_row[i] != trace::kNoRow) own[static_cast<size_t>(s.launch_row[i])] = 1;
+    }
+  } else {
+    // The named kernels and their launch calls, the named ops with everything
+    // inside them (the path gives an op only the time between its children),
+    // and the device ops those launched.
+    own = NamedRows(ctx, f, /*both=*/true);
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (own[i] && trace::IsDeviceActivity(s.kind[i]) && s.launch_row[i] != trace::kNoRow) {
+        own[static_cast<size_t>(s.launch_row[i])] = 1;
+      }
+    }
+    // 0 no, 1 yes, 2 not decided yet (a host slice's ancestors decide it).
+    std::vector<uint8_t> state(s.size(), 2);
+    std::vector<int32_t> chain;
+    for (size_t i = 0; i < s.size(); ++i) {
+      int32_t r = static_cast<int32_t>(i);
+      chain.clear();
+      uint8_t v = 0;
+      while (r != trace::kNoRow) {
+        if (own[r]) { v = 1; break; }
+        if (state[r] != 2) { v = state[r]; break; }
+        chain.push_back(r);
+        r = ctx.tree.parent[r];
+      }
+      for (const int32_t c : chain) state[c] = v;
+      state[i] = own[i] ? 1 : v;
+    }
+    for (size_t i = 0; i < s.size(); ++i) {
+      own[i] = state[i] == 1;
+    }
+    for (size_t i = 0; i < s.size(); ++i) {
+      const int32_t l = s.launch_row[i];
+      if (trace::IsDeviceActivity(s.kind[i]) && l != trace::kNoRow && own[static_cast<size_t>(l)]) own[i] = 1;
+    }
+  }
+  int64_t on_path = 0;
+  for (const auto& seg : ctx.analysis.critical_path.segments) {
+    if (seg.kind == analysis::PathKind::kKernelGap) continue;  // a wait the graph cannot explain
+    if (seg.row >= 0 && own[static_cast<size_t>(seg.row)]) on_path += seg.end_ns - seg.start_ns;
+  }
+  return on_path;
+}
+
+bool IsAboutEvents(std::string_view code) {
+  // Stretches of time, a limit, or (devices-take-turns) work to overlap
+  // rather than remove.
+  return code != "gpu-idle-host-bound" && code != "sync-in-loop" && code != "dataloader-bound" &&
+         code != "memory-near-limit" && code != "devices-take-turns";
 }
 
 }  // namespace fastenough::findings

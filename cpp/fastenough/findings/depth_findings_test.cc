@@ -144,5 +144,58 @@ TEST(DepthFindingsTest, DataPipeIsDataLoading) {
   EXPECT_EQ(Ev<int64_t>(*f, "loop_wait_in_dataloader_ns_per_step"), 400);
 }
 
+// Launch-bound small kernels, launched by `tid` while thread 1 runs a CPU op
+// over each whole step (or nothing, when tid is 1). Steps [0,1000)
+// [1000,2000); per step 10 launch calls of 40 ns (at 50, 130, ...), each of a
+// 2 ns kernel 45 ns after the call began: small-kernels fires (device busy
+// 20/1000, every kernel short) and its detector's saving is the launch time
+// the kernels leave uncovered, 10 x 38 = 380 ns a step (share 0.38).
+void SmallKernelsBeside(DepthBuilder& b, int64_t tid) {
+  int64_t corr = 1;
+  for (int64_t t0 : {0, 1000}) {
+    b.Annotation("ProfilerStep#" + std::to_string(t0 / 1000 + 1), t0, 1000);
+    if (tid != 1) b.Op("aten::cpu_work", t0, 1000);
+    for (int64_t k = 0; k < 10; ++k) {
+      const int64_t at = t0 + 50 + k * 80;
+      b.Runtime("cudaLaunchKernel", at, 40, corr, tid);
+      b.Kernel("tiny", at + 45, 2, 7, corr);
+      ++corr;
+    }
+  }
+}
+
+// On another thread than the one the step waits for, the launches are off
+// the critical path (thread 1's CPU op spans every step: the path is that
+// op, 1000 ns a step, and explains the whole window): the saving is lowered
+// to the path's time on the finding's events, 0, and the verdict follows.
+TEST(DepthFindingsTest, SmallKernelsOffTheCriticalPathSaveNothing) {
+  DepthBuilder b;
+  SmallKernelsBeside(b, 2);
+  const auto fs = Detect(b.Finish());
+  const Finding* f = Find(fs, "small-kernels");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(Ev<double>(*f, "uncapped_share_of_step"), 0.38);
+  EXPECT_EQ(Ev<int64_t>(*f, "own_critical_path_ns_per_step"), 0);
+  EXPECT_EQ(Ev<int64_t>(*f, "critical_path_unexplained_ns_per_step"), 0);
+  EXPECT_EQ(f->saving.per_step_ns, 0);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.0);
+  EXPECT_EQ(f->verdict, Verdict::kBounded);
+}
+
+// The same launches on the thread the step waits for: the path runs through
+// them (the calls' 40 ns, the 5 ns launch delays and the kernels' 2 ns after
+// the last), so the saving stands as measured.
+TEST(DepthFindingsTest, SmallKernelsOnTheCriticalPathKeepTheirSaving) {
+  DepthBuilder b;
+  SmallKernelsBeside(b, 1);
+  const auto fs = Detect(b.Finish());
+  const Finding* f = Find(fs, "small-kernels");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(HasEv(*f, "uncapped_share_of_step"));
+  EXPECT_GT(Ev<int64_t>(*f, "own_critical_path_ns_per_step"), 380);
+  EXPECT_EQ(f->saving.per_step_ns, 380);
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+}
+
 }  // namespace
 }  // namespace fastenough::findings
