@@ -23,6 +23,10 @@ the source files the report names. What it holds a report to:
   verdicts  no finding denies the avoidable findings of its rank ("nothing
             here is avoidable" beside one).
   savings   shares of a step lie in [0, 1]; times are not negative.
+  path      a finding that reports the critical path's time on its own
+            events saves at most that plus the time the path cannot
+            explain (own_critical_path_ns_per_step +
+            critical_path_unexplained_ns_per_step, over the path's mean step).
   blind     a measurement that is not complete says why.
 """
 
@@ -162,6 +166,29 @@ def _root(group: list[int], x: int) -> int:
     return x
 
 
+def _path_bounds(report: dict) -> list[str]:
+    """Savings within the critical path's time on the finding's events plus
+    the time the path cannot explain (rounding: a per-step figure is rounded
+    to a ns, the share to 3 places)."""
+    out = []
+    paths = {p.get("rank"): p for p in ((report.get("critical_path") or {}).get("per_rank") or [])
+             if isinstance(p, dict)}
+    for f in report.get("findings") or []:
+        ev = f.get("evidence") or {}
+        own, unexplained = ev.get("own_critical_path_ns_per_step"), ev.get(
+            "critical_path_unexplained_ns_per_step")
+        share = (f.get("saving") or {}).get("share_of_step")
+        p = paths.get(_rank(f))
+        if None in (own, unexplained, share, p) or not p.get("window_ns"):
+            continue
+        mean_step = p["window_ns"] / max(1, len(p.get("steps") or []))
+        bound = (own + unexplained + 1) / mean_step
+        if share > bound + 1e-3:
+            out.append(f"{f.get('code')}: saves {share:.3f} of a step, more than the critical "
+                       f"path's time on its events and what the path cannot explain ({bound:.3f})")
+    return out
+
+
 def violations(report: dict, cwd: str | None = None) -> list[str]:
     """Every invariant the report breaks, in words; [] for a sound report."""
     out: list[str] = []
@@ -181,6 +208,7 @@ def violations(report: dict, cwd: str | None = None) -> list[str]:
             v = saving.get(key)
             if isinstance(v, (int, float)) and v < 0:
                 out.append(f"{code}: {key} {v} < 0")
+    out += _path_bounds(report)
     # overlaps: known codes of the same rank, both ways
     by_rank_codes: dict[int, set] = {}
     for f in findings:

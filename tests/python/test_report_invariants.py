@@ -120,3 +120,17 @@ def test_every_golden_and_corpus_report_passes(corpus_dir):
         assert violations(doc) == [], (path, violations(doc))
         checked += 1
     assert checked >= 10
+
+
+def test_a_saving_beyond_the_critical_path_is_caught():
+    # Path window: 2 steps of 1000 ns; the finding's events hold 100 ns a step
+    # of the path and 50 ns a step are unexplained: at most 0.15 of a step.
+    path = {"per_rank": [{"rank": 0, "status": "ok", "window_ns": 2000,
+                          "steps": [{"number": 1}, {"number": 2}]}]}
+    ev = {"own_critical_path_ns_per_step": 100, "critical_path_unexplained_ns_per_step": 50}
+    ok = report(finding("small-kernels", share=0.15, evidence=dict(ev)), avoidable=total(0.15))
+    ok["critical_path"] = path
+    assert violations(ok) == []
+    bad = report(finding("small-kernels", share=0.4, evidence=dict(ev)), avoidable=total(0.4))
+    bad["critical_path"] = path
+    assert any("critical path" in v for v in violations(bad)), violations(bad)
