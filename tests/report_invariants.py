@@ -171,8 +171,11 @@ def _path_bounds(report: dict) -> list[str]:
     the time the path cannot explain (rounding: a per-step figure is rounded
     to a ns, the share to 3 places)."""
     out = []
-    paths = {p.get("rank"): p for p in ((report.get("critical_path") or {}).get("per_rank") or [])
-             if isinstance(p, dict)}
+    rows = [p for p in ((report.get("critical_path") or {}).get("per_rank") or [])
+            if isinstance(p, dict)]
+    ranks = [p.get("rank") for p in rows]
+    # A rank given twice (two inputs of rank 0) cannot be told apart here.
+    paths = {p.get("rank"): p for p in rows if ranks.count(p.get("rank")) == 1}
     for f in report.get("findings") or []:
         ev = f.get("evidence") or {}
         own, unexplained = ev.get("own_critical_path_ns_per_step"), ev.get(

@@ -40,6 +40,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 late = int(os.environ.get("PROG_LATE_RANK", "-1"))
 heavy = int(os.environ.get("PROG_HEAVY_RANK", "-1"))
 extra = torch.randn(384, 384, generator=torch.Generator().manual_seed(1))
+buf = torch.empty(384, 384)
 vanish = int(os.environ.get("PROG_VANISH_RANK", "-1"))
 dist.init_process_group("gloo")
 rank = dist.get_rank()
@@ -52,8 +53,9 @@ for step in range(int(os.environ.get("PROG_STEPS", "26"))):
     if rank == late:
         time.sleep(@LATE_S@)
     if rank == heavy:  # more work each step: about 5 ms of matmuls here
-        for _ in range(4):
-            extra = torch.tanh(extra @ extra / 384)
+        for _ in range(4):  # into buffers: the heap does not grow with the work
+            torch.mm(extra, extra, out=buf)
+            torch.tanh(buf.div_(384), out=extra)
     loss = model(x).square().mean()
     opt.zero_grad()
     loss.backward()
@@ -232,7 +234,7 @@ def test_a_rank_with_more_work_per_step_is_named(tmp_path):
     # More steps than the straggler's: the heavy rank settles later, and its
     # window needs three steady steps before the job ends.
     run, rd, tool, ref, plain = _job(tmp_path, "heavy", 2,
-                                     {"PROG_HEAVY_RANK": "1", "PROG_STEPS": "60"})
+                                     {"PROG_HEAVY_RANK": "1", "PROG_STEPS": "150"})
     _same_behaviour(run, tool, ref, plain)
     report = json.loads((tool / "report.json").read_text())
     found = [f for f in report["findings"] if f["code"] == "load-imbalance"]
@@ -243,6 +245,16 @@ def test_a_rank_with_more_work_per_step_is_named(tmp_path):
     # them), on a loop of about 1.2 ms of work.
     assert ev["work_ns_per_step"] - ev["other_ranks_work_ns_per_step"] > 2e6, ev
     assert found[0]["verdict"] == "avoidable" and found[0]["saving"]["upper_bound"]
+    # Across the ranks, linked by their gloo all-reduces, the job's critical
+    # path is mostly rank 1's work: rank 0 waits for it at each collective.
+    job = report["critical_path"]["job"]
+    assert job["status"] == "ok" and job["ranks"] == 2 and job["collectives"] >= 3, job
+    gating = {r["rank"]: r for r in job["per_rank"]}
+    assert gating[1]["gating_ns"] > 0.5 * job["length_ns"], job
+    assert gating[1]["gating_ns"] > 3 * gating[0]["gating_ns"], job
+    assert gating[0]["waited_ns"] > gating[1]["waited_ns"], job
+    assert ev["job_critical_path_share"] > 0.5, ev
+    assert "across 2 ranks, linked by" in (rd / "report.md").read_text()
 
 
 def test_a_rank_that_never_reports_is_named_and_the_traces_are_analysed(tmp_path):

@@ -77,6 +77,39 @@ void WriteMemory(JsonWriter& w, const Report& r) {
   w.EndArray();
 }
 
+void WriteJobCriticalPath(JsonWriter& w, const analysis::JobCriticalPath& p) {
+  w.BeginObject();
+  w.Field("status", p.status);
+  w.Field("ranks", p.ranks);
+  w.Field("collectives", p.collectives);
+  w.Field("window_start_ns", p.window_start_ns);
+  w.Field("window_end_ns", p.window_end_ns);
+  w.Field("length_ns", p.length_ns);
+  w.Field("work_ns", p.work_ns);
+  w.Field("transfer_ns", p.transfer_ns);
+  w.Key("per_rank").BeginArray();
+  for (const auto& r : p.per_rank) {
+    w.BeginObject();
+    w.Field("rank", static_cast<int64_t>(r.rank));
+    w.Field("gating_ns", r.gating_ns);
+    w.Field("gating_collectives", r.gating_collectives);
+    w.Field("waited_ns", r.waited_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("top").BeginArray();
+  for (const auto& t : p.top) {
+    w.BeginObject();
+    w.Field("collective", t.collective);
+    w.Field("rank", static_cast<int64_t>(t.rank));
+    w.Field("ns", t.ns);
+    w.Field("count", t.count);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteCriticalPath(JsonWriter& w, const Report& r) {
   w.Key("critical_path").BeginObject();
   w.Key("per_rank").BeginArray();
@@ -84,6 +117,12 @@ void WriteCriticalPath(JsonWriter& w, const Report& r) {
     if (HasCriticalPath(ra)) WriteRankCriticalPath(w, ra);
   }
   w.EndArray();
+  w.Key("job");  // across ranks (analysis/job_critical_path.h); null for one rank
+  if (r.job_critical_path.status == "one-rank") {
+    w.Null();
+  } else {
+    WriteJobCriticalPath(w, r.job_critical_path);
+  }
   w.EndObject();
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "fastenough/analysis/job_critical_path.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
@@ -108,6 +109,9 @@ struct Report {
   // The ranks' own steady work, compared (a pipeline's stages taking turns);
   // not measured with fewer than two ranks (findings/rank_turns.cc).
   analysis::DeviceTurns rank_turns;
+  // The job's critical path across ranks, linked by their collectives
+  // (analysis/job_critical_path.h); status "one-rank" for one input.
+  analysis::JobCriticalPath job_critical_path;
   std::vector<findings::Finding> findings;       // ranked by saving
   // What the avoidable findings of each rank save together (overlapping ones
   // once): at most a step (findings/overlaps.h).

@@ -146,6 +146,41 @@ def _efficiency_spread(devices: list[dict]) -> list[str]:
 
 
 def critical_path_lines(report: dict) -> list[str]:
+    return _rank_path_lines(report) + job_path_lines(report)
+
+
+def job_path_lines(report: dict) -> list[str]:
+    """The job's path across ranks: whose work the job waited for between
+    collectives, and how much of it was the collectives themselves."""
+    job = (report.get("critical_path") or {}).get("job")
+    if not job:
+        return []
+    if job.get("status") != "ok":
+        return ["across ranks: no collective was matched on every rank, so nothing links "
+                "their paths"]
+    length = job.get("length_ns") or 0
+    if not length:
+        return []
+    gates = sorted((r for r in job.get("per_rank") or [] if r.get("gating_ns")),
+                   key=lambda r: -r["gating_ns"])
+    parts = [f"rank {r['rank']}'s work {fmt_share(r['gating_ns'] / length)} "
+             f"(last at {r['gating_collectives']} of {job['collectives']})"
+             for r in gates[:WORST_NAMED]]
+    if len(gates) > WORST_NAMED:
+        rest = sum(r["gating_ns"] for r in gates[WORST_NAMED:])
+        parts.append(f"{len(gates) - WORST_NAMED} more ranks {fmt_share(rest / length)}")
+    parts.append(f"collectives {fmt_share((job.get('transfer_ns') or 0) / length)}")
+    out = [f"across {job['ranks']} ranks, linked by {job['collectives']} collectives "
+           f"({fmt_ns(length)}): " + ", ".join(parts)]
+    waits = sorted((r for r in job.get("per_rank") or [] if r.get("waited_ns")),
+                   key=lambda r: -r["waited_ns"])
+    if waits:
+        out.append("waited in collectives for the last rank: " + ", ".join(
+            f"rank {r['rank']} {fmt_ns(r['waited_ns'])}" for r in waits[:WORST_NAMED]))
+    return out
+
+
+def _rank_path_lines(report: dict) -> list[str]:
     rows = (report.get("critical_path") or {}).get("per_rank") or []
     cp = _first(rows)
     if cp is None:
