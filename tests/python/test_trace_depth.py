@@ -185,3 +185,50 @@ def test_every_corpus_trace_analyses_with_the_new_sections():
         for cp in r["critical_path"]["per_rank"]:
             assert cp["status"] in ("ok", "no-events"), p
             assert cp["length_ns"] <= cp["window_end_ns"] - cp["window_start_ns"], p
+
+
+def _launches_beside_a_cpu_op(launch_tid: int) -> dict:
+    """Steps of 1000 µs: thread 1 runs a CPU op over each whole step, and
+    `launch_tid` launches ten 2 µs kernels with 40 µs launch calls (the
+    C++ DepthFindingsTest.SmallKernelsOffTheCriticalPath trace, in µs)."""
+    ev, corr = [], 1
+    for step in range(4):
+        t0 = step * 1000
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step + 1}",
+                   "pid": 1, "tid": 1, "ts": t0, "dur": 1000})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::cpu_work", "pid": 1, "tid": 1,
+                   "ts": t0, "dur": 1000})
+        for k in range(10):
+            at = t0 + 50 + k * 80
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                       "tid": launch_tid, "ts": at, "dur": 40, "args": {"correlation": corr}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "tiny", "pid": 0, "tid": 7,
+                       "ts": at + 45, "dur": 2,
+                       "args": {"correlation": corr, "device": 0, "stream": 7}})
+            corr += 1
+    return {"traceEvents": ev}
+
+
+def test_a_saving_off_the_critical_path_is_lowered_and_said(tmp_path):
+    # Launched from thread 2 while the step waits for thread 1's CPU op: the
+    # short kernels' launches are off the critical path, which thread 1's op
+    # explains whole; small-kernels measured 38% of a step and saves nothing.
+    p = tmp_path / "beside.json"
+    p.write_text(json.dumps(_launches_beside_a_cpu_op(2)))
+    report = _report(p)
+    f = next(f for f in report["findings"] if f["code"] == "small-kernels")
+    assert f["evidence"]["uncapped_share_of_step"] == pytest.approx(0.38, abs=0.005), f
+    assert f["evidence"]["own_critical_path_ns_per_step"] == 0, f
+    assert f["saving"]["share_of_step"] == 0 and f["verdict"] == "bounded", f
+    term = run_cli("analyze", "--no-progress", p, env={"COLUMNS": "300"})
+    assert "measured 38.0% of a step, lowered to the critical path's time on its events" \
+        in term.stdout, term.stdout
+    # Launched from thread 1 itself, the launches are the path: kept.
+    p1 = tmp_path / "on_path.json"
+    trace = _launches_beside_a_cpu_op(1)
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e["name"] != "aten::cpu_work"]
+    p1.write_text(json.dumps(trace))
+    f1 = next(f for f in _report(p1)["findings"] if f["code"] == "small-kernels")
+    assert "uncapped_share_of_step" not in f1["evidence"], f1
+    assert f1["saving"]["share_of_step"] == pytest.approx(0.38, abs=0.005) and \
+        f1["verdict"] == "avoidable", f1

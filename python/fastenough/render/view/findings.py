@@ -9,7 +9,7 @@ import os
 from fastenough.render import lint_section
 from fastenough.render.ranks import RANK_DISTRIBUTION_OVER, WORST_NAMED, median
 from fastenough.render.table import Table
-from fastenough.render.units import fmt_evidence_value, fmt_saving, fmt_where
+from fastenough.render.units import fmt_evidence_value, fmt_saving, fmt_share, fmt_where
 from fastenough.render.view.model import Code, FindingView
 
 
@@ -108,6 +108,10 @@ def _relative_where(where: dict, cwd: str | None) -> dict:
 def _saving_text(finding: dict) -> str:
     text = fmt_saving(finding.get("saving"))
     text = "not estimated" if text == "-" else text
+    uncapped = (finding.get("evidence") or {}).get("uncapped_share_of_step")
+    if isinstance(uncapped, (int, float)):
+        text += (f" (measured {fmt_share(uncapped)} of a step, lowered to the critical "
+                 f"path's time on its events)")
     overlaps = finding.get("overlaps") or []
     if overlaps:
         text += f"; overlaps {', '.join(overlaps)} (the same time: not to be added up)"
