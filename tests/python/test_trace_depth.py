@@ -232,3 +232,31 @@ def test_a_saving_off_the_critical_path_is_lowered_and_said(tmp_path):
     assert "uncapped_share_of_step" not in f1["evidence"], f1
     assert f1["saving"]["share_of_step"] == pytest.approx(0.38, abs=0.005) and \
         f1["verdict"] == "avoidable", f1
+
+
+def test_the_job_path_links_two_real_ranks():
+    # Two ranks of one real job (HTA's trace_filter sample, A100s, NCCL
+    # SendRecv between them): 10 collectives matched on both. The job's path
+    # runs from the first collective's last arrival to the last one's end, and
+    # is each gating rank's work plus the collectives; rank 1 arrives last at
+    # most of them and straggler-rank names it with its share of the path.
+    ranks = [CORPUS / "trace_filter" / f"sampled_rank-{r}.json.gz" for r in (0, 1)]
+    if not all(p.is_file() for p in ranks):
+        pytest.skip("the HTA corpus is not here")
+    r = run_cli("analyze", "--json", "--no-progress", *ranks)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    job = report["critical_path"]["job"]
+    assert job["status"] == "ok" and job["ranks"] == 2 and job["collectives"] == 10, job
+    assert job["length_ns"] == job["work_ns"] + job["transfer_ns"]
+    assert job["length_ns"] == job["window_end_ns"] - job["window_start_ns"]
+    gating = {g["rank"]: g for g in job["per_rank"]}
+    assert sum(g["gating_ns"] for g in gating.values()) == job["work_ns"]
+    assert sum(g["gating_collectives"] for g in gating.values()) == job["collectives"]
+    assert gating[1]["gating_collectives"] > gating[0]["gating_collectives"], job
+    straggler = next(f for f in report["findings"] if f["code"] == "straggler-rank")
+    assert straggler["evidence"]["rank"] == 1
+    assert straggler["evidence"]["job_critical_path_share"] == pytest.approx(
+        gating[1]["gating_ns"] / job["length_ns"], abs=0.0005)
+    term = run_cli("analyze", "--no-progress", *ranks, env={"COLUMNS": "300"})
+    assert "across 2 ranks, linked by 10 collectives" in term.stdout
