@@ -171,14 +171,16 @@ def _assert_planted(finding: dict, rank: int, ranks: int) -> None:
     # The late rank reaches each all-reduce LATE_S after the others: the margin
     # (counted from the second-last arrival) is the planted sleep. Looser than
     # 10% on this 2-core machine, measured with the load average at 3 to 4:
-    #   above, 33%: the rank that slept is scheduled again late, which only ever
-    #     adds to its lateness (32.7 and 34.8 ms for 30 ms);
+    #   above, 100%: the rank that slept is scheduled again late, which only
+    #     ever adds to its lateness (32.7 and 34.8 ms for 30 ms at load 3 to 4,
+    #     42.3 ms at load 7); a lateness off by a whole extra step of the
+    #     late rank (its sleep again) still fails it;
     #   below, 10% with 2 ranks, 25% with 4: four ranks share two cores, so
     #     the others' own arrivals spread by up to 6 ms and the second-last one
     #     is that much nearer the late rank (26.8 ms measured).
     late = ev["mean_late_ns"] / 1e9
     low = 0.90 if ranks <= os.cpu_count() else 0.75
-    assert low * LATE_S <= late <= 1.33 * LATE_S, ev
+    assert low * LATE_S <= late <= 2.0 * LATE_S, ev
     assert finding["verdict"] == "avoidable"
 
 

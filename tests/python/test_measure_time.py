@@ -22,8 +22,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::fastenough.errors.MeasurementWa
 
 def test_a_sleep_dominated_function_times_close_to_its_sleep():
     r = fastenough.time(pytime.sleep, 0.004, n=5, rounds=3, warmup=5)
-    # sleep never returns early; on a shared machine it overshoots by well under 1.5 ms.
-    assert 0.004 <= r.median_s < 0.0055
+    # sleep never returns early; on a shared machine it overshoots by well under
+    # 1.5 ms, and by 1.6 ms with the load average at 7 on two cores: 2.5 ms allowed.
+    assert 0.004 <= r.median_s < 0.0065
     assert r.min_s <= r.median_s
 
 
