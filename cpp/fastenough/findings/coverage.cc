@@ -177,24 +177,10 @@ std::optional<int64_t> OwnCriticalPathTime(const DetectContext& ctx, const Findi
         own[static_cast<size_t>(s.launch_row[i])] = 1;
       }
     }
-    // 0 no, 1 yes, 2 not decided yet (a host slice's ancestors decide it).
-    std::vector<uint8_t> state(s.size(), 2);
-    std::vector<int32_t> chain;
-    for (size_t i = 0; i < s.size(); ++i) {
-      int32_t r = static_cast<int32_t>(i);
-      chain.clear();
-      uint8_t v = 0;
-      while (r != trace::kNoRow) {
-        if (own[r]) { v = 1; break; }
-        if (state[r] != 2) { v = state[r]; break; }
-        chain.push_back(r);
-        r = ctx.tree.parent[r];
-      }
-      for (const int32_t c : chain) state[c] = v;
-      state[i] = own[i] ? 1 : v;
-    }
-    for (size_t i = 0; i < s.size(); ++i) {
-      own[i] = state[i] == 1;
+    // The call tree's pre-order walk reaches a slice after its parent.
+    for (const uint32_t r : ctx.tree.host_order) {
+      const int32_t p = ctx.tree.parent[r];
+      if (p != trace::kNoRow && own[static_cast<size_t>(p)]) own[r] = 1;
     }
     for (size_t i = 0; i < s.size(); ++i) {
       const int32_t l = s.launch_row[i];
