@@ -23,7 +23,16 @@ import json
 import sys
 from pathlib import Path
 
-from fastenough.errors import BadInputError, InputNotFoundError, UsageError
+from fastenough.cli.decide_inputs import (
+    MAX_RUNS,
+    MAX_WAIT_VALUE,
+    load_report,
+    parse_fix,
+    parse_plan,
+    read_plan,
+)
+from fastenough.cli.numbers import check_whole, finite_float, whole_number
+from fastenough.errors import InputNotFoundError, UsageError
 
 HELP = "is fixing a finding worth its cost over the remaining runs?"
 
@@ -59,11 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("decide", help=HELP, description=HELP, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by `fastenough run`")
-    p.add_argument("--runs", type=int, default=None, metavar="N",
+    p.add_argument("--runs", type=whole_number(0, MAX_RUNS), default=None, metavar="N",
                    help="remaining runs of this workload (asked on a terminal when missing)")
     p.add_argument("--fix", action="append", default=[], metavar="CODE=DEV,VERIFY,MAINT",
                    help="hours of development, verification, maintenance of a fix (repeatable)")
-    p.add_argument("--wait-value", type=float, default=None, metavar="X",
+    p.add_argument("--wait-value", type=finite_float(0, MAX_WAIT_VALUE, lo_open=True),
+                   default=None, metavar="X",
                    help="an hour of waiting is worth X hours of work (default 1)")
     p.add_argument("--plan", metavar="TOML", default=None, help="plan file (see below)")
     p.add_argument("--json", action="store_true", help="print fastenough.decide/1 JSON")
@@ -76,10 +86,7 @@ def _load_report(run_dir: Path) -> dict:
     path = run_dir / "report.json"
     if not path.is_file():
         raise InputNotFoundError(f"{path}: not found (is {run_dir} a run directory?)")
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise BadInputError(f"{path}: unreadable JSON ({e})") from None
+    return load_report(str(path))
 
 
 def figures(report: dict) -> dict:
@@ -104,60 +111,25 @@ def figures(report: dict) -> dict:
     }
 
 
-def _parse_fix(text: str) -> tuple[str, dict]:
-    code, sep, rest = text.partition("=")
-    parts = rest.split(",")
-    try:
-        if not sep or not code or len(parts) != 3:
-            raise ValueError
-        dev, verify, maint = (float(x) for x in parts)
-    except ValueError:
-        raise UsageError(f"--fix {text!r}: expected CODE=DEV,VERIFY,MAINT hours, "
-                         "e.g. sync-in-loop=2,1,0.5") from None
-    if min(dev, verify, maint) < 0:
-        raise UsageError(f"--fix {text!r}: hours must not be negative")
-    return code, {"dev_hours": dev, "verify_hours": verify, "maint_hours": maint}
-
-
 def _plan(args: argparse.Namespace) -> tuple[int, float, dict]:
     runs, wait, costs = None, 1.0, {}
     if args.plan:
-        try:  # tomllib is Python 3.11+; the package supports 3.10
-            import tomllib
-        except ImportError:
-            raise UsageError("--plan needs Python 3.11 (tomllib); pass --runs and --fix") from None
-        try:
-            data = tomllib.loads(Path(args.plan).read_text())
-        except OSError as e:
-            raise InputNotFoundError(f"{args.plan}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise BadInputError(f"{args.plan}: not valid TOML ({e})") from None
-        runs = data.get("runs")
-        wait = float(data.get("wait_hour_value", 1.0))
-        for code, c in (data.get("fix") or {}).items():
-            costs[code] = {"dev_hours": float(c.get("dev", 0)),
-                           "verify_hours": float(c.get("verify", 0)),
-                           "maint_hours": float(c.get("maint", 0))}
+        plan_runs, plan_wait, costs = parse_plan(read_plan(args.plan), args.plan)
+        runs = plan_runs
+        wait = wait if plan_wait is None else plan_wait
     if args.runs is not None:
         runs = args.runs
     if args.wait_value is not None:
         wait = args.wait_value
     for text in args.fix:
-        code, c = _parse_fix(text)
+        code, c = parse_fix(text)
         costs[code] = c
     if runs is None and not args.reopen:
         if sys.stdin.isatty() and sys.stdout.isatty():
             answer = input("How many more runs of this workload will you do? ")
-            try:
-                runs = int(answer)
-            except ValueError:
-                raise UsageError(f"not a number of runs: {answer!r}") from None
+            runs = check_whole(answer.strip(), "runs", 0, MAX_RUNS)
         else:
             raise UsageError("how many runs remain? pass --runs N (or runs = N in --plan)")
-    if runs is not None and runs < 0:
-        raise UsageError("--runs must be 0 or more")
-    if wait <= 0:
-        raise UsageError("--wait-value must be above 0")
     return runs or 0, wait, costs
 
 
@@ -248,7 +220,7 @@ def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
         "plan": plan,
     }
     path = run_dir / "freeze.json"
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n")
     return path
 
 
@@ -285,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
         freeze = _freeze(run_dir, report, fig, plan)
         out["freeze"] = str(freeze)
     if args.json:
-        json.dump(out, sys.stdout, indent=2)
+        json.dump(out, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     _print(out, freeze)

@@ -1,0 +1,168 @@
+"""The inputs of `fastenough decide`, each checked before any arithmetic
+(issue 34, items 11 and 15): the run's report.json (the figures decide reads
+from it), and the plan: how many runs remain, what an hour of
+waiting is worth, and what each fix costs, from the options (--runs,
+--wait-value, --fix) and the plan file (--plan plan.toml), each checked
+against the plan's schema.
+
+plan.toml (decide --help):
+  runs = 50                  # a whole number, 0 to 10**9
+  wait_hour_value = 1.0      # finite, above 0 and at most 10**6
+  [fix.sync-in-loop]         # one table per finding code
+  dev = 2                    # hours, finite, 0 to 10**6 (verify, maint alike)
+
+Any other key, a value of another type (`runs = "many"`, `runs = 2.5`),
+nan/inf, a value out of range, a file that is not UTF-8 TOML or nests deeper
+than tomllib can follow: exit 2 with one line naming the file and the key.
+"""
+
+from __future__ import annotations
+
+from fastenough.cli.numbers import MAX_COUNT, check_float, check_whole
+from fastenough.errors import BadInputError, InputNotFoundError, UsageError
+from fastenough.render.escape import visible
+
+# The plan's numbers, wherever they come from (--runs, --wait-value, --fix,
+# plan.toml): finite and within these (cli/numbers.py checks them).
+MAX_RUNS = MAX_COUNT
+MAX_WAIT_VALUE = 1e6  # an hour of waiting worth a million hours of work
+MAX_FIX_HOURS = 1e6  # per part of a fix: over a century of work
+PLAN_MAX_BYTES = 1 << 20
+PLAN_KEYS = ("runs", "wait_hour_value", "fix")
+FIX_KEYS = {"dev": "dev_hours", "verify": "verify_hours", "maint": "maint_hours"}
+
+
+def parse_fix(text: str) -> tuple[str, dict]:
+    code, sep, rest = text.partition("=")
+    parts = rest.split(",")
+    if not sep or not code or len(parts) != 3:
+        raise UsageError(f"--fix {visible(repr(text))}: expected CODE=DEV,VERIFY,MAINT hours, "
+                         "e.g. sync-in-loop=2,1,0.5")
+    dev, verify, maint = (check_float(x.strip(), f"--fix {visible(code)}: {name}", 0,
+                                      MAX_FIX_HOURS)
+                          for x, name in zip(parts, ("dev", "verify", "maint"), strict=True))
+    return code, {"dev_hours": dev, "verify_hours": verify, "maint_hours": maint}
+
+
+def read_plan(path: str) -> bytes:
+    """The plan file's bytes (at most PLAN_MAX_BYTES + 1 of them)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(PLAN_MAX_BYTES + 1)
+    except OSError as e:
+        raise InputNotFoundError(f"{visible(path)}: {e.strerror or e}") from None
+
+
+def parse_plan(data: bytes, path: str) -> tuple[int | None, float | None, dict]:
+    """(runs, wait_hour_value, fix costs) of a plan file's bytes, checked
+    against the plan's schema (EPILOG): every failure is a BadInputError that
+    names the file and the key, never a traceback."""
+    try:  # tomllib is Python 3.11+; the package supports 3.10
+        import tomllib
+    except ImportError:
+        raise UsageError("--plan needs Python 3.11 (tomllib); pass --runs and --fix") from None
+
+    where = visible(path)
+    if len(data) > PLAN_MAX_BYTES:
+        raise BadInputError(f"{where}: larger than {PLAN_MAX_BYTES} bytes; not a plan")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInputError(f"{where}: not UTF-8 text (byte {e.start})") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BadInputError(f"{where}: not valid TOML ({visible(str(e))})") from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise BadInputError(f"{where}: nested too deeply; not a plan") from None
+    unknown = [k for k in doc if k not in PLAN_KEYS]
+    if unknown:
+        raise BadInputError(f"{where}: unknown key {visible(repr(unknown[0]))} (a plan has "
+                            "runs, wait_hour_value and [fix.CODE] tables)")
+    runs = wait = None
+    if "runs" in doc:
+        runs = check_whole(doc["runs"], f"{where}: runs", 0, MAX_RUNS, error=BadInputError)
+    if "wait_hour_value" in doc:
+        wait = check_float(doc["wait_hour_value"], f"{where}: wait_hour_value", 0,
+                           MAX_WAIT_VALUE, lo_open=True, error=BadInputError)
+    fix = doc.get("fix", {})
+    if not isinstance(fix, dict):
+        raise BadInputError(f"{where}: fix must be tables [fix.CODE] with dev, verify, maint")
+    costs = {}
+    for code, c in fix.items():
+        name = f"{where}: fix.{visible(code)}"
+        if not isinstance(c, dict):
+            raise BadInputError(f"{name}: expected a table with dev, verify, maint (hours)")
+        extra = [k for k in c if k not in FIX_KEYS]
+        if extra:
+            raise BadInputError(f"{name}: unknown key {visible(repr(extra[0]))} (dev, verify "
+                                "and maint are hours)")
+        costs[code] = {field: check_float(c.get(key, 0), f"{name}.{key}", 0, MAX_FIX_HOURS,
+                                          error=BadInputError)
+                       for key, field in FIX_KEYS.items()}
+    return runs, wait, costs
+
+
+# report.json: decide reads only these; a report nests a few levels (findings'
+# evidence), far below this. Its figures are bounded so that no product of
+# them and the plan overflows a double: a year is 3.2e16 ns.
+REPORT_MAX_DEPTH = 256
+MAX_NS = 1e18
+MAX_STEPS = 2**53
+
+
+def load_report(path: str) -> dict:
+    """report.json of a run directory, read bounded (cli/json_input.py) and
+    checked where decide reads it."""
+    from fastenough.cli.json_input import load_json_file
+
+    report = load_json_file(path, max_depth=REPORT_MAX_DEPTH)
+    check_report(report, visible(path))
+    return report  # type: ignore[return-value]
+
+
+def check_report(report: object, where: str) -> None:
+    """The fields decide reads: each of its type, numbers finite and not
+    negative (a report that says otherwise is damaged or not fastenough's)."""
+    def fail(what: str, problem: str) -> None:
+        raise BadInputError(f"{where}: {what}: {problem}; not a report fastenough wrote")
+
+    def table(value: object, what: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            fail(what, "not an object")
+        return value  # type: ignore[return-value]
+
+    def rows(value: object, what: str) -> list[dict]:
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+            fail(what, "not a list of objects")
+        return value  # type: ignore[return-value]
+
+    def number(value: object, what: str, whole: bool = False) -> None:
+        if value is None:
+            return
+        if whole:
+            check_whole(value, f"{where}: {what}", 0, MAX_STEPS, error=BadInputError)
+        else:
+            check_float(value, f"{where}: {what}", 0, MAX_NS, error=BadInputError)
+
+    if not isinstance(report, dict):
+        fail("the document", "not an object")
+    steps = table(report.get("steps"), "steps")  # type: ignore[union-attr]
+    number(steps.get("count"), "steps.count", whole=True)
+    for key, value in steps.items():
+        if key.endswith("_ns"):
+            number(value, f"steps.{key}")
+    for i, ph in enumerate(rows(report.get("phases"), "phases")):  # type: ignore[union-attr]
+        if ph.get("host_ns") is not None and not isinstance(ph.get("name"), str):
+            fail(f"phases[{i}].name", "not a string")
+        number(ph.get("host_ns"), f"phases[{i}].host_ns")
+    number(table(report.get("run"), "run").get("wall_ns"), "run.wall_ns")  # type: ignore[union-attr]
+    for i, f in enumerate(rows(report.get("findings"), "findings")):  # type: ignore[union-attr]
+        if not isinstance(f.get("code"), str):
+            fail(f"findings[{i}].code", "not a string")
+        saving = table(f.get("saving"), f"findings[{i}].saving")
+        number(saving.get("per_step_ns"), f"findings[{i}].saving.per_step_ns")
