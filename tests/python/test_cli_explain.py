@@ -132,7 +132,7 @@ def test_the_evidence_keys_in_the_sources_are_explained():
 
 
 def test_explain_a_code_prints_its_section(tmp_path):
-    r = run_cli("explain", "sync-in-loop", cwd=tmp_path)
+    r = run_cli("explain", "sync-in-loop", "--md", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == read_sections(FINDINGS_MD)["sync-in-loop"].text
     assert r.stdout.startswith("## sync-in-loop\n\n**Host waits for the device")
@@ -140,9 +140,24 @@ def test_explain_a_code_prints_its_section(tmp_path):
     assert "## pageable-memcpy" not in r.stdout  # only that section
 
 
+def test_piped_explain_is_plain_text_of_80_columns(tmp_path):
+    # Issue 36: `fastenough explain CODE | less` showed Markdown's marks; a pipe
+    # gets the section as text: no escape codes, no `**` / `##` / fences.
+    r = run_cli("explain", "sync-in-loop", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("sync-in-loop\n\nHost waits for the device"), r.stdout[:200]
+    assert "\x1b" not in r.stdout
+    for mark in ("**", "## ", "```", "](", "[/"):
+        assert mark not in r.stdout, mark
+    assert "What it means. Inside steady steps" in r.stdout
+    assert "total += loss_fn(model(x), y).detach()" in r.stdout  # the code, as code
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert all(line == line.rstrip() for line in r.stdout.splitlines())
+
+
 def test_explain_accepts_upper_case():
     r = run_cli("explain", "Padding-Waste")
-    assert r.returncode == 0 and r.stdout.startswith("## padding-waste\n")
+    assert r.returncode == 0 and r.stdout.startswith("padding-waste\n")
 
 
 def test_explain_without_a_code_lists_every_code_with_its_title():
@@ -209,7 +224,7 @@ def test_an_installed_package_reads_its_own_copy(tmp_path):
     assert where.stdout.strip() == str(site / "fastenough" / "docs" / "findings.md"), where.stderr
     r = subprocess.run(
         [sys.executable, "-S", "-c", prelude + "from fastenough.cli.main import main; "
-         "sys.exit(main(['explain', 'step-bound']))"], cwd=tmp_path, capture_output=True,
+         "sys.exit(main(['explain', 'step-bound', '--md']))"], cwd=tmp_path, capture_output=True,
         text=True)
     assert r.returncode == 0 and r.stdout.startswith("## step-bound\n"), r.stderr
 

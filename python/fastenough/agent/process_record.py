@@ -53,6 +53,19 @@ _LIBRARIES = ("numpy", "transformers", "tokenizers", "sentence_transformers", "t
               "deepspeed", "apex")
 
 
+def main_started() -> bool:
+    """Whether the program's own code began to run. False when python exited before
+    it: `python missing.py` (can't open file: __main__ never got a __file__) or
+    `python -m missing` (no module: runpy replaces argv[0] "-m" by the module's path
+    only once it found it). `python -c` and stdin always start."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if argv0 == "-m":
+        return False
+    if argv0 in ("", "-c"):
+        return True
+    return hasattr(sys.modules.get("__main__"), "__file__")
+
+
 def loaded_library_versions() -> dict:
     out = {}
     for name in _LIBRARIES:
@@ -114,6 +127,9 @@ def write(agent) -> None:
         "python_roots": _roots(agent),
         # What reproducing this path needs beside torch (freeze.json of decide).
         "libraries": loaded_library_versions(),
+        # False: python exited before the program's first line (`fastenough run`
+        # then says the program could not start instead of showing a blind report).
+        "main_started": main_started(),
     }
     if torch is not None:
         try:

@@ -20,8 +20,8 @@ side's --env-a / --env-b), and report per side: steady throughput (items/s
 when both count items, else steps/s), steady step time, cold start (start-up,
 load, warm-up), peak memory; then the paired ratio B/A of steady throughput
 (the geometric mean of the pairs' ratios) with its 95% interval (Student t
-over the pairs' log ratios, the C++ core's; --confidence sets the level), a noise
-warning when one side's runs spread more than the difference claimed, the
+over the pairs' log ratios, the C++ core's; --confidence sets the level), a
+noise warning when one side's runs spread more than the difference claimed, the
 protocol changes between the sides, and `fastenough compare` of the outputs
 both recorded with fastenough.record (A's first run against B's first run).
 
@@ -42,7 +42,8 @@ ab.json, the fastenough.ab/1 document, and ab.html, a page to forward.
 
 examples:
   fastenough ab "python eval.py" "python eval.py --fast"
-  fastenough ab --env-a OMP_NUM_THREADS=1 --env-b OMP_NUM_THREADS=2 -- python eval.py
+  fastenough ab --env-a OMP_NUM_THREADS=1 --env-b OMP_NUM_THREADS=2 -- \\
+      python eval.py
   fastenough ab --rounds 3 --require-speedup 1.1 "python a.py" "python b.py"
   fastenough ab --budget 600 "python eval.py" "python eval.py --fast"
   fastenough ab --json "python -m fastenough.demo.workload" \\

@@ -34,7 +34,7 @@ analysed, and --window N picks another (stderr says how many there are).
 examples:
   fastenough analyze trace.json.gz
   fastenough analyze logs/rank*.pt.trace.json.gz --md > report.md
-  fastenough analyze ./log/resnet18            # tensorboard_trace_handler output
+  fastenough analyze ./log/resnet18    # tensorboard_trace_handler's output
   fastenough analyze trace.json --json | jq .devices
   fastenough analyze trace.json.gz --annotate annotated.json.gz
                               # the trace with its findings in it: open it in

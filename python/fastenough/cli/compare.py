@@ -41,14 +41,15 @@ examples:
   fastenough compare a.safetensors b.safetensors --atol bf16=1e-2 --ulp 4
   fastenough compare ref.npz new.npz --exact --json
 
-A and B: run directories (their outputs/, written by fastenough.record), outputs/
-folders (every .safetensors, .npy and .npz below them), or single files. A is
-the reference. Tensors are paired by key: a safetensors tensor's name, an .npz
-member's name, a file's path without extension inside a folder ("rank1/scores").
+A and B: run directories (their outputs/, written by fastenough.record),
+outputs/ folders (every .safetensors, .npy and .npz below them), or single
+files. A is the reference. Tensors are paired by key: a safetensors tensor's
+name, an .npz member's name, a file's path without extension inside a folder
+("rank1/scores").
 
-An element is within tolerance when |a - b| <= atol + rtol * |a|, or (with --ulp N)
-when it is at most N units in the last place from a. Defaults per dtype, as
-torch.testing.assert_close:
+An element is within tolerance when |a - b| <= atol + rtol * |a|, or (with
+--ulp N) when it is at most N units in the last place from a. Defaults per
+dtype, as torch.testing.assert_close:
   f64   atol 1e-7   rtol 1e-7      (tightest)
   f32   atol 1e-5   rtol 1.3e-6
   f16   atol 1e-5   rtol 1e-3

@@ -16,14 +16,16 @@ Score synthetic items with a small transformer language model (CPU by default,
 CUDA when present) under `fastenough run`, and show the report.
 
 The default path contains typical waste: autograd left on, a .item() per step,
-batch 1, padding to a fixed length, a Python loop over small expert matmuls and a
-full-vocabulary log-softmax at every position. --fixed runs the same computation
-with the waste removed; both write the same per-item scores (within 1e-4).
+batch 1, padding to a fixed length, a Python loop over small expert matmuls and
+a full-vocabulary log-softmax at every position. --fixed runs the same
+computation with the waste removed; both write the same per-item scores
+(within 1e-4).
 
 examples:
   fastenough demo
   fastenough demo --fixed
-  fastenough demo --out wasteful.json && fastenough demo --fixed --out fixed.json
+  fastenough demo --out wasteful.json
+  fastenough demo --fixed --out fixed.json
 """
 
 

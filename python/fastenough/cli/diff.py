@@ -59,6 +59,9 @@ from fastenough.errors import EXIT_OK, EXIT_REGRESSION, NotComparableError, Usag
 from fastenough.render.escape import visible
 
 HELP = "what changed between two runs or two traces (phases, throughput, findings, ops, kernels)"
+DESCRIPTION = """\
+What changed between two runs or two traces: phases, throughput, findings, ops,
+kernels."""
 
 EPILOG = """\
 examples:
@@ -107,7 +110,7 @@ unreadable input, or runs not comparable (the message starts with
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diff", help=HELP, description=HELP, epilog=EPILOG,
+    p = sub.add_parser("diff", help=HELP, description=DESCRIPTION, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A",
                    help="run directory, report.json, trace folder or trace file (before)")

@@ -20,13 +20,15 @@ HELP = "find performance anti-patterns in Python source, without running it"
 
 EPILOG = """\
 examples:
-  fastenough lint src/                         every rule over every .py file under src/
+  fastenough lint src/                   every rule, every .py file under src/
   fastenough lint eval.py --select sync-in-loop,autograd-in-eval
-  fastenough lint . --ignore manual-attention  all rules but one
-  fastenough lint . --format sarif > lint.sarif     for code-scanning UIs (SARIF 2.1.0)
-  fastenough lint . --format json --exit-zero  machine-readable, never fails the job
-  fastenough lint --explain sync-in-loop       why a finding matters and how to fix it
-  fastenough lint --explain all                every code with its one-line summary
+  fastenough lint . --ignore manual-attention   all rules but one
+  fastenough lint . --format sarif > lint.sarif
+                                         for code-scanning UIs (SARIF 2.1.0)
+  fastenough lint . --format json --exit-zero
+                                         machine-readable, never fails the job
+  fastenough lint --explain sync-in-loop why a finding matters, how to fix it
+  fastenough lint --explain all          every code with its one-line summary
 
 Silence one finding with a comment on its line or alone on the line above:
     x = loss.item()  # fastenough: ignore[sync-in-loop]

@@ -21,7 +21,8 @@ one of four formats:
                artifact): phase timeline, device and host series over time,
                steady step-time distribution, device time split, findings,
                top kernels and ops, the reproducibility record
-  --md         Markdown to paste into a pull request (the same sections, no charts)
+  --md         Markdown to paste into a pull request (the same sections, no
+               charts)
   --json       the fastenough.report/1 document
   --terminal   the table report `fastenough run` prints
 

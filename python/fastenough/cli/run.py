@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 
 from fastenough.errors import UsageError
@@ -28,7 +29,8 @@ examples:
   fastenough run --trace-steps 10 -- torchrun --nproc_per_node=2 train.py
   fastenough run --json report.json -- python -m mypkg.bench
   fastenough run --json - -- python eval.py | jq .findings
-  fastenough run --analyze-in-job --trace-gloo -- torchrun --nproc_per_node=4 train.py
+  fastenough run --analyze-in-job --trace-gloo -- \\
+      torchrun --nproc_per_node=4 train.py
 
 --analyze-in-job: each rank analyses its own profiler trace when it exits
 (after the program's own exit work) and sends its summary
@@ -133,6 +135,30 @@ def _write_json(report: dict, dest: str) -> None:
         sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
 
+def _not_measured(outcome) -> str | None:
+    """What to say instead of a report when the program failed before fastenough could
+    measure anything: it could not start (`python missing.py`: python's own exit 2
+    before the script's first line), or it failed before importing torch / before the
+    agent loaded (no step, no phase). None when there is a report worth showing."""
+    report = outcome.report or {}
+    m = report.get("measurement") or {}
+    codes = {r.get("code") for r in m.get("reasons") or []}
+    if outcome.exit_status == 0 or outcome.signal or m.get("status") != "blind" or \
+            not codes & {"no-torch", "no-agent"} or m.get("steady_steps"):
+        return None
+    command = shlex.join((report.get("run") or {}).get("command") or [])
+    from fastenough.supervisor.run_dir import read_agents
+
+    if any(a.get("main_started") is False for a in read_agents(outcome.run_dir)):
+        return (f"the program could not start: `{command}` exited with status "
+                f"{outcome.exit_status} before any of its code ran (its own message is above); "
+                "nothing was measured, so there is no report to show")
+    what = ("before it imported torch" if "no-torch" in codes
+            else "and none of its processes was a Python that loaded fastenough's agent")
+    return (f"`{command}` failed with status {outcome.exit_status} {what} (its own message "
+            "is above); nothing was measured, so there is no report to show")
+
+
 def run(args: argparse.Namespace) -> int:
     cmd = _parse_command(args)
     if args.json is not None and args.json != "-" and args.json.startswith("-"):
@@ -169,7 +195,12 @@ def run(args: argparse.Namespace) -> int:
     outcome = execute(opts)
     report = outcome.report
     err = sys.stderr
-    if report is None:
+    not_measured = _not_measured(outcome)
+    if not_measured and args.json:
+        _write_json(report, args.json)
+    if not_measured:
+        err.write(f"fastenough: {visible(not_measured)}\n")
+    elif report is None:
         err.write(f"fastenough: no report: {visible(outcome.report_error)}\n")
     elif args.json:
         _write_json(report, args.json)
@@ -203,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
     measured = ((report or {}).get("measurement") or {}).get("status", "complete")
-    if measured != "complete":
+    if measured != "complete" and not not_measured:
         reasons = ((report or {}).get("measurement") or {}).get("reasons") or []
         codes = ", ".join(r.get("code", "?") for r in reasons)
         err.write(f"fastenough: measurement incomplete ({measured}: {codes}); see the first "
