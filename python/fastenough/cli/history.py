@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from fastenough.cli.numbers import MAX_COUNT, whole_number
 from fastenough.errors import UsageError
 from fastenough.render.escape import terminal_text, visible
 
@@ -18,7 +19,8 @@ HELP = "list earlier `fastenough run`s, or with --ab the `fastenough ab` compari
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("history", help=HELP, description=HELP)
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N runs (default 20)")
+    p.add_argument("--limit", type=whole_number(1, MAX_COUNT), default=20, metavar="N",
+                   help="at most N runs (default 20)")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON array")
     p.add_argument("--ab", action="store_true",
                    help="list the A/B comparisons (one row each: verdict, B/A and interval)")
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ab:
         return _print_abs(abs_, path, args.json)
     if args.json:
-        json.dump(rows, sys.stdout, indent=2)
+        json.dump(rows, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     if not rows:
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_abs(rows: list[dict], path: Path, as_json: bool) -> int:
     if as_json:
-        json.dump(rows, sys.stdout, indent=2)
+        json.dump(rows, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     if not rows:

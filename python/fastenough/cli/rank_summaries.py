@@ -4,15 +4,17 @@ docs/rank-summary.md): where they are written, and the order in which
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from fastenough.cli.json_input import load_json_file
 from fastenough.cli.output_file import write_output
 from fastenough.errors import OutputError, UsageError
 from fastenough.render.escape import visible
 
 SUFFIX = ".summary.json"
+SUMMARY_MAX_DEPTH = 64
+SUMMARY_MAX_BYTES = 1 << 30
 
 
 def prepare_dir(directory: str) -> None:
@@ -54,11 +56,9 @@ def directory_summaries(directory: str) -> list[str]:
         if not name.endswith(SUFFIX):
             continue
         path = os.path.join(directory, name)
-        try:
-            with open(path, "rb") as f:
-                head = json.load(f)
-        except (OSError, ValueError) as e:
-            raise UsageError(f"{visible(path)}: not a readable rank summary ({e})") from None
+        # Bounded (size, depth 64: a summary nests 6 levels), not blocking on a
+        # FIFO, no NaN: a 100k-deep file was a RecursionError (issue 34, item 11).
+        head = load_json_file(path, max_depth=SUMMARY_MAX_DEPTH, max_bytes=SUMMARY_MAX_BYTES)
         index = head.get("input_index") if isinstance(head, dict) else None
         rank = head.get("rank") if isinstance(head, dict) else None
         if not isinstance(index, int) or not isinstance(rank, int):

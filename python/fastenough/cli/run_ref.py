@@ -21,7 +21,7 @@ def resolve_run_ref(text: str, cwd: str | None = None) -> str:
         return text
     root = Path(cwd or os.getcwd()) / ".fastenough"
     number = text[1:] if text.startswith("#") else text
-    if number.isdigit():
+    if number.isascii() and number.isdigit():
         db_path = root / "runs.db"
         run_dir = None
         if db_path.is_file():
@@ -29,7 +29,8 @@ def resolve_run_ref(text: str, cwd: str | None = None) -> str:
 
             db = HistoryDB(db_path, create=False)
             try:
-                run_dir = db.run_dir_of(int(number))
+                # A number beyond any row's (or int()'s 4300 digits) is no run.
+                run_dir = db.run_dir_of(int(number)) if len(number) < 19 else None
             finally:
                 db.close()
         if run_dir is None:

@@ -4,8 +4,12 @@ in its directory, not in runs)."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
+
+from fastenough.errors import BadInputError
+from fastenough.render.escape import visible
 
 COLUMNS = (
     "id",
@@ -72,12 +76,41 @@ CREATE TABLE IF NOT EXISTS abs (
 # Columns added after the first release, for databases made before them.
 _ADDED = {"measurement": "TEXT"}
 
+# What each column holds, for reading a database someone else may have written
+# (`history --db`, a runs.db from another version or damaged): a value of
+# another type is read as missing (None), never passed on to be formatted or
+# printed as JSON (a REAL can hold Infinity; NaN/Infinity are no JSON).
+_INTEGER = {"id", "exit_status", "runs", "protocol_changes"}
+_REAL = {"wall_s", "steady_steps_per_s", "items_per_s", "ratio", "low", "high"}
+
+
+def _typed(column: str, value: object) -> object:
+    if value is None:
+        return None
+    if column in _INTEGER:
+        return value if isinstance(value, int) and abs(value) < 2**63 else None
+    if column in _REAL:
+        ok = isinstance(value, int | float) and math.isfinite(value)
+        return float(value) if ok else None  # type: ignore[arg-type]
+    if isinstance(value, bytes):  # a BLOB where text belongs
+        return value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
+
 
 class HistoryDB:
+    """create=True: the database `run` and `ab` add rows to (made when missing).
+    create=False: an existing database, only read (`history`, run numbers):
+    opened read-only, never changed, and anything that is not a history
+    database is a BadInputError naming the file (issue 34, item 11)."""
+
     def __init__(self, path: Path | str, create: bool = True) -> None:
         self.path = Path(path)
+        self._read_only = not create
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            self._open_read_only()
+            return
         # Several runs may finish at once (a sweep): wait for the lock a while.
         self._db = sqlite3.connect(str(self.path), timeout=30)
         self._db.execute(_SCHEMA)
@@ -87,6 +120,41 @@ class HistoryDB:
             if name not in have:
                 with self._db:
                     self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+
+    def _open_read_only(self) -> None:
+        from fastenough.cli.input_file import require_regular_file
+
+        require_regular_file(str(self.path))  # a FIFO would block sqlite's open
+        try:
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, timeout=30)
+            tables = {r[0] for r in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            self._columns = {t: {c[1] for c in self._db.execute(f"PRAGMA table_info({t})")}
+                             for t in ("runs", "abs") if t in tables}
+        except sqlite3.Error as e:
+            self._refuse(e)
+
+    def _refuse(self, e: Exception) -> None:
+        raise BadInputError(f"{visible(str(self.path))}: not a readable fastenough history "
+                            f"database ({visible(str(e))})") from None
+
+    def _select(self, table: str, columns: tuple[str, ...], tail: str, args: list) -> list:
+        """Rows of `table` as dicts of `columns`; in a database only read, a
+        missing table is no rows and a missing column is None in each."""
+        if self._read_only:
+            have = self._columns.get(table)
+            if have is None:
+                return []
+            exprs = [c if c in have else "NULL" for c in columns]
+        else:
+            exprs = list(columns)
+        sql = f"SELECT {', '.join(exprs)} FROM {table} {tail}"
+        try:
+            rows = self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            self._refuse(e)
+        return [{c: _typed(c, v) for c, v in zip(columns, r, strict=True)} for r in rows]
 
     def add_run(self, row: dict) -> int:
         cols = [c for c in COLUMNS if c != "id"]
@@ -99,17 +167,16 @@ class HistoryDB:
 
     def list_runs(self, limit: int | None = None) -> list[dict]:
         """Newest first."""
-        sql = f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY id DESC"
-        args: list[int] = []
-        if limit is not None:
-            sql += " LIMIT ?"
-            args.append(limit)
-        return [dict(zip(COLUMNS, r, strict=False)) for r in self._db.execute(sql, args)]
+        if limit is None:
+            return self._select("runs", COLUMNS, "ORDER BY id DESC", [])
+        return self._select("runs", COLUMNS, "ORDER BY id DESC LIMIT ?", [limit])
 
     def run_dir_of(self, run_id: int) -> str | None:
         """The run directory of history row `run_id` (None: no such row)."""
-        row = self._db.execute("SELECT run_dir FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return row[0] if row else None
+        if not 0 <= run_id < 2**63:
+            return None
+        rows = self._select("runs", ("run_dir",), "WHERE id = ?", [run_id])
+        return rows[0]["run_dir"] if rows else None
 
     def add_ab(self, row: dict) -> int:
         cols = [c for c in AB_COLUMNS if c != "id"]
@@ -122,12 +189,9 @@ class HistoryDB:
 
     def list_abs(self, limit: int | None = None) -> list[dict]:
         """Newest first."""
-        sql = f"SELECT {', '.join(AB_COLUMNS)} FROM abs ORDER BY id DESC"
-        args: list[int] = []
-        if limit is not None:
-            sql += " LIMIT ?"
-            args.append(limit)
-        return [dict(zip(AB_COLUMNS, r, strict=False)) for r in self._db.execute(sql, args)]
+        if limit is None:
+            return self._select("abs", AB_COLUMNS, "ORDER BY id DESC", [])
+        return self._select("abs", AB_COLUMNS, "ORDER BY id DESC LIMIT ?", [limit])
 
     def close(self) -> None:
         self._db.close()
