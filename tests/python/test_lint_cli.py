@@ -95,8 +95,21 @@ def test_unreadable_paths_are_reported_and_skipped_on_any_thread_count(tmp_path,
     docs = [json.loads(p.stdout) for p in outs]
     assert docs[0] == docs[1]
     assert docs[0]["errors"] == [{"path": str(tmp_path / "gone.py"), "line": 0,
-                                  "message": "cannot read: No such file or directory: skipped"}]
+                                  "message": "cannot read: no such file: skipped"}]
     assert len(docs[0]["findings"]) == 2
+
+
+def test_a_device_behind_a_py_name_is_skipped_not_read_forever(tmp_path, snippet):
+    # Issue 34 item 10: x.py -> /dev/zero used to be read until memory ran out
+    # (std::bad_alloc, SIGABRT). Regular files only, as analyze and compare.
+    (tmp_path / "x.py").symlink_to("/dev/zero")
+    proc = lint(str(tmp_path), "--format", "json", "--no-progress")
+    assert proc.returncode == 1, proc.stderr  # the snippet's findings; the device skipped
+    doc = json.loads(proc.stdout)
+    assert doc["errors"] == [{"path": str(tmp_path / "x.py"), "line": 0,
+                              "message": "cannot read: not a regular file (a character device):"
+                                         " skipped"}]
+    assert len(doc["findings"]) == 2
 
 
 def test_deep_nesting_and_nul_bytes_are_reported_not_crashed(tmp_path):

@@ -2,38 +2,27 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <thread>
 
 #include "fastenough/lint/source_lint.h"
 #include "fastenough/pysrc/arena.h"
+#include "fastenough/util/file_bytes.h"
 
 namespace fastenough::lint {
 
 namespace {
 
-// The whole file, or the reason it cannot be read (strerror's text, as
-// Python's OSError.strerror gives it).
+// Python sources larger than this are not source anyone wrote (the largest
+// generated modules in site-packages are a few MiB): skipped unread.
+constexpr uint64_t kMaxSourceBytes = uint64_t{64} << 20;
+
+// The whole file by the rules every input follows (util/file_bytes.h: regular
+// files only, opened without blocking, at most kMaxSourceBytes), or why not.
 bool ReadWhole(const std::string& path, std::string* data, std::string* why) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    *why = std::strerror(errno);
-    return false;
-  }
-  data->clear();
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data->append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) {
-    *why = std::strerror(err);
-    return false;
-  }
-  return true;
+  Status st = ReadRegularFile(path, kMaxSourceBytes, data);
+  if (st.ok()) return true;
+  *why = st.message();
+  return false;
 }
 
 struct WorkerResult {
@@ -59,7 +48,9 @@ FilesLintResult LintFiles(const std::vector<std::string>& paths, const RuleSelec
     for (size_t i = next++; i < paths.size(); i = next++) {
       const std::string& path = paths[i];
       if (!ReadWhole(path, &data, &why)) {
-        r.errors.push_back(FileError{path, 0, "cannot read: " + why + ": skipped"});
+        // "cannot read: not a regular file (a FIFO or pipe): skipped"
+        const bool says_cannot = why.rfind("cannot ", 0) == 0;
+        r.errors.push_back(FileError{path, 0, (says_cannot ? "" : "cannot read: ") + why + ": skipped"});
       } else {
         r.bytes += data.size();
         LintOutput out = LintSource(path, data, selection, arena);

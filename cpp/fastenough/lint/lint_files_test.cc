@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+
 namespace fastenough::lint {
 namespace {
 
@@ -51,7 +53,32 @@ TEST_F(LintFilesTest, SkipsUnreadableNonUtf8AndSyntaxErrorsAndCountsBytes) {
   EXPECT_EQ(r.errors[1].path, paths[1]);
   EXPECT_EQ(r.errors[1].message, "not UTF-8 (byte offset 5): skipped");
   EXPECT_EQ(r.errors[2].path, paths[3]);
-  EXPECT_EQ(r.errors[2].message, "cannot read: No such file or directory: skipped");
+  EXPECT_EQ(r.errors[2].message, "cannot read: no such file: skipped");
+}
+
+// A symlink to /dev/zero named like a source file, a FIFO nobody writes to,
+// and a file past the size bound: each skipped with its reason at once (the
+// reader used to read /dev/zero until memory ran out, and to wait on the FIFO
+// forever), the same rules analyze and compare apply (util/file_bytes.h).
+TEST_F(LintFilesTest, SkipsDevicesFifosAndOversizedFilesWithoutReadingThem) {
+  const fs::path zero = dir_ / "zero.py";
+  fs::create_symlink("/dev/zero", zero);
+  const fs::path fifo = dir_ / "fifo.py";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = Write("big.py", "");
+  fs::resize_file(big, (uint64_t{64} << 20) + 1);
+  const std::string good = Write("good.py", "x = 1\n");
+  FilesLintResult r = LintFiles({zero.string(), fifo.string(), big, good}, RuleSelection::All(),
+                                LintFilesOptions{2, {}});
+  EXPECT_EQ(r.bytes, 6u);
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.errors[0].path, big);
+  EXPECT_EQ(r.errors[0].message,
+            "cannot read: too large: 67108865 bytes, more than the limit of 67108864: skipped");
+  EXPECT_EQ(r.errors[1].path, fifo.string());
+  EXPECT_EQ(r.errors[1].message, "cannot read: not a regular file (a FIFO or pipe): skipped");
+  EXPECT_EQ(r.errors[2].path, zero.string());
+  EXPECT_EQ(r.errors[2].message, "cannot read: not a regular file (a character device): skipped");
 }
 
 TEST_F(LintFilesTest, SameSortedOutputOnOneThreadOrFourAndProgressReachesTheEnd) {

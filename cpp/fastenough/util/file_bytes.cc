@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -80,27 +81,75 @@ PaddedBuffer PaddedBuffer::CopyOf(std::string_view text) {
   return std::move(b).value();
 }
 
-StatusOr<PaddedBuffer> PaddedBuffer::MapFile(const std::string& path) {
+Status OpenRegularFile(const std::string& path, int* fd, uint64_t* size) {
   // O_NONBLOCK: opening a FIFO that nobody writes to would otherwise wait
   // forever; the kind of file is checked right after, on the descriptor.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
+  *fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (*fd < 0) {
     int err = errno;
-    if (err == ENOENT) return NotFound(path + ": no such file");
-    return InvalidArgument(path + ": cannot open: " + std::strerror(err));
+    if (err == ENOENT) return NotFound("no such file");
+    return InvalidArgument(std::string("cannot open: ") + std::strerror(err));
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
+  if (fstat(*fd, &st) != 0) {
     int err = errno;
-    close(fd);
-    return InvalidArgument(path + ": cannot stat: " + std::strerror(err));
+    close(*fd);
+    *fd = -1;
+    return InvalidArgument(std::string("cannot stat: ") + std::strerror(err));
   }
   if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return InvalidArgument(path + ": not a regular file (" + FileKind(st.st_mode) +
-                           "); save it to a file first");
+    close(*fd);
+    *fd = -1;
+    return InvalidArgument("not a regular file (" + FileKind(st.st_mode) + ")");
   }
-  const size_t size = static_cast<size_t>(st.st_size);
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::Ok();
+}
+
+Status ReadRegularFile(const std::string& path, uint64_t max_bytes, std::string* out) {
+  out->clear();
+  int fd = -1;
+  uint64_t size = 0;
+  FE_RETURN_IF_ERROR(OpenRegularFile(path, &fd, &size));
+  auto too_large = [&](uint64_t n) {
+    return InvalidArgument("too large: " + std::to_string(n) + " bytes, more than the limit of " +
+                           std::to_string(max_bytes));
+  };
+  if (size > max_bytes) {
+    close(fd);
+    return too_large(size);
+  }
+  out->reserve(static_cast<size_t>(size));
+  // A file that grows while it is read stops at the limit all the same.
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      close(fd);
+      return InvalidArgument(std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    if (out->size() + static_cast<size_t>(n) > max_bytes) {
+      close(fd);
+      return too_large(out->size() + static_cast<size_t>(n));
+    }
+    out->append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+StatusOr<PaddedBuffer> PaddedBuffer::MapFile(const std::string& path) {
+  int fd = -1;
+  uint64_t file_size = 0;
+  if (Status st = OpenRegularFile(path, &fd, &file_size); !st.ok()) {
+    const bool not_regular = st.message().rfind("not a regular file", 0) == 0;
+    return Status(st.code(), path + ": " + st.message() +
+                                 (not_regular ? "; save it to a file first" : ""));
+  }
+  const size_t size = static_cast<size_t>(file_size);
   auto buf = Allocate(size);
   if (!buf.ok()) {
     close(fd);
@@ -173,6 +222,57 @@ StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_byt
   auto out = GunzipToPadded(bytes, mapped->size(), gzip_truncated, gunzip);
   if (!out.ok()) return Status(out.status().code(), path + ": " + out.status().message());
   return out;
+}
+
+StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t max_bytes) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return NotFound("no such file");
+    return InvalidArgument(std::string("cannot open: ") + std::strerror(err));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return InvalidArgument(std::string("cannot stat: ") + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return InvalidArgument("not a regular file (" + FileKind(st.st_mode) + ")");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    close(fd);
+    return InvalidArgument("larger than " + std::to_string(max_bytes) + " bytes (" +
+                           std::to_string(st.st_size) + ")");
+  }
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  // A file that grows while it is read (a writer still appending) is read up to
+  // the size fstat gave and one byte more, to notice it outgrew the bound.
+  for (;;) {
+    if (got == text.size()) {
+      if (text.size() > max_bytes) break;
+      text.resize(std::min<uint64_t>(max_bytes + 1, text.size() + (64u << 10)));
+    }
+    ssize_t n = read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return InvalidArgument(std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (got > max_bytes) {
+    return InvalidArgument("larger than " + std::to_string(max_bytes) + " bytes (it grew "
+                           "while read)");
+  }
+  text.resize(got);
+  return text;
 }
 
 }  // namespace fastenough

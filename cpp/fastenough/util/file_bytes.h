@@ -54,6 +54,20 @@ class PaddedBuffer {
   size_t released_ = 0;
 };
 
+// The one rule every input file follows (traces, tensor files, lint's
+// sources): opened without blocking (O_NONBLOCK: a FIFO nobody writes to
+// would otherwise wait in open() forever) and read only when it is a regular
+// file (a device such as /dev/zero never ends; a symlink counts as what it
+// points at). On success *fd is open (the caller closes it) and *size is the
+// size on disk. The error's message is the reason alone ("no such file", "not
+// a regular file (a character device)"): callers name the file their way.
+Status OpenRegularFile(const std::string& path, int* fd, uint64_t* size);
+
+// The whole of a regular file of at most max_bytes (OpenRegularFile's rules),
+// into *out; a larger file is refused unread ("too large: ... bytes, more
+// than the limit of ..."). The message is the reason alone, as above.
+Status ReadRegularFile(const std::string& path, uint64_t max_bytes, std::string* out);
+
 // Reads `path`; a gzip file (magic bytes 1f 8b, whatever its name) is
 // decompressed. *file_bytes gets the size on disk; *gzip_truncated is set when
 // the gzip stream ended early (the bytes decompressed so far are returned).
@@ -62,5 +76,15 @@ StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_byt
 // Same, inflating a gzip file within `gunzip`'s limits (gzip.h).
 StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
                                      bool* gzip_truncated, const GunzipOptions& gunzip);
+
+// The whole of a small regular file (a run directory's JSON lines, CSV, JSON),
+// read without ever waiting: it is opened with O_NONBLOCK (opening a FIFO that
+// nobody writes to would otherwise wait forever) and refused unless fstat on the
+// descriptor says it is a regular file (a FIFO, device, socket, directory) or
+// when it holds more than max_bytes (a sparse file, a runaway writer); at most
+// max_bytes are ever read. NotFound when the path does not exist, InvalidArgument
+// otherwise; the message says why without the path, for the caller to prefix:
+// "not a regular file (a FIFO or pipe)", "larger than 2147483648 bytes".
+StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t max_bytes);
 
 }  // namespace fastenough
