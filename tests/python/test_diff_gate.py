@@ -143,8 +143,9 @@ def test_report_files_alone_use_their_quantiles(tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--max-regression", "-5"], "--max-regression must be a percentage"),
-    (["--max-regression", "10", "--confidence", "1.5"], "--confidence must lie between"),
+    (["--max-regression", "-5"], "argument --max-regression: '-5': out of range"),
+    (["--max-regression", "10", "--confidence", "1.5"], "argument --confidence: '1.5': out of "
+                                                        "range"),
 ])
 def test_usage_errors(tmp_path, args, needle):
     a = make_run(tmp_path / "a", planted(10))

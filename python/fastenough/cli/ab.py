@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 from pathlib import Path
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
 from fastenough.render.escape import visible
+
+# At most this many A B B A blocks (4 runs each).
+MAX_ROUNDS = 10**4
 
 HELP = "A/B two commands fairly: A B B A runs, B/A with its interval, outputs compared"
 DESCRIPTION = """\
@@ -72,29 +76,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ab", help=HELP, description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     rounds = p.add_mutually_exclusive_group()
-    rounds.add_argument("--rounds", type=int, default=None,
+    rounds.add_argument("--rounds", type=whole_number(1, MAX_ROUNDS), default=None,
                         help="exactly N A B B A blocks (fixed design; default: sequential, "
                         "see --max-rounds)")
-    rounds.add_argument("--max-rounds", type=int, default=5, metavar="N",
+    rounds.add_argument("--max-rounds", type=whole_number(2, MAX_ROUNDS), default=5, metavar="N",
                         help="sequential design: at most N A B B A blocks, stopping as soon "
                         "as the interval decides (default 5: at most 20 runs)")
-    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--budget", type=finite_float(0, lo_open=True), default=None,
+                   metavar="SECONDS",
                    help="sequential design: start no block that would end after SECONDS "
                    "(estimated from the blocks so far); at least 2 blocks always run")
     p.add_argument("--env-a", action="append", default=[], metavar="K=V",
                    help="an environment variable for side A only (repeatable)")
     p.add_argument("--env-b", action="append", default=[], metavar="K=V",
                    help="an environment variable for side B only (repeatable)")
-    p.add_argument("--require-speedup", type=float, default=None, metavar="R",
+    p.add_argument("--require-speedup", type=finite_float(0, lo_open=True), default=None,
+                   metavar="R",
                    help="exit 1 unless the interval's lower end of B/A is at least R")
     trace = p.add_mutually_exclusive_group()
     trace.add_argument("--no-trace", action="store_true", help="no profiler window in any run")
     trace.add_argument("--trace", action="store_true", help="a profiler window in every run")
-    p.add_argument("--atol", type=float, default=None,
+    p.add_argument("--atol", type=finite_float(0), default=None,
                    help="absolute tolerance of the outputs' comparison (default: per dtype, "
                    "see fastenough compare --help)")
-    p.add_argument("--rtol", type=float, default=None, help="relative tolerance, likewise")
-    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+    p.add_argument("--rtol", type=finite_float(0), default=None,
+                   help="relative tolerance, likewise")
+    p.add_argument("--confidence", type=finite_float(0, 1, lo_open=True, hi_open=True),
+                   default=0.95, metavar="C",
                    help="confidence of the interval of B/A (default 0.95; 0.99 for a CI gate "
                    "that must not fail on noise)")
     p.add_argument("--dir", default=None, metavar="DIR",
@@ -146,17 +154,11 @@ def run(args: argparse.Namespace) -> int:
 
     side_a, side_b = make_sides(args.commands, parse_env(args.env_a, "--env-a"),
                                 parse_env(args.env_b, "--env-b"))
-    if not 0 < args.confidence < 1:
-        raise UsageError("--confidence must lie between 0 and 1")
     if args.rounds is not None:
         plan = SequentialPlan.fixed(len(abba_order(args.rounds)) // 4, args.confidence)
         if args.budget is not None:
             raise UsageError("--budget applies to the sequential design; drop --rounds")
     else:
-        if args.max_rounds < 2:
-            raise UsageError("--max-rounds must be 2 or more")
-        if args.budget is not None and args.budget <= 0:
-            raise UsageError("--budget must be above 0 seconds")
         plan = SequentialPlan.sequential(args.max_rounds, args.confidence)
     ab_dir = _ab_dir(args.dir)
     ab_dir.mkdir(parents=True, exist_ok=True)
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         doc = document(side_a, side_b, runs, outputs, failed, ab_dir,
                        confidence=plan.look_confidence)
     doc["design"] = plan.describe(rounds=len(runs["B"]) // 2, stopped=stopped)
-    (ab_dir / "ab.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (ab_dir / "ab.json").write_text(json_output.dumps(doc) + "\n")
     try:
         from fastenough.render.html.ab_page import ab_to_html
 
@@ -213,8 +215,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_history:
         _add_to_history(doc, side_a, side_b, len(runs["A"]) + len(runs["B"]))
     if args.json:
-        json.dump(doc, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        json_output.dump(doc)
     else:
         sys.stdout.write(visible(render_text(doc), keep_newlines=True))
     if failed is not None:

@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.errors import (
     EXIT_DATA_LOSS,
     EXIT_FINDINGS_OR_COUNTERS,
@@ -84,14 +86,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="trace file(s), one per rank, or one directory of them")
-    p.add_argument("--window", type=int, metavar="N",
+    p.add_argument("--window", type=whole_number(1), metavar="N",
                    help="with a directory: the profiler window (cycle) to analyse, 1 = "
                    "oldest (default: the newest)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the fastenough.report/1 JSON")
     fmt.add_argument("--md", action="store_true", help="print the report as Markdown")
     p.add_argument(
-        "--threads", type=int, default=0, metavar="N",
+        "--threads", type=whole_number(0, MAX_THREADS), default=0, metavar="N",
         help="load at most N files at once (default: one per core)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -244,8 +246,6 @@ def run(args: argparse.Namespace) -> int:
         if len(args.paths) != 1:
             raise UsageError(f"--annotate writes one trace: give one file, not {len(args.paths)} "
                              "(annotate each rank's trace on its own)")
-        if args.threads < 0:
-            raise UsageError("--threads must be 0 (automatic) or more")
         if args.rank_summaries or args.dask:
             raise UsageError(f"--annotate and {'--dask' if args.dask else '--rank-summaries'}:"
                              " give one of them")
@@ -263,8 +263,7 @@ def show_report(report: dict, args: argparse.Namespace) -> int:
     """Print the report as --json / --md / the terminal asks; the exit status its
     counters give (also `fastenough merge`'s)."""
     if args.json:
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        json_output.dump(report)
     elif args.md:
         from fastenough.render.markdown import report_to_markdown
 

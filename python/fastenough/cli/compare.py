@@ -26,11 +26,15 @@ JSON schema `fastenough.compare/1` (--json):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import check_float, check_whole, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
 from fastenough.render.escape import visible
+
+# The core counts ULPs in a uint64; a float64 pair is at most 2**63 apart.
+MAX_ULP = 2**63 - 1
 
 HELP = "do two runs' recorded outputs agree, item by item?"
 
@@ -87,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bitwise: any difference counts, -0.0 vs 0.0 included")
     p.add_argument("--nan-equal", action="store_true",
                    help="a NaN matches a NaN in the same place (default: NaN never equal)")
-    p.add_argument("--top", type=int, default=10, metavar="N",
+    p.add_argument("--top", type=whole_number(0), default=10, metavar="N",
                    help="how many of the worst keys to list (default 10)")
     p.add_argument("--json", action="store_true", help="print fastenough.compare/1 JSON")
     p.set_defaults(func=run)
@@ -102,12 +106,10 @@ def _parse_tolerances(args: argparse.Namespace) -> tuple[dict, dict]:
     for field, values in (("atol", args.atol), ("rtol", args.rtol), ("ulp", args.ulp)):
         for text in values:
             dtype, sep, number = text.rpartition("=")
-            try:
-                value = int(number) if field == "ulp" else float(number)
-            except ValueError:
-                raise UsageError(f"--{field} {text!r}: expected a number or DTYPE=number") from None
-            if value < 0:
-                raise UsageError(f"--{field} {text!r}: must not be negative")
+            if field == "ulp":
+                value = check_whole(number, f"--ulp {visible(text)}: N", 0, MAX_ULP)
+            else:
+                value = check_float(number, f"--{field} {visible(text)}: X", 0)
             if not sep:
                 common[field] = value
             elif dtype in FLOAT_DTYPES:
@@ -121,14 +123,11 @@ def _parse_tolerances(args: argparse.Namespace) -> tuple[dict, dict]:
 def run(args: argparse.Namespace) -> int:
     from fastenough.compare import compare_paths
 
-    if args.top < 0:
-        raise UsageError("--top must be 0 or more")
     common, per = _parse_tolerances(args)
     result = compare_paths(args.a, args.b, exact=args.exact, nan_equal=args.nan_equal,
                            top=args.top, **common, **per)
     if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        json_output.dump(result)
     else:
         sys.stdout.write(visible(render_text(result), keep_newlines=True))
     return EXIT_FINDINGS_OR_COUNTERS if result["verdict"] == "differs" else EXIT_OK

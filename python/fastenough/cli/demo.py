@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+from fastenough.cli.numbers import whole_number
+
 HELP = "run a bundled evaluation workload (with typical waste, or --fixed) and show its report"
 DESCRIPTION = """\
 Score synthetic items with a small transformer language model (CPU by default,
@@ -33,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help=HELP, description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fixed", action="store_true", help="run the path with the waste removed")
-    p.add_argument("--items", type=int, default=None, metavar="N", help="items to score")
+    p.add_argument("--items", type=whole_number(1), default=None, metavar="N",
+                   help="items to score")
     p.add_argument("--device", choices=["cpu", "cuda"], default=None,
                    help="device (default: cuda when present)")
     p.add_argument("--out", default=None, metavar="FILE", help="write per-item scores (JSON)")
@@ -56,10 +59,7 @@ def workload_command(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from fastenough.cli import main as cli_main
-    from fastenough.errors import UsageError
 
-    if args.items is not None and args.items < 1:
-        raise UsageError("--items must be at least 1")
     cmd = workload_command(args)
     if "run" in cli_main.SUBCOMMANDS:
         # The real thing: exactly what a user would type.

@@ -51,10 +51,10 @@ JSON schema `fastenough.diff/1` (docs/diff.md has it field by field):
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import EXIT_OK, EXIT_REGRESSION, NotComparableError, UsageError
 from fastenough.render.escape import visible
 
@@ -116,18 +116,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run directory, report.json, trace folder or trace file (before)")
     p.add_argument("b", metavar="B",
                    help="run directory, report.json, trace folder or trace file (after)")
-    p.add_argument("--top", type=int, default=20, metavar="N",
+    p.add_argument("--top", type=whole_number(1), default=20, metavar="N",
                    help="trace rows to print (default 20; --json always lists every row)")
-    p.add_argument("--min-change", type=float, default=0.05, metavar="SHARE",
+    p.add_argument("--min-change", type=finite_float(0), default=0.05, metavar="SHARE",
                    help="smallest relative time change that counts (default 0.05 = 5%%)")
-    p.add_argument("--min-change-us", type=float, default=1.0, metavar="US",
+    p.add_argument("--min-change-us", type=finite_float(0), default=1.0, metavar="US",
                    help="smallest absolute time change that counts, in µs, per step on the "
                         "per-step basis (default 1)")
-    p.add_argument("--max-regression", type=float, default=None, metavar="PCT",
+    p.add_argument("--max-regression", type=finite_float(0), default=None, metavar="PCT",
                    help="regression gate: exit 1 when B's steady time per item is slower than "
                         "A's by more than PCT percent beyond both runs' spread, 2 when the runs "
                         "are not comparable (A and B: run directories or report.json files)")
-    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+    p.add_argument("--confidence", type=finite_float(0, 1, lo_open=True, hi_open=True),
+                   default=0.95, metavar="C",
                    help="confidence of the gate's interval of B/A (default 0.95)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print fastenough.diff/1 JSON")
@@ -139,15 +140,7 @@ def run(args: argparse.Namespace) -> int:
     from fastenough.diff import document, render
     from fastenough.diff.inputs import resolve_side
 
-    if args.top < 1:
-        raise UsageError("--top must be at least 1")
-    if args.min_change < 0 or args.min_change_us < 0:
-        raise UsageError("--min-change and --min-change-us must not be negative")
     gating = args.max_regression is not None
-    if gating and not (math.isfinite(args.max_regression) and args.max_regression >= 0):
-        raise UsageError("--max-regression must be a percentage, 0 or more")
-    if not 0 < args.confidence < 1:
-        raise UsageError("--confidence must lie between 0 and 1")
     from fastenough.cli.run_ref import resolve_run_ref
 
     a, b = resolve_side(resolve_run_ref(args.a)), resolve_side(resolve_run_ref(args.b))
@@ -159,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for note in doc["notes"]:
             sys.stderr.write(f"fastenough: {visible(note)}\n")
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        json_output.dump(doc)
     elif args.md:
         sys.stdout.write(render.markdown(doc, args.top))
     else:

@@ -14,6 +14,7 @@ import argparse
 import sys
 import textwrap
 
+from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
 
 HELP = "find performance anti-patterns in Python source, without running it"
@@ -55,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 0 even when there are findings (default: exit 1 on findings)")
     p.add_argument("--explain", metavar="CODE", default=None,
                    help="print what CODE means and how to fix it ('all' lists every code)")
-    p.add_argument("--jobs", type=int, default=0, metavar="N",
+    p.add_argument("--jobs", type=whole_number(0, MAX_THREADS), default=0, metavar="N",
                    help="threads that parse and check files (default: one per CPU core)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar on stderr (it shows only on a terminal, for trees "
@@ -130,8 +131,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.paths:
         raise UsageError("lint: give at least one PATH (or --explain CODE)")
-    if args.jobs < 0:
-        raise UsageError("--jobs must be 0 (one per core) or more")
     selected = _codes(args.select, "--select") or set(CODES)
     selected -= _codes(args.ignore, "--ignore")
     result = _lint_with_progress(args, selected)

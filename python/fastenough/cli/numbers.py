@@ -31,6 +31,8 @@ from fastenough.render.escape import visible
 # The largest whole number any count option takes: far above any real use and
 # well inside the core's int64 (and SQLite's INTEGER).
 MAX_COUNT = 10**9
+# Threads or processes an option may ask for (--threads, --jobs).
+MAX_THREADS = 4096
 
 
 @dataclass(frozen=True)

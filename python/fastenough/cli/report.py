@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.cli.output_file import open_output, resolve
 from fastenough.errors import InputNotFoundError, UsageError
 
@@ -73,10 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reanalyze", action="store_true",
                    help="with a RUN_DIR: analyse the directory again instead of reading its "
                    "report.json")
-    p.add_argument("--window", type=int, metavar="N",
+    p.add_argument("--window", type=whole_number(1), metavar="N",
                    help="with a directory of traces: the profiler window to analyse "
                    "(default: the newest; see `fastenough analyze --help`)")
-    p.add_argument("--threads", type=int, default=0, metavar="N",
+    p.add_argument("--threads", type=whole_number(0, MAX_THREADS), default=0, metavar="N",
                    help="load at most N trace files at once (default: one per core)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.set_defaults(func=run)
@@ -155,7 +157,7 @@ def render(report: dict, fmt: str, run_dir: str | None) -> str:
 
         return report_to_markdown(report)
     if fmt == "json":
-        return json.dumps(report, indent=2) + "\n"
+        return json_output.dumps(report) + "\n"
     import io
 
     from rich.console import Console

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 
+from fastenough.cli import json_output
+from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import UsageError
 from fastenough.render.escape import visible
 
@@ -74,11 +75,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--run-dir", metavar="DIR", help="write the run directory here (new or empty)")
-    p.add_argument("--hz", type=float, default=2.0, help="sampling rate (default 2 per second)")
+    p.add_argument("--hz", type=finite_float(0, 1000, lo_open=True), default=2.0,
+                   help="sampling rate (default 2 per second)")
     p.add_argument("--no-trace", action="store_true", help="no profiler window")
-    p.add_argument("--trace-steps", type=int, default=5, metavar="N",
+    p.add_argument("--trace-steps", type=whole_number(1, 10**6), default=5, metavar="N",
                    help="steps in the profiler window (default 5)")
-    p.add_argument("--warmup-steps", type=int, default=3, metavar="N",
+    p.add_argument("--warmup-steps", type=whole_number(0), default=3, metavar="N",
                    help="steps counted as warmup before steady state (default 3)")
     p.add_argument("--trace-gloo", action="store_true",
                    help="run the profiler window in gloo (CPU) distributed jobs too; off by "
@@ -90,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--analyze-in-job", action="store_true",
                    help="each rank summarises its own trace at exit and rank 0 gathers the "
                    "summaries; the report is merged from them (see below)")
-    p.add_argument("--in-job-timeout", type=float, default=60.0, metavar="S",
+    p.add_argument("--in-job-timeout", type=finite_float(0, 86400, lo_open=True), default=60.0,
+                   metavar="S",
                    help="with --analyze-in-job: the most seconds a rank's exit waits for the "
                    "other ranks' summaries (default 60)")
     p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
@@ -123,14 +126,13 @@ def _parse_command(args: argparse.Namespace) -> list[str]:
 
 def _write_json(report: dict, dest: str) -> None:
     if dest == "-":
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        json_output.dump(report)
         return
     from fastenough.cli.output_file import write_output
     from fastenough.errors import FastenoughError
 
     try:
-        write_output(dest, json.dumps(report, indent=2) + "\n", what="--json")
+        write_output(dest, json_output.dumps(report) + "\n", what="--json")
     except FastenoughError as e:  # the run happened: its status stands, report.json is kept
         sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
@@ -163,12 +165,6 @@ def run(args: argparse.Namespace) -> int:
     cmd = _parse_command(args)
     if args.json is not None and args.json != "-" and args.json.startswith("-"):
         raise UsageError(f"--json needs a FILE or `-`, got {args.json!r}")
-    if not (0 < args.hz <= 1000):
-        raise UsageError("--hz must be in (0, 1000]")
-    if args.trace_steps < 1 or args.warmup_steps < 0:
-        raise UsageError("--trace-steps must be 1 or more and --warmup-steps 0 or more")
-    if not (0 < args.in_job_timeout <= 86400):
-        raise UsageError("--in-job-timeout must be in (0, 86400] seconds")
 
     from fastenough.supervisor.session import RunOptions, execute
 
