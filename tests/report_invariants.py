@@ -28,6 +28,13 @@ the source files the report names. What it holds a report to:
             explain (own_critical_path_ns_per_step +
             critical_path_unexplained_ns_per_step, over the path's mean step).
   blind     a measurement that is not complete says why.
+  numbers   no impossible number anywhere in the report: a duration,
+            byte count or count is never negative (timestamps may be, and a
+            queue delay may: a kernel can start before its launch call
+            returns); a share of busy time, utilisation or efficiency lies in
+            [0, 1]; a launch delay (launch call start to kernel start) is not
+            negative; world_size is at least 1 and at least the number of
+            distinct known ranks; a rank is not negative.
 """
 
 from __future__ import annotations
@@ -43,7 +50,19 @@ _LIBRARY_PACKAGES = {
     "torchmetrics", "torch_geometric", "x_transformers", "einops", "numpy", "scipy", "tqdm",
     "triton", "gymnasium", "matplotlib", "PIL",
 }
-_OURS = re.compile(r"(^|/)fastenough/(?!demo/)[a-z_]+")
+# fastenough's own code, where a report can name it: this checkout's package
+# by its absolute path; an installed copy (".../site-packages/fastenough/...");
+# a name relative to a sys.path entry ("fastenough/agent/checks/logits.py", as
+# torch.profiler names frames), where nothing stands before "fastenough/" but
+# the start or a space, quote or bracket. The bundled demo (fastenough/demo) is
+# the user's code of its runs. A directory called fastenough above the package
+# (a checkout cloned as .../fastenough/python/fastenough/) or a user's own
+# project called fastenough (/home/u/fastenough/train.py) is not ours.
+_PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "python", "fastenough") + os.sep
+_DEMO = _PACKAGE + "demo" + os.sep
+_INSTALLED = re.compile(r"-packages/fastenough/(?!demo/)[a-z_]+")
+_RELATIVE = re.compile(r"""(^|[\s'"(\[])fastenough/(?!demo/)[a-z_]+""")
 _DENIALS = ("nothing here is avoidable", "nothing in this trace is avoidable",
             "no avoidable waste")
 _DEF_LINE = re.compile(r"^\s*(async\s+def|def|class)\s|^\s*@")
@@ -61,8 +80,11 @@ def _library_dirs() -> list[str]:
 _LIBS = _library_dirs()
 
 
-def _is_ours(path: str) -> bool:
-    return bool(_OURS.search(path))
+def _is_ours(text: str) -> bool:
+    """Whether a place (or a text naming places) is in fastenough's own code."""
+    if _PACKAGE in text.replace(_DEMO, "<the demo>/"):
+        return True
+    return bool(_INSTALLED.search(text) or _RELATIVE.search(text))
 
 
 def _is_library(path: str) -> bool:
@@ -192,6 +214,65 @@ def _path_bounds(report: dict) -> list[str]:
     return out
 
 
+# Keys ending in _ns that are instants, not durations: they may be negative.
+_INSTANTS = {"start_ns", "end_ns", "ts_ns", "first_ts_ns", "last_ts_ns", "peak_ts_ns",
+             "window_start_ns", "window_end_ns", "base_time_ns", "wall_start_ns",
+             "wall_end_ns", "t0_ns", "time_ns"}
+# Launch call end to kernel start: negative when the kernel starts before the
+# call returns, which CUDA allows.
+_MAY_BE_NEGATIVE = {"queue_delay_median_ns", "queue_delay_p90_ns"}
+# Ratios of a part to its whole.
+_SHARES = {"share_of_busy", "share_of_kernel_time", "gpu_utilization", "sm_efficiency",
+           "tensor_core_share", "device_busy_share", "critical_path_share",
+           "job_critical_path_share"}
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _impossible_numbers(report: dict) -> list[str]:
+    """Numbers no input can make true (issue 34 item 13), wherever they are."""
+    out: list[str] = []
+
+    def walk(o, path: str) -> None:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                where = f"{path}.{k}"
+                if isinstance(v, (dict, list)):
+                    if k not in ("meta",):  # meta: the run's open record, not figures
+                        walk(v, where)
+                    continue
+                if not _is_number(v):
+                    continue
+                if v != v or v in (float("inf"), float("-inf")):
+                    out.append(f"{where} = {v}: not a finite number")
+                elif k in _SHARES and not -1e-9 <= v <= 1 + 1e-9:
+                    out.append(f"{where} = {v}: a share outside [0, 1]")
+                elif (k.endswith("_ns") and k not in _INSTANTS and k not in _MAY_BE_NEGATIVE
+                      and v < 0):
+                    out.append(f"{where} = {v}: a negative duration")
+                elif (k.endswith("_bytes") or k.endswith("_count") or k == "count") and v < 0:
+                    out.append(f"{where} = {v}: a negative byte count or count")
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                if isinstance(v, (dict, list)):
+                    walk(v, f"{path}[{i}]")
+
+    for key, value in report.items():
+        if key not in ("meta", "decision", "run") and isinstance(value, (dict, list)):
+            walk(value, f"$.{key}")
+    ranks = {r for i in report.get("inputs") or [] for r in (i.get("ranks") or [])
+             if _is_number(r)}
+    for r in sorted(ranks):
+        if r < 0:
+            out.append(f"$.inputs: rank {r} is negative")
+    ws = (report.get("meta") or {}).get("world_size")
+    if _is_number(ws) and (ws < 1 or ws < len(ranks)):
+        out.append(f"$.meta.world_size = {ws} with {len(ranks)} distinct rank(s) in the inputs")
+    return out
+
+
 def violations(report: dict, cwd: str | None = None) -> list[str]:
     """Every invariant the report breaks, in words; [] for a sound report."""
     out: list[str] = []
@@ -212,6 +293,7 @@ def violations(report: dict, cwd: str | None = None) -> list[str]:
             if isinstance(v, (int, float)) and v < 0:
                 out.append(f"{code}: {key} {v} < 0")
     out += _path_bounds(report)
+    out += _impossible_numbers(report)
     # overlaps: known codes of the same rank, both ways
     by_rank_codes: dict[int, set] = {}
     for f in findings:

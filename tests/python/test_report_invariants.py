@@ -54,6 +54,34 @@ def test_places_outside_the_users_code_fail(where, why):
     assert any(why in v for v in found), found
 
 
+def _calls(path, line=2):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("def score(model, x):\n    return model(x).item()\n")
+    return report(finding(where=[{"file": str(path), "line": line}]), avoidable=total(0.1))
+
+
+def test_a_directory_called_fastenough_is_not_our_code(tmp_path):
+    # The demo's finding in a checkout cloned as .../fastenough (issue 36: the
+    # clone's own name made the demo's workload.py "fastenough's own code").
+    demo = tmp_path / "fastenough" / "python" / "fastenough" / "demo" / "workload.py"
+    assert violations(_calls(demo)) == []
+    # A user's project that happens to be called fastenough.
+    assert violations(_calls(tmp_path / "fastenough" / "train.py")) == []
+
+
+def test_our_package_by_absolute_path_fails():
+    import report_invariants
+
+    ours = report_invariants._PACKAGE + "agent/checks/logits.py"
+    found = violations(report(finding(where=[{"file": ours, "line": 270}]),
+                              avoidable=total(0.1)))
+    assert any("fastenough's own code" in v for v in found), found
+    demo = report_invariants._PACKAGE + "demo/workload.py"
+    found = violations(report(finding(where=[{"file": demo, "line": 156}]),
+                              avoidable=total(0.1)))
+    assert not any("fastenough's own code" in v for v in found), found
+
+
 def test_a_def_line_fails_a_call_line_passes(tmp_path):
     # serial-small-gemm at time_sequence_prediction's `def forward` (item 5)
     src = tmp_path / "train.py"
