@@ -2,6 +2,7 @@
 // Dicts in, dicts out; the arithmetic stays in the core.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <vector>
 
@@ -23,7 +24,8 @@ T Get(const nb::dict& d, const char* key, T fallback) {
 void RegisterDecide(nb::module_& m) {
   m.def(
       "decide",
-      [](const nb::dict& run, const nb::dict& plan, const nb::list& fixes) {
+      [](const nb::dict& run, const nb::dict& plan, const nb::list& fixes,
+         const std::vector<std::string>& open_codes, const std::vector<std::string>& unpriced) {
         decide::RunFigures r{Get(run, "steady_step_ns", 0.0), Get<int64_t>(run, "steps_per_run", 0),
                              Get(run, "load_ns", 0.0), Get(run, "prepare_ns", 0.0),
                              Get(run, "compile_ns", 0.0), Get(run, "startup_ns", 0.0),
@@ -36,7 +38,7 @@ void RegisterDecide(nb::module_& m) {
                         Get(f, "dev_hours", -1.0), Get(f, "verify_hours", 0.0),
                         Get(f, "maint_hours", 0.0)});
         }
-        decide::Decision d = decide::Decide(r, p, fs);
+        decide::Decision d = decide::Decide(r, p, fs, {open_codes, unpriced});
         nb::dict out;
         out["run_ns"] = d.run_ns;
         out["one_time_ns"] = d.one_time_ns;
@@ -57,10 +59,17 @@ void RegisterDecide(nb::module_& m) {
           lst.append(e);
         }
         out["fixes"] = lst;
+        out["fix_first"] = d.fix_first;
+        out["measure"] = d.measure;
+        out["recommendation"] = decide::RecommendationName(d.recommendation);
         return out;
       },
       nb::arg("run"), nb::arg("plan"), nb::arg("fixes"),
-      "Hours saved over the remaining runs vs the cost of each fix, and a verdict.");
+      nb::arg("open_codes") = std::vector<std::string>{},
+      nb::arg("unpriced") = std::vector<std::string>{},
+      "Hours saved over the remaining runs vs the cost of each fix, a verdict for each, and "
+      "the recommendation: fix-first (an open finding changes results), fix, measure (a "
+      "finding has no saving estimate) or freeze.");
 }
 
 }  // namespace fastenough::bindings

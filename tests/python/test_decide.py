@@ -194,3 +194,124 @@ def test_the_agent_records_the_libraries_the_program_imported():
     assert versions["numpy"] == numpy.__version__
     # Never imported by the recording itself.
     assert all(name in sys.modules for name in versions)
+
+
+def _with_findings(parent, findings, **kw):
+    parent.mkdir(exist_ok=True)
+    d = _run_dir(parent, **kw)
+    report = json.loads((d / "report.json").read_text())
+    report["findings"] = findings
+    (d / "report.json").write_text(json.dumps(report))
+    return d
+
+
+# A .item() per step whose 5 us never pays, beside findings the trace did not price.
+_CHEAP_SYNC = {"code": "sync-in-loop", "verdict": "avoidable", "saving": {"per_step_ns": 5000}}
+_TRAIN_MODE = {"code": "train-mode-in-eval", "verdict": "avoidable", "saving": None,
+               "title": "6 dropout/batch-norm modules left in training mode during evaluation"}
+_AUTOGRAD = {"code": "autograd-in-eval", "verdict": "avoidable", "saving": None,
+             "title": "Autograd graph recorded in 41 of 41 examined forwards"}
+
+
+def test_a_finding_that_changes_results_comes_first_and_nothing_is_frozen(tmp_path, capsys):
+    # Issue 37: an evaluation in train mode was told "Nothing pays for itself
+    # over 50 runs: freeze this version". The catalog marks train-mode-in-eval
+    # as changing results: decide says so first and prices the rest after.
+    d = _with_findings(tmp_path, [_TRAIN_MODE, _CHEAP_SYNC, _AUTOGRAD], step_ms=5.0, steps=60)
+    out = _json(capsys, str(d), "--runs", "50")
+    assert out["recommendation"] == "fix-first"
+    assert out["fix_first"] == [{"code": "train-mode-in-eval", "title": _TRAIN_MODE["title"]}]
+    assert [f["code"] for f in out["fixes"]] == ["sync-in-loop"]
+    assert out["fixes"][0]["verdict"] == "not-worth-it" and not out["any_pays"]
+    assert out["unpriced"] == [{"code": "autograd-in-eval", "title": _AUTOGRAD["title"]}]
+    assert "freeze" not in out and not (d / "freeze.json").exists()
+    assert main(["decide", str(d), "--runs", "50"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.startswith("Fix train-mode-in-eval first: it changes your results"), text
+    assert "freeze this version" not in text and not (d / "freeze.json").exists()
+    assert "Not priced: autograd-in-eval" in text and "sync-in-loop" in text
+    # Priced, even at a large saving, it is still no question of hours.
+    priced = dict(_TRAIN_MODE, saving={"per_step_ns": 4e6})
+    d2 = _with_findings(tmp_path / "priced", [priced], step_ms=5.0, steps=60)
+    out = _json(capsys, str(d2), "--runs", "1")
+    assert out["recommendation"] == "fix-first" and out["fixes"] == []
+
+
+def test_a_finding_without_a_saving_is_measured_not_frozen(tmp_path, capsys):
+    d = _with_findings(tmp_path, [_CHEAP_SYNC, _AUTOGRAD], step_ms=5.0, steps=60)
+    out = _json(capsys, str(d), "--runs", "50")
+    assert out["recommendation"] == "measure" and out["fix_first"] == []
+    assert "freeze" not in out and not (d / "freeze.json").exists()
+    assert main(["decide", str(d), "--runs", "50"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "autograd-in-eval has no saving estimate: not a reason to stop" in text, text
+    assert "fastenough ab" in text and "freeze this version" not in text
+    # With the unpriced finding gone and nothing paying, decide freezes.
+    d2 = _with_findings(tmp_path / "frozen", [_CHEAP_SYNC], step_ms=5.0, steps=60)
+    out = _json(capsys, str(d2), "--runs", "50")
+    assert out["recommendation"] == "freeze" and (d2 / "freeze.json").is_file()
+
+
+EVAL_IN_TRAIN_MODE = """\
+import torch
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+
+class Classifier(torch.nn.Module):
+    def __init__(self, vocab=500, dim=64, classes=4):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        layer = torch.nn.TransformerEncoderLayer(dim, 4, 128, dropout=0.1, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, tokens):
+        return self.head(self.encoder(self.embed(tokens)).mean(dim=1))
+
+
+model = Classifier()  # never model.eval(): dropout stays on
+data = torch.randint(0, 500, (60, 16, 32))
+labels = torch.randint(0, 4, (60, 16))
+correct = 0
+for tokens, y in zip(data, labels):
+    logits = model(tokens)  # no torch.no_grad(): a graph per batch
+    correct += (logits.argmax(-1) == y).sum().item()  # a sync per batch
+print("accuracy", correct / labels.numel())
+"""
+
+
+def test_an_evaluation_left_in_train_mode_is_never_frozen(tmp_path):
+    # Issue 37 on a real run: a TransformerEncoder classifier scored in train
+    # mode, autograd on, .item() per batch, under `fastenough run`; decide with
+    # 50 runs left said "freeze" before (nothing priced paid).
+    pytest.importorskip("torch")
+    (tmp_path / "eval.py").write_text(EVAL_IN_TRAIN_MODE)
+    env = {k: v for k, v in os.environ.items() if k != "FASTENOUGH_RUN_DIR"}
+    env["OMP_NUM_THREADS"] = "1"
+    run_dir = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "fastenough", "run", "--quiet", "--run-dir",
+                           str(run_dir), "--", sys.executable, "eval.py"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((run_dir / "report.json").read_text())
+    assert "train-mode-in-eval" in {f["code"] for f in report["findings"]}, report["findings"]
+    decide = [sys.executable, "-m", "fastenough", "decide", str(run_dir), "--runs", "50"]
+    proc = subprocess.run([*decide, "--json"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["recommendation"] == "fix-first", out
+    assert out["fix_first"][0]["code"] == "train-mode-in-eval"
+    assert "freeze" not in out and not (run_dir / "freeze.json").exists()
+    # A finding without a saving (autograd-in-eval unless a probe priced it)
+    # is named to be measured.
+    unpriced = {f["code"] for f in report["findings"] if f["verdict"] == "avoidable"
+                and (f.get("saving") or {}).get("per_step_ns") is None} - {"train-mode-in-eval"}
+    assert {u["code"] for u in out["unpriced"]} == unpriced
+    proc = subprocess.run(decide, env={**env, "COLUMNS": "100"}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert text.startswith("Fix train-mode-in-eval first: it changes your results"), text
+    assert "freeze" not in text.lower().replace("not frozen", ""), text
+    assert not (run_dir / "freeze.json").exists()

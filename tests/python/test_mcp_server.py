@@ -150,9 +150,19 @@ def test_run_a_small_torch_program_then_decide(tmp_path):
     d = answer_of(plain)
     assert not plain.is_error, d
     assert d["measurement"]["status"] == "complete"
-    # A run of a second, ten runs left: nothing is worth hours of work; freeze.
+    # A run of a second, ten runs left: nothing is worth hours of work. But a
+    # finding without a saving (autograd-in-eval when no probe priced it) is a
+    # reason to measure, not to stop (issue 37): then nothing is frozen.
     assert d["any_pays"] is False
-    assert Path(d["freeze"]).is_file() and Path(d["freeze"]).parent == run_dir
+    unpriced = [f["code"] for f in full["findings"] if f["verdict"] == "avoidable"
+                and (f.get("saving") or {}).get("per_step_ns") is None]
+    if unpriced:
+        assert d["recommendation"] == "measure" and d["unpriced"] == unpriced, d
+        assert d["freeze"] is None and not (run_dir / "freeze.json").exists()
+        assert "measure" in d["summary"] and "not frozen" in d["summary"], d["summary"]
+    else:
+        assert d["recommendation"] == "freeze", d
+        assert Path(d["freeze"]).is_file() and Path(d["freeze"]).parent == run_dir
     assert d["reopen"]
 
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "fastenough/findings/catalog.h"
+
 namespace fastenough::decide {
 
 namespace {
@@ -17,6 +19,16 @@ std::string Fmt(const char* f, double a, double b = 0, double c = 0, double d = 
   std::snprintf(buf, sizeof buf, f, a, b, c, d, e);
   return buf;
 }
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The catalog is the one place that says which findings change results.
+bool ChangesResults(const std::string& code) {
+  const findings::CatalogEntry* e = findings::FindCatalogEntry(code);
+  return e != nullptr && e->changes_results;
+}
 }  // namespace
 
 const char* VerdictName(Verdict v) {
@@ -24,6 +36,16 @@ const char* VerdictName(Verdict v) {
     case Verdict::kDoIt: return "do-it";
     case Verdict::kWithinBudget: return "within-budget";
     case Verdict::kNotWorthIt: return "not-worth-it";
+  }
+  return "?";
+}
+
+const char* RecommendationName(Recommendation r) {
+  switch (r) {
+    case Recommendation::kFixFirst: return "fix-first";
+    case Recommendation::kFix: return "fix";
+    case Recommendation::kMeasure: return "measure";
+    case Recommendation::kFreeze: return "freeze";
   }
   return "?";
 }
@@ -38,8 +60,18 @@ std::string FormatDuration(double ns) {
 
 std::string FormatHours(double hours) { return Fmt("%.4g", hours); }
 
-Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes) {
+Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes,
+                const OpenFindings& open) {
   Decision out;
+  auto add_first = [&out](const std::string& code) {
+    if (ChangesResults(code) && !Contains(out.fix_first, code)) out.fix_first.push_back(code);
+  };
+  for (const std::string& code : open.codes) add_first(code);
+  for (const std::string& code : open.unpriced) add_first(code);
+  for (const FixPlan& f : fixes) add_first(f.code);
+  for (const std::string& code : open.unpriced) {
+    if (!Contains(out.fix_first, code) && !Contains(out.measure, code)) out.measure.push_back(code);
+  }
   const double steady_ns = run.steady_step_ns * static_cast<double>(run.steps_per_run);
   const double named_ns = run.load_ns + run.prepare_ns + run.compile_ns + run.startup_ns;
   // The measured run when there is one: a run of 51.7 s with 13.4 s of
@@ -59,6 +91,7 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
   }
   out.one_time_text = one_time_parts;
   for (const FixPlan& f : fixes) {
+    if (Contains(out.fix_first, f.code)) continue;  // not a question of hours
     FixDecision d;
     d.code = f.code;
     // A per-step fix shrinks steady steps only, never more than all of them.
@@ -95,6 +128,10 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
     out.any_pays = out.any_pays || d.verdict != Verdict::kNotWorthIt;
     out.fixes.push_back(d);
   }
+  out.recommendation = !out.fix_first.empty() ? Recommendation::kFixFirst
+                       : out.any_pays         ? Recommendation::kFix
+                       : !out.measure.empty() ? Recommendation::kMeasure
+                                              : Recommendation::kFreeze;
   return out;
 }
 

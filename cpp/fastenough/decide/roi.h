@@ -44,6 +44,20 @@ struct Plan {
 enum class Verdict { kDoIt, kWithinBudget, kNotWorthIt };
 const char* VerdictName(Verdict v);
 
+// What to do next, the first that applies (issue 37): a finding that changes
+// the program's results is fixed before anything is priced; a fix that pays is
+// made; a finding with no saving estimate is measured (fastenough ab), not
+// taken for zero; only when none of these remain is the version frozen.
+enum class Recommendation { kFixFirst, kFix, kMeasure, kFreeze };
+const char* RecommendationName(Recommendation r);  // fix-first, fix, measure, freeze
+
+// The run's open findings beside the priced fixes: every code not `bounded`
+// (avoidable or a suspicion), and the avoidable codes without a saving estimate.
+struct OpenFindings {
+  std::vector<std::string> codes;
+  std::vector<std::string> unpriced;
+};
+
 struct FixDecision {
   std::string code;
   double saving_per_run_ns = 0;  // capped at the run's steady time
@@ -60,11 +74,20 @@ struct Decision {
   double one_time_ns = 0;
   double other_ns = 0;      // the part of one_time_ns in no named phase (wall - the rest)
   std::string one_time_text;  // "start-up 13.43 s, load 660.0 ms, ..." ("" when none)
+  // The priced fixes, less those in fix_first (a fix that changes results is
+  // not weighed against its hours: it comes first).
   std::vector<FixDecision> fixes;
-  bool any_pays = false;
+  bool any_pays = false;  // a fix in `fixes` pays (do-it or within budget)
+  // Open codes whose catalog entry changes results (train-mode-in-eval), in
+  // the order given; each once.
+  std::vector<std::string> fix_first;
+  // Unpriced codes not in fix_first: measure them before and after the fix.
+  std::vector<std::string> measure;
+  Recommendation recommendation = Recommendation::kFreeze;
 };
 
-Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes);
+Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes,
+                const OpenFindings& open = {});
 
 // 14500 -> "14.5 us", 118.8e6 -> "118.8 ms", 2.5e9 -> "2.50 s": a per-step
 // saving of microseconds is not "0.0 ms/step".

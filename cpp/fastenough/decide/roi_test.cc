@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace fastenough::decide {
 namespace {
 
@@ -93,6 +96,48 @@ TEST(Roi, MicrosecondSavingsKeepTheirUnit) {
   Decision d = Decide(run, Plan{.remaining_runs = 5}, {{"sync-in-loop", 14500}});
   EXPECT_NE(d.fixes[0].arithmetic.find("5 runs x 14.5 us/step x 100 steps"), std::string::npos)
       << d.fixes[0].arithmetic;
+}
+
+TEST(Roi, AFindingThatChangesResultsComesFirstAndIsNotPriced) {
+  // Issue 37: a classifier scored in train mode (unpriced), autograd on
+  // (unpriced) and a priced .item() per batch that does not pay over 50 runs
+  // was told "freeze". The catalog says train-mode-in-eval changes results:
+  // it comes first, whatever the hours; autograd-in-eval is to be measured.
+  RunFigures run{.steady_step_ns = 10e6, .steps_per_run = 100};
+  Decision d = Decide(run, Plan{.remaining_runs = 50}, {{"sync-in-loop", 0.2e6}},
+                      {.codes = {"train-mode-in-eval", "autograd-in-eval", "sync-in-loop"},
+                       .unpriced = {"train-mode-in-eval", "autograd-in-eval"}});
+  EXPECT_EQ(d.recommendation, Recommendation::kFixFirst);
+  EXPECT_STREQ(RecommendationName(d.recommendation), "fix-first");
+  EXPECT_EQ(d.fix_first, std::vector<std::string>{"train-mode-in-eval"});
+  EXPECT_EQ(d.measure, std::vector<std::string>{"autograd-in-eval"});
+  ASSERT_EQ(d.fixes.size(), 1u);  // the rest is still priced
+  EXPECT_EQ(d.fixes[0].verdict, Verdict::kNotWorthIt);
+  EXPECT_FALSE(d.any_pays);
+
+  // Even with a saving, a fix that changes results is not weighed in hours.
+  Decision priced = Decide(run, Plan{.remaining_runs = 1}, {{"train-mode-in-eval", 1e3, 5, 5, 5}},
+                           {.codes = {"train-mode-in-eval"}});
+  EXPECT_EQ(priced.recommendation, Recommendation::kFixFirst);
+  EXPECT_TRUE(priced.fixes.empty());
+}
+
+TEST(Roi, AFindingWithoutASavingIsMeasuredNotFrozen) {
+  RunFigures run{.steady_step_ns = 10e6, .steps_per_run = 100};
+  const std::vector<FixPlan> cheap = {{"sync-in-loop", 0.2e6}};
+  Decision measure = Decide(run, Plan{.remaining_runs = 50}, cheap,
+                            {.codes = {"autograd-in-eval", "sync-in-loop"},
+                             .unpriced = {"autograd-in-eval", "autograd-in-eval"}});
+  EXPECT_EQ(measure.recommendation, Recommendation::kMeasure);
+  EXPECT_EQ(measure.measure, std::vector<std::string>{"autograd-in-eval"});
+  // Nothing unpriced, nothing that changes results, nothing that pays: freeze.
+  Decision freeze = Decide(run, Plan{.remaining_runs = 50}, cheap, {.codes = {"sync-in-loop"}});
+  EXPECT_EQ(freeze.recommendation, Recommendation::kFreeze);
+  // A fix that pays is made before the unpriced one is measured.
+  Decision fix = Decide(run, Plan{.remaining_runs = 50000}, cheap,
+                        {.codes = {"autograd-in-eval"}, .unpriced = {"autograd-in-eval"}});
+  EXPECT_EQ(fix.recommendation, Recommendation::kFix);
+  EXPECT_TRUE(fix.any_pays);
 }
 
 }  // namespace

@@ -10,7 +10,10 @@ JSON schema `fastenough.decide/1`:
    "fixes": [{"code", "saving_per_run_ns", "hours_saved", "cost_hours" (null when
    not given), "budget_hours", "share_of_run", "verdict": "do-it" |
    "within-budget" | "not-worth-it", "arithmetic"}], "unpriced": [{"code", "title"}]
-   (avoidable findings without an estimated saving), "reopen": [str]}
+   (avoidable findings without an estimated saving: measure them with `ab`),
+   "fix_first": [{"code", "title"}] (open findings that change results, catalog:
+   changes_results; not priced), "recommendation": "fix-first" | "fix" |
+   "measure" | "freeze", "reopen": [str], "freeze": str (only when frozen)}
   figures also holds "startup_ns" and "wall_ns" (the measured run); the output
   "other_ns" (the run's time in no step and no named phase).
 """
@@ -57,7 +60,10 @@ plan.toml:
 
 Saving per run = saving bound per step x steps of a run; one-time costs (load,
 preparation, first compile/warmup) are part of the run but no per-step fix
-shrinks them. When no fix pays, freeze.json is written into RUN_DIR.
+shrinks them. The recommendation, the first that applies: fix first a finding
+that changes results (train-mode-in-eval); make a fix that pays; measure with
+`fastenough ab` a finding that has no saving estimate; else freeze, and
+freeze.json is written into RUN_DIR.
 """
 
 PREPARE_PHASES = ("prepare", "preparation", "calibrate")
@@ -249,11 +255,21 @@ def run(args: argparse.Namespace) -> int:
     from fastenough import _core
 
     plan = {"remaining_runs": runs, "wait_hour_value": wait}
-    d = _core.decide(fig, plan, fixes)
+    found = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    # Every open finding (a `bounded` one is no fix): the core reads from the
+    # catalog which change results, and those come before any pricing.
+    open_codes = [str(f.get("code")) for f in found if f.get("verdict") != "bounded"]
+    d = _core.decide(fig, plan, fixes, open_codes, [u["code"] for u in unpriced])
+    titles: dict[str, str] = {}
+    for f in found:
+        titles.setdefault(str(f.get("code")), f.get("title") or "")
+    measure = set(d.pop("measure"))
     out = {"schema": "fastenough.decide/1", "run_dir": str(run_dir), "plan": plan,
-           "figures": fig, **d, "unpriced": unpriced, "reopen": reopen}
+           "figures": fig, **d,
+           "fix_first": [{"code": c, "title": titles.get(c, "")} for c in d["fix_first"]],
+           "unpriced": [u for u in unpriced if u["code"] in measure], "reopen": reopen}
     freeze = None
-    if not d["any_pays"]:
+    if d["recommendation"] == "freeze":
         freeze = _freeze(run_dir, report, fig, plan)
         out["freeze"] = str(freeze)
     if args.json:
@@ -276,6 +292,13 @@ def _print(out: dict, freeze: Path | None) -> None:
 
     con = Console()
     fig = out["figures"]
+    runs = out["plan"]["remaining_runs"]
+    for f in out.get("fix_first") or []:
+        # Said first: no saving, cost or number of runs makes this a question of hours.
+        con.print(terminal_text(
+            f"Fix {f['code']} first: it changes your results ({f['title']}). "
+            f"`fastenough explain {f['code']}` gives the fix; then run again and decide."),
+            highlight=False)
     parts = [(name, ns) for name, ns in (("start-up", fig.get("startup_ns", 0)),
                                          ("load", fig["load_ns"]), ("prepare", fig["prepare_ns"]),
                                          ("compile/warm-up", fig["compile_ns"]),
@@ -303,8 +326,19 @@ def _print(out: dict, freeze: Path | None) -> None:
         con.print(terminal_text(f"Not priced: {u['code']} ({u['title']}) has no estimated "
                                 "saving; measure it with `fastenough ab` before and after "
                                 "the fix."), highlight=False)
+    if out.get("recommendation") == "measure":
+        names = ", ".join(u["code"] for u in out["unpriced"])
+        con.print(terminal_text(
+            f"No priced fix pays for itself over {runs} runs, but {names} "
+            f"{'has' if len(out['unpriced']) == 1 else 'have'} no saving estimate: not a "
+            "reason to stop. Measure the fix with `fastenough ab` (this command as side A, "
+            "the fixed one as B), then decide on the measured run."), highlight=False)
+    if out.get("fix_first"):
+        con.print(terminal_text(
+            "Not frozen: " + ", ".join(f["code"] for f in out["fix_first"]) + " changes "
+            "your results; fix it, run again and decide on that run."), highlight=False)
     if freeze is not None:
-        con.print(terminal_text(f"Nothing pays for itself over {out['plan']['remaining_runs']} "
+        con.print(terminal_text(f"Nothing pays for itself over {runs} "
                                 f"runs: freeze this version and go back to research. Recorded "
                                 f"in {freeze}."), highlight=False)
         con.print(terminal_text("Reopen when: " + "; ".join(out["reopen"])), highlight=False)

@@ -301,9 +301,19 @@ def decide_answer(doc: dict, report: dict | None, *, top: int, files: dict) -> d
     fixes = [f for f in (doc.get("fixes") or []) if isinstance(f, dict)]
     m = measurement(report) if isinstance(report, dict) else {"status": "?"}
     pays = bool(doc.get("any_pays"))
-    if pays:
+    rec = doc.get("recommendation")
+    first_codes = [code_ok(f.get("code")) for f in (doc.get("fix_first") or [])
+                   if isinstance(f, dict)]
+    unpriced = [code_ok(u.get("code")) for u in (doc.get("unpriced") or []) if isinstance(u, dict)]
+    if first_codes:
+        head = (f"fix {', '.join(first_codes)} first: it changes the program's results "
+                "(not priced, not frozen)")
+    elif pays:
         first = next((f for f in fixes if f.get("verdict") in ("do-it", "within-budget")), None)
         head = "a fix pays for itself" + (f": {code_ok(first.get('code'))}" if first else "")
+    elif rec == "measure":
+        head = (f"no priced fix pays, but {', '.join(unpriced)} has no saving estimate: "
+                "measure its fix with `ab` before freezing (not frozen)")
     else:
         head = "no fix pays for itself over the remaining runs: freeze (freeze.json written)"
     if m.get("status") != "complete":
@@ -312,6 +322,9 @@ def decide_answer(doc: dict, report: dict | None, *, top: int, files: dict) -> d
         "summary": head,
         "measurement": m,
         "any_pays": pays,
+        "recommendation": clean(rec, 40) if isinstance(rec, str) else None,
+        "fix_first": first_codes[:top],
+        "unpriced": unpriced[:top],
         "fixes": [clean_tree({k: f.get(k) for k in ("code", "verdict", "hours_saved",
                                                       "cost_hours", "budget_hours",
                                                       "saving_per_run_ns", "share_of_run",

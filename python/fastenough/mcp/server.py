@@ -217,9 +217,11 @@ def build_server() -> MCPServer:
 
     @server.tool(name="decide", annotations=writes, description=(
         "Stop: is fixing a finding worth its cost over the remaining runs? Weighs each "
-        "finding's saving (per step x steps per run x runs) against the fix's hours. When no "
-        "fix pays, writes freeze.json into the run directory: freeze this version and go back "
-        "to research. " + ANSWER))
+        "finding's saving (per step x steps per run x runs) against the fix's hours. "
+        "`recommendation`: fix-first (a finding changes the results: fix it whatever the "
+        "hours), fix, measure (a finding has no saving estimate: measure its fix with `ab`), "
+        "or freeze: only then it writes freeze.json into the run directory: freeze this "
+        "version and go back to research. " + ANSWER))
     async def decide_tool(
         run_dir: Annotated[str, Field(description="a run directory written by `run`")],
         runs: Annotated[int, Field(description="how many more runs of this workload will be "
