@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,6 +59,9 @@ def program(path: Path, steps: int = 120, scale: str = "1.0",
 def server() -> StdioServerParameters:
     env = dict(os.environ)
     env.pop("FASTENOUGH_RUN_DIR", None)
+    # The read-only tools' call files: not into the user's ~/.cache during tests.
+    env.setdefault("FASTENOUGH_MCP_SCRATCH", os.path.join(tempfile.gettempdir(),
+                                                          f"fastenough-mcp-tests-{os.getuid()}"))
     return StdioServerParameters(command=sys.executable, args=["-m", "fastenough", "mcp"],
                                  env=env)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.ab.sides import Side
+from fastenough.supervisor.spawn import die_with_parent
 
 
 @dataclass
@@ -41,7 +42,10 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
     out_path = ab_dir / f"{side.name}{index}.stdout.txt"
     err_path = ab_dir / f"{side.name}{index}.stderr.txt"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        # The run dies with this `ab` (and so with an MCP server that started it): it
+        # gets SIGTERM, stops its program and writes what it measured.
+        proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                              preexec_fn=die_with_parent(os.getpid()))
     report = None
     with contextlib.suppress(OSError, ValueError):
         report = json.loads((run_dir / "report.json").read_text())

@@ -21,6 +21,12 @@ location, saving, action), then the key figures, bounded in size, with the
 path of the full JSON. Long calls send progress notifications and can be
 cancelled: a cancelled run ends the program and keeps what was measured.
 
+run and ab run the agent's command with your rights, without a sandbox: it can
+do anything you can (they are annotated as destructive, for clients that ask
+before such calls). Every argument is data, never an option; the read-only
+tools write nothing in your tree (their files go to ~/.cache/fastenough/mcp,
+or FASTENOUGH_MCP_SCRATCH).
+
 A call runs only the command it was given, in the directory it names, under
 a time limit; the program's output comes back as a bounded tail; the CLI's
 errors (bad input, a failed command, an incomplete measurement, the time
@@ -37,8 +43,9 @@ examples:
   fastenough mcp --skill         print the method as a skill document
   fastenough mcp --skill > .claude/skills/fastenough/SKILL.md
 
-exit status: 0 when the client closed the connection, 2 when the `mcp`
-package is missing or too old.
+exit status: 0 when the client closed the connection, 128 + N when signal N
+(SIGTERM, SIGHUP, SIGINT) ended it after stopping the calls under way, 2 when
+the `mcp` package is missing or too old.
 """
 
 MCP_REQUIREMENT = "mcp>=2.3,<3"
@@ -82,5 +89,4 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{INSTALL_HINT}; {why}")
     from fastenough.mcp.server import serve
 
-    serve()
-    return 0
+    return serve()

@@ -3,10 +3,20 @@
 A call runs the `fastenough` CLI in a subprocess (`python -m fastenough VERB
 ... --json`), and nothing else: in the directory the call names, with the
 server's environment plus the variables the call gives, stdin closed, stdout
-and stderr into files of the call's own directory (.fastenough/mcp/<id>/),
-under a time limit. The subprocess keeps a crash of the core, a hostile trace
-or a runaway program away from the server, and gives every verb the CLI's own
-exit meanings.
+and stderr into files of the call's own directory, under a time limit. The
+subprocess keeps a crash of the core, a hostile trace or a runaway program away
+from the server, and gives every verb the CLI's own exit meanings.
+
+Where a call writes is its tool's contract: the tools that run a command (`run`,
+`ab`) keep their runs and files under `<cwd>/.fastenough/`, as `fastenough run`
+does; `decide` adds freeze.json to the run directory it is given; every other
+tool writes nothing in the user's tree, its call directory lives in the
+server's scratch directory (scratch_root). Every argument that is data (a
+path, a command) reaches the CLI after `--`, so it is never read as an option.
+
+The verb's process dies with the server: it gets SIGTERM when the server ends,
+however it ends (the parent-death signal), and `fastenough run` answers that as
+it answers Ctrl-C: it stops the program and writes the report.
 
 When the time limit runs out or the agent cancels the call, the verb is stopped
 as a user's Ctrl-C stops it: `fastenough run` gets SIGTERM, forwards it to the
@@ -19,11 +29,13 @@ by their FASTENOUGH_RUN_DIR before they are killed).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import secrets
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -87,30 +99,47 @@ def check_dir(cwd: object) -> Path:
     return p
 
 
-def check_env(env: dict | None, what: str = "env") -> dict[str, str]:
-    out: dict[str, str] = {}
-    for k, v in (env or {}).items():
-        if not isinstance(k, str) or not k or "=" in k or "\0" in k:
-            raise ToolFailure("bad-input", f"{what}: {k!r} is not a variable name", 2)
-        if not isinstance(v, str) or "\0" in v:
-            raise ToolFailure("bad-input", f"{what}: the value of {k} must be a string", 2)
-        out[k] = v
-    return out
-
-
 def check_timeout(timeout_s: float | None, verb: str) -> float:
     if timeout_s is None:
         return limits.DEFAULT_TIMEOUT_S[verb]
-    if not (0 < timeout_s <= limits.MAX_TIMEOUT_S):
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or \
+            not (0 < timeout_s <= limits.MAX_TIMEOUT_S):  # NaN fails the comparison too
         raise ToolFailure("bad-input", f"timeout_s must be in (0, {limits.MAX_TIMEOUT_S:.0f}]", 2)
     return float(timeout_s)
 
 
-def call_dir(cwd: Path, verb: str) -> Path:
-    """.fastenough/mcp/<UTC time>-<verb>-<hex>/ under the call's directory: the verb's
-    stdout and stderr, and the full JSON documents that answers point at."""
-    root = cwd / ".fastenough" / "mcp"
-    root.mkdir(parents=True, exist_ok=True)
+def scratch_root() -> Path:
+    """Where the read-only tools keep their call directories: FASTENOUGH_MCP_SCRATCH, or
+    $XDG_CACHE_HOME/fastenough/mcp (~/.cache/fastenough/mcp). Outside the user's tree, so
+    that a tool annotated read-only writes nothing there. Private to this user: made with
+    mode 0700, and refused when it is a symlink or another user's."""
+    configured = os.environ.get("FASTENOUGH_MCP_SCRATCH")
+    if configured:
+        root = Path(configured)
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = Path(cache) / "fastenough" / "mcp"
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(root)
+    except OSError as e:
+        raise ToolFailure("internal", f"cannot make the scratch directory {root}: "
+                          f"{e.strerror or e} (set FASTENOUGH_MCP_SCRATCH)", 3) from None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        raise ToolFailure("internal", f"the scratch directory {root} is not a directory of this "
+                          "user's (set FASTENOUGH_MCP_SCRATCH)", 3)
+    return root
+
+
+def call_dir(cwd: Path | None, verb: str) -> Path:
+    """<UTC time>-<verb>-<hex>/ for one call: the verb's stdout and stderr, and the full
+    JSON documents that answers point at. Under <cwd>/.fastenough/mcp/ for the tools that
+    write there by contract (run, ab, decide); under scratch_root() when cwd is None."""
+    if cwd is None:
+        root = scratch_root()
+    else:
+        root = cwd / ".fastenough" / "mcp"
+        root.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     while True:
         d = root / f"{stamp}-{verb}-{secrets.token_hex(3)}"
@@ -219,11 +248,19 @@ async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s:
     full_env.pop("FASTENOUGH_FORCE_PROGRESS", None)  # no progress bars into the files
     cmd = [sys.executable, "-m", "fastenough", *args]
     t0 = time.monotonic()
+    from fastenough.supervisor.spawn import die_with_parent
+
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
+            # A session of its own (stopped as a group), dying with the server: the
+            # parent-death signal is set in the child, prepared before the fork.
             proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err, start_new_session=True)
+                                    stdout=out, stderr=err, start_new_session=True,
+                                    preexec_fn=die_with_parent(os.getpid()))
         except OSError as e:
+            if e.errno == errno.E2BIG:  # the arguments or environment are too large
+                raise ToolFailure("bad-input", "the command's arguments and environment are "
+                                  "too large for the system to start it (E2BIG)", 2) from None
             raise ToolFailure("internal", f"cannot start {cmd[0]}: {e.strerror or e}", 3) from None
 
     async def stop_now() -> None:

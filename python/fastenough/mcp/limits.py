@@ -36,6 +36,10 @@ MAX_TOP = 50
 OUTPUT_TAIL_CHARS = 2000
 OUTPUT_TAIL_LINES = 30
 
+# One JSON-RPC message from the client, bytes: a longer one is answered with a parse
+# error and never held in memory whole (wire.Gate).
+MAX_MESSAGE_BYTES = 4 << 20
+
 # One string quoted from a program or a trace (a name, a title, an action).
 MAX_STRING_CHARS = 300
 # One whole answer (its JSON text); past it, lists are cut and the answer says so.

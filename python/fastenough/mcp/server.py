@@ -13,22 +13,26 @@ program of a `run` included) and the cancelled request gets no answer.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from typing import Annotated, Literal
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from fastenough import __version__
 from fastenough import mcp as fe_mcp
-from fastenough.mcp import limits, tools
+from fastenough.mcp import limits, tools, wire
 from fastenough.mcp.calls import KINDS, ToolFailure
 
 log = logging.getLogger("fastenough.mcp")
 
 Cwd = Annotated[str, Field(description="absolute path of the directory to work in: the command "
-                           "runs there, relative paths are read from there, and fastenough "
-                           "writes under its .fastenough/")]
+                           "runs there and relative paths are read from there. Only run, ab "
+                           "and decide write there (under .fastenough/, and decide's "
+                           "freeze.json in the run directory it is given)")]
 Top = Annotated[int | None, Field(description=f"how many findings (or rows) to return, 1.."
                                   f"{limits.MAX_TOP}; default {limits.DEFAULT_TOP}. The full "
                                   "JSON is in files", ge=1, le=limits.MAX_TOP)]
@@ -87,11 +91,23 @@ def build_server() -> MCPServer:
         instructions=fe_mcp.skill_text(),
         log_level="WARNING",
     )
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    # The annotations say what each tool can do, for clients that approve calls by them.
+    # run and ab execute the agent's command with the user's rights and no sandbox: it
+    # can do anything the user can, to their files and beyond this machine.
+    executes = ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                               idempotent_hint=False, open_world_hint=True)
+    # decide adds freeze.json to the run directory it is given, nothing else.
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                             open_world_hint=False)
+    # The rest read their inputs and write only into the server's scratch directory
+    # (calls.scratch_root), never into the user's tree.
+    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
 
-    @server.tool(name="run", annotations=writes, description=(
-        "Measure: run a command under `fastenough run` (no code change) and report where its "
+    @server.tool(name="run", annotations=executes, description=(
+        "Runs the given command with your user's rights, without a sandbox: it can do "
+        "anything you can. Measure: run a command under `fastenough run` (no code change) and "
+        "report where its "
         "time went: phases, steady throughput, and findings of avoidable waste ranked by the "
         "most each fix can save. Use before changing anything. A command that fails, or a "
         "measurement that is incomplete (unless require_complete=false), is a tool error that "
@@ -118,7 +134,9 @@ def build_server() -> MCPServer:
                            warmup_steps=warmup_steps, probe=probe,
                            require_complete=require_complete, top=top)
 
-    @server.tool(name="ab", annotations=writes, description=(
+    @server.tool(name="ab", annotations=executes, description=(
+        "Runs both given commands, several times each, with your user's rights, without a "
+        "sandbox: they can do anything you can. "
         "Verify: is B faster than A, with the same outputs? Runs both commands under `fastenough "
         "run` interleaved A B B A (rounds times), gives B/A of steady throughput with its "
         "interval, the protocol changes between the sides, and the comparison of the outputs "
@@ -272,6 +290,46 @@ def build_server() -> MCPServer:
     return server
 
 
-def serve() -> None:
-    """Serve over stdio until the client closes stdin."""
-    build_server().run("stdio")
+def serve() -> int:
+    """Serve over stdio until the client closes stdin, or SIGTERM / SIGHUP / SIGINT end
+    the server: then the calls under way are cancelled as an agent cancels them (a run's
+    program is stopped and its report written) before the server exits. Were the server
+    killed outright, each verb it started gets SIGTERM from the kernel instead (the
+    parent-death signal, calls.run_cli)."""
+    signum = anyio.run(_serve_stdio, build_server())
+    return 128 + signum if signum else 0
+
+
+async def _serve_stdio(server: MCPServer) -> int | None:
+    """Serve until stdin closes (None) or a signal ends the server (its number)."""
+    import mcp_types
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    wire_in, wire_out = wire.claim_stdio()
+    gate = wire.Gate(wire_in)
+    stdout = anyio.wrap_file(os.fdopen(wire_out, "w", encoding="utf-8"))
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, over our gate
+
+    stopped_by: list[int] = []
+    async with anyio.create_task_group() as tg:
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as sigs:
+                async for signum in sigs:
+                    log.warning("fastenough mcp: signal %d: stopping the calls under way", signum)
+                    stopped_by.append(int(signum))
+                    tg.cancel_scope.cancel()
+                    return
+
+        tg.start_soon(on_signal)
+        async with stdio_server(stdin=gate, stdout=stdout) as (read_stream, write_stream):
+            async def reply(response: dict) -> None:
+                message = mcp_types.jsonrpc_message_adapter.validate_python(response)
+                await write_stream.send(SessionMessage(message))
+
+            gate.reply = reply
+            gate.ready.set()
+            await lowlevel.run(read_stream, write_stream,
+                               lowlevel.create_initialization_options())
+        tg.cancel_scope.cancel()
+    return stopped_by[0] if stopped_by else None

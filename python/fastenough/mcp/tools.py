@@ -12,14 +12,14 @@ import re
 import shlex
 from pathlib import Path
 
-from fastenough.mcp import answers, limits
+from fastenough.mcp import answers, arguments, limits
+from fastenough.mcp.arguments import args_after
 from fastenough.mcp.calls import (
     LineCounter,
     Progress,
     ToolFailure,
     call_dir,
     check_dir,
-    check_env,
     check_timeout,
     last_cli_message,
     read_json,
@@ -28,38 +28,17 @@ from fastenough.mcp.calls import (
 
 EXIT_MEANINGS = {0: "ok", 1: "ran; the verb's own 'no' (outputs differ, findings, error "
                  "counters, a gate not met, a side failed)", 2: "usage error or unreadable input",
-                 3: "a bug in fastenough", 4: "measurement incomplete", 126: "not executable",
+                 3: "a bug in fastenough", 4: "measurement incomplete",
+                 5: "the report was made, but the input lost data on the way (a truncated "
+                    "file, damaged events): its figures cover only what could be read",
+                 126: "not executable",
                  127: "command not found"}
 
 
 def _top(top: int | None) -> int:
     if top is None:
         return limits.DEFAULT_TOP
-    if not (1 <= top <= limits.MAX_TOP):
-        raise ToolFailure("bad-input", f"top must be in 1..{limits.MAX_TOP}", 2)
-    return int(top)
-
-
-def _argv(command: object, what: str = "command") -> list[str]:
-    if isinstance(command, str) or not isinstance(command, list) or not command:
-        raise ToolFailure("bad-input", f"{what}: give the program and its arguments as a list "
-                          'of strings, e.g. ["python", "eval.py", "--cfg", "x"] (no shell '
-                          "runs it)", 2)
-    for a in command:
-        if not isinstance(a, str) or "\0" in a:
-            raise ToolFailure("bad-input", f"{what}: every argument must be a string", 2)
-    if not command[0]:
-        raise ToolFailure("bad-input", f"{what}: the program name is empty", 2)
-    return list(command)
-
-
-def _paths(paths: object, what: str = "paths") -> list[str]:
-    if isinstance(paths, str):
-        paths = [paths]
-    if not isinstance(paths, list) or not paths or not all(
-            isinstance(p, str) and p and "\0" not in p for p in paths):
-        raise ToolFailure("bad-input", f"{what}: give one or more paths", 2)
-    return list(paths)
+    return arguments.integer(top, "top", 1, limits.MAX_TOP)
 
 
 def _fail_from_exit(outcome, verb: str) -> None:
@@ -137,24 +116,24 @@ async def run(command: list[str], cwd: str, env: dict | None = None, timeout_s: 
               trace: bool = True, trace_steps: int = 5, warmup_steps: int = 3,
               probe: bool = False, require_complete: bool = True, top: int | None = None,
               progress: Progress | None = None) -> dict:
-    argv = _argv(command)
+    argv = arguments.command(command)
     d = check_dir(cwd)
-    env_ = check_env(env)
+    env_ = arguments.env(env)
     timeout = check_timeout(timeout_s, "run")
     top_ = _top(top)
-    if not (1 <= trace_steps <= 1000) or not (0 <= warmup_steps <= 1000):
-        raise ToolFailure("bad-input", "trace_steps must be in 1..1000, warmup_steps in 0..1000", 2)
+    trace_steps = arguments.integer(trace_steps, "trace_steps", 1, 1000)
+    warmup_steps = arguments.integer(warmup_steps, "warmup_steps", 0, 1000)
     from fastenough.supervisor.run_dir import new_run_dir
 
     run_dir = new_run_dir(str(d))
     cdir = call_dir(d, "run")
-    args = ["run", "--quiet", "--run-dir", str(run_dir), "--trace-steps", str(trace_steps),
-            "--warmup-steps", str(warmup_steps)]
+    options = ["run", "--quiet", f"--run-dir={run_dir}", f"--trace-steps={trace_steps}",
+               f"--warmup-steps={warmup_steps}"]
     if not trace:
-        args.append("--no-trace")
+        options.append("--no-trace")
     if probe:
-        args.append("--probe")
-    args += ["--", *argv]
+        options.append("--probe")
+    args = args_after(options, argv)
     steps, phases = LineCounter(run_dir / "steps.jsonl"), LineCounter(run_dir / "phases.jsonl")
 
     def describe() -> str:
@@ -221,29 +200,37 @@ async def ab(command_a: list[str], command_b: list[str], cwd: str, env: dict | N
              require_speedup: float | None = None, confidence: float = 0.95,
              timeout_s: float | None = None, top: int | None = None,
              progress: Progress | None = None) -> dict:
-    a, b = _argv(command_a, "command_a"), _argv(command_b, "command_b")
+    a, b = arguments.command(command_a, "command_a"), arguments.command(command_b, "command_b")
     d = check_dir(cwd)
-    env_ = check_env(env)
-    ea, eb = check_env(env_a, "env_a"), check_env(env_b, "env_b")
+    env_ = arguments.env(env)
+    ea, eb = arguments.env(env_a, "env_a"), arguments.env(env_b, "env_b")
     timeout = check_timeout(timeout_s, "ab")
     top_ = _top(top)
-    if not (1 <= rounds <= 20):
-        raise ToolFailure("bad-input", "rounds must be in 1..20", 2)
+    rounds = arguments.integer(rounds, "rounds", 1, 20)
     if trace not in ("first", "all", "none"):
         raise ToolFailure("bad-input", "trace must be 'first', 'all' or 'none'", 2)
+    confidence = arguments.number(confidence, "confidence", low=0, high=1, low_open=True,
+                                  high_open=True)
     cdir = call_dir(d, "ab")
     ab_dir = cdir / "runs"
-    args = ["ab", "--json", "--dir", str(ab_dir), "--rounds", str(rounds),
-            "--confidence", str(confidence)]
-    args += {"first": [], "all": ["--trace"], "none": ["--no-trace"]}[trace]
-    for k, v in ea.items():
-        args += ["--env-a", f"{k}={v}"]
-    for k, v in eb.items():
-        args += ["--env-b", f"{k}={v}"]
-    for flag, value in (("--atol", atol), ("--rtol", rtol), ("--require-speedup", require_speedup)):
+    options = ["ab", "--json", f"--dir={ab_dir}", f"--rounds={rounds}",
+               f"--confidence={confidence!r}"]
+    options += {"first": [], "all": ["--trace"], "none": ["--no-trace"]}[trace]
+    options += [f"--env-a={k}={v}" for k, v in ea.items()]
+    options += [f"--env-b={k}={v}" for k, v in eb.items()]
+    for flag, value, low in (("--atol", atol, 0.0), ("--rtol", rtol, 0.0),
+                             ("--require-speedup", require_speedup, None)):
         if value is not None:
-            args += [flag, str(value)]
-    args += [shlex.join(a), shlex.join(b)]
+            x = arguments.number(value, flag[2:].replace("-", "_"), low=low)
+            options.append(f"{flag}={x!r}")
+    if a == b and (ea or eb):
+        # One command, the sides told apart by their variables: ab's own `-- CMD`.
+        args = args_after(options, a)
+    else:
+        # Two quoted commands. ab's grammar has no `--` for them, but neither can be
+        # read as an option: a program name never starts with '-' (arguments.command),
+        # so neither does the quoted command.
+        args = [*options, shlex.join(a), shlex.join(b)]
     total = 4 * rounds
 
     def describe() -> str:
@@ -290,19 +277,24 @@ async def ab(command_a: list[str], command_b: list[str], cwd: str, env: dict | N
 
 # ---------------------------------------------------------------- analyze, report
 
+# The exit statuses with which analyze and report still print the report: error
+# counters raised (1), data lost on the way, a truncated trace (5).
+_REPORT_STATUSES = (0, 1, 5)
+
 async def analyze(paths: list[str], cwd: str, window: int | None = None, top: int | None = None,
                   timeout_s: float | None = None, progress: Progress | None = None) -> dict:
-    ps = _paths(paths)
+    ps = arguments.paths(paths)
     d = check_dir(cwd)
     top_ = _top(top)
     timeout = check_timeout(timeout_s, "analyze")
-    cdir = call_dir(d, "analyze")
-    args = ["analyze", "--json", "--no-progress", *ps]
+    options = ["analyze", "--json", "--no-progress"]
     if window is not None:
-        args += ["--window", str(window)]
+        options.append(f"--window={arguments.integer(window, 'window', 1, 1 << 30)}")
+    args = args_after(options, ps)
+    cdir = call_dir(None, "analyze")  # read-only: nothing written under cwd
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="report.json")
-    report = _document(outcome, "analyze", "fastenough.report/")
+    report = _document(outcome, "analyze", "fastenough.report/", ok_status=_REPORT_STATUSES)
     files = {"report_json": str(outcome.stdout),
              "traces": [str(_resolve(d, p)) for p in ps][:10]}
     answer = answers.report_answer(report, top=top_, files=files)
@@ -312,17 +304,17 @@ async def analyze(paths: list[str], cwd: str, window: int | None = None, top: in
 
 async def report(path: str, cwd: str, detail: str = "compact", top: int | None = None,
                  timeout_s: float | None = None, progress: Progress | None = None) -> dict:
-    (p,) = _paths([path], "path")
+    p = arguments.as_path(path, "path")
     d = check_dir(cwd)
     top_ = _top(top)
     if detail not in ("compact", "full"):
         raise ToolFailure("bad-input", "detail must be 'compact' or 'full'", 2)
     timeout = check_timeout(timeout_s, "report")
-    cdir = call_dir(d, "report")
-    outcome = await run_cli(["report", p, "--json", "--no-progress"], cwd=d, env={},
+    cdir = call_dir(None, "report")  # read-only: nothing written under cwd
+    outcome = await run_cli(args_after(["report", "--json", "--no-progress"], [p]), cwd=d, env={},
                             timeout_s=timeout, out_dir=cdir, progress=progress,
                             stdout_name="report.json")
-    rep = _document(outcome, "report", "fastenough.report/", ok_status=(0,))
+    rep = _document(outcome, "report", "fastenough.report/", ok_status=_REPORT_STATUSES)
     target = _resolve(d, p)
     files: dict = {"report_json": str(outcome.stdout)}
     if (target / "report.json").is_file():
@@ -340,17 +332,18 @@ async def report(path: str, cwd: str, detail: str = "compact", top: int | None =
 async def compare(a: str, b: str, cwd: str, atol: float | None = None, rtol: float | None = None,
                   exact: bool = False, nan_equal: bool = False, top: int | None = None,
                   timeout_s: float | None = None, progress: Progress | None = None) -> dict:
-    pa, pb = _paths([a], "a")[0], _paths([b], "b")[0]
+    pa, pb = arguments.as_path(a, "a"), arguments.as_path(b, "b")
     d = check_dir(cwd)
     top_ = _top(top)
     timeout = check_timeout(timeout_s, "compare")
-    cdir = call_dir(d, "compare")
-    args = ["compare", pa, pb, "--json", "--top", str(top_)]
+    cdir = call_dir(None, "compare")  # read-only: nothing written under cwd
+    options = ["compare", "--json", f"--top={top_}"]
     for flag, value in (("--atol", atol), ("--rtol", rtol)):
         if value is not None:
-            args += [flag, str(value)]
-    args += ["--exact"] if exact else []
-    args += ["--nan-equal"] if nan_equal else []
+            options.append(f"{flag}={arguments.number(value, flag[2:], low=0)!r}")
+    options += ["--exact"] if exact else []
+    options += ["--nan-equal"] if nan_equal else []
+    args = args_after(options, [pa, pb])
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="compare.json")
     doc = _document(outcome, "compare", "fastenough.compare/")
@@ -362,14 +355,15 @@ async def compare(a: str, b: str, cwd: str, atol: float | None = None, rtol: flo
 async def diff(a: str, b: str, cwd: str, min_change: float | None = None,
                top: int | None = None, timeout_s: float | None = None,
                progress: Progress | None = None) -> dict:
-    pa, pb = _paths([a], "a")[0], _paths([b], "b")[0]
+    pa, pb = arguments.as_path(a, "a"), arguments.as_path(b, "b")
     d = check_dir(cwd)
     top_ = _top(top)
     timeout = check_timeout(timeout_s, "diff")
-    cdir = call_dir(d, "diff")
-    args = ["diff", pa, pb, "--json"]
+    cdir = call_dir(None, "diff")  # read-only: nothing written under cwd
+    options = ["diff", "--json"]
     if min_change is not None:
-        args += ["--min-change", str(min_change)]
+        options.append(f"--min-change={arguments.number(min_change, 'min_change', low=0)!r}")
+    args = args_after(options, [pa, pb])
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="diff.json")
     doc = _document(outcome, "diff", "fastenough.diff/", ok_status=(0,))
@@ -383,23 +377,30 @@ async def diff(a: str, b: str, cwd: str, min_change: float | None = None,
 async def decide(run_dir: str, runs: int, cwd: str, fixes: list[dict] | None = None,
                  wait_value: float | None = None, top: int | None = None,
                  timeout_s: float | None = None, progress: Progress | None = None) -> dict:
-    (rd,) = _paths([run_dir], "run_dir")
+    rd = arguments.as_path(run_dir, "run_dir")
     d = check_dir(cwd)
     top_ = _top(top)
     timeout = check_timeout(timeout_s, "decide")
-    if not isinstance(runs, int) or isinstance(runs, bool) or runs < 0:
-        raise ToolFailure("bad-input", "runs: the number of remaining runs, 0 or more", 2)
-    args = ["decide", rd, "--json", "--runs", str(runs)]
+    runs = arguments.integer(runs, "runs: the number of remaining runs", 0, 10**9)
+    # decide writes freeze.json into the run directory: only into one that `run` made.
+    if not (_resolve(d, rd) / "report.json").is_file():
+        raise ToolFailure("bad-input", f"run_dir {limits.clean(run_dir, 200)!r}: not a run "
+                          "directory (no report.json in it); give one that `run` wrote", 2)
+    options = ["decide", "--json", f"--runs={runs}"]
+    if fixes is not None and not isinstance(fixes, list):
+        raise ToolFailure("bad-input", "fixes: a list of objects", 2)
     for f in fixes or []:
-        try:
-            code = str(f["code"])
-            hours = [float(f.get(k, 0) or 0) for k in ("dev_hours", "verify_hours", "maint_hours")]
-        except (KeyError, TypeError, ValueError):
+        if not isinstance(f, dict) or "code" not in f:
             raise ToolFailure("bad-input", "fixes: each needs code, and dev_hours, verify_hours, "
-                              "maint_hours as numbers", 2) from None
-        args += ["--fix", f"{code}={hours[0]},{hours[1]},{hours[2]}"]
+                              "maint_hours as numbers", 2)
+        code = arguments.code(f["code"], "fixes: code")
+        hours = [arguments.number(f.get(k, 0) or 0, f"fixes: {k}", low=0, high=1e6)
+                 for k in ("dev_hours", "verify_hours", "maint_hours")]
+        options.append(f"--fix={code}={hours[0]!r},{hours[1]!r},{hours[2]!r}")
     if wait_value is not None:
-        args += ["--wait-value", str(wait_value)]
+        x = arguments.number(wait_value, "wait_value", low=0, low_open=True, high=1e6)
+        options.append(f"--wait-value={x!r}")
+    args = args_after(options, [rd])
     cdir = call_dir(d, "decide")
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="decide.json")
@@ -418,17 +419,18 @@ async def decide(run_dir: str, runs: int, cwd: str, fixes: list[dict] | None = N
 async def lint(paths: list[str], cwd: str, select: list[str] | None = None,
                ignore: list[str] | None = None, top: int | None = None,
                timeout_s: float | None = None, progress: Progress | None = None) -> dict:
-    ps = _paths(paths)
+    from fastenough.lint.rules import CODES as LINT_CODES
+
+    ps = arguments.paths(paths)
     d = check_dir(cwd)
     top_ = _top(top)
     timeout = check_timeout(timeout_s, "lint")
-    args = ["lint", "--format", "json", "--no-progress", *ps]
-    for flag, codes in (("--select", select), ("--ignore", ignore)):
-        if codes:
-            if not all(isinstance(c, str) for c in codes):
-                raise ToolFailure("bad-input", f"{flag[2:]}: a list of codes", 2)
-            args += [flag, ",".join(codes)]
-    cdir = call_dir(d, "lint")
+    options = ["lint", "--format=json", "--no-progress"]
+    for flag, chosen in (("--select", select), ("--ignore", ignore)):
+        if chosen:
+            options.append(f"{flag}={','.join(arguments.codes(chosen, flag[2:], LINT_CODES))}")
+    args = args_after(options, ps)
+    cdir = call_dir(None, "lint")  # read-only: nothing written under cwd
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="lint.json")
     doc = _document(outcome, "lint", "fastenough.lint/")

@@ -116,17 +116,29 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 DEATH_SIGNAL = signal.SIGTERM  # what the child gets when fastenough dies
 
 
-def _child_setup(parent: int, terminal_fd: int | None):
-    """The function run in the child between fork and exec: the parent-death
-    signal, then the terminal. Prepared here, in the parent, so that the child
-    imports and allocates nothing (other threads, the sampler's, may hold locks
-    at the fork); libc's prctl is looked up before the fork for the same reason."""
+def die_with_parent(parent: int):
+    """A preexec_fn: the child gets DEATH_SIGNAL when its parent (pid `parent`, the
+    thread that forks it) dies. Prepared here, in the parent, so that the child imports
+    and allocates nothing (other threads may hold locks at the fork); libc's prctl is
+    looked up before the fork for the same reason. Also used by `fastenough mcp` for
+    the verbs it starts."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl
 
     def setup() -> None:
         prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL), 0, 0, 0)
-        if os.getppid() != parent:  # fastenough died before the line above
+        if os.getppid() != parent:  # the parent died before the line above
             os.kill(os.getpid(), DEATH_SIGNAL)
+
+    return setup
+
+
+def _child_setup(parent: int, terminal_fd: int | None):
+    """The function run in the child between fork and exec: the parent-death
+    signal, then the terminal (prepared before the fork, as die_with_parent)."""
+    death = die_with_parent(parent)
+
+    def setup() -> None:
+        death()
         if terminal_fd is not None:
             job_control.give_terminal_in_child(terminal_fd)
 
