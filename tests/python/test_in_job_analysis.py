@@ -24,7 +24,10 @@ torch = pytest.importorskip("torch")
 if not torch.distributed.is_available():
     pytest.skip("torch.distributed is not available", allow_module_level=True)
 
-LATE_S = 0.030  # the planted straggler's sleep before each step
+# The planted straggler's sleep before each step: long beside what a loaded
+# machine does to the ranks' arrivals (10 to 15 ms at load 8 to 10 on two
+# cores, see _assert_planted), so that the lateness measured stays near it.
+LATE_S = 0.100
 
 # A tiny DDP loop. PROG_LATE_RANK sleeps LATE_S before each step, so it reaches
 # every all-reduce LATE_S after the others; PROG_HEAVY_RANK does more work in
@@ -169,18 +172,18 @@ def _assert_planted(finding: dict, rank: int, ranks: int) -> None:
     assert ev["rank"] == rank and ev["ranks"] == ranks
     assert ev["matched_collectives"] >= 4  # the windows may start some steps apart
     # The late rank reaches each all-reduce LATE_S after the others: the margin
-    # (counted from the second-last arrival) is the planted sleep. Looser than
-    # 10% on this 2-core machine, measured with the load average at 3 to 4:
-    #   above, 100%: the rank that slept is scheduled again late, which only
-    #     ever adds to its lateness (32.7 and 34.8 ms for 30 ms at load 3 to 4,
-    #     42.3 ms at load 7); a lateness off by a whole extra step of the
-    #     late rank (its sleep again) still fails it;
-    #   below, 10% with 2 ranks, 25% with 4: four ranks share two cores, so
-    #     the others' own arrivals spread by up to 6 ms and the second-last one
-    #     is that much nearer the late rank (26.8 ms measured).
+    # (counted from the second-last arrival) is the planted sleep, give or take
+    # what the scheduler of a loaded 2-core machine adds:
+    #   above: the rank that slept is scheduled again late, which only ever
+    #     adds to its lateness (32.7 and 34.8 ms for 30 ms at load 3 to 4, 42.3
+    #     ms at load 7); 60% above still fails a lateness off by a whole extra
+    #     step of the late rank (its sleep again);
+    #   below: four ranks share two cores, so the others' own arrivals spread
+    #     and the second-last one is that much nearer the late rank (26.8 ms
+    #     for 30 ms at load 3 to 4, 18.6 ms at load 10: 11.5 ms less; issue 36).
+    #     With a sleep of 100 ms, 25% below leaves 25 ms for that.
     late = ev["mean_late_ns"] / 1e9
-    low = 0.90 if ranks <= os.cpu_count() else 0.75
-    assert low * LATE_S <= late <= 2.0 * LATE_S, ev
+    assert 0.75 * LATE_S <= late <= 1.6 * LATE_S, ev
     assert finding["verdict"] == "avoidable"
 
 
