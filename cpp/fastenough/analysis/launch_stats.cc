@@ -12,10 +12,14 @@ LaunchStats AnalyzeLaunches(const trace::EventStore& store,
     const int32_t l = store.launch_row[row];
     if (l == trace::kNoRow) continue;
     ++s.launched_count;
+    if (store.dur_ns[row] < store.dur_ns[l]) ++s.short_kernel_count;
+    // A kernel that starts before its launch call (clock skew, negative or
+    // shuffled timestamps: counted as kernel_before_launch by the reader)
+    // says nothing about launch delays: left out, never a negative delay.
+    if (store.ts_ns[row] < store.ts_ns[l]) continue;
     launch.push_back(store.ts_ns[row] - store.ts_ns[l]);
     queue.push_back(store.ts_ns[row] - store.end_ns(l));
     call.push_back(store.dur_ns[l]);
-    if (store.dur_ns[row] < store.dur_ns[l]) ++s.short_kernel_count;
   }
   s.launch_delay = Summarize(launch);
   s.queue_delay = Summarize(queue);

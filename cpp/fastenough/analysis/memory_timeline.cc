@@ -4,6 +4,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "fastenough/util/saturating.h"
+
 namespace fastenough::analysis {
 
 using trace::EventStore;
@@ -55,13 +57,16 @@ MemoryTimeline Analyze(const EventStore& s, const std::vector<const MemoryEvent*
   std::vector<int64_t> allocated(ev.size()), reserved(ev.size(), -1);
   int64_t run = 0;
   for (size_t i = 0; i < ev.size(); ++i) {
-    run = ev[i]->total_allocated != kNone ? ev[i]->total_allocated : run + ev[i]->bytes;
+    // Without totals the level is relative to an unknown start: frees of
+    // blocks allocated before the trace cannot take it below zero.
+    run = ev[i]->total_allocated != kNone ? ev[i]->total_allocated
+                                          : std::max<int64_t>(0, SaturatingAdd(run, ev[i]->bytes));
     allocated[i] = run;
     if (ev[i]->total_reserved != kNone) reserved[i] = ev[i]->total_reserved;
     (ev[i]->bytes > 0 ? m.alloc_count : m.free_count) += ev[i]->bytes != 0 ? 1 : 0;
   }
   if (has_totals) {
-    m.start_allocated_bytes = ev.front()->total_allocated - ev.front()->bytes;
+    m.start_allocated_bytes = std::max<int64_t>(0, ev.front()->total_allocated - ev.front()->bytes);
     m.live_at_start_bytes = m.start_allocated_bytes;
   }
   m.end_allocated_bytes = allocated.back();
@@ -92,13 +97,13 @@ MemoryTimeline Analyze(const EventStore& s, const std::vector<const MemoryEvent*
   };
   auto settle = [&](const Live& l, bool freed_inside) {
     if (l.window < 0) {
-      m.outside_steps_bytes += l.bytes;
+      m.outside_steps_bytes = SaturatingAdd(m.outside_steps_bytes, l.bytes);
       ++m.outside_steps_count;
     } else if (freed_inside) {
-      m.within_step_bytes += l.bytes;
+      m.within_step_bytes = SaturatingAdd(m.within_step_bytes, l.bytes);
       ++m.within_step_count;
     } else {
-      m.outlive_step_bytes += l.bytes;
+      m.outlive_step_bytes = SaturatingAdd(m.outlive_step_bytes, l.bytes);
       ++m.outlive_step_count;
     }
   };
@@ -145,7 +150,7 @@ MemoryTimeline Analyze(const EventStore& s, const std::vector<const MemoryEvent*
       r.peak_reserved_bytes = std::max(r.peak_reserved_bytes, current_reserved);
       if (ev[i]->bytes > 0) {
         ++r.alloc_count;
-        r.alloc_bytes += ev[i]->bytes;
+        r.alloc_bytes = SaturatingAdd(r.alloc_bytes, ev[i]->bytes);
       }
       ++i;
     }

@@ -15,7 +15,12 @@ struct KernelRow {
   int64_t count = 0;
   int64_t total_ns = 0;  // sum of durations (overlaps between streams counted twice)
   double mean_ns = 0;
-  double share_of_busy = 0;  // total_ns / device busy time of the rank(s)
+  // Time any instance of it ran: the union of its instances on each device,
+  // summed over devices (and ranks). Instances that overlap (two streams, or
+  // a damaged trace's repeats on one stream) count once, so it is at most the
+  // devices' busy time.
+  int64_t busy_ns = 0;
+  double share_of_busy = 0;  // busy_ns / device busy time of the rank(s): in [0, 1]
 };
 
 // Aggregates the kernels among `device_index` by name; busy_ns is the summed

@@ -1,6 +1,8 @@
 #include "fastenough/report/assemble.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "fastenough/findings/detect_all.h"
@@ -18,6 +20,13 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     merged.Merge(s.counters);
   }
   if (!ranks.empty()) r.meta = ranks.front().meta;
+  // The job is at least as large as the ranks it shows (a trace's own
+  // world_size may be absent, unusable or smaller: trace/counters.h).
+  {
+    std::set<int> distinct;
+    for (const RankSummary& s : ranks) distinct.insert(s.analysis.rank);
+    r.meta.world_size = std::max({r.meta.world_size, static_cast<int>(distinct.size()), 1});
+  }
   for (size_t c = 0; c < trace::kCounterCount; ++c) {
     const auto counter = static_cast<trace::Counter>(c);
     if (merged.Get(counter) == 0) continue;
@@ -75,6 +84,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
       m.name = k.name;
       m.count += k.count;
       m.total_ns += k.total_ns;
+      m.busy_ns += k.busy_ns;
     }
     for (const auto& o : ra.ops) {
       auto& m = ops[o.name];
@@ -89,7 +99,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
   for (auto& [name, k] : kernels) {
     k.mean_ns = static_cast<double>(k.total_ns) / static_cast<double>(k.count);
     k.share_of_busy =
-        busy_sum > 0 ? static_cast<double>(k.total_ns) / static_cast<double>(busy_sum) : 0;
+        busy_sum > 0 ? std::min(1.0, static_cast<double>(k.busy_ns) / static_cast<double>(busy_sum)) : 0;
     r.top_kernels.push_back(std::move(k));
   }
   analysis::SortAndTrimKernels(r.top_kernels, top_n);

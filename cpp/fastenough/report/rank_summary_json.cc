@@ -49,7 +49,7 @@ std::string RankSummaryToJson(const RankSummary& s) {
   w.Key("kernels").BeginArray();
   for (const auto& k : a.kernels) {
     w.BeginObject().Field("name", k.name).Field("count", k.count).Field("total_ns", k.total_ns);
-    w.EndObject();
+    w.Field("busy_ns", k.busy_ns).EndObject();
   }
   w.EndArray();
   w.Key("ops").BeginArray();
@@ -574,6 +574,9 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view json, const std::string&
     row.name = k.String("name");
     row.count = k.Int("count");
     row.total_ns = k.Int("total_ns");
+    // Summaries written before busy_ns: the sum of durations, which is at
+    // least the union (the share is capped at 1 when merged).
+    row.busy_ns = k.Has("busy_ns") ? k.Int("busy_ns") : row.total_ns;
     a.kernels.push_back(std::move(row));
   }
   for (ObjectReader op : o.Objects("ops")) {

@@ -25,6 +25,7 @@
 //             (overall = the ranks pooled by summing counts; medians per rank only
 //             when more than one rank)
 //   top_kernels: [{name, count, total_ns, mean_ns, share_of_busy}]
+//     share_of_busy: the union of its instances' time on each device over the busy time
 //   top_ops / top_ops_by_self: [{name, count, total_ns, self_ns}]
 //   step_breakdown, efficiency, memory, critical_path, graphs: depth_json.h
 #include "fastenough/report/report_json.h"

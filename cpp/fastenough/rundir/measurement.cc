@@ -104,6 +104,13 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
                       "its trace could not be read): the trace findings are missing"
                     : why + ": the trace findings are missing");
   }
+  if (!in.trace_data_lost.empty()) {
+    std::string what;
+    for (const std::string& c : in.trace_data_lost) what += (what.empty() ? "" : ", ") + c;
+    Add(m, "trace-data-lost", "partial",
+        "the trace lost events or fields while it was read (" + what +
+            "): its figures and findings cover only what could be used");
+  }
   return m;
 }
 

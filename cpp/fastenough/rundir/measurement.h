@@ -27,7 +27,8 @@ inline constexpr int64_t kMinSteadySteps = 10;
 
 struct MeasurementReason {
   std::string code;   // no-agent | no-torch | torch-unseen | agent-off | checks-stopped |
-                      // checks-missing | no-steps | few-steady-steps | no-trace
+                      // checks-missing | no-steps | few-steady-steps | no-trace |
+                      // trace-data-lost
   std::string level;  // blind: nothing of that kind was measured; partial: some was
   std::string text;
 };
@@ -39,6 +40,9 @@ struct MeasurementInputs {
   std::string checks_error;   // "" when the checks ran to the end
   bool trace_wanted = true;   // the run asked for a profiler window
   int traces_analysed = 0;
+  // Trace-reading counters of data-loss or error severity that were raised
+  // ("duration_unusable: 3"): the trace's figures cover only what was read.
+  std::vector<std::string> trace_data_lost;
 };
 
 struct Measurement {

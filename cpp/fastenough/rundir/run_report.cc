@@ -364,6 +364,9 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   mi.checks_error = checks.error;
   mi.trace_wanted = meta.trace_wanted;
   mi.traces_analysed = static_cast<int>(rr.traces.size());
+  for (const report::CounterRow& c : r.counters) {
+    if (c.severity != "info") mi.trace_data_lost.push_back(c.name + ": " + std::to_string(c.count));
+  }
   rr.measurement = AssessMeasurement(mi);
 
   // Findings of the run beyond the trace's and the checks'.

@@ -30,7 +30,15 @@ constexpr int64_t kStringIdBase = kTextIdBase;
 constexpr uint64_t kProgressStep = 4u << 20;
 constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
-enum class Num : uint8_t { kAbsent, kOk, kBad, kNotFinite };
+enum class Num : uint8_t { kAbsent, kOk, kBad, kNotFinite, kOverflow };
+
+// The longest duration a profiler event can have: a year. Longer ones
+// (1e300 µs, 2^64-1 µs written as a number, a negative one) are not
+// measurements; the event is dropped and counted (duration_unusable).
+constexpr int64_t kMaxDurationNs = int64_t{365} * 24 * 3600 * 1000000000;
+// The largest byte count taken from a trace: 256 TiB, beyond any device's
+// memory; larger (2^63-1) or negative sizes are counted (bytes_unusable).
+constexpr int64_t kMaxBytes = int64_t{1} << 48;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct PendingCounters {
@@ -115,7 +123,7 @@ error_code ReadTime(od::value v, Num* state, int64_t* out, PendingCounters* pc,
       pc->Add(Counter::number_not_finite);
       break;
     case DecimalResult::kOverflow:
-      *state = Num::kBad;
+      *state = Num::kOverflow;
       pc->Add(Counter::integer_overflow);
       break;
     case DecimalResult::kGarbage:
@@ -569,13 +577,19 @@ void Reader::CommitSlice(Event& ev) {
   }
   SliceRow r;
   r.ts_ns = ev.ts;
-  if (ev.dur_state == Num::kOk) {
-    r.dur_ns = ev.dur;
-    if (r.dur_ns < 0) {
-      r.dur_ns = 0;
-      store_->counters().Add(Counter::duration_negative);
+  if (ev.dur_state == Num::kOk || ev.dur_state == Num::kNotFinite ||
+      ev.dur_state == Num::kOverflow) {
+    // "dur": -5, 1e300, 18446744073709551615, "inf": not a time an event
+    // took. Kept as zero they made device time vanish (a fabricated idle
+    // device); the event is dropped and counted instead.
+    int64_t end = 0;
+    if (ev.dur_state != Num::kOk || ev.dur < 0 || ev.dur > kMaxDurationNs ||
+        __builtin_add_overflow(ev.ts, ev.dur, &end)) {
+      store_->counters().Add(Counter::duration_unusable);
+      return;
     }
-  } else if (ev.dur_state != Num::kNotFinite) {
+    r.dur_ns = ev.dur;
+  } else {
     store_->counters().Add(Counter::duration_missing);
   }
   r.name = store_->strings().Intern(ev.name);
@@ -584,6 +598,10 @@ void Reader::CommitSlice(Event& ev) {
   r.correlation = ev.correlation;
   r.external_id = ev.external_id;
   r.bytes = ev.bytes == kNone ? -1 : ev.bytes;
+  if (ev.bytes != kNone && (ev.bytes < 0 || ev.bytes > kMaxBytes)) {
+    r.bytes = -1;  // a copy of unknown size
+    store_->counters().Add(Counter::bytes_unusable);
+  }
   if (!ev.input_dims.empty()) r.input_dims = store_->strings().Intern(ev.input_dims);
   if (!ev.input_types.empty()) r.input_types = store_->strings().Intern(ev.input_types);
   if (!ev.input_strides.empty()) r.input_strides = store_->strings().Intern(ev.input_strides);
@@ -621,6 +639,15 @@ void Reader::CommitInstant(const Event& ev) {
   if (!Same(ev.name, "[memory]")) return;
   if (ev.ts_state != Num::kOk) {
     store_->counters().Add(Counter::event_missing_ts);
+    return;
+  }
+  // One block of more than 256 TiB (or a total outside [0, 256 TiB]) is not
+  // an allocation: fifty of "Bytes": 2^63-1 once summed to -50.
+  const auto absurd = [](int64_t b) { return b != kNone && (b > kMaxBytes || b < -kMaxBytes); };
+  const auto absurd_total = [](int64_t b) { return b != kNone && (b < 0 || b > kMaxBytes); };
+  if (absurd(ev.mem_bytes) || absurd_total(ev.total_allocated) ||
+      absurd_total(ev.total_reserved)) {
+    store_->counters().Add(Counter::bytes_unusable);
     return;
   }
   MemoryEvent m;
@@ -794,6 +821,19 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
     od::document doc;
     od::object obj;
     if (parser_.iterate(v, len, cap).get(doc) || doc.get_object().get(obj)) return;
+    bool world_size_known = false;
+    // A rank outside the world it names: the world size is the figure that
+    // cannot be right (it only sizes the job), so it is dropped.
+    struct CheckWorld {
+      EventStore* s;
+      const bool* known;
+      ~CheckWorld() {
+        if (*known && s->rank_known && s->rank >= s->world_size) {
+          s->world_size = 1;
+          s->counters().Add(Counter::rank_unusable);
+        }
+      }
+    } check_world{store_, &world_size_known};
     for (auto fr : obj) {
       od::field f;
       std::string_view k;
@@ -801,14 +841,23 @@ void Reader::ParseTopLevelValue(std::string_view key, const char* v, const char*
       PendingCounters pc;
       int64_t x = kNone;
       if (k == "rank") {
+        // "rank": 3. Anything else ("0; rm -rf /", 2^62, -1, 1.5) is no
+        // rank: taken as unknown and said, never as rank 0.
         if (ReadInt(f.value(), &x, &pc)) return;
-        if (x != kNone) {
+        if (x != kNone && x >= 0 && x < INT32_MAX) {
           store_->rank = static_cast<int>(x);
           store_->rank_known = true;
+        } else {
+          store_->counters().Add(Counter::rank_unusable);
         }
       } else if (k == "world_size") {
         if (ReadInt(f.value(), &x, &pc)) return;
-        if (x != kNone) store_->world_size = static_cast<int>(x);
+        if (x != kNone && x >= 1 && x <= INT32_MAX) {
+          store_->world_size = static_cast<int>(x);
+          world_size_known = true;
+        } else {
+          store_->counters().Add(Counter::rank_unusable);
+        }
       } else if (k == "backend") {
         std::string_view s;
         if (ReadString(f.value(), &s)) return;

@@ -25,7 +25,7 @@ enum class Severity : uint8_t {
   X(event_not_object, kDataLoss, "an element of the event list is not a JSON object")              \
   X(event_missing_ts, kDataLoss, "an event has no usable timestamp and was dropped")               \
   X(event_missing_ph, kInfo, "an event has no phase; treated as a complete ('X') event")          \
-  X(duration_negative, kInfo, "an event had a negative duration; clamped to zero")                 \
+  X(duration_unusable, kDataLoss, "an event's duration was negative, not finite, beyond 64 bits or longer than a year (or its end was); the event was dropped") \
   X(duration_missing, kInfo, "a complete event has no duration; taken as zero")                    \
   X(number_as_string, kInfo, "a number was given as a string and was converted")                   \
   X(number_not_finite, kInfo, "a number was 'inf', 'nan', 'N/A' or similar; treated as absent")   \
@@ -34,7 +34,10 @@ enum class Severity : uint8_t {
   X(unknown_category, kInfo, "an event category fastenough does not know; kept as 'other'")        \
   X(unknown_phase, kInfo, "an event phase fastenough does not use; skipped")                       \
   X(kernel_without_launch, kInfo, "a device event has no runtime launch with its correlation id")  \
-  X(kernel_before_launch, kInfo, "a device event starts before the runtime call that launched it") \
+  X(kernel_before_launch, kInfo, "a device event starts before the runtime call that launched it; left out of the launch delays") \
+  X(correlation_duplicated, kInfo, "several launch calls share a correlation id; a device event is linked to the latest that starts before it") \
+  X(bytes_unusable, kDataLoss, "a byte count was negative or beyond 2^48 (256 TiB): a copy's size was taken as unknown, an allocator event was dropped") \
+  X(rank_unusable, kDataLoss, "distributedInfo's rank or world_size was not an integer in range (rank 0 to 2^31-2, world_size 1 to 2^31-1, rank below world_size); taken as unknown") \
   X(flow_duplicated, kInfo, "a flow endpoint was seen more than once")                             \
   X(flow_unmatched, kInfo, "a flow start or end has no partner")                                   \
   X(string_pid_tid, kInfo, "a pid or tid was a string; mapped to a numeric id")                    \

@@ -57,13 +57,22 @@ void EventStore::Finalize() {
   // When several CPU ops share an External id (rare; nested re-dispatch) the
   // innermost, i.e. the latest starting, wins: it is the op that launched.
   std::unordered_map<int64_t, int32_t> launch_by_corr;
+  // Correlations given to several launch calls (a damaged or concatenated
+  // trace): every candidate, for the device events of that correlation.
+  std::unordered_map<int64_t, std::vector<int32_t>> shared_corr;
   std::unordered_map<int64_t, int32_t> op_by_ext;
   launch_by_corr.reserve(n / 4 + 1);
   op_by_ext.reserve(n / 4 + 1);
   for (size_t i = 0; i < n; ++i) {
     const EventKind k = kind[i];
     if ((k == EventKind::kRuntime || k == EventKind::kDriver) && correlation[i] != kNone) {
-      launch_by_corr[correlation[i]] = static_cast<int32_t>(i);
+      auto [it, inserted] = launch_by_corr.emplace(correlation[i], static_cast<int32_t>(i));
+      if (!inserted) {
+        auto& all = shared_corr[correlation[i]];
+        if (all.empty()) all.push_back(it->second);
+        all.push_back(static_cast<int32_t>(i));
+        counters_.Add(Counter::correlation_duplicated);
+      }
     } else if (k == EventKind::kCpuOp && external_id[i] != kNone && external_id[i] != 0) {
       auto [it, inserted] = op_by_ext.emplace(external_id[i], static_cast<int32_t>(i));
       if (!inserted && ts_ns[i] >= ts_ns[it->second]) it->second = static_cast<int32_t>(i);
@@ -75,8 +84,21 @@ void EventStore::Finalize() {
       if (correlation[i] != kNone) {
         auto it = launch_by_corr.find(correlation[i]);
         if (it != launch_by_corr.end()) {
-          launch_row[i] = it->second;
-          if (ts_ns[i] < ts_ns[it->second]) counters_.Add(Counter::kernel_before_launch);
+          int32_t launch = it->second;
+          if (!shared_corr.empty()) {
+            // Of the calls sharing the id, the latest that starts before
+            // the device event (a launch cannot follow its kernel).
+            auto sh = shared_corr.find(correlation[i]);
+            if (sh != shared_corr.end()) {
+              for (int32_t c : sh->second) {
+                if (ts_ns[c] <= ts_ns[i] && (ts_ns[launch] > ts_ns[i] || ts_ns[c] > ts_ns[launch])) {
+                  launch = c;
+                }
+              }
+            }
+          }
+          launch_row[i] = launch;
+          if (ts_ns[i] < ts_ns[launch]) counters_.Add(Counter::kernel_before_launch);
         } else if (IsDeviceActivity(k)) {
           counters_.Add(Counter::kernel_without_launch);
         }

@@ -253,14 +253,14 @@ TEST(ReaderEvents, NumbersAsStringsAndNotFinite) {
       R"({"ph": "X", "name": "b", "ts": "N/A", "dur": 1, "pid": 1, "tid": 1},)"
       R"({"ph": "X", "name": "c", "ts": "", "dur": 1, "pid": 1, "tid": 1},)"
       R"({"ph": "X", "name": "d", "ts": 5, "dur": "2.5", "pid": 1, "tid": 1})"));
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s.ts_ns[0], 1698129183417650140);
-  EXPECT_EQ(s.dur_ns[0], 0);
-  EXPECT_EQ(s.name_of(1), "d");
-  EXPECT_EQ(s.dur_ns[1], 2500);
+  // "dur": "inf" is no time an event took: dropped, not kept as zero.
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.name_of(0), "d");
+  EXPECT_EQ(s.dur_ns[0], 2500);
   EXPECT_EQ(C(s, Counter::number_as_string), 2u);
   EXPECT_EQ(C(s, Counter::number_not_finite), 3u);
   EXPECT_EQ(C(s, Counter::event_missing_ts), 2u);
+  EXPECT_EQ(C(s, Counter::duration_unusable), 1u);
 }
 
 TEST(ReaderEvents, DurationsAndMissingFields) {
@@ -274,14 +274,15 @@ TEST(ReaderEvents, DurationsAndMissingFields) {
       R"(7, "text", [1],)"
       R"({"ph": "X", "name": "bad", "ts": 1, "dur": },)"
       R"({"ph": "X", "name": "last", "ts": 2, "dur": 1, "pid": 1, "tid": 1, "cat": "brand_new"})"));
-  ASSERT_EQ(s.size(), 4u);
+  // The negative duration drops its event (duration_unusable).
+  ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s.event_count, 11u);
+  EXPECT_EQ(s.name_of(0), "nodur");
   EXPECT_EQ(s.dur_ns[0], 0);
-  EXPECT_EQ(s.dur_ns[1], 0);
-  EXPECT_EQ(s.ts_ns[2], 1500000);
-  EXPECT_EQ(s.name_of(3), "last");
-  EXPECT_EQ(s.kind[3], EventKind::kOther);
-  EXPECT_EQ(C(s, Counter::duration_negative), 1u);
+  EXPECT_EQ(s.ts_ns[1], 1500000);
+  EXPECT_EQ(s.name_of(2), "last");
+  EXPECT_EQ(s.kind[2], EventKind::kOther);
+  EXPECT_EQ(C(s, Counter::duration_unusable), 1u);
   EXPECT_EQ(C(s, Counter::duration_missing), 1u);
   EXPECT_EQ(C(s, Counter::event_missing_ph), 1u);
   EXPECT_EQ(C(s, Counter::event_missing_ts), 2u);
@@ -388,6 +389,81 @@ TEST(ReaderGarbage, RandomBytesNeverCrash) {
     auto s = ParseTrace(t);
     if (s.ok()) EXPECT_LE(s->size(), 6u);
   }
+}
+
+}  // namespace
+}  // namespace fastenough::trace
+
+namespace fastenough::trace {
+namespace {
+
+// Issue 34 item 13: numbers no measurement can have are counted and left out,
+// never turned into zeros, wrapped sums or negative delays.
+TEST(ReaderImpossible, UnusableDurationsDropTheirEvents) {
+  EventStore s = MustParse(Wrap(
+      R"({"ph": "X", "cat": "kernel", "name": "neg", "ts": 10, "dur": -5, "pid": 0, "tid": 7},)"
+      R"({"ph": "X", "cat": "kernel", "name": "huge", "ts": 10, "dur": 1e300, "pid": 0, "tid": 7},)"
+      R"({"ph": "X", "cat": "kernel", "name": "u64", "ts": 10, "dur": 18446744073709551615, "pid": 0, "tid": 7},)"
+      R"({"ph": "X", "cat": "kernel", "name": "year", "ts": 10, "dur": 31536000000001, "pid": 0, "tid": 7},)"
+      R"({"ph": "X", "cat": "kernel", "name": "end", "ts": 9223372036854775, "dur": 1000, "pid": 0, "tid": 7},)"
+      R"({"ph": "X", "cat": "kernel", "name": "ok", "ts": 10, "dur": 31536000000000, "pid": 0, "tid": 7})"));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.name_of(0), "ok");
+  EXPECT_EQ(s.dur_ns[0], int64_t{31536000000000} * 1000);  // a year exactly is kept
+  EXPECT_EQ(C(s, Counter::duration_unusable), 5u);
+  EXPECT_EQ(GetCounterInfo(Counter::duration_unusable).severity, Severity::kDataLoss);
+}
+
+TEST(ReaderImpossible, AbsurdByteCountsAreCountedNotSummed) {
+  EventStore s = MustParse(Wrap(
+      R"({"ph": "i", "s": "t", "name": "[memory]", "ts": 1, "pid": 1, "tid": 1,)"
+      R"( "args": {"Device Type": 1, "Device Id": 0, "Addr": 1, "Bytes": 9223372036854775807}},)"
+      R"({"ph": "i", "s": "t", "name": "[memory]", "ts": 2, "pid": 1, "tid": 1,)"
+      R"( "args": {"Device Type": 1, "Device Id": 0, "Addr": 2, "Bytes": 512, "Total Allocated": -4}},)"
+      R"({"ph": "i", "s": "t", "name": "[memory]", "ts": 3, "pid": 1, "tid": 1,)"
+      R"( "args": {"Device Type": 1, "Device Id": 0, "Addr": 3, "Bytes": 512, "Total Allocated": 1024}},)"
+      R"({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1, "dur": 1, "pid": 0, "tid": 7,)"
+      R"( "args": {"bytes": -8, "device": 0, "stream": 7}})"));
+  ASSERT_EQ(s.memory_events.size(), 1u);
+  EXPECT_EQ(s.memory_events[0].bytes, 512);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.bytes[0], -1);  // a copy of unknown size
+  EXPECT_EQ(C(s, Counter::bytes_unusable), 3u);
+}
+
+TEST(ReaderImpossible, RankAndWorldSizeOutOfRangeAreUnknownNotZero) {
+  EventStore a = MustParse(R"({"distributedInfo": {"rank": 4611686018427387904, "world_size": 4611686018427387904},)"
+                           R"( "traceEvents": []})");
+  EXPECT_FALSE(a.rank_known);
+  EXPECT_EQ(a.world_size, 1);
+  EXPECT_EQ(C(a, Counter::rank_unusable), 2u);
+  EventStore b = MustParse(R"({"distributedInfo": {"rank": "0; rm -rf /", "world_size": 0}, "traceEvents": []})");
+  EXPECT_FALSE(b.rank_known);
+  EXPECT_EQ(b.world_size, 1);
+  EXPECT_EQ(C(b, Counter::rank_unusable), 2u);
+  EventStore c = MustParse(R"({"distributedInfo": {"rank": 5, "world_size": 2}, "traceEvents": []})");
+  EXPECT_TRUE(c.rank_known);
+  EXPECT_EQ(c.rank, 5);
+  EXPECT_EQ(c.world_size, 1);  // the world that cannot hold rank 5 is dropped
+  EXPECT_EQ(C(c, Counter::rank_unusable), 1u);
+  EventStore d = MustParse(R"({"distributedInfo": {"rank": 3, "world_size": 8}, "traceEvents": []})");
+  EXPECT_EQ(d.rank, 3);
+  EXPECT_EQ(d.world_size, 8);
+  EXPECT_EQ(C(d, Counter::rank_unusable), 0u);
+}
+
+TEST(ReaderImpossible, SharedCorrelationLinksTheLaunchBeforeTheKernel) {
+  // Two launch calls with correlation 9 (at 100 and 200 µs); the kernel at
+  // 150 µs was launched by the first. A kernel at 50 µs precedes both.
+  EventStore s = MustParse(Wrap(
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 100, "dur": 5, "pid": 1, "tid": 1, "args": {"correlation": 9}},)"
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 200, "dur": 5, "pid": 1, "tid": 1, "args": {"correlation": 9}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 150, "dur": 10, "pid": 0, "tid": 7, "args": {"correlation": 9, "device": 0, "stream": 7}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "early", "ts": 50, "dur": 10, "pid": 0, "tid": 7, "args": {"correlation": 9, "device": 0, "stream": 7}})"));
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s.launch_row[2], 0);
+  EXPECT_EQ(C(s, Counter::correlation_duplicated), 1u);
+  EXPECT_EQ(C(s, Counter::kernel_before_launch), 1u);
 }
 
 }  // namespace
