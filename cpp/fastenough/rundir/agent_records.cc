@@ -131,9 +131,10 @@ std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
   dom::parser parser;
   for (const fs::path& p : files) {
     const std::string label = "agent/" + p.filename().string();
-    std::optional<std::string> text = ReadFile(p.string());
+    std::optional<std::string> text = ReadFile(p.string(), label, problems);
+    if (!text) continue;  // not a regular file, too large: said in `problems`
     dom::object o;
-    if (!text || parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
+    if (parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
       problems->push_back(label + ": not a JSON object; ignored");
       continue;
     }
@@ -152,10 +153,11 @@ std::optional<std::string> ReadBatchSweep(const std::string& dir,
   const std::string path = dir + "/sweep_batch.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  std::optional<std::string> text = ReadFile(path);
+  std::optional<std::string> text = ReadFile(path, "sweep_batch.json", problems);
+  if (!text) return std::nullopt;
   dom::parser parser;
   dom::object o;
-  if (!text || parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
+  if (parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
     problems->push_back("sweep_batch.json: not a JSON object; ignored");
     return std::nullopt;
   }

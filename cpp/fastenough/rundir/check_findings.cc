@@ -19,7 +19,7 @@ ChecksFile ReadCheckFindings(const std::string& path, const char* label,
                              std::vector<findings::Finding>* out,
                              std::vector<std::string>* problems) {
   ChecksFile file;
-  std::optional<std::string> text = ReadFile(path);
+  std::optional<std::string> text = ReadFile(path, label, problems);
   if (!text) return file;
   file.present = true;
   dom::parser parser;

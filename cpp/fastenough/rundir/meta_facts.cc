@@ -11,7 +11,7 @@ namespace dom = simdjson::dom;
 
 MetaFacts ReadMeta(const std::string& path, std::vector<std::string>* problems) {
   MetaFacts m;
-  std::optional<std::string> text = ReadFile(path);
+  std::optional<std::string> text = ReadFile(path, "meta.json", problems);
   if (!text) return m;
   dom::parser parser;
   dom::object o;

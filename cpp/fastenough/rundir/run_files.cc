@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
+
+#include "fastenough/util/file_bytes.h"
 
 namespace fastenough::rundir {
 
@@ -39,7 +39,7 @@ bool GetBool(dom::object o, const char* key) {
 // Calls fn(object, line_number) for every line that is a JSON object.
 template <typename Fn>
 void ForEachJsonLine(const std::string& path, const char* label, RunFiles* out, Fn fn) {
-  std::optional<std::string> text = ReadFile(path);
+  std::optional<std::string> text = ReadFile(path, label, &out->problems);
   if (!text) return;
   dom::parser parser;
   size_t pos = 0;
@@ -94,12 +94,16 @@ bool ParseD(std::string_view s, std::optional<double>* out) {
 
 }  // namespace
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+std::optional<std::string> ReadFile(const std::string& path, std::string_view label,
+                                    std::vector<std::string>* problems) {
+  std::string text;
+  Status st = ReadRegularFile(path, kMaxRunFileBytes, &text);
+  if (st.ok()) return text;
+  if (problems != nullptr && st.code() != StatusCode::kNotFound) {
+    problems->push_back(std::string(label.empty() ? std::string_view(path) : label) + ": " +
+                        st.message() + "; skipped");
+  }
+  return std::nullopt;
 }
 
 void ReadPhases(const std::string& path, RunFiles* out) {
@@ -161,7 +165,7 @@ void ReadSteps(const std::string& path, RunFiles* out) {
 }
 
 void ReadSamples(const std::string& path, RunFiles* out) {
-  std::optional<std::string> text = ReadFile(path);
+  std::optional<std::string> text = ReadFile(path, "samples.csv", &out->problems);
   if (!text) return;
   size_t pos = 0;
   int line_no = 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fastenough::rundir {
@@ -64,7 +65,17 @@ void ReadPhases(const std::string& path, RunFiles* out);
 void ReadSteps(const std::string& path, RunFiles* out);
 void ReadSamples(const std::string& path, RunFiles* out);
 
-// Whole file as text; nullopt when it cannot be read.
-std::optional<std::string> ReadFile(const std::string& path);
+// The most bytes one file of a run directory is read to: steps.jsonl of a
+// million steps is about 300 MB. A larger file (a sparse file, a runaway writer)
+// is skipped rather than read into memory.
+inline constexpr uint64_t kMaxRunFileBytes = uint64_t{2} << 30;
+
+// Whole file as text; nullopt when it is missing or cannot be read. The program
+// owns its run directory while it runs and may leave anything where a file is
+// expected: a FIFO, a device, a huge sparse file. Those are skipped without ever
+// waiting or reading without end (util/file_bytes.h ReadRegularFile), and
+// `problems` gets "<label>: not a regular file (a FIFO or pipe); skipped".
+std::optional<std::string> ReadFile(const std::string& path, std::string_view label = {},
+                                    std::vector<std::string>* problems = nullptr);
 
 }  // namespace fastenough::rundir

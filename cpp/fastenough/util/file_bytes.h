@@ -77,14 +77,4 @@ StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_byt
 StatusOr<PaddedBuffer> ReadFileBytes(const std::string& path, uint64_t* file_bytes,
                                      bool* gzip_truncated, const GunzipOptions& gunzip);
 
-// The whole of a small regular file (a run directory's JSON lines, CSV, JSON),
-// read without ever waiting: it is opened with O_NONBLOCK (opening a FIFO that
-// nobody writes to would otherwise wait forever) and refused unless fstat on the
-// descriptor says it is a regular file (a FIFO, device, socket, directory) or
-// when it holds more than max_bytes (a sparse file, a runaway writer); at most
-// max_bytes are ever read. NotFound when the path does not exist, InvalidArgument
-// otherwise; the message says why without the path, for the caller to prefix:
-// "not a regular file (a FIFO or pipe)", "larger than 2147483648 bytes".
-StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t max_bytes);
-
 }  // namespace fastenough

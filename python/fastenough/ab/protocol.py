@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from fastenough.render.record import compute_dtype
+from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 PROTOCOL_FILE = "protocol.json"
 
@@ -30,8 +31,8 @@ def _step_rows(run_dir: Path | None) -> list[dict]:
     if run_dir is None:  # a report.json alone (fastenough diff)
         return []
     try:
-        lines = (run_dir / "steps.jsonl").read_text().splitlines()
-    except OSError:
+        lines = read_run_file(run_dir / "steps.jsonl").decode("utf-8", "replace").splitlines()
+    except OSError:  # missing, or no regular file (a FIFO the program left)
         return []
     rows = []
     for line in lines:
@@ -92,8 +93,8 @@ def user_fields(run_dir: Path | None) -> dict:
     if run_dir is None:
         return {}
     try:
-        data = json.loads((run_dir / PROTOCOL_FILE).read_text())
-    except (OSError, ValueError):
+        data = json.loads(read_run_file(run_dir / PROTOCOL_FILE, MAX_AGENT_FILE_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

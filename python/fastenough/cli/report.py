@@ -93,12 +93,14 @@ def is_run_dir(path: str) -> bool:
 def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict:
     report_path = os.path.join(path, "report.json")
     if not reanalyze and os.path.exists(report_path):
+        from fastenough.supervisor.run_dir import read_run_file
+
         try:
-            with open(report_path, encoding="utf-8") as f:
-                report = json.load(f)
+            report = json.loads(read_run_file(report_path))
         except (OSError, ValueError, UnicodeDecodeError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else e
             raise InputNotFoundError(
-                f"{report_path}: not a readable report ({e}); --reanalyze analyses the "
+                f"{report_path}: not a readable report ({why}); --reanalyze analyses the "
                 "run directory again") from None
         if not isinstance(report, dict) or not str(report.get("schema", "")).startswith(
                 "fastenough.report/"):
@@ -116,8 +118,10 @@ def _is_report_file(path: str) -> bool:
     """A saved report.json (rather than a trace): its first key is the schema."""
     if not path.endswith(".json") or not os.path.isfile(path):
         return False
+    from fastenough.supervisor.run_dir import open_run_file
+
     try:
-        with open(path, "rb") as f:
+        with open_run_file(path) as f:
             head = f.read(512)
     except OSError:
         return False
@@ -132,7 +136,9 @@ def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str |
         raise UsageError("--reanalyze applies to a run directory")
     if len(paths) == 1 and _is_report_file(paths[0]):
         try:
-            report = json.loads(Path(paths[0]).read_text(encoding="utf-8"))
+            from fastenough.supervisor.run_dir import read_run_file
+
+            report = json.loads(read_run_file(paths[0]))
         except (OSError, ValueError, UnicodeDecodeError) as e:
             raise InputNotFoundError(f"{paths[0]}: not a readable report ({e})") from None
         parent = os.path.dirname(os.path.abspath(paths[0]))

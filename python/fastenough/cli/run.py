@@ -221,6 +221,9 @@ def run(args: argparse.Namespace) -> int:
         note = stderr_note(report)
         if note:
             err.write(f"fastenough: {visible(note)}\n")
+    if outcome.skipped:
+        err.write("fastenough: files of the run directory skipped unread (the command left "
+                  f"something else there): {visible('; '.join(outcome.skipped))}\n")
     if outcome.unwritten:
         err.write(f"fastenough: not written: {visible('; '.join(outcome.unwritten))}; the "
                   "report above is the only copy: once there is room, `fastenough report "

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 
 from fastenough.errors import BadInputError, InputNotFoundError
+from fastenough.supervisor.run_dir import open_run_file, read_run_file
 
 
 @dataclass
@@ -23,9 +24,8 @@ class Side:
 
 def _load_report(path: str) -> dict:
     try:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-    except OSError as e:
+        report = json.loads(read_run_file(path))
+    except OSError as e:  # a FIFO or device included: refused, never waited on
         raise InputNotFoundError(f"{path}: {e.strerror or e}") from None
     except ValueError as e:
         raise BadInputError(f"{path}: not a fastenough report (unreadable JSON: {e})") from None
@@ -37,7 +37,7 @@ def _load_report(path: str) -> dict:
 def _is_report_file(path: str) -> bool:
     """A fastenough report names its schema in its first lines; a trace never does."""
     try:
-        with open(path, "rb") as f:
+        with open_run_file(path) as f:
             head = f.read(512)
     except OSError:
         return False

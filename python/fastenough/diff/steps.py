@@ -8,12 +8,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from fastenough.supervisor.run_dir import open_run_file
+
 
 def read_steps(run_dir: str | Path) -> list[dict]:
     """Every readable step row; a damaged line (a run killed mid-write) is skipped."""
     try:
-        f = open(Path(run_dir) / "steps.jsonl", "rb")  # noqa: SIM115 - closed below
-    except OSError:
+        f = open_run_file(Path(run_dir) / "steps.jsonl")
+    except OSError:  # missing, or no regular file (a FIFO the program left)
         return []
     rows = []
     with f:

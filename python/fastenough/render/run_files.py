@@ -1,15 +1,19 @@
 """The raw series behind the HTML report's charts, read from a run directory:
 samples.csv (the sampler's rows, DESIGN.md section 3) and steps.jsonl (one
 line per step). The report's figures come from report.json; these files only
-feed the pictures of the same run. Missing or damaged files give empty series."""
+feed the pictures of the same run. Missing or damaged files give empty series,
+and so do files that are no regular file (supervisor/run_dir.py open_run_file)."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fastenough.supervisor.run_dir import open_run_file
 
 
 @dataclass
@@ -46,8 +50,8 @@ def read_samples(run_dir: str | Path) -> Samples:
     out = Samples()
     by_key: dict[str, DeviceSeries] = {}
     try:
-        f = open(path, newline="")  # noqa: SIM115 - closed below
-    except OSError:
+        f = io.TextIOWrapper(open_run_file(path), encoding="utf-8", newline="")
+    except OSError:  # missing, or no regular file (a FIFO): no series
         return out
     with f:
         try:
@@ -88,8 +92,8 @@ def steady_step_durations(run_dir: str | Path) -> tuple[list[int], int | None]:
     path = Path(run_dir) / "steps.jsonl"
     by_rank: dict[int, list[int]] = {}
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
+        f = open_run_file(path)
+    except OSError:  # missing, or no regular file (a FIFO): no series
         return [], None
     with f:
         for line in f:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastenough.agent.in_job import MANIFEST, SUMMARY_DIR, summary_name
+from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 _RANK = re.compile(r"^rank(\d+)\b")
 
@@ -23,8 +24,8 @@ class Choice:
 
 def _manifest(directory: Path) -> dict:
     try:
-        doc = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_run_file(directory / MANIFEST, MAX_AGENT_FILE_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}
 

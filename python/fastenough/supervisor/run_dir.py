@@ -12,6 +12,9 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import BinaryIO
+
+from fastenough.regular_file import open_regular, read_regular, why
 
 
 def new_run_dir(cwd: str, explicit: str | None = None) -> Path:
@@ -132,13 +135,58 @@ def host_name() -> str:
     return socket.gethostname()
 
 
-def read_agents(run_dir: Path) -> list[dict]:
-    """agent/<pid>.json files (written by the agent at exit); unreadable ones skipped."""
+# The most bytes one file of a run directory is read to, as the core's readers
+# (rundir/run_files.h kMaxRunFileBytes): steps.jsonl of a million steps is about
+# 300 MB; a larger file (sparse, a runaway writer) is skipped, not read.
+MAX_RUN_FILE_BYTES = 2 << 30
+# An agent record is a few kB; a file of the agent's directory larger than this
+# is no record of it.
+MAX_AGENT_FILE_BYTES = 64 << 20
+
+
+def open_run_file(path: str | os.PathLike, max_bytes: int = MAX_RUN_FILE_BYTES) -> BinaryIO:
+    """A file of a run directory opened for reading (binary), by the rule every reader
+    of a run directory follows: the program owns the directory while it runs and may
+    leave a FIFO, a device or a huge sparse file where a file is expected, so nothing
+    here waits or reads without end (fastenough/regular_file.py). Raises an OSError
+    whose strerror says why ("not a regular file (a FIFO or pipe)"): readers that
+    skip an unreadable file skip these too, and say so where they can (run_file_note)."""
+    return open_regular(path, max_bytes)
+
+
+def read_run_file(path: str | os.PathLike, max_bytes: int = MAX_RUN_FILE_BYTES) -> bytes:
+    """The whole of a file of a run directory (open_run_file's rules)."""
+    return read_regular(path, max_bytes)
+
+
+def skipped_files(problems: list) -> list[str]:
+    """The notes of the run directory's files that were skipped because they were no
+    regular file or too large, among a report's run_details.problems (the core's words,
+    rundir/run_files.h ReadFile)."""
+    return [p for p in problems if isinstance(p, str) and p.endswith("; skipped")
+            and (": not a regular file (" in p or ": too large: " in p)]
+
+
+def run_file_note(path: str | os.PathLike, e: OSError) -> str | None:
+    """What to say about a run directory's file that was skipped ("steps.jsonl: not a
+    regular file (a FIFO or pipe); skipped"); None when it is simply missing."""
+    if isinstance(e, FileNotFoundError):
+        return None
+    return f"{os.fsdecode(os.path.basename(path))}: {why(e)}; skipped"
+
+
+def read_agents(run_dir: Path, skipped: list[str] | None = None) -> list[dict]:
+    """agent/<pid>.json files (written by the agent at exit); unreadable ones skipped,
+    and those that are no regular file or too large named in `skipped`."""
     out = []
     for p in sorted((run_dir / "agent").glob("*.json")):
         try:
-            out.append(json.loads(p.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+            out.append(json.loads(read_run_file(p, MAX_AGENT_FILE_BYTES)))
+        except OSError as e:
+            note = run_file_note(p, e)
+            if note is not None and skipped is not None:
+                skipped.append(f"agent/{note}")
+        except (ValueError, RecursionError):  # not JSON (UnicodeDecodeError included)
             continue
     return out
 

@@ -44,6 +44,10 @@ class RunOutcome:
     # What could not be written after the program ran (a full disk): "report.json
     # (No space left on device)". The run stands; `report --reanalyze` redoes it.
     unwritten: list[str] = field(default_factory=list)
+    # Files of the run directory that were skipped unread because the program left
+    # something else there (a FIFO, a device, a huge sparse file): "steps.jsonl: not
+    # a regular file (a FIFO or pipe); skipped".
+    skipped: list[str] = field(default_factory=list)
 
 
 class _Writes:
@@ -229,7 +233,8 @@ def execute(opts: RunOptions) -> RunOutcome:
             meta["exit_status"] = result.exit_status
             meta["signal"] = result.signal
             meta["interrupted"] = result.interrupted
-        meta["agents"] = _rd.read_agents(run_dir)
+        skipped: list[str] = []
+        meta["agents"] = _rd.read_agents(run_dir, skipped)
         for path in _rd.remove_temporaries(run_dir):
             log(f"removed a temporary the program's processes left: {path}")
         writes = _Writes(log)
@@ -237,6 +242,11 @@ def execute(opts: RunOptions) -> RunOutcome:
             "meta.json", lambda: _rd.write_json_atomic(run_dir / "meta.json", meta))
 
     report, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")))
+    if report is not None:
+        skipped += _rd.skipped_files((report.get("run_details") or {}).get("problems") or [])
+    skipped = list(dict.fromkeys(skipped))
+    for note in skipped:
+        log(f"run directory: {note}")
     if report is not None and not meta_written and isinstance(report.get("run"), dict):
         # The analysis read the meta.json of the start; how the program ended is
         # only in memory here.
@@ -277,4 +287,5 @@ def execute(opts: RunOptions) -> RunOutcome:
 
         writes.attempt("the history row in .fastenough/runs.db", history)
     log.close()
-    return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed)
+    return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed,
+                      skipped)
