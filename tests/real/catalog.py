@@ -19,8 +19,11 @@ PROGRAMS = HERE / "programs"
 CORPUS = HERE / "corpus"
 LAUNCH = CORPUS / "launch.py"
 REPO = HERE.parents[1]
-# torch 2.14.1 + torchvision + timm, made by `bash scripts/setup.sh --tests`;
-# the marker is written once fastenough imports there too.
+# torch 2.14.1 + torchvision + timm, made by `FASTENOUGH_VISION=1 bash
+# scripts/setup.sh --tests` (CI does; the default set-up leaves it out: no
+# torchvision wheel runs beside the CPU torch 2.13.0, and this CUDA build is
+# 5.5 GB, see scripts/setup.sh); the marker is written once fastenough imports
+# there too.
 VISION = REPO / "build" / "venv-vision"
 VISION_READY = VISION / "fastenough-vision-ready"
 
@@ -83,8 +86,9 @@ class Program:
         """Why the program cannot run here (empty when it can)."""
         if self.python == "vision":
             if not VISION_READY.exists():
-                return [f"{VISION.relative_to(REPO)} (torchvision; made by "
-                        "`bash scripts/setup.sh --tests`)"]
+                return [f"torchvision, in {VISION.relative_to(REPO)}, which "
+                        "`FASTENOUGH_VISION=1 bash scripts/setup.sh --tests` makes (5.5 GB: "
+                        "no CPU torchvision runs beside torch 2.13.0; CI runs these)"]
             return []
         return [m for m in self.needs if importlib.util.find_spec(m) is None]
 

@@ -31,6 +31,7 @@ def params() -> list:
     return out
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", params())
 def test_same_behaviour_plain_and_under_the_tool(pairs, name):
     pair = pairs(name)
@@ -50,6 +51,7 @@ def test_same_behaviour_plain_and_under_the_tool(pairs, name):
 JUDGED = [p.name for p in CORPUS_PROGRAMS if p.expect or p.forbid]
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", JUDGED)
 def test_findings_an_expert_would_sign(pairs, name):
     pair = pairs(name)
@@ -73,6 +75,7 @@ def test_findings_an_expert_would_sign(pairs, name):
 REPEATED = ["ex-dcgan-fake", "hf-trainer-evaluate"]
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", REPEATED)
 def test_the_same_avoidable_findings_run_after_run(pairs, tmp_path, name):
     first = pairs(name)

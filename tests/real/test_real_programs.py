@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 import torch
 from catalog import PROGRAMS, TEAM
 from real_pairs import pairs  # noqa: F401 - the fixture
@@ -87,6 +88,7 @@ def same_checkpoint_in_plain_process(a, b) -> None:
 
 
 # ---------------------------------------------------------------- word language model
+@pytest.mark.real
 def test_word_lm_transformer_train_eval_save_generate(pairs):
     pair = pairs("word-lm-transformer")
     assert_same_behaviour(pair)
@@ -107,6 +109,7 @@ def test_word_lm_transformer_train_eval_save_generate(pairs):
     assert "duplicate-weights" not in pair.codes()
 
 
+@pytest.mark.real
 def test_word_lm_lstm_sequence_first_items(pairs):
     pair = pairs("word-lm-lstm")
     assert_same_behaviour(pair)
@@ -122,6 +125,7 @@ def test_word_lm_lstm_sequence_first_items(pairs):
 
 
 # ---------------------------------------------------------------- Hugging Face
+@pytest.mark.real
 def test_sentence_transformers_encode_attaches(pairs):
     pair = pairs("st-encode")
     assert_same_behaviour(pair)
@@ -132,6 +136,7 @@ def test_sentence_transformers_encode_attaches(pairs):
     assert report["findings"], "a measured run always gets at least a verdict"
 
 
+@pytest.mark.real
 def test_hf_naive_loop_train_mode_in_eval_first(pairs):
     pair = pairs("hf-naive-loop")
     assert_same_behaviour(pair)  # dropout's random draws are the program's own
@@ -147,6 +152,7 @@ def test_hf_naive_loop_train_mode_in_eval_first(pairs):
 
 
 # ---------------------------------------------------------------- torchrun, checkpoints
+@pytest.mark.real
 def test_torchrun_ddp_gloo(pairs):
     pair = pairs("torchrun-ddp-gloo")
     assert_same_behaviour(pair)
@@ -160,6 +166,7 @@ def test_torchrun_ddp_gloo(pairs):
     assert [s["ranks"] for s in report["run_details"]["steps_by_mode"]] == [2]
 
 
+@pytest.mark.real
 def test_whole_model_checkpoint_loads_in_a_plain_process(pairs):
     pair = pairs("checkpoint-roundtrip")
     assert_same_behaviour(pair)  # includes the program's own reload-and-compare
@@ -175,6 +182,7 @@ def test_whole_model_checkpoint_loads_in_a_plain_process(pairs):
     assert loaded.stdout.splitlines()[0] == plain_whole[0]
 
 
+@pytest.mark.real
 def test_ema_deepcopy_mid_run(pairs):
     pair = pairs("ema-deepcopy")
     assert_same_behaviour(pair)
