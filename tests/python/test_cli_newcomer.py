@@ -64,13 +64,7 @@ def test_a_command_that_does_not_exist_is_127(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-# decide's example line is in python/fastenough/cli/decide.py, under change for
-# issue 34 at the time of writing: fixed there once that change is in.
-_HELP_CASES = [None, *(pytest.param(n, marks=pytest.mark.xfail(reason="decide.py: issue 34"))
-                       if n == "decide" else n for n in SUBCOMMANDS)]
-
-
-@pytest.mark.parametrize("name", _HELP_CASES)
+@pytest.mark.parametrize("name", [None, *SUBCOMMANDS])
 def test_help_fits_80_columns(name):
     r = run_cli(*([name] if name else []), "--help", env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr

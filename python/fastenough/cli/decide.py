@@ -42,7 +42,8 @@ HELP = "is fixing a finding worth its cost over the remaining runs?"
 EPILOG = """\
 examples:
   fastenough decide .fastenough/runs/RUN --runs 50
-  fastenough decide RUN --runs 50 --fix sync-in-loop=2,1,0.5 --fix small-kernels=8,4,2
+  fastenough decide RUN --runs 50 --fix sync-in-loop=2,1,0.5 \\
+      --fix small-kernels=8,4,2
   fastenough decide RUN --plan plan.toml --json
   fastenough decide RUN --reopen
 
