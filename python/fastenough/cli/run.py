@@ -53,7 +53,10 @@ plain run, and Ctrl-C, Ctrl-\\ and Ctrl-Z reach it directly (Ctrl-Z stops the
 whole job, `fg` continues it). The report is written however the command ends.
 Signals sent to fastenough itself are passed on to the command's process
 group: SIGINT, SIGTERM, SIGHUP and SIGQUIT (a second one kills the group),
-SIGTSTP and SIGCONT (fastenough stops and continues with it). If fastenough is
+SIGTSTP and SIGCONT (fastenough stops and continues with it). A run stopped
+that way (a time limit, a batch system) also ends, once the command has ended,
+every process still running with this run's FASTENOUGH_RUN_DIR (a daemon in a
+session of its own): SIGTERM, and SIGKILL after 5 s. If fastenough is
 killed, the command gets SIGTERM rather than running on unreported; the run
 directory then has no report: `fastenough report RUN_DIR --reanalyze -o
 RUN_DIR/report.json` makes it (also after a disk was full).

@@ -32,7 +32,6 @@ import contextlib
 import errno
 import json
 import os
-import re
 import secrets
 import signal
 import stat
@@ -46,6 +45,12 @@ from pathlib import Path
 import anyio
 
 from fastenough.mcp import limits
+from fastenough.supervisor.run_dir import open_run_file
+
+# The programs of stopped runs are ended by the supervisor's one definition of a
+# run's processes (its group, its tree, and every process carrying its
+# FASTENOUGH_RUN_DIR, daemons included).
+from fastenough.supervisor.run_processes import end_programs
 
 # Typed errors: the CLI's exit meanings, as tool errors.
 KINDS = {
@@ -198,38 +203,6 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-_CHILD = re.compile(r"child pid (\d+):")
-
-
-def end_programs(run_dirs: list[Path]) -> list[int]:
-    """Kill the programs of these run directories that are still alive (their supervisor
-    was killed before it could stop them): the pid from supervisor.log, checked against
-    the process's FASTENOUGH_RUN_DIR, then its process group and every descendant."""
-    from fastenough.supervisor.spawn import descendants
-
-    killed = []
-    for rd in run_dirs:
-        try:
-            log = (rd / "supervisor.log").read_text(errors="replace")
-        except OSError:
-            continue
-        for m in _CHILD.finditer(log):
-            pid = int(m.group(1))
-            try:
-                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if f"FASTENOUGH_RUN_DIR={rd}".encode() not in environ:
-                continue  # the pid was reused: not ours
-            tree = descendants(pid)
-            _kill_group(pid, signal.SIGKILL)
-            for p in tree:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(p, signal.SIGKILL)
-            killed.append(pid)
-    return killed
-
-
 async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s: float,
                   out_dir: Path, progress: Progress | None = None,
                   describe: Callable[[], str] | None = None, stop: str = "kill",
@@ -330,7 +303,8 @@ class LineCounter:
 
     def update(self) -> int:
         try:
-            with open(self.path, "rb") as f:
+            # A FIFO the program put there would block the whole server in open().
+            with open_run_file(self.path) as f:
                 f.seek(self.offset)
                 data = f.read(16 << 20)
         except OSError:

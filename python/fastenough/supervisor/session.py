@@ -17,6 +17,7 @@ from pathlib import Path
 from fastenough import __version__
 from fastenough.supervisor import devices as _devices
 from fastenough.supervisor import run_dir as _rd
+from fastenough.supervisor import run_processes as _rp
 from fastenough.supervisor import spawn as _spawn
 
 
@@ -211,12 +212,19 @@ def execute(opts: RunOptions) -> RunOutcome:
 
     child_env = _spawn.child_env(env, run_dir, opts.agent_opts, boot)
     result = None
+    child_pid: list[int] = []  # also the pgid of the program's process group
+
+    def started(pid: int) -> None:
+        child_pid.append(pid)
+        if sampler is not None:
+            sampler.set_root_pid(pid)
+
     try:
         result = _spawn.run_child(
             opts.cmd,
             child_env,
             opts.cwd,
-            on_start=(sampler.set_root_pid if sampler is not None else None),
+            on_start=started,
             log=log,
             stdout_to_stderr=opts.child_stdout_to_stderr,
         )
@@ -233,6 +241,15 @@ def execute(opts: RunOptions) -> RunOutcome:
             meta["exit_status"] = result.exit_status
             meta["signal"] = result.signal
             meta["interrupted"] = result.interrupted
+        if result is not None and result.interrupted:
+            # Stopped (a time limit, a batch system): the program's processes that
+            # the forwarded signal did not reach (a daemon in a session of its own)
+            # are ended too, before their files are read.
+            try:
+                _rp.end_run_processes(run_dir, signalled_group=child_pid[0] if child_pid else None,
+                                      log=log)
+            except Exception as e:  # noqa: BLE001 - the report is written regardless
+                log(f"ending the run's processes failed: {type(e).__name__}: {e}")
         skipped: list[str] = []
         meta["agents"] = _rd.read_agents(run_dir, skipped)
         for path in _rd.remove_temporaries(run_dir):
