@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from fastenough.lint.crossref import cross_reference
 
@@ -89,3 +92,23 @@ def test_demo_run_marks_what_lint_also_saw(tmp_path):
     md = (run_dir / "report.md").read_text()
     assert "- **also visible in source**: `" in md
     assert "## Lint\n\n" in md
+
+
+def test_a_training_forward_named_prediction_is_not_reported_under_run(tmp_path):
+    """Issue 36, item 5: functorch's Lennard-Jones example under `fastenough run`:
+    make_prediction is the forward whose loss the loop backpropagates, so lint's
+    cross-reference lists no autograd-in-eval for it."""
+    pytest.importorskip("torch")
+    script = Path(__file__).resolve().parents[1] / "data" / "lint" / "behaviour" / \
+        "force_field.py"
+    proc = subprocess.run([sys.executable, "-m", "fastenough", "run", "--no-history",
+                           "--no-trace", "--json", "-", "--", sys.executable, str(script)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env=dict(os.environ, EPOCHS="30",
+                                   OMP_NUM_THREADS="1"))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [Path(p).name for p in report["lint"]["files"]] == ["force_field.py"]
+    lint_codes = {f["code"] for f in report["lint"]["unconfirmed"]}
+    assert "autograd-in-eval" not in lint_codes and "train-mode-in-eval" not in lint_codes
+    assert all(f["code"] != "autograd-in-eval" for f in report["findings"])

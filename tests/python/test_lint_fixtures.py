@@ -37,6 +37,25 @@ def test_research_tree_findings_are_exactly_the_expected_ones():
     assert result.files == 4
 
 
+BEHAVIOUR = DATA.parent / "behaviour"
+
+
+def test_evaluation_is_found_by_what_the_code_does_not_by_names():
+    """Issue 36, item 5: main() that scores a model is reported; the Lennard-Jones
+    shaped make_prediction, whose outputs the training loop backpropagates, is not."""
+    expected = []
+    for line in (BEHAVIOUR / "expected.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            where, code = line.split()
+            name, ln, col = where.split(":")
+            expected.append((name, int(ln), int(col), code))
+    result = lint_paths([str(BEHAVIOUR)], jobs=1)
+    got = sorted((Path(f.path).name, f.line, f.col, f.code) for f in result.findings)
+    assert got == sorted(expected)
+    assert result.errors == [] and result.files == 2
+
+
 def test_parallel_run_gives_the_same_findings_as_serial(tmp_path):
     # 80 files over 1 and 2 threads: same sorted output whatever the scheduling.
     for i in range(20):

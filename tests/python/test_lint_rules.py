@@ -9,10 +9,15 @@ import pytest
 from fastenough.lint.check import check_text
 
 
-def found(src: str) -> list[tuple[int, str]]:
+def found(src: str, codes: tuple[str, ...] | None = None) -> list[tuple[int, str]]:
+    """(line, code) of every finding, or only of `codes`: a snippet about syncs
+    that runs a model in a loop with autograd on is also an evaluation (issue 36)."""
     findings, error = check_text("snippet.py", textwrap.dedent(src))
     assert error is None
-    return [(f.line, f.code) for f in findings]
+    return [(f.line, f.code) for f in findings if codes is None or f.code in codes]
+
+
+SYNC = ("sync-in-loop",)
 
 
 # -- host syncs -----------------------------------------------------------------
@@ -23,7 +28,7 @@ def test_item_in_loop_fires_and_item_outside_any_loop_does_not():
             for x in loader:
                 total += model(x).sum().item()
             return model(x).mean().item()
-        """) == [(5, "sync-in-loop")]
+        """, SYNC) == [(5, "sync-in-loop")]
 
 
 def test_sync_methods_on_host_values_numpy_and_cpu_tensors_do_not_fire():
@@ -50,7 +55,7 @@ def test_cpu_then_numpy_is_one_finding_and_tolist_fires():
             for x in loader:
                 outs.append(model(x).detach().cpu().numpy())
                 outs.append(model(x).argmax(-1).tolist())
-        """) == [(5, "sync-in-loop"), (6, "sync-in-loop")]
+        """, SYNC) == [(5, "sync-in-loop"), (6, "sync-in-loop")]
 
 
 def test_tensor_conditions_print_and_explicit_syncs_in_loops():
@@ -68,7 +73,7 @@ def test_tensor_conditions_print_and_explicit_syncs_in_loops():
             torch.cuda.empty_cache()
             if torch.isnan(loss):
                 print(loss)
-        """) == [(6, "sync-in-loop"), (8, "sync-in-loop"), (9, "sync-in-loop"),
+        """, SYNC) == [(6, "sync-in-loop"), (8, "sync-in-loop"), (9, "sync-in-loop"),
                  (10, "sync-in-loop"), (11, "sync-in-loop")]
 
 
@@ -85,7 +90,7 @@ def test_loop_rules_follow_calls_into_functions_of_the_same_file():
         def main(ts):
             out = [helper(t) for t in ts]
             helper(ts[0])
-        """) == [(4, "sync-in-loop"), (9, "sync-in-loop")]
+        """, SYNC) == [(4, "sync-in-loop"), (9, "sync-in-loop")]
 
 
 def test_comprehensions_and_while_tests_are_loops():
@@ -104,6 +109,7 @@ def test_epoch_loops_are_not_hot_loops():
             for epoch in range(epochs):
                 for x in loader:
                     loss = model(x)
+                    loss.backward()
                 print(epoch, loss.item())
         """) == []
 
@@ -256,6 +262,142 @@ def test_missing_model_eval_before_an_evaluation_loop():
     assert found(src) == [(4, "train-mode-in-eval")]
     assert found(src + "net = build().eval()\n") == []
     assert found(src + "m = AutoModel.from_pretrained('x')\n") == []
+
+
+# Issue 36, item 5: what the code does with the model's results decides whether a
+# function evaluates, never its name.
+SCORES = """
+    def {name}(model, loader):
+        for x in loader:
+            out = model(x)
+            print(out.argmax(-1))
+    """
+
+
+@pytest.mark.parametrize("name", ["main", "evaluate", "run", "make_prediction", "train"])
+def test_a_function_that_scores_a_model_is_found_whatever_its_name(name):
+    # main() was missed and found once renamed evaluate(); `train` trains nothing.
+    assert found(SCORES.format(name=name)) == [(2, "train-mode-in-eval"), (4, "autograd-in-eval")]
+
+
+def test_main_that_scores_through_a_helper_of_the_same_file():
+    assert found("""
+        def run_batch(model, x):
+            return model(x)
+        def main(model, loader):
+            for x in loader:
+                print(run_batch(model, x).argmax(-1))
+        """) == [(4, "train-mode-in-eval"), (6, "autograd-in-eval")]
+
+
+@pytest.mark.parametrize("src", [
+    # functorch's Lennard-Jones example: make_prediction is the training forward; the
+    # loop at the module's top level backpropagates what it returns.
+    """
+    import torch
+    from torch.func import jacrev, vmap
+    def make_prediction(model, drs):
+        norms = torch.norm(drs, dim=1).reshape(-1, 1)
+        energies = model(norms)
+        network_derivs = vmap(jacrev(model))(norms).squeeze(-1)
+        return energies, -network_derivs * drs / norms
+    for epoch in range(400):
+        optimiser.zero_grad()
+        (energies, forces) = make_prediction(model, drs)
+        loss = loss_fn(training_energies, training_forces, energies, forces)
+        loss.backward(retain_graph=True)
+        optimiser.step()
+    """,
+    # A model loop whose outputs a caller of the same file backpropagates.
+    """
+    import torch
+    def predict(model, xs):
+        return torch.cat([model(x) for x in xs])
+    def fit(model, opt, batches, ys):
+        for xs, y in zip(batches, ys):
+            out = predict(model, xs)
+            loss = ((out - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+    """,
+    # Losses gathered in a list and summed before the backward.
+    """
+    def predict(model, xs):
+        return [model(x) for x in xs]
+    def fit(model, xs):
+        losses = []
+        losses.append(predict(model, xs))
+        total = sum(losses)
+        total.backward()
+    """,
+    # The graph is used in the function itself: gradients of the input.
+    """
+    import torch
+    def saliency(model, loader):
+        for x in loader:
+            x.requires_grad_(True)
+            g, = torch.autograd.grad(model(x).sum(), x)
+            print(g.abs().amax())
+    """,
+    # accelerate / Lightning spell the backward as a call with the loss.
+    """
+    def main(model, loader, accelerator):
+        for x, y in loader:
+            loss = (model(x) - y).pow(2).mean()
+            accelerator.backward(loss)
+    """,
+    # A function the file never calls, running the model once: what its caller
+    # does with the result is not in the file, and the name does not decide.
+    """
+    def predict(model, x):
+        return model(x)
+    """,
+])
+def test_a_training_forward_is_not_an_evaluation_whatever_its_name(src):
+    assert found(src) == []
+
+
+def test_a_nested_function_is_the_one_of_the_callers_scope():
+    # timm's benchmark.py: each runner's run() defines its own _step. The train
+    # runner's loop calls its own _step (which trains), not the inference one's;
+    # resolved to both, the train benchmark was "evaluating through _step".
+    src = """
+        import torch
+        class InferRunner:
+            def run(self):
+                self.model.eval()
+                def _step():
+                    return self.model(self.x)
+                with torch.inference_mode():
+                    for _ in range(3):
+                        _step()
+        class TrainRunner:
+            def run(self):
+                def _step():
+                    self.optimizer.zero_grad()
+                    self.loss(self.model(self.x), self.y).backward()
+                    self.optimizer.step()
+                for _ in range(3):
+                    _step()
+        """
+    assert found(src) == []
+
+
+def test_the_same_model_loop_evaluates_once_nothing_trains_with_its_outputs():
+    src = """
+        import torch
+        def predict(model, xs):
+            return torch.cat([model(x) for x in xs])
+        def fit(model, opt, batches, ys):
+            for xs, y in zip(batches, ys):
+                out = predict(model, xs)
+                loss = ((out - y) ** 2).mean()
+                loss.backward()
+        """
+    assert found(src) == []
+    # predict then evaluates, and so does fit's loop over it.
+    assert found(src.replace("loss.backward()", "print(loss)")) == [
+        (3, "train-mode-in-eval"), (4, "autograd-in-eval"), (5, "train-mode-in-eval")]
 
 
 # -- Hugging Face keywords -------------------------------------------------------------

@@ -271,6 +271,12 @@ const KindEnv& ModuleScope::Env(const Function* fn) const {
   return *slot;
 }
 
+const std::vector<Function*>& ModuleScope::Callees(const Site& site) const {
+  static const std::vector<Function*> kNone;
+  auto it = callees_.find(&site);
+  return it == callees_.end() ? kNone : it->second;
+}
+
 const AssignmentMap& Function::Assignments() const {
   if (assignments_ == nullptr) {
     assignments_ =
@@ -308,6 +314,21 @@ void ModuleScope::PropagateLoopReach() {
       if (it != by_name.end()) {
         for (Function* f : it->second) {
           if (f->class_name.empty()) targets.push_back(f);
+        }
+        // Python's scoping: `_step()` inside a function means the `_step` defined
+        // in it (or in the function around it) before one of the module's or of
+        // another function (timm's benchmark.py defines a `_step` in each runner's
+        // run(): the train runner's call is not the inference runner's function).
+        for (const Function* scope = site.function;; scope = scope->parent) {
+          std::vector<Function*> nearest;
+          for (Function* f : targets) {
+            if (f->parent == scope) nearest.push_back(f);
+          }
+          if (!nearest.empty()) {
+            targets = std::move(nearest);
+            break;
+          }
+          if (scope == nullptr) break;
         }
       }
     } else if (func->is(Kind::kAttribute) && func->value()->is(Kind::kName) &&

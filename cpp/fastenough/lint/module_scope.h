@@ -92,6 +92,12 @@ class ModuleScope {
   bool GradOff(const Site& site) const;
   // The kinds of the names of `fn` (nullptr: the module's top level).
   const KindEnv& Env(const Function* fn) const;
+  // Assignments and loop targets of the module's top level (a function's: its
+  // `bindings`).
+  const std::vector<Binding>& module_bindings() const { return module_bindings_; }
+  // The functions of the file a call resolves to (by name, as `callers`); empty
+  // for none.
+  const std::vector<Function*>& Callees(const Site& site) const;
 
  private:
   class Pass;  // module_scope.cc: the visitor that fills the lists

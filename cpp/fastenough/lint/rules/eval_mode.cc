@@ -10,19 +10,23 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplainAutograd = R"(A function that evaluates (named or decorated eval/evaluate/score/predict/
-validate/test/infer, or calling model.eval()) runs the model while autograd is
-on: every forward records the graph and keeps the activations alive for a
-backward that never comes, which costs time and memory. model.eval() does not
-turn autograd off. Wrap the evaluation in `with torch.inference_mode():` (or
-torch.no_grad() when the outputs are later used in autograd), or decorate the
-function with @torch.inference_mode(). The rule stays quiet when the function
-is decorated so, when the model call is inside such a `with`, or when every call
-of the function in the same file is. Shared with the runtime check
-autograd-in-eval.)";
+constexpr std::string_view kExplainAutograd = R"(A function that evaluates runs the model while autograd is on: every forward
+records the graph and keeps the activations alive for a backward that never
+comes, which costs time and memory. model.eval() does not turn autograd off.
+What the code does decides that a function evaluates, never its name: it calls
+model.eval(), is decorated as evaluation, or runs the model in a loop, and
+nothing in it or in a caller of the same file trains with the outputs (a
+backward, torch.autograd.grad or a torch.func transform on a value derived from
+them, an optimizer step, zero_grad, train()). Wrap the evaluation in `with
+torch.inference_mode():` (or torch.no_grad() when the outputs are later used in
+autograd), or decorate the function with @torch.inference_mode(). The rule
+stays quiet when the function is decorated so, when the model call is inside
+such a `with`, or when every call of the function in the same file is. Shared
+with the runtime check autograd-in-eval.)";
 
-constexpr std::string_view kExplainTrainMode = R"(An evaluation loop runs the model, and nothing in the file calls model.eval()
-(or .train(False)), nor loads it with from_pretrained (which returns it in eval
+constexpr std::string_view kExplainTrainMode = R"(An evaluation loop runs the model (a loop whose model outputs nothing trains
+with, whatever the function is called), and nothing in the file calls
+model.eval() (or .train(False)), nor loads it with from_pretrained (which returns it in eval
 mode): dropout and batch-norm stay in training mode, which changes the results,
 not only the speed. Call model.eval() before the evaluation loop (and
 model.train() after it, when training continues). Shared with the runtime check
@@ -59,7 +63,7 @@ void CheckAutograd(const ModuleContext& ctx, std::vector<Hit>& out) {
     if (found) continue;
     for (const Function& helper : scope.functions()) {
       if (&helper == &fn || helper.name == "forward" || helper.name.starts_with("__") ||
-          IsEvalFunction(ctx, helper) || Trains(helper) || !UngatedModelCall(ctx, helper)) {
+          Trains(helper) || !UngatedModelCall(ctx, helper)) {
         continue;
       }
       const Site* via = nullptr;
@@ -69,7 +73,7 @@ void CheckAutograd(const ModuleContext& ctx, std::vector<Hit>& out) {
           break;
         }
       }
-      if (via == nullptr) continue;
+      if (via == nullptr || IsEvalFunction(ctx, helper)) continue;
       out.push_back({via->node, "`" + std::string(fn.name) + "` evaluates the model through `" +
                                     std::string(helper.name) +
                                     "` with autograd on: wrap it in torch.inference_mode()"});
@@ -87,7 +91,7 @@ void CheckTrainMode(const ModuleContext& ctx, std::vector<Hit>& out) {
   for (const Function& fn : ctx.scope().functions()) {
     if (!IsEvalFunction(ctx, fn)) continue;
     for (const Site* site : fn.calls) {
-      if (site->loop != nullptr && ctx.IsModelCall(*site->node)) {
+      if (site->loop != nullptr && RunsModel(ctx, *site)) {
         out.push_back({fn.node, "`" + std::string(fn.name) +
                                     "` runs the model in a loop and the file never calls "
                                     "model.eval(): dropout/batch-norm in training mode"});
