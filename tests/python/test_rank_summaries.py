@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,10 +31,17 @@ def _gen_ranks(directory: Path, ranks: int, layers: int = 2) -> list[str]:
     return names
 
 
-def _straggler(directory: Path) -> list[str]:
+def _straggler(directory: Path, first_rank: int = 0) -> list[str]:
+    """The straggler pair, as ranks first_rank and first_rank + 1 (beside
+    other ranks, a job takes one input per rank)."""
     names = ["straggler_rank0.json", "straggler_rank1.json"]
-    for n in names:
-        shutil.copy(DATA / "detectors" / n, directory / n)
+    for i, n in enumerate(names):
+        text = (DATA / "detectors" / n).read_text()
+        if first_rank:
+            old = f'"rank":{i},"world_size":2'
+            assert old in text
+            text = text.replace(old, f'"rank":{first_rank + i},"world_size":{first_rank + 2}')
+        (directory / n).write_text(text)
     return names
 
 
@@ -64,15 +70,13 @@ def _analyze_then_merge(tmp_path: Path, paths: list[str], cwd: Path) -> tuple[st
 
 
 def test_merge_of_the_summaries_is_the_analyzed_report(tmp_path):
-    names = _gen_ranks(tmp_path, 4) + _straggler(tmp_path)
-    # Six inputs, two of them rank 0 and rank 1 twice: named by input.
+    names = _gen_ranks(tmp_path, 4) + _straggler(tmp_path, first_rank=4)
     analyzed, merged, sums = _analyze_then_merge(tmp_path, names, tmp_path)
     assert merged == analyzed
     files = sorted(p.name for p in sums.iterdir())
-    assert files == [f"input{i}-rank{r}.summary.json"
-                     for i, r in enumerate([0, 1, 2, 3, 0, 1])]
+    assert files == [f"rank{r}.summary.json" for r in range(6)]
     # Files named one by one merge in the order given; the report is the same.
-    ordered = [sums / f for f in sorted(files, key=lambda f: int(f[5:f.index("-")]))]
+    ordered = [sums / f for f in sorted(files, key=lambda f: int(f[4:f.index(".")]))]
     again = run_cli("merge", "--json", *ordered, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert again.stdout == analyzed
@@ -95,15 +99,23 @@ def test_merge_keeps_the_straggler(tmp_path):
 
 
 def test_depth_and_corpus_ranks_merge_to_the_same_report(tmp_path):
-    paths = [str(DATA / "golden" / "depth_trace.json"),
-             str(DATA / "golden" / "small_step_trace.json")]
+    # depth_trace names no rank (rank 0); the small trace goes beside it as
+    # rank 1 (one input per rank); the corpus pair is a job of its own.
+    small = (DATA / "golden" / "small_step_trace.json").read_text()
+    old = '"rank": 0,\n  "world_size": 1'
+    assert old in small
+    (tmp_path / "small_rank1.json").write_text(small.replace(old, '"rank": 1,\n  "world_size": 2'))
+    jobs = [[str(DATA / "golden" / "depth_trace.json"), str(tmp_path / "small_rank1.json")]]
     pair = CORPUS / "trace_filter"
     if pair.is_dir():
-        paths += [str(pair / "sampled_rank-0.json.gz"), str(pair / "sampled_rank-1.json.gz")]
-    analyzed, merged, _ = _analyze_then_merge(tmp_path, paths, tmp_path)
-    assert merged == analyzed
-    report = json.loads(merged)
-    assert report["memory"] and report["graphs"]["per_rank"]  # depth_trace's parts came back
+        jobs.append([str(pair / "sampled_rank-0.json.gz"), str(pair / "sampled_rank-1.json.gz")])
+    for i, paths in enumerate(jobs):
+        (tmp_path / str(i)).mkdir()
+        analyzed, merged, _ = _analyze_then_merge(tmp_path / str(i), paths, tmp_path)
+        assert merged == analyzed
+        if i == 0:
+            report = json.loads(merged)
+            assert report["memory"] and report["graphs"]["per_rank"]  # depth_trace's parts
 
 
 def test_every_summary_key_is_documented(tmp_path):
@@ -135,6 +147,46 @@ def test_merge_refuses_what_is_not_a_summary(tmp_path):
     r = run_cli("analyze", "--rank-summaries", report, DATA / "detectors" /
                 "straggler_rank0.json")
     assert r.returncode == 2 and "not a directory" in r.stderr
+
+
+def test_one_rank_given_twice_is_refused_naming_both(tmp_path):
+    # Issue 34 item 14: two traces of rank 0, or one file twice, were merged
+    # as two "rank 0" rows with the steps counted twice; so were two rank-0
+    # summaries.
+    a, b = _straggler(tmp_path)
+    (tmp_path / "copy.json").write_text((tmp_path / a).read_text())
+    r = run_cli("analyze", "--json", a, "copy.json", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert f"{a} and copy.json both hold rank 0" in r.stderr
+    assert "Traceback" not in r.stderr and not r.stdout
+    r = run_cli("analyze", "--json", a, b, a, cwd=tmp_path)
+    assert r.returncode == 2 and f"{a} is given twice" in r.stderr, r.stderr
+    r = run_cli("analyze", "--json", a, f"./{a}", cwd=tmp_path)
+    assert r.returncode == 2 and f"{a} and ./{a} are the same file" in r.stderr, r.stderr
+    # Two rank-0 summaries.
+    for name, trace in (("one", a), ("two", "copy.json")):
+        s = run_cli("analyze", "--rank-summaries", tmp_path / name, trace, cwd=tmp_path)
+        assert s.returncode == 0, s.stderr
+    r = run_cli("merge", "--json", tmp_path / "one" / "rank0.summary.json",
+                tmp_path / "two" / "rank0.summary.json", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert (f"{tmp_path / 'one' / 'rank0.summary.json'} and "
+            f"{tmp_path / 'two' / 'rank0.summary.json'} both hold rank 0") in r.stderr
+
+
+@pytest.mark.parametrize("rank", ['"0; rm -rf /"', "4611686018427387904"])
+def test_a_rank_that_is_no_rank_is_unknown_and_said(tmp_path, rank):
+    a, _ = _straggler(tmp_path)
+    text = (tmp_path / a).read_text().replace('"rank":0,', f'"rank":{rank},', 1)
+    (tmp_path / "odd.json").write_text(text)
+    r = run_cli("analyze", "--json", "odd.json", cwd=tmp_path)
+    assert r.returncode == 5, r.stderr  # data lost: the rank
+    report = json.loads(r.stdout)
+    assert [c["name"] for c in report["counters"] if c["name"] == "rank_unusable"]
+    assert "rank_unusable" in r.stderr
+    # Beside the real rank 0 it is refused, not merged into it.
+    r = run_cli("analyze", "--json", a, "odd.json", cwd=tmp_path)
+    assert r.returncode == 2 and "without a usable distributedInfo.rank" in r.stderr, r.stderr
 
 
 def test_sixteen_ranks_render_as_distributions(tmp_path):

@@ -1,6 +1,9 @@
 #include "fastenough/report/analyze.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -64,6 +67,21 @@ StatusOr<std::vector<RankSummary>> SummarizeTraces(const std::vector<std::string
                                                    bool all_shapes) {
   if (paths.empty()) return InvalidArgument("no trace files given");
   const size_t n = paths.size();
+  // One file given twice (under two names, or a link to it) is one rank
+  // twice: refused before anything is loaded.
+  {
+    std::map<std::pair<dev_t, ino_t>, size_t> files;
+    for (size_t i = 0; i < n; ++i) {
+      struct stat st {};
+      if (stat(paths[i].c_str(), &st) != 0) continue;  // the loader says why
+      auto [it, inserted] = files.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+      if (!inserted) {
+        return InvalidArgument(paths[it->second] + (paths[it->second] == paths[i] ? "" : " and " + paths[i]) +
+                               (paths[it->second] == paths[i] ? " is given twice" : " are the same file") +
+                               ": a job's report takes one trace per rank; give it once");
+      }
+    }
+  }
   std::vector<std::optional<RankSummary>> summaries(n);
   std::vector<Status> errors(n);
   std::optional<ProgressAggregator> progress;
@@ -113,6 +131,7 @@ StatusOr<std::vector<RankSummary>> SummarizeTraces(const std::vector<std::string
     }
     out.push_back(std::move(*summaries[i]));
   }
+  FE_RETURN_IF_ERROR(CheckOneInputPerRank(out, "traces"));
   return out;
 }
 

@@ -1,9 +1,13 @@
-// The pipeline on real files: the golden trace loaded twice (two "ranks").
+// The pipeline on real files: the golden trace as two ranks (a copy that says
+// rank 1), and the refusals of one rank given twice (issue 34 item 14).
 #include "fastenough/report/analyze.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 
 #include "fastenough/report/report_json.h"
@@ -12,6 +16,23 @@ namespace fastenough::report {
 namespace {
 
 const std::string kGolden = std::string(FASTENOUGH_TEST_DATA) + "/golden/small_step_trace.json";
+
+// The golden trace with its distributedInfo saying `rank_json` (written once).
+std::string GoldenAs(const std::string& rank_json, const std::string& name) {
+  std::ifstream in(kGolden);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const std::string from = "\"rank\": 0,\n  \"world_size\": 1";
+  const size_t at = t.find(from);
+  EXPECT_NE(at, std::string::npos);
+  t.replace(at, from.size(), "\"rank\": " + rank_json + ",\n  \"world_size\": 2");
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << t;
+  return path;
+}
+
+const std::string kRank1 = GoldenAs("1", "fastenough_analyze_test_rank1.json");
 
 TEST(AnalyzePipelineTest, ParallelEqualsSequentialAndProgressAggregates) {
   AnalyzeOptions one;
@@ -27,8 +48,8 @@ TEST(AnalyzePipelineTest, ParallelEqualsSequentialAndProgressAggregates) {
     last_total = total;
     ++calls;
   };
-  StatusOr<std::string> a = AnalyzeTracesToJson({kGolden, kGolden}, one);
-  StatusOr<std::string> b = AnalyzeTracesToJson({kGolden, kGolden}, two);
+  StatusOr<std::string> a = AnalyzeTracesToJson({kGolden, kRank1}, one);
+  StatusOr<std::string> b = AnalyzeTracesToJson({kGolden, kRank1}, two);
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(a.value(), b.value());
@@ -37,7 +58,7 @@ TEST(AnalyzePipelineTest, ParallelEqualsSequentialAndProgressAggregates) {
 }
 
 TEST(AnalyzePipelineTest, TwoInputsMergeAcrossRanks) {
-  StatusOr<Report> r = AnalyzeTraces({kGolden, kGolden});
+  StatusOr<Report> r = AnalyzeTraces({kGolden, kRank1});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->inputs.size(), 2u);
   ASSERT_EQ(r->ranks.size(), 2u);
@@ -51,6 +72,33 @@ TEST(AnalyzePipelineTest, TwoInputsMergeAcrossRanks) {
   EXPECT_EQ(r->top_kernels[0].total_ns, 180000);
   EXPECT_DOUBLE_EQ(r->top_kernels[0].share_of_busy, 90000.0 / 131000.0);
   EXPECT_EQ(r->top_ops[0].total_ns, 100000);
+}
+
+TEST(AnalyzePipelineTest, OneRankGivenTwiceIsRefusedNamingBoth) {
+  // The same file twice: refused before loading.
+  StatusOr<Report> twice = AnalyzeTraces({kGolden, kGolden});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(twice.status().message(), kGolden + " is given twice: a job's report takes one trace per rank; give it once");
+  // A copy that claims rank 0 too.
+  const std::string copy = GoldenAs("0", "fastenough_analyze_test_rank0_copy.json");
+  StatusOr<Report> same = AnalyzeTraces({kGolden, copy});
+  ASSERT_FALSE(same.ok());
+  EXPECT_EQ(same.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(same.status().message().rfind(kGolden + " and " + copy + " both hold rank 0: ", 0), 0u)
+      << same.status().message();
+  // "rank": "0; rm -rf /" is no rank: unknown, shown as 0, and it collides.
+  const std::string junk = GoldenAs("\"0; rm -rf /\"", "fastenough_analyze_test_rank_junk.json");
+  StatusOr<Report> unknown = AnalyzeTraces({kGolden, junk});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("without a usable distributedInfo.rank"), std::string::npos)
+      << unknown.status().message();
+  // Alone it is analysed, its rank unknown and said by a counter.
+  StatusOr<Report> alone = AnalyzeTraces({junk});
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  bool said = false;
+  for (const auto& c : alone->counters) said = said || c.name == "rank_unusable";
+  EXPECT_TRUE(said);
 }
 
 TEST(AnalyzePipelineTest, OneBadFileFailsTheCall) {

@@ -10,6 +10,31 @@
 
 namespace fastenough::report {
 
+Status CheckOneInputPerRank(const std::vector<RankSummary>& ranks, const char* what,
+                            const std::vector<std::string>& files) {
+  std::map<int, size_t> seen;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankSummary& s = ranks[i];
+    auto [it, inserted] = seen.emplace(s.analysis.rank, i);
+    if (inserted) continue;
+    const RankSummary& first = ranks[it->second];
+    const bool named = files.size() == ranks.size();
+    const std::string a = named ? files[it->second] : first.input.path;
+    const std::string b = named ? files[i] : s.input.path;
+    const bool unnamed = !first.rank_known || !s.rank_known;
+    return InvalidArgument(
+        (a == b ? a + " is given twice" : a + " and " + b + " both hold rank " +
+                                               std::to_string(s.analysis.rank)) +
+        (unnamed && a != b ? " (a trace without a usable distributedInfo.rank counts as rank 0)"
+                           : "") +
+        (named ? " (summaries of " + first.input.path + " and " + s.input.path + ")" : "") +
+        ": a job's report takes one input per rank, and these " + what +
+        " would be merged as one rank with its steps counted twice; give each rank once "
+        "(analyse other profiler windows of a rank on their own)");
+  }
+  return Status::Ok();
+}
+
 Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
   Report r;
   r.tool_version = FASTENOUGH_VERSION;

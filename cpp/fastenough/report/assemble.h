@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "fastenough/report/rank_summary.h"
 #include "fastenough/report/report.h"
+#include "fastenough/util/status.h"
 
 namespace fastenough::report {
 
@@ -18,5 +20,14 @@ namespace fastenough::report {
 // rank are ranked; steps, top kernels (top_n) and top ops (top_n) are merged
 // over the ranks.
 Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n);
+
+// One job has one input per rank. Two inputs of the same rank (two traces
+// that claim it, one file given twice, two rank-0 summaries) would be shown
+// as two rows of one rank with its steps counted twice: refused, naming both
+// inputs (InvalidArgument: a usage error). `what` names the inputs in the
+// message ("traces", "summaries"); `files`, when given, are the files the
+// summaries were read from (else their traces' paths name them).
+Status CheckOneInputPerRank(const std::vector<RankSummary>& ranks, const char* what,
+                            const std::vector<std::string>& files = {});
 
 }  // namespace fastenough::report

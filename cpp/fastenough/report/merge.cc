@@ -30,6 +30,7 @@ StatusOr<std::vector<RankSummary>> ReadRankSummaries(const std::vector<std::stri
 StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_t top_n) {
   StatusOr<std::vector<RankSummary>> summaries = ReadRankSummaries(paths);
   if (!summaries.ok()) return summaries.status();
+  FE_RETURN_IF_ERROR(CheckOneInputPerRank(summaries.value(), "summaries", paths));
   return AssembleReport(std::move(summaries).value(), top_n);
 }
 

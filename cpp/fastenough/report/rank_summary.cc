@@ -48,6 +48,7 @@ RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis
              store.file_bytes, store.json_bytes,
              store.event_count, {store.rank},
              store.events_close_offset, store.annotations};
+  s.rank_known = store.rank_known;
   s.counters = store.counters();
   s.meta.device_properties = store.device_properties;
   s.meta.world_size = store.world_size;

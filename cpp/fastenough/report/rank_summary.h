@@ -29,6 +29,9 @@ struct RankSummary {
   // directory of summaries merges in this order, as analyze ordered them.
   size_t input_index = 0;
   InputInfo input;          // the trace file (with what --annotate needs of it)
+  // Whether the trace named its rank (distributedInfo.rank); a summary read
+  // back from a file says a rank, so it is known. Not written.
+  bool rank_known = true;
   trace::Counters counters;  // its reader's counters
   Meta meta;                 // its device properties, world size, backend, base time (no extra)
   analysis::RankAnalysis analysis;

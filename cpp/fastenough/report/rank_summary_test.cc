@@ -4,6 +4,10 @@
 // report that the traces give.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/findings/test_trace_builder.h"
@@ -144,7 +148,18 @@ TEST(RankSummaryJson, MergedReportIsTheAnalyzedOne) {
   // the plugin's steps (depth_trace) beside a second trace.
   ExpectMergeEqualsAnalyze({Data("detectors/straggler_rank0.json"),
                             Data("detectors/straggler_rank1.json")});
-  ExpectMergeEqualsAnalyze({Data("golden/depth_trace.json"), Data("golden/small_step_trace.json")});
+  // depth_trace names no rank (rank 0); the second trace is rank 1 (one input per rank).
+  std::ifstream in(Data("golden/small_step_trace.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const std::string from = "\"rank\": 0,\n  \"world_size\": 1";
+  ASSERT_NE(t.find(from), std::string::npos);
+  t.replace(t.find(from), from.size(), "\"rank\": 1,\n  \"world_size\": 2");
+  const std::string rank1 =
+      (std::filesystem::temp_directory_path() / "fastenough_rank_summary_test_rank1.json").string();
+  std::ofstream(rank1) << t;
+  ExpectMergeEqualsAnalyze({Data("golden/depth_trace.json"), rank1});
 }
 
 TEST(RankSummaryJson, NamesTheFieldItCannotRead) {
