@@ -34,6 +34,10 @@ def kind_of(mode: int) -> str:
 class NotRegularFileError(OSError):
     """The path is there but is not a regular file (strerror says what it is)."""
 
+    def __init__(self, path: str | os.PathLike, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({kind})", os.fspath(path))
+        self.kind = kind  # "a FIFO or pipe"
+
 
 class FileTooLargeError(OSError):
     """A regular file larger than the caller's bound."""
@@ -52,8 +56,7 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None) -> Binar
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFileError(errno.EINVAL, f"not a regular file ({kind_of(st.st_mode)})",
-                                      os.fspath(path))
+            raise NotRegularFileError(path, kind_of(st.st_mode))
         if max_bytes is not None and st.st_size > max_bytes:
             raise _too_large(path, st.st_size, max_bytes)
         # Blocking again: on a regular file O_NONBLOCK changes nothing, and the

@@ -45,12 +45,15 @@ def parse_fix(text: str) -> tuple[str, dict]:
 
 
 def read_plan(path: str) -> bytes:
-    """The plan file's bytes (at most PLAN_MAX_BYTES + 1 of them)."""
-    try:
-        with open(path, "rb") as f:
+    """The plan file's bytes (at most PLAN_MAX_BYTES + 1 of them); a FIFO or device
+    is refused without waiting on it (cli/input_file.py)."""
+    from fastenough.cli.input_file import open_input
+
+    with open_input(path) as f:
+        try:
             return f.read(PLAN_MAX_BYTES + 1)
-    except OSError as e:
-        raise InputNotFoundError(f"{visible(path)}: {e.strerror or e}") from None
+        except OSError as e:
+            raise InputNotFoundError(f"{visible(path)}: {e.strerror or e}") from None
 
 
 def parse_plan(data: bytes, path: str) -> tuple[int | None, float | None, dict]:

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
-import stat
 
-from fastenough.errors import BadInputError, InputNotFoundError, UsageError
+from fastenough.errors import BadInputError, InputNotFoundError
 from fastenough.render.escape import visible
 
 MAX_DEPTH = 64
@@ -81,19 +79,12 @@ def parse_json(data: bytes, where: str, max_depth: int = MAX_DEPTH,
 
 def read_bytes(path: str, max_bytes: int = MAX_BYTES, what: str = "") -> bytes:
     """The bytes of regular file `path` (gzip inflated when it ends in .gz),
-    at most `max_bytes` of them; a FIFO or device is refused before it is
-    opened, the file is opened without blocking."""
+    at most `max_bytes` of them; a FIFO or device is refused without being
+    waited on (cli/input_file.py open_input)."""
+    from fastenough.cli.input_file import open_input
+
     shown = (what + " " if what else "") + visible(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except FileNotFoundError:
-        raise InputNotFoundError(f"{shown}: no such file") from None
-    except OSError as e:
-        raise InputNotFoundError(f"{shown}: {e.strerror or e}") from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise UsageError(f"{shown}: not a regular file")
+    with open_input(path, None, what) as f:
         if path.endswith(".gz"):
             try:
                 with gzip.GzipFile(fileobj=f) as z:

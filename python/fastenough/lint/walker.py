@@ -46,6 +46,13 @@ def discover(paths: list[str]) -> list[str]:
                     ".egg-info"))
                 out.extend(os.path.join(root, f) for f in sorted(files)
                            if f.endswith(".py"))
+        elif os.path.lexists(p):
+            # There, but nothing lint reads (a FIFO would block the reader): exit 2
+            # naming what it is, in the words every input is refused with.
+            from fastenough.cli.input_file import require_regular_file
+
+            require_regular_file(p)
+            out.append(str(path))  # it became a regular file meanwhile
         else:
             raise InputNotFoundError(f"{p}: no such file or directory")
     return out
