@@ -278,4 +278,4 @@ def test_identical_inputs_with_different_steady_windows_are_no_protocol_change(t
     assert any("steady windows covered different inputs (A 35.0, B 37.5" in n
                for n in doc["noise"]), doc["noise"]
     (measurement,) = [r for r in figure_rows(doc) if r[0] == "measurement"]
-    assert measurement == ("measurement", "complete (A1 A3), partial (A2)", "complete")
+    assert measurement == ("measurement", "2 of 3 complete", "complete")

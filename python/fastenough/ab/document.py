@@ -14,6 +14,9 @@ interval, the protocol changes, the outputs' comparison and the verdict.
    "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
    "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null,
    "left_out": [str],   (pairs left out: a run of the pair measured no steady steps)
+   "outputs_explained": [{"side", "code", "title", "where", "source": "runtime" | "lint"}]
+     (when the outputs differ: findings that change results, in one side's first
+     report and not the other's: train-mode-in-eval, dropout on in A, off in B)
    "design": {"kind": "fixed" | "sequential", "rounds", "pairs", "max_rounds", "looks",
               "look_confidence", "confidence", "stopped": "decided" | "max-rounds" |
               "budget" | "fixed" | "failed", "text"}}   (ab/design.py; set by the CLI;
@@ -38,6 +41,36 @@ from fastenough.ab.verdict import decide
 
 def _finite(x):
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _result_changing(report: dict | None) -> dict[str, dict]:
+    """code -> {"where", "source"}: the findings of a report that change results
+    (the catalog's changes_results), measured or seen by lint's cross-reference."""
+    from fastenough import _core
+
+    codes = {e["code"]: e["title"] for e in _core.finding_catalog() if e.get("changes_results")}
+    out: dict[str, dict] = {}
+    report = report or {}
+    for f in report.get("findings") or []:
+        if f.get("code") in codes and f["code"] not in out:
+            w = next((w for w in f.get("where") or [] if isinstance(w, dict) and w.get("file")),
+                     None)
+            out[f["code"]] = {"title": codes[f["code"]], "source": "runtime",
+                              "where": f"{w['file']}:{w.get('line')}" if w else None}
+    for f in (report.get("lint") or {}).get("unconfirmed") or []:
+        if f.get("code") in codes and f["code"] not in out:
+            out[f["code"]] = {"title": codes[f["code"]], "source": "lint",
+                              "where": f"{Path(str(f.get('file'))).name}:{f.get('line')}"}
+    return out
+
+
+def explain_outputs(runs: dict[str, list[SideRun]]) -> list[dict]:
+    """Findings that change results in one side's first report and not the other's."""
+    first = {name: next((r.report for r in runs[name] if r.report), None) for name in "AB"}
+    found = {name: _result_changing(first[name]) for name in "AB"}
+    return [dict({"side": name, "code": code}, **info)
+            for name, other in (("A", "B"), ("B", "A"))
+            for code, info in found[name].items() if code not in found[other]]
 
 
 def _in_order(runs: dict[str, list[SideRun]]) -> list[SideRun]:
@@ -69,7 +102,9 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
            "order": [r.side + str(r.index) for r in _in_order(runs)],
            "sides": sides, "unit": None, "ratio": None, "speed": "not measured",
            "verdict": "not measured", "noise": [], "protocol_changes": [],
-           "outputs": outputs, "failed": None, "left_out": []}
+           "outputs": outputs, "failed": None, "left_out": [],
+           "outputs_explained": (explain_outputs(runs)
+                                 if (outputs or {}).get("verdict") == "differs" else [])}
     if failed is not None:
         doc["failed"] = {"side": failed.side, "run": f"{failed.side}{failed.index}",
                          "exit_status": failed.exit_status, "run_dir": str(failed.run_dir),

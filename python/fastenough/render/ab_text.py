@@ -31,6 +31,8 @@ def _figure(runs: list[dict], key: str, fmt) -> str:
 
 
 def outputs_lines(outputs: dict | None) -> list[str]:
+    """The outputs' comparison as logical lines (render_text wraps them at 80
+    columns; the HTML page lists them)."""
     if not outputs:
         return []
     verdict = outputs.get("verdict")
@@ -53,7 +55,8 @@ def outputs_lines(outputs: dict | None) -> list[str]:
         if keys is not None:
             parts.append(f"{keys} key(s)")
     out = ["; ".join(parts)]
-    for w in (outputs.get("worst") or [])[:5]:
+    worst = (outputs.get("worst") or [])[:5]
+    for w in worst:
         key = w.get("key")
         bits = [f"{k} {w[k]:.3g}" for k in ("max_abs", "max_rel")
                 if isinstance(w.get(k), (int, float))]
@@ -64,10 +67,53 @@ def outputs_lines(outputs: dict | None) -> list[str]:
         if w.get("status") and w.get("status") not in ("equal", "within"):
             bits.append(str(w["status"]))
         out.append(f"  {key}: " + ", ".join(bits))
+    if worst and _figures_sentence(worst[0]):
+        out.append("  " + _figures_sentence(worst[0]))
     for k in ("missing", "extra"):
         if outputs.get(k):
             out.append(f"  {k} in B: " + ", ".join(map(str, outputs[k][:5])))
     return out
+
+
+def _figures_sentence(w: dict) -> str:
+    """What the worst key's figures mean, in words: max_rel 502 and max_ulp 2025391065
+    say nothing alone."""
+    said = []
+    if isinstance(w.get("max_abs"), (int, float)):
+        said.append(f"differ by up to {w['max_abs']:.3g} (max_abs)")
+    rel = w.get("max_rel")
+    if isinstance(rel, (int, float)):
+        said.append(f"by up to {rel:.3g} times A's own value (max_rel)" if rel >= 1
+                    else f"by up to {rel:.2%} of A's own value (max_rel)")
+    elif rel == "inf":
+        said.append("are non-zero in B where A is exactly 0 (max_rel inf)")
+    ulp = w.get("max_ulp")
+    if isinstance(ulp, (int, float)):
+        said.append(f"are up to {ulp:,} representable numbers apart (max_ulp; rounding "
+                    "differences are a few)" if ulp > 16
+                    else f"are at most {ulp} representable numbers apart (max_ulp): rounding")
+    if not said:
+        return ""
+    text = f"In words: the elements of {w.get('key')} " + ", ".join(said[:-1]) + \
+        (" and " if len(said) > 1 else "") + said[-1] + "."
+    big_ulp = isinstance(ulp, (int, float)) and ulp > 1 << 20
+    if (isinstance(rel, (int, float)) and rel >= 1) or rel == "inf" or big_ulp:
+        text += " Not rounding: the two sides computed different values."
+    return text
+
+
+# The terminal width `ab` writes for; commands and paths are never broken.
+WIDTH = 80
+
+
+def _wrap(text: str, indent: str = "", first: str | None = None) -> list[str]:
+    import textwrap
+
+    if not text:
+        return []
+    first = indent if first is None else first
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=indent + "  ",
+                         break_long_words=False, break_on_hyphens=False) or [first + text]
 
 
 def figure_rows(doc: dict) -> list[tuple[str, str, str]]:
@@ -90,14 +136,29 @@ def figure_rows(doc: dict) -> list[tuple[str, str, str]]:
 
 
 def _measurement(side: str, runs: list[dict]) -> str:
-    """"complete" when every run of the side is; else which run is which:
-    "complete (A1 A3), partial (A2)"."""
-    by_status: dict[str, list[str]] = {}
-    for i, r in enumerate(runs, 1):
-        by_status.setdefault(r.get("measurement", "?"), []).append(f"{side}{i}")
-    if len(by_status) == 1:
-        return next(iter(by_status))
-    return ", ".join(f"{status} ({' '.join(names)})" for status, names in sorted(by_status.items()))
+    """"complete" when every run of the side is (or "partial", ... when all are
+    that); else how many are complete: "3 of 4 complete" (measurement_lines names
+    the others)."""
+    statuses = [r.get("measurement", "?") for r in runs]
+    if len(set(statuses)) == 1:
+        return statuses[0]
+    return f"{statuses.count('complete')} of {len(statuses)} complete"
+
+
+def measurement_lines(doc: dict) -> list[str]:
+    """The runs whose measurement was not complete, by name, when a side mixes
+    them: "measurement incomplete in A1 (partial), B1 (partial); the other runs
+    are complete"."""
+    odd, mixed = [], False
+    for side in ("A", "B"):
+        runs = doc["sides"][side]["runs"]
+        statuses = [r.get("measurement", "?") for r in runs]
+        mixed = mixed or len(set(statuses)) > 1
+        odd += [f"{side}{i} ({s})" for i, s in enumerate(statuses, 1) if s != "complete"]
+    if not mixed or not odd:
+        return []
+    return _wrap(f"measurement incomplete in {', '.join(odd)}; the other runs are complete "
+                 "(each run directory's report says what was missed)")
 
 
 def ratio_line(doc: dict) -> str | None:
@@ -113,30 +174,50 @@ def ratio_line(doc: dict) -> str | None:
 
 def render_text(doc: dict) -> str:
     a, b = doc["sides"]["A"], doc["sides"]["B"]
-    out = [f"A: {Side('A', a['command'], a['env']).label()}\n",
-           f"B: {Side('B', b['command'], b['env']).label()}\n",
-           f"{len(doc['order'])} runs in the order {' '.join(doc['order'])}; run directories "
-           f"under {doc['dir']}\n\n"]
-    out.append(_row("", "A", "B"))
+    lines = _wrap(f"A: {Side('A', a['command'], a['env']).label()}")
+    lines += _wrap(f"B: {Side('B', b['command'], b['env']).label()}")
+    lines += _wrap(f"{len(doc['order'])} runs in the order {' '.join(doc['order'])}; run "
+                   f"directories under {doc['dir']}")
+    lines.append("")
+    lines.append(_row("", "A", "B").rstrip("\n"))
     for label, va, vb in figure_rows(doc):
-        out.append(_row(label, va, vb))
-    out.append("\n")
-    ratio = ratio_line(doc)
-    if ratio:
-        out.append(ratio + "\n")
+        lines.append(_row(label, va, vb).rstrip("\n"))
+    lines += measurement_lines(doc)
+    lines.append("")
+    lines += _wrap(ratio_line(doc) or "")
     design = doc.get("design")
     if design:
-        out.append(design["text"] + "\n")
+        lines += _wrap(design["text"])
     for n in doc.get("noise") or []:
-        out.append(f"noise: {n}\n")
+        lines += _wrap(f"noise: {n}")
     for n in doc.get("left_out") or []:
-        out.append(f"left out: {n}\n")
+        lines += _wrap(f"left out: {n}")
     for c in doc.get("protocol_changes") or []:
-        out.append(f"protocol change: {c['field']}: {c['a']} -> {c['b']}\n")
-    out += [line + "\n" for line in outputs_lines(doc.get("outputs"))]
+        lines += _wrap(f"protocol change: {c['field']}: {c['a']} -> {c['b']}")
+    for line in outputs_lines(doc.get("outputs")):
+        indent = line[:len(line) - len(line.lstrip())]
+        lines += _wrap(line.lstrip(), indent=indent)
+    for e in doc.get("outputs_explained") or []:
+        lines += _wrap(explained_line(e))
     f = doc.get("failed")
     if f:
-        out.append(f"run {f['run']} failed with exit status {f['exit_status']}: its stderr is "
-                   f"{f['stderr']}, its run directory {f['run_dir']}\n")
-    out.append(f"verdict: {doc['verdict']}\n")
-    return "".join(out)
+        lines += _wrap(f"run {f['run']} failed with exit status {f['exit_status']}: its stderr "
+                       f"is {f['stderr']}, its run directory {f['run_dir']}")
+    lines += _wrap(f"verdict: {doc['verdict']}")
+    return "".join(line + "\n" for line in lines)
+
+
+def explained_line(e: dict) -> str:
+    """'outputs differ' tied to the finding that explains it: side A's report has
+    train-mode-in-eval (a finding that changes results) and B's does not."""
+    where = f" at {e['where']}" if e.get("where") else ""
+    how = "seen in the source by lint" if e.get("source") == "lint" else "measured in the run"
+    other = "B" if e["side"] == "A" else "A"
+    return (f"why the outputs differ: {e['side']}'s report has {e['code']}{where} "
+            f"({how}) and {other}'s does not: {e['title']}. It changes results, not only "
+            f"speed (for train-mode-in-eval: dropout on in one side, turned off in the "
+            f"other), so the outputs are expected to differ; `fastenough explain {e['code']}`"
+            if e["code"] == "train-mode-in-eval" else
+            f"why the outputs differ: {e['side']}'s report has {e['code']}{where} ({how}) "
+            f"and {other}'s does not: {e['title']}. It changes results, not only speed, so "
+            f"the outputs are expected to differ; `fastenough explain {e['code']}`")

@@ -6,7 +6,7 @@ changes, the outputs' agreement, and the verdict at the top."""
 from __future__ import annotations
 
 from fastenough.ab.sides import Side
-from fastenough.render.ab_text import figure_rows, outputs_lines, ratio_line
+from fastenough.render.ab_text import explained_line, figure_rows, outputs_lines, ratio_line
 from fastenough.render.html import svg
 from fastenough.render.html.page import document, section, table_html
 from fastenough.render.html.svg import esc
@@ -78,8 +78,10 @@ def ab_to_html(doc: dict) -> str:
     lines = outputs_lines(doc.get("outputs"))
     if lines:
         items = "".join(f"<li><code>{esc(x.strip())}</code></li>" for x in lines[1:])
+        why = "".join(f"<p>{esc(explained_line(e))}</p>"
+                      for e in doc.get("outputs_explained") or [])
         body.append(section("outputs", "Outputs", f"<p>{esc(lines[0])}</p>"
-                            + (f"<ul>{items}</ul>" if items else "")))
+                            + (f"<ul>{items}</ul>" if items else "") + why))
     f = doc.get("failed")
     if f:
         body.append(section("failed", "A run failed",
