@@ -164,6 +164,37 @@ def _not_measured(outcome) -> str | None:
             "is above); nothing was measured, so there is no report to show")
 
 
+def _unwritten_lines(outcome, shown: bool) -> list[str]:
+    """What could not be written after the program ran, each claim true of this run:
+    the run directory's files (a full disk), then the history row (runs.db full,
+    damaged, or no file). `shown`: the report was printed in this run's output."""
+    from fastenough.supervisor.session import HISTORY_ROW
+
+    rd = visible(outcome.run_dir)
+    history = [u for u in outcome.unwritten if u.startswith(HISTORY_ROW)]
+    files = [u for u in outcome.unwritten if u not in history]
+    missing = [n for n in ("report.json", "report.md", "report.html")
+               if any(u.startswith(n + " ") for u in files)]
+    report_json = outcome.report is not None and "report.json" not in missing
+    lines = []
+    if files:
+        line = f"not written: {visible('; '.join(files))}"
+        if "report.json" in missing:
+            if shown:
+                line += "; the report printed here is the only copy"
+            line += (f"; once there is room, `fastenough report {rd} --reanalyze -o "
+                     f"{rd}/report.json` writes it")
+        elif missing:
+            line += "; once there is room, " + ", ".join(
+                f"`fastenough report {rd} -o {rd}/{n}`" for n in missing) + " writes it"
+        lines.append(line)
+    if history:
+        kept = f"its report is in {rd}/report.json" if report_json else f"the run directory is {rd}"
+        lines.append(f"not written: {visible('; '.join(history))}; `fastenough history` will "
+                     f"not list this run; {kept}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     cmd = _parse_command(args)
     if args.json is not None and args.json != "-" and args.json.startswith("-"):
@@ -227,11 +258,10 @@ def run(args: argparse.Namespace) -> int:
     if outcome.skipped:
         err.write("fastenough: files of the run directory skipped unread (the command left "
                   f"something else there): {visible('; '.join(outcome.skipped))}\n")
-    if outcome.unwritten:
-        err.write(f"fastenough: not written: {visible('; '.join(outcome.unwritten))}; the "
-                  "report above is the only copy: once there is room, `fastenough report "
-                  f"{visible(outcome.run_dir)} --reanalyze -o {visible(outcome.run_dir)}"
-                  "/report.json` writes it\n")
+    shown = report is not None and not not_measured and (
+        args.json == "-" or args.md or (not args.quiet and not args.json))
+    for line in _unwritten_lines(outcome, shown):
+        err.write(f"fastenough: {line}\n")
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")

@@ -5,10 +5,13 @@ in its directory, not in runs)."""
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from fastenough.errors import BadInputError
+from fastenough.regular_file import kind_of
 from fastenough.render.escape import visible
 
 COLUMNS = (
@@ -97,6 +100,11 @@ def _typed(column: str, value: object) -> object:
     return value if isinstance(value, str) else str(value)
 
 
+class HistoryUnwritableError(Exception):
+    """A history database a row cannot be added to, for a reason that another try will
+    not change (damaged, or something else than a file): the message says what to do."""
+
+
 class HistoryDB:
     """create=True: the database `run` and `ab` add rows to (made when missing).
     create=False: an existing database, only read (`history`, run numbers):
@@ -111,15 +119,41 @@ class HistoryDB:
         else:
             self._open_read_only()
             return
-        # Several runs may finish at once (a sweep): wait for the lock a while.
-        self._db = sqlite3.connect(str(self.path), timeout=30)
-        self._db.execute(_SCHEMA)
-        self._db.execute(_AB_SCHEMA)
-        have = {c[1] for c in self._db.execute("PRAGMA table_info(runs)")}
-        for name, kind in _ADDED.items():
-            if name not in have:
-                with self._db:
-                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+        self._refuse_what_is_no_file()
+        try:
+            # Several runs may finish at once (a sweep): wait for the lock a while.
+            self._db = sqlite3.connect(str(self.path), timeout=30)
+            self._db.execute(_SCHEMA)
+            self._db.execute(_AB_SCHEMA)
+            have = {c[1] for c in self._db.execute("PRAGMA table_info(runs)")}
+            for name, kind in _ADDED.items():
+                if name not in have:
+                    with self._db:
+                        self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+        except sqlite3.DatabaseError as e:
+            self._damaged(e)
+
+    def _refuse_what_is_no_file(self) -> None:
+        """A FIFO, directory or device where runs.db goes: sqlite would wait on it or
+        fail with "disk I/O error"; say what it is instead."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return  # made now
+        except OSError as e:
+            raise HistoryUnwritableError(e.strerror or str(e)) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise HistoryUnwritableError(f"not a regular file ({kind_of(st.st_mode)}); "
+                                         "remove it and the next run starts a new history")
+
+    def _damaged(self, e: sqlite3.DatabaseError) -> None:
+        """sqlite's "file is not a database" and "database disk image is malformed" are
+        plain DatabaseErrors and stay so however often one tries: the file is damaged.
+        An OperationalError (the disk is full, the database is locked) passes as it is."""
+        if type(e) is not sqlite3.DatabaseError:
+            raise e
+        raise HistoryUnwritableError(f"{e}: not a history database fastenough can add to; "
+                                     "move it aside and the next run starts a new one") from None
 
     def _open_read_only(self) -> None:
         from fastenough.cli.input_file import require_regular_file
@@ -158,11 +192,15 @@ class HistoryDB:
 
     def add_run(self, row: dict) -> int:
         cols = [c for c in COLUMNS if c != "id"]
-        with self._db:
-            cur = self._db.execute(
-                f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                [row.get(c) for c in cols],
-            )
+        try:
+            with self._db:
+                cur = self._db.execute(
+                    f"INSERT INTO runs ({', '.join(cols)}) VALUES "
+                    f"({', '.join('?' for _ in cols)})",
+                    [row.get(c) for c in cols],
+                )
+        except sqlite3.DatabaseError as e:
+            self._damaged(e)
         return int(cur.lastrowid)
 
     def list_runs(self, limit: int | None = None) -> list[dict]:

@@ -71,6 +71,10 @@ class _Writes:
             return False
 
 
+# How an unwritten history row is named in RunOutcome.unwritten.
+HISTORY_ROW = "the history row in .fastenough/runs.db"
+
+
 def _now_ns() -> int:
     return time.time_ns()
 
@@ -302,7 +306,7 @@ def execute(opts: RunOptions) -> RunOutcome:
             finally:
                 db.close()
 
-        writes.attempt("the history row in .fastenough/runs.db", history)
+        writes.attempt(HISTORY_ROW, history)
     log.close()
     return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed,
                       skipped)
