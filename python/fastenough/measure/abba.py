@@ -5,16 +5,35 @@
 
 Both functions get the same inputs and the same warmup (one pass each over all
 inputs by default). Every call is timed alone between device-synchronised marks.
-Each A B B A block yields, per input, the pairs (A1, B1) and (A2, B2): slow drift
-of the machine (clocks, other tenants) falls equally on A and B. The ratio B/A
+A round runs, for each input, the block A B B A (or B A A B: the side that
+goes first alternates from input to input and from round to round), and each
+block yields the pairs (A1, B1) and (A2, B2). The calls of a pair run back to
+back on one input, so whatever the machine does around them (clocks, other
+tenants, a loaded core) falls on both; timing all inputs through A, then all
+through B, let a burst of load land on one side's whole leg, and the pairs
+that shared it made the interval too narrow (identical 384 x 384 matmuls on two
+cores at load 8-15: 13-24% of 95% intervals excluded 1; interleaved per input:
+1-3%; bench/bench_abba_calibration.py). The ratio B/A
 (the geometric mean of the pairs' ratios) and its Student-t interval over the
-pairs' log ratios come from the C++ core (_core.paired_ratio). Outputs are compared per input
-(the first A and B calls), exactly or within atol/rtol, and reported apart from
-the timing verdict: a faster B with different answers is not a speed-up.
+pairs' log ratios come from the C++ core (_core.paired_ratio).
+
+Nothing but the call runs between its marks, and both sides run in the same
+state (issue 37: identical functions read B/A 1.06-1.10). Outputs are never
+kept through the timed rounds: keeping the first round's outputs for the
+comparison held buffers the allocator would have reused, so the calls after
+them wrote into fresh, cache-cold memory, and B's calls all came after A's
+(a 256 x 256 matmul: 244-281 us for A1 of the first round, 293-308 us for its
+B1 and B2, 196 us once warm; B/A 1.17-1.20). Each output is released after its
+end mark, not at the next call's assignment, and Python's garbage collector is
+paused for the timed rounds. Outputs are compared per input
+on an untimed pass (A then B on each input, the first warmup pass; after the
+timed rounds when warmup=0), exactly or within atol/rtol, and reported apart
+from the timing verdict: a faster B with different answers is not a speed-up.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import sys
 from dataclasses import dataclass, field
@@ -87,7 +106,8 @@ class AbbaResult:
         r = self.ratio
         differ = [o for o in self.outputs if not o["agree"]]
         lines = [
-            f"fastenough.abba on {self.device}: {self.rounds} x A B B A, {r['pairs']} pairs",
+            f"fastenough.abba on {self.device}: {self.rounds} x A B B A per input, "
+            f"{r['pairs']} pairs",
             f"  time B/A = {r['ratio']:.3f}  ({r['confidence']:.0%} interval "
             f"{r['low']:.3f} .. {r['high']:.3f}, {r['method']})",
             f"  timing: {self.verdict}",
@@ -113,7 +133,8 @@ def _verdict(r: dict) -> str:
 def abba(fn_a, fn_b, inputs, rounds: int = 2, *, warmup: int = 1, atol: float | None = None,
          rtol: float | None = None, confidence: float = 0.95, device=None) -> AbbaResult:
     """Compare fn_b against fn_a on the same inputs (each called as fn(input)):
-    `rounds` A B B A blocks after `warmup` passes of each over all inputs.
+    `rounds` rounds of an A B B A block per input (B A A B for every other
+    block) after `warmup` passes of each over all inputs.
     Outputs are compared exactly, or with torch.allclose(atol, rtol) when given."""
     inputs = list(inputs)
     if not inputs:
@@ -122,39 +143,55 @@ def abba(fn_a, fn_b, inputs, rounds: int = 2, *, warmup: int = 1, atol: float | 
         raise UsageError("rounds must be >= 1 and warmup >= 0")
     timer = timer_for(device if device is not None else infer_device(fn_a, (inputs[0],), {}))
 
-    def leg(fn, keep: list | None) -> list[float]:
+    def timed(fn, x) -> float:
+        timer.synchronize()
+        start = timer.mark()
+        y = fn(x)
+        end = timer.mark()
+        timer.synchronize()
+        del y  # released here, outside the marks, on both sides alike
+        return timer.seconds_between(start, end)
+
+    def compared() -> list[dict]:
+        """One untimed pass: A then B on each input, the outputs compared and dropped."""
         out = []
-        for x in inputs:
+        for i, x in enumerate(inputs):
+            ya = fn_a(x)
+            yb = fn_b(x)
             timer.synchronize()
-            start = timer.mark()
-            y = fn(x)
-            end = timer.mark()
-            timer.synchronize()
-            out.append(timer.seconds_between(start, end))
-            if keep is not None:
-                keep.append(y)
+            ok, how = compare_outputs(ya, yb, atol, rtol)
+            del ya, yb
+            out.append({"index": i, "agree": ok, "how": how})
         return out
 
-    for _ in range(warmup):  # the same warmup for both, interleaved too
-        leg(fn_a, None)
-        leg(fn_b, None)
-    out_a: list = []
-    out_b: list = []
+    outputs = compared() if warmup > 0 else []
+    for _ in range(warmup - 1):  # the same warmup for both, interleaved too
+        for x in inputs:
+            timed(fn_a, x)
+            timed(fn_b, x)
     a_s: list[float] = []
     b_s: list[float] = []
-    for r in range(rounds):
-        first = r == 0
-        a1 = leg(fn_a, out_a if first else None)
-        b1 = leg(fn_b, out_b if first else None)
-        b2 = leg(fn_b, None)
-        a2 = leg(fn_a, None)
-        a_s += a1 + a2
-        b_s += b1 + b2
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a collection inside one side's marks is not that side's time
+    try:
+        for r in range(rounds):
+            for i, x in enumerate(inputs):
+                a_first = (i + r) % 2 == 0
+                first, second = (fn_a, fn_b) if a_first else (fn_b, fn_a)
+                t1 = timed(first, x)
+                t2 = timed(second, x)
+                t3 = timed(second, x)
+                t4 = timed(first, x)
+                # The pairs (A1, B1) and (A2, B2), whichever side went first.
+                a_s += [t1, t4] if a_first else [t2, t3]
+                b_s += [t2, t3] if a_first else [t1, t4]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if warmup == 0:
+        outputs = compared()
     ratio = _core.paired_ratio(a_s, b_s, confidence=confidence)
-    outputs = []
-    for i, (ya, yb) in enumerate(zip(out_a, out_b, strict=True)):
-        ok, how = compare_outputs(ya, yb, atol, rtol)
-        outputs.append({"index": i, "agree": ok, "how": how})
-    notes = ["outputs are compared on the first A and B calls of each input"]
+    when = ("the first warmup pass" if warmup > 0 else "a pass after the timed rounds")
+    notes = [f"outputs are compared on an untimed pass, A then B on each input ({when})"]
     return AbbaResult(a_s=a_s, b_s=b_s, ratio=ratio, verdict=_verdict(ratio), outputs=outputs,
                       device=timer.device, rounds=rounds, notes=notes)
