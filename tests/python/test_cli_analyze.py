@@ -79,8 +79,11 @@ def _handler_dir(tmp_path, stamps_per_worker):
     """A directory laid out as tensorboard_trace_handler writes it."""
     d = tmp_path / "log"
     d.mkdir()
-    data = EXAMPLE.read_bytes()
-    for worker, stamps in stamps_per_worker.items():
+    trace = json.loads(gzip.decompress(EXAMPLE.read_bytes()))
+    for rank, (worker, stamps) in enumerate(stamps_per_worker.items()):
+        # Each worker is a rank of its own: a job's report takes one input per rank.
+        trace.setdefault("distributedInfo", {})["rank"] = rank
+        data = gzip.compress(json.dumps(trace).encode())
         for stamp in stamps:
             (d / f"{worker}.{stamp}.pt.trace.json.gz").write_bytes(data)
     (d / "events.out.tfevents.1").write_bytes(b"not a trace")
