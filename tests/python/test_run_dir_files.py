@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -107,3 +108,45 @@ def test_a_run_directory_file_too_large_is_skipped_not_read(tmp_path, cli):
     problems = "\n".join(report["run_details"]["problems"])
     assert "steps.jsonl: too large: 3221225472 bytes" in problems, problems
     assert "steps.jsonl: too large" in r.stderr, r.stderr
+
+
+def test_every_python_reader_of_a_run_directory_skips_fifos(tmp_path):
+    # The readers one by one, on a run directory whose every file is a FIFO: each
+    # gives its "nothing there" answer at once (they waited in open() before).
+    run_dir = tmp_path / "run"
+    for name in ("steps.jsonl", "phases.jsonl", "samples.csv", "protocol.json",
+                 "supervisor.log", "agent/1.json", "rank-summaries/manifest.json",
+                 "report.json"):
+        (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(run_dir / name)
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        rd = Path({str(run_dir)!r})
+        from fastenough.render.run_files import read_samples, steady_step_durations
+        assert read_samples(rd).empty() and steady_step_durations(rd) == ([], None)
+        from fastenough.diff.steps import read_steps
+        assert read_steps(rd) == []
+        from fastenough.ab.protocol import _step_rows, user_fields
+        assert _step_rows(rd) == [] and user_fields(rd) == {{}}
+        from fastenough.supervisor.in_job import _manifest
+        assert _manifest(rd / "rank-summaries") == {{}}
+        from fastenough.supervisor.run_dir import read_agents
+        skipped = []
+        assert read_agents(rd, skipped) == []
+        assert skipped == ["agent/1.json: not a regular file (a FIFO or pipe); skipped"], skipped
+        from fastenough.supervisor.run_processes import end_programs
+        assert end_programs([rd]) == []
+        from fastenough.mcp.calls import LineCounter
+        assert LineCounter(rd / "steps.jsonl").update() == 0
+        from fastenough.cli.report import _load_run_dir
+        from fastenough.errors import InputNotFoundError
+        try:
+            _load_run_dir(str(rd), reanalyze=False)
+            raise SystemExit("report.json, a FIFO, was read")
+        except InputNotFoundError as e:
+            assert "not a regular file (a FIFO or pipe)" in str(e), e
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

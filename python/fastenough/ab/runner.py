@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.ab.sides import Side
+from fastenough.supervisor.run_dir import read_run_file
 from fastenough.supervisor.spawn import die_with_parent
 
 
@@ -47,8 +48,8 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
         proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                               preexec_fn=die_with_parent(os.getpid()))
     report = None
-    with contextlib.suppress(OSError, ValueError):
-        report = json.loads((run_dir / "report.json").read_text())
+    with contextlib.suppress(OSError, ValueError):  # no report, or no file (a FIFO)
+        report = json.loads(read_run_file(run_dir / "report.json"))
     status = proc.returncode
     if report is not None:
         status = (report.get("run") or {}).get("exit_status", status)
