@@ -27,6 +27,17 @@ GunzipOptions TraceGunzipOptions() {
   return o;
 }
 
+namespace {
+
+// The reader's message without the path it starts with ("x.json.gz: not a trace:
+// the file is empty" -> "not a trace: the file is empty").
+std::string TruncatedDetail(const std::string& message, const std::string& path) {
+  const std::string prefix = path + ": ";
+  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
+}  // namespace
+
 StatusOr<EventStore> LoadTrace(const std::string& path, const LoadOptions& options) {
   uint64_t file_bytes = 0;
   bool gzip_truncated = false;
@@ -36,7 +47,19 @@ StatusOr<EventStore> LoadTrace(const std::string& path, const LoadOptions& optio
   store.path = path;
   store.file_bytes = file_bytes;
   if (gzip_truncated) store.counters().Add(Counter::gzip_truncated);
-  FE_RETURN_IF_ERROR(ReadChromeTrace(&buf.value(), path, options, &store));
+  Status read = ReadChromeTrace(&buf.value(), path, options, &store);
+  if (!read.ok() && gzip_truncated) {
+    // A .json.gz cut short (a copy or an upload that stopped): the text it held
+    // so far is no trace, and the file is not "empty" but truncated.
+    std::string what = path + ": truncated: the gzip stream ends after " +
+                       std::to_string(file_bytes) + " bytes of the file";
+    what += buf->size() == 0 ? std::string(", before any of the trace's text")
+                             : " (" + std::to_string(buf->size()) +
+                                   " bytes of text decompressed): " +
+                                   TruncatedDetail(read.message(), path);
+    return Status(read.code(), what);
+  }
+  FE_RETURN_IF_ERROR(read);
   store.Finalize();
   return store;
 }

@@ -272,11 +272,21 @@ def show_report(report: dict, args: argparse.Namespace) -> int:
         from fastenough.render.terminal import print_report
 
         print_report(report)
+    return exit_status(report)
 
+
+def exit_status(report: dict) -> int:
+    """The exit status a report's reading gives, the same for `analyze` and `report`
+    (and `merge`): 1 for error counters, 5 when data was lost (a truncated file,
+    damaged events, a run's trace that could not be analysed; said on stderr)."""
     counters = [c for c in report.get("counters", []) if c.get("count")]
     if any(c.get("severity") == "error" for c in counters):
         return EXIT_FINDINGS_OR_COUNTERS
     lost = [c["name"] for c in counters if c.get("severity") == "data-loss"]
+    unread = [p for p in (report.get("run_details") or {}).get("problems") or []
+              if isinstance(p, str) and ": trace not analysed: " in p]
+    if unread:
+        lost.append(f"{len(unread)} trace(s) not analysed: {unread[0]}")
     if lost:
         sys.stderr.write(f"fastenough: data was lost reading the input ({', '.join(lost)}): "
                          "the figures cover only what could be read\n")

@@ -52,7 +52,11 @@ A run directory left without a report (fastenough was killed, or the disk was
 full) is analysed again with --reanalyze; `-o RUN/report.json` (and
 report.md, report.html) then writes the files the run would have written.
 
-exit status: 0 ok, 2 usage error, unreadable input or unwritable output.
+exit status: 0 ok, 2 usage error, unreadable input or unwritable output. When
+the report is made now (traces, or a run directory with --reanalyze), also
+those of `fastenough analyze` for the same input: 1 the trace had errors that
+make figures unreliable, 5 data was lost reading it (a truncated file, a trace
+of the run that could not be analysed); the report is written either way.
 """
 
 FORMATS = ("html", "md", "json", "terminal")
@@ -228,17 +232,25 @@ def run(args: argparse.Namespace) -> int:
         target = resolve(args.output, _files_read(args.paths, _run_dir_read(args.paths),
                                                   args.reanalyze))
     report, run_dir = load_report(args.paths, args)
+    # Analysed now (not a saved report.json rendered again): analyze's status.
+    analysed = args.reanalyze or not (run_dir is not None or
+                                      (len(args.paths) == 1 and _is_report_file(args.paths[0])))
+    from fastenough.cli.analyze import exit_status
+
+    def status() -> int:
+        return exit_status(report) if analysed else 0
+
     if fmt == "terminal" and target is None:
         from fastenough.render.terminal import print_report
 
         print_report(report)
-        return 0
+        return status()
     text = render(report, fmt, run_dir)
     if target is None:
         sys.stdout.write(text)
-        return 0
+        return status()
     with open_output(target) as f:
         f.write(text.encode("utf-8"))
     if target.path is not None:
         sys.stderr.write(f"fastenough: wrote {target.shown}\n")
-    return 0
+    return status()

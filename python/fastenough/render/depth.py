@@ -72,8 +72,16 @@ def step_breakdown_table(report: dict) -> Table | None:
     header = ["category", "steady mean" if not whole else "time", "share", worst_label,
               "plugin's step (mean)"]
     rows = []
+    # A CPU run (no device in the report): the device categories are rows of
+    # zeros; they are left out and named in the note.
+    cpu_only = not report.get("devices")
+    left_out = []
     for key, label in CATEGORY_LABELS.items():
         v = mean.get(f"{key}_ns")
+        if cpu_only and not v and not (worst or {}).get(f"{key}_ns") and \
+                not plugin.get(f"{key}_ns"):
+            left_out.append(label)
+            continue
         rows.append([
             label,
             fmt_ns(v),
@@ -97,6 +105,8 @@ def step_breakdown_table(report: dict) -> Table | None:
             "the previous one and stretches to the end of the device work it launched "
             f"({sb.get('plugin_steady_count', 0)} of its steps kept). Overlapping time goes to the "
             "first category in this order.")
+    if left_out:
+        note += f" No device in this run: {', '.join(left_out)} (all zero) left out."
     return Table(title, header, rows, note=note, right=set(range(1, len(header))))
 
 

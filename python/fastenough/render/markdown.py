@@ -146,6 +146,8 @@ def view_to_markdown(view: ReportView) -> str:
         out.append(f"**{md_text(m.headline)}**\n\n"
                    + "\n".join("- " + md_text(r) for r in m.reasons)
                    + "\n\n")
+    elif m.complete_line:
+        out.append(f"{md_text(m.complete_line)}\n\n")
     run = view.run
     if run:
         out.append(f"Run: {md_code(run.command)} {md_text(run.ending)}\n\n")

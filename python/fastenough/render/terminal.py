@@ -35,6 +35,23 @@ def rich_table(t: Table, wrapping: set[str] | None = None) -> RichTable:
     return table
 
 
+def hanging(console: Console, label: str | tuple, *parts: object, indent: int | None = None
+            ) -> None:
+    """`label` then the text; the lines the text wraps to start under the text (or
+    `indent` columns in), never at column 0: "   evidence: a = 1; ..." keeps its
+    indent when it folds."""
+    head = terminal_line(label)
+    pad = len(head.plain) if indent is None else indent
+    body = terminal_line(*parts)
+    width = max(console.width - pad, 20)
+    first = True
+    for line in body.wrap(console, width, overflow="fold") or [body]:
+        line.rstrip()
+        console.print(terminal_line(head if first else " " * pad, line), highlight=False,
+                      soft_wrap=True)
+        first = False
+
+
 def print_report(report: dict, console: Console | None = None) -> None:
     print_view(build_view(report), console)
 
@@ -50,6 +67,8 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
         say((m.headline, "bold red"))
         for reason in m.reasons:
             say((f"- {reason}", "red"))
+    elif m.complete_line:
+        say((m.complete_line, "green"))
     if view.run:
         say(("Run", "bold"), " ", f"`{view.run.command}` {view.run.ending}")
         say((f"run directory {view.run.run_dir}", "dim"))
@@ -76,7 +95,7 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
     if view.lint:
         say(("Lint", "bold"), ": ", view.lint.head)
         for line in view.lint.entries:
-            say("   ", line)
+            hanging(console, "   ", line)
 
 
 def print_depth(view: ReportView, console: Console) -> None:
@@ -87,7 +106,7 @@ def print_depth(view: ReportView, console: Console) -> None:
     for title, lines in view.depth:
         console.print(terminal_line((title, "bold")), highlight=False)
         for line in lines:
-            console.print(terminal_line(f"   {line}"), highlight=False)
+            hanging(console, "   ", line)
 
 
 def print_findings(view: ReportView, console: Console) -> None:
@@ -103,15 +122,16 @@ def print_findings(view: ReportView, console: Console) -> None:
     if view.avoidable:
         say(view.avoidable)
     for v in views:
-        say((f"{v.rank}. ", "bold"), (f"[{v.verdict}] ", VERDICT_STYLE.get(v.verdict, "")),
-            (f"{v.code}: ", "bold"), v.title)
-        say(f"   saving: {v.saving}")
+        hanging(console, (f"{v.rank}. ", "bold"),
+                (f"[{v.verdict}] ", VERDICT_STYLE.get(v.verdict, "")), (f"{v.code}: ", "bold"),
+                v.title, indent=3)
+        hanging(console, "   saving: ", v.saving)
         for w in v.where:
-            say(f"   where:  {w}")
+            hanging(console, "   where:  ", w)
         for s in v.also_in_source:
-            say(f"   also visible in source: {s}")
+            hanging(console, "   also visible in source: ", s)
         if v.evidence:
-            say("   evidence: " + "; ".join(v.evidence))
+            hanging(console, "   evidence: ", "; ".join(v.evidence))
         if v.action:
-            say(f"   fix:    {v.action}")
+            hanging(console, "   fix:    ", v.action)
     say("`fastenough explain CODE`: what a finding means, how to fix it")

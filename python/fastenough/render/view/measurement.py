@@ -26,7 +26,22 @@ def measurement_view(report: dict) -> MeasurementView:
     if m and m.get("status") != "complete":
         view.headline = _HEADLINE.get(m.get("status"), "Measurement incomplete") + ":"
         view.reasons = [f"{r.get('text', r.get('code', '?'))}" for r in m.get("reasons") or []]
+    elif m:
+        view.complete_line = complete_line(m)
     return view
+
+
+def complete_line(m: dict) -> str:
+    """The first line of a complete run's report (README: what the measurement saw
+    comes first, complete or not)."""
+    steps, procs = m.get("steady_steps"), m.get("processes")
+    seen = []
+    if isinstance(steps, int):
+        seen.append(f"{steps:,} steady step{'s' if steps != 1 else ''}")
+    if isinstance(procs, int) and procs > 1:
+        seen.append(f"{procs} processes")
+    return ("Measurement complete: " + (", ".join(seen) + "; " if seen else "")
+            + "torch, the steps and the checks were all seen, so what follows covers the run")
 
 
 def tool_cost_line(report: dict) -> str | None:

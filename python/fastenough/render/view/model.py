@@ -55,6 +55,8 @@ class MeasurementView:
 
     recorded: bool = False  # the report has a measurement (a run, not a trace)
     headline: str | None = None  # set when incomplete: "Measurement incomplete: ..."
+    # set when complete (a run): "Measurement complete: 123 steady steps, ..."
+    complete_line: str | None = None
     reasons: list[str] = field(default_factory=list)
     tool_cost: str | None = None  # the time the loop stood still for fastenough
 
