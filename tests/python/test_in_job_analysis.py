@@ -257,7 +257,11 @@ def test_a_rank_with_more_work_per_step_is_named(tmp_path):
     gating = {r["rank"]: r for r in job["per_rank"]}
     assert gating[1]["gating_ns"] > 0.5 * job["length_ns"], job
     assert gating[1]["gating_ns"] > 3 * gating[0]["gating_ns"], job
-    assert gating[0]["waited_ns"] > gating[1]["waited_ns"], job
+    # Rank 0 waits for rank 1's work at the collectives. Not compared with rank 1's
+    # own waits: at load 15 on two cores a descheduled rank 0 arrives late too, and
+    # rank 1's waits (21 ms) exceeded rank 0's (14 ms) in one run of three; who
+    # gates the path, above, is what the planted work decides.
+    assert gating[0]["waited_ns"] > 0, job
     assert ev["job_critical_path_share"] > 0.5, ev
     assert "across 2 ranks, linked by" in (rd / "report.md").read_text()
 
