@@ -473,3 +473,16 @@ def test_the_program_of_a_run_dies_with_the_server(tmp_path, sig):
     finally:
         if s.p.poll() is None:
             s.p.kill()
+
+
+def test_a_fifo_where_a_report_should_be_never_blocks_the_server(tmp_path):
+    """A program that leaves a FIFO at its run directory's report.json: `report` answers
+    bad-input at once instead of waiting for a writer that never comes."""
+    from fastenough.mcp.calls import read_json
+
+    run = tmp_path / "run1"
+    run.mkdir()
+    os.mkfifo(run / "report.json")
+    t0 = time.monotonic()
+    assert read_json(run / "report.json") is None
+    assert time.monotonic() - t0 < 5
