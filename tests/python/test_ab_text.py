@@ -110,7 +110,8 @@ def test_outputs_differ_is_tied_to_dropout_left_on(tmp_path):
     text = " ".join(line.strip() for line in lines)
     assert "why the outputs differ: A's report has train-mode-in-eval at " in text, r.stdout
     assert "score_a.py:" in text.split("why the outputs differ:")[1]
-    assert "dropout on in one side, turned off in the other" in text
+    assert "dropout and batch-norm ran in training mode in A and not in B, which changes " \
+        "results, not only speed; the outputs are expected to differ" in text
     doc = json.loads((tmp_path / "ab" / "ab.json").read_text())
     assert [(e["side"], e["code"]) for e in doc["outputs_explained"]] == \
         [("A", "train-mode-in-eval")]

@@ -213,11 +213,8 @@ def explained_line(e: dict) -> str:
     where = f" at {e['where']}" if e.get("where") else ""
     how = "seen in the source by lint" if e.get("source") == "lint" else "measured in the run"
     other = "B" if e["side"] == "A" else "A"
-    return (f"why the outputs differ: {e['side']}'s report has {e['code']}{where} "
-            f"({how}) and {other}'s does not: {e['title']}. It changes results, not only "
-            f"speed (for train-mode-in-eval: dropout on in one side, turned off in the "
-            f"other), so the outputs are expected to differ; `fastenough explain {e['code']}`"
-            if e["code"] == "train-mode-in-eval" else
-            f"why the outputs differ: {e['side']}'s report has {e['code']}{where} ({how}) "
-            f"and {other}'s does not: {e['title']}. It changes results, not only speed, so "
-            f"the outputs are expected to differ; `fastenough explain {e['code']}`")
+    what = (f"dropout and batch-norm ran in training mode in {e['side']} and not in {other}"
+            if e["code"] == "train-mode-in-eval" else e["title"])
+    return (f"why the outputs differ: {e['side']}'s report has {e['code']}{where} ({how}) "
+            f"and {other}'s does not: {what}, which changes results, not only speed; the "
+            f"outputs are expected to differ (`fastenough explain {e['code']}`)")
