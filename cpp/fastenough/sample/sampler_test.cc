@@ -64,7 +64,9 @@ TEST(SampleSampler, WritesDeviceAndProcessRows) {
       ++proc;
       EXPECT_EQ(r.device, -1);
       EXPECT_GT(r.rss_bytes.value_or(0), 0);
-      if (r.cpu_pct && *r.cpu_pct > 10) ++proc_cpu;
+      // Any CPU at all: at load 15 on two cores the spinning child gets about
+      // 12% of a core, so no 50 ms sample may reach 10% (issue 36).
+      if (r.cpu_pct && *r.cpu_pct > 0) ++proc_cpu;
     }
   }
   // 20 Hz for 0.6 s: about 12 ticks; at least a few on a busy machine.
