@@ -39,7 +39,9 @@ def test_autograd_in_eval_found_with_location(tmp_path):
     # Saved activations of one forward: at least the ReLU output [8, 32] fp32.
     assert f["evidence"]["graph_bytes_per_forward"] >= 8 * 32 * 4
     assert f["where"][0]["line"] == line_of(eval_loop, "MODEL-CALL")
-    assert f["saving"]["per_step_ns"] is None  # no --probe: nothing timed
+    # Priced by the eval probe, on by default where cheap (test_eval_probe.py).
+    assert f["saving"]["per_step_ns"] is not None
+    assert f["evidence"]["saving_basis"].startswith("measured")
 
 
 def test_autograd_not_flagged_under_inference_mode(tmp_path):

@@ -75,16 +75,27 @@ void TextEvidence(Finding& f, const CheckInput& in, std::initializer_list<const 
 // Saving from a measured per-forward difference (A/B probe of the same input):
 // per step = difference * forwards per step; share against the steady step
 // median; total over the forwards the run made. Upper bound: one input, and
-// the difference of two host-timed forwards.
+// the difference of two host-timed forwards (each the fastest of its calls).
+// The evidence says the saving was measured (saving_basis), or why the probe
+// did not run (probe_skipped: then the saving stays unknown).
 void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, const char* fast_key) {
-  if (!in.Has(slow_key) || !in.Has(fast_key)) return;
+  if (!in.Has(slow_key) || !in.Has(fast_key)) {
+    TextEvidence(f, in, {"probe_skipped"});
+    return;
+  }
+  f.evidence.emplace_back("saving_basis",
+                          std::string("measured: the model's own forward on the run's input, "
+                                      "timed as it ran and with the fix (A B B A)"));
   double diff = std::max(0.0, in.Num(slow_key) - in.Num(fast_key));
-  double per_step = diff * std::max(1.0, in.Num("forwards_per_step", 1));
+  const double per_step_forwards = std::max(1.0, in.Num("forwards_per_step", 1));
+  double per_step = diff * per_step_forwards;
   const double step = in.Num("step_median_ns");
   if (step > 0 && per_step > step) {
     // One probe pair, timed once, can come out longer than the steady step
-    // it is part of (noise, a cold cache): no fix saves more than the step.
+    // it is part of (noise, a cold cache): no fix saves more than the step,
+    // and the run's total is scaled down with it.
     per_step = step;
+    diff = per_step / per_step_forwards;
     f.evidence.emplace_back("saving_capped_at_step_median", int64_t{1});
   }
   f.saving.per_step_ns = static_cast<int64_t>(per_step);
@@ -124,7 +135,8 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
   Evidence(f, in, {"forwards", "forwards_total", "graph_outputs", "backward_calls",
                    "eval_stretch_forwards", "train_forwards_per_backward", "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
-                   "probe_inference_ns"});
+                   "probe_inference_ns", "probe_as_ran_ns", "probe_both_fixed_ns",
+                   "probe_calls"});
   SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
   return f;
 }
@@ -147,8 +159,12 @@ MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
                    in);
   Evidence(f, in, {"forwards", "forwards_total", "training_dropout_modules",
                    "training_batchnorm_modules", "backward_calls", "eval_stretch_forwards",
-                   "train_forwards_per_backward"});
+                   "train_forwards_per_backward", "probe_train_ns", "probe_eval_ns",
+                   "probe_as_ran_ns", "probe_both_fixed_ns", "probe_calls"});
   TextEvidence(f, in, {"modules"});
+  // Time too: eval mode skips dropout's masks and lets fused inference paths
+  // run (nn.TransformerEncoder's fast path needs eval mode and no autograd).
+  SavingFromProbe(f, in, "probe_train_ns", "probe_eval_ns");
   return f;
 }
 

@@ -33,6 +33,49 @@ TEST(ChecksDecide, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
+std::string TextOf(const findings::Finding& f, const std::string& key) {
+  for (const auto& [k, v] : f.evidence) {
+    if (k == key && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  }
+  return "";
+}
+
+TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
+  // A TransformerEncoder scored in train mode: 30 ms as it ran, 12 ms in eval
+  // mode (its fused path needs eval mode and no autograd).
+  CheckInput in;
+  in.numbers = {{"forwards", 50},           {"training_dropout_modules", 9},
+                {"backward_calls", 0},      {"probe_train_ns", 30000000},
+                {"probe_eval_ns", 12000000}, {"probe_calls", 3},
+                {"forwards_per_step", 1},   {"step_median_ns", 36000000}};
+  auto f = DecideTrainModeInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, 18000000);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.5);
+  EXPECT_TRUE(f->saving.upper_bound);
+  EXPECT_EQ(IntEvidence(*f, "probe_calls"), 3);
+  EXPECT_EQ(TextOf(*f, "saving_basis").rfind("measured", 0), 0u);
+  // A probe difference longer than the step: per step and total are capped.
+  in.numbers["probe_train_ns"] = 80000000;
+  in.numbers["forwards_total"] = 50;
+  f = DecideTrainModeInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, 36000000);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 1.0);
+  EXPECT_EQ(f->saving.total_ns, int64_t{36000000} * 50);
+  EXPECT_EQ(IntEvidence(*f, "saving_capped_at_step_median"), 1);
+  in.numbers["probe_train_ns"] = 30000000;
+  // A probe that did not run: no saving, and the reason in the evidence.
+  in.numbers.erase("probe_train_ns");
+  in.numbers.erase("probe_eval_ns");
+  in.texts = {{"probe_skipped", "one forward takes 3.0 s"}};
+  f = DecideTrainModeInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, -1);
+  EXPECT_EQ(TextOf(*f, "saving_basis"), "");
+  EXPECT_EQ(TextOf(*f, "probe_skipped"), "one forward takes 3.0 s");
+}
+
 TEST(ChecksDecide, SampledForwardsScaleTheTotalAndShowInTheTitle) {
   // The checks examined 40 of the run's 1000 root forwards; all 40 built a graph.
   CheckInput in;

@@ -291,6 +291,8 @@ class Agent:
             self.steps.flush()
         except Exception:  # noqa: BLE001, S110
             pass
+        if self._terminating and self.checks is not None:
+            self.checks.terminating = True  # no probe forwards while being killed
         self._checks_call("at_exit")
         if self.outputs is not None:
             try:  # the recorded outputs not yet written: before the agent record names them

@@ -84,6 +84,7 @@ class BackwardStretches:
         self._consumed = 0
         self._announced = -1  # start of the stretch on_eval_stretch was told about
         self.best: dict | None = None  # the longest evaluation stretch
+        self.eval_starts: set[int] = set()  # where each evaluation stretch began
 
     def on_forward(self, use: GraphUse | None, graph: bool, training_layers: bool) -> None:
         reg = self.reg
@@ -126,6 +127,7 @@ class BackwardStretches:
         n = end - self._start
         if n < self._threshold():
             return
+        self.eval_starts.add(self._start)
         best = self.best
         if best is not None and n < best["forwards"]:
             return
@@ -171,6 +173,7 @@ class AutogradCheck:
         self.graph_bytes: list[int] = []
         self.uses: list[GraphUse] = []  # one per examined forward that built a graph
         self._train_layers: dict[int, bool] = {}
+        self.last_built = False  # the last examined forward built a graph
 
     # on_forward: the bytes the graph keeps alive (saved activations) are
     # measured after the forward by walking it from the output (each node's _saved_* tensors), on a
@@ -189,6 +192,7 @@ class AutogradCheck:
         if not isinstance(t, torch.Tensor):
             t = first_tensor(output, torch)
         built = t is not None and t.grad_fn is not None
+        self.last_built = built
         if built and len(self.graph_bytes) < MEASURE_FORWARDS and not self.reg.in_steady:
             params = {p.untyped_storage().data_ptr() for p in module.parameters()}
             self.graph_bytes.append(graph_saved_bytes(t.grad_fn, params))

@@ -5,7 +5,11 @@ every global module hook muted so the agent counts no extra steps."""
 from __future__ import annotations
 
 import contextlib
+import random
+import sys
 import time
+import warnings
+import weakref
 
 
 @contextlib.contextmanager
@@ -68,3 +72,230 @@ def graph_extra_bytes(torch, module, args, kwargs) -> int | None:
                 res.append(torch.cuda.memory_allocated() - before)
                 del out
     return max(0, res[0] - res[1])
+
+
+# ---------------------------------------------------------------- the eval probe
+# train-mode-in-eval and autograd-in-eval are priced by timing the model's own
+# forward on a kept input of the run both ways, at exit: a model of the
+# backward's cost misses PyTorch's fast paths (nn.TransformerEncoder takes its
+# fused path only in eval mode with autograd off: a 60-line scoring script ran
+# 3x faster fixed, where grad-off alone had measured 2.4% of a step).
+
+# The default probe spends at most this share of the run so far (and at most
+# EVAL_PROBE_MAX_NS); --probe allows more and more rounds.
+EVAL_PROBE_SHARE = 0.05
+EVAL_PROBE_SHARE_ASKED = 0.25
+EVAL_PROBE_MAX_NS = 10_000_000_000
+EVAL_PROBE_MAX_FORWARD_NS = 2_000_000_000  # one forward longer than this: not probed
+EVAL_PROBE_ROUNDS = 3  # rounds of A B .. B A; the minimum of each variant's calls is kept
+# Memory: the graph of a grad forward lives while it is timed; it must fit
+# well inside what is free (CUDA: capacity - allocated; CPU: MemAvailable).
+EVAL_PROBE_FREE_SHARE = 0.25
+
+
+# The kept call's input stays alive until exit: only when its tensors' storages
+# hold at most this much (a batch the program would have freed must not stay).
+EVAL_CALL_MAX_INPUT_BYTES = 64 << 20
+
+
+def input_bytes(torch, value, depth: int = 0, seen: set | None = None) -> int:
+    """Bytes of the distinct storages of the tensors in value (nested tuples,
+    lists and dicts, such as a tokenizer's batch)."""
+    seen = set() if seen is None else seen
+    if isinstance(value, torch.Tensor):
+        try:
+            st = value.untyped_storage()
+            key = (st.data_ptr(), str(value.device))
+        except Exception:  # noqa: BLE001 - a tensor without storage (meta, sparse)
+            return 0
+        if key in seen:
+            return 0
+        seen.add(key)
+        return st.nbytes()
+    if depth > 4:
+        return 0
+    items = value.values() if isinstance(value, dict) else (
+        value if isinstance(value, (list, tuple)) else ())
+    return sum(input_bytes(torch, v, depth + 1, seen) for v in items)
+
+
+class EvalCall:
+    """One root call of the evaluation as it ran: its arguments, the grad mode
+    and every submodule's training flag at the call (in module.modules() order).
+    The module is held weakly: a model the program frees must go (the agent
+    notices a freed main model, and its memory must not stay)."""
+
+    __slots__ = ("ref", "args", "kwargs", "grad", "inference", "flags", "graph", "kinds")
+
+    def __init__(self, torch, module, args, kwargs, graph: bool) -> None:
+        from fastenough.agent.checks.eval_graph import training_layer_kind
+
+        self.ref = weakref.ref(module)
+        self.args = args
+        self.kwargs = dict(kwargs)
+        self.grad = torch.is_grad_enabled()
+        self.inference = torch.is_inference_mode_enabled()
+        mods = list(module.modules())
+        self.flags = [m.training for m in mods]
+        # Training-mode layers on at the call (dropout p > 0, batch-norm).
+        self.kinds = any(m.training and training_layer_kind(torch.nn, m) is not None
+                         for m in mods)
+        self.graph = graph
+
+
+def training_layers_on(torch, call: EvalCall) -> bool:
+    return call.kinds
+
+
+def _free_bytes(torch) -> int | None:
+    if torch.cuda.is_initialized():
+        dev = torch.cuda.current_device()
+        return (torch.cuda.get_device_properties(dev).total_memory
+                - torch.cuda.memory_allocated(dev))
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+@contextlib.contextmanager
+def kept_state(torch, module):
+    """Whatever a probe forward could change goes back as it was: the random
+    number generators (dropout draws from them), every submodule's training
+    flag, batch-norm running statistics (a training-mode forward updates them)."""
+    cpu = torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
+    py = random.getstate()
+    # Only a numpy.random the program imported: importing it here, at exit,
+    # would cost time and (as any import at exit does) turn Python's exit status
+    # after an unhandled KeyboardInterrupt from -SIGINT into 1.
+    npr = sys.modules.get("numpy.random")
+    np_state = npr.get_state() if npr is not None else None
+    flags = [(m, m.training) for m in module.modules()]
+    bn = torch.nn.modules.batchnorm._NormBase
+    with torch.no_grad():
+        buffers = [(b, b.clone()) for m in module.modules() if isinstance(m, bn)
+                   for b in m.buffers(recurse=False)]
+    try:
+        yield
+    finally:
+        for m, on in flags:
+            m.training = on
+        with torch.no_grad():
+            for b, saved in buffers:
+                b.copy_(saved)
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+        random.setstate(py)
+        if np_state is not None:
+            npr.set_state(np_state)
+
+
+def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, asked: bool,
+               graph_bytes: int = 0) -> dict:
+    """Times call's forward as it ran and with each applicable fix: grad off
+    (torch.inference_mode()) when it built a graph, eval mode (every module's
+    training flag off) when training-mode layers were on; all combinations, in
+    the order V..V reversed per round (A B B A for two). Returns {"ns": {variant:
+    min ns}, "calls": per variant} with variants "ran", "grad_off", "eval",
+    "grad_off+eval"; or {"skipped": reason}. The root's own forward hooks (the
+    agent's) and global hooks are bypassed, outputs dropped inside the timed
+    region (freeing a graph is part of its cost), state restored."""
+
+    want_grad = call.graph and not call.inference
+    want_train = training_layers_on(torch, call)
+    if not want_grad and not want_train:
+        return {"skipped": "nothing to fix on the kept call"}
+    if forward_ns > EVAL_PROBE_MAX_FORWARD_NS:
+        return {"skipped": f"one forward takes {forward_ns / 1e9:.1f} s"}
+    variants = ["ran"]
+    if want_grad:
+        variants.append("grad_off")
+    if want_train:
+        variants.append("eval")
+    if want_grad and want_train:
+        variants.append("grad_off+eval")
+    share = EVAL_PROBE_SHARE_ASKED if asked else EVAL_PROBE_SHARE
+    budget = min(EVAL_PROBE_MAX_NS, share * elapsed_ns)
+    round_ns = 2 * len(variants) * max(forward_ns, 1.0)
+    rounds = min(EVAL_PROBE_ROUNDS, int(budget // round_ns))
+    if rounds < 1:
+        return {"skipped": f"{round_ns / 1e6:.0f} ms of probe forwards would exceed "
+                           f"{share:.0%} of the run ({budget / 1e6:.0f} ms)"}
+    free = _free_bytes(torch)
+    if want_grad and graph_bytes and free is not None and \
+            graph_bytes > EVAL_PROBE_FREE_SHARE * free:
+        return {"skipped": f"a forward's graph ({graph_bytes >> 20} MiB) is over "
+                           f"{EVAL_PROBE_FREE_SHARE:.0%} of the free memory"}
+    module, args, kwargs = call.ref(), call.args, call.kwargs
+    if module is None:
+        return {"skipped": "the model was freed before exit"}
+    mods = list(module.modules())
+    if len(mods) != len(call.flags):
+        return {"skipped": "the model's modules changed after the kept call"}
+    flags = list(zip(mods, call.flags, strict=True))
+    fwd = module.forward  # not module(): the root's hooks (the agent's) stay out
+
+    def run(variant: str) -> int:
+        fix_grad = variant.startswith("grad_off")
+        ctx = (torch.inference_mode() if fix_grad or call.inference
+               else torch.set_grad_enabled(call.grad))
+        for m, on in flags:
+            m.training = on and not variant.endswith("eval")
+        with ctx:
+            _sync(torch)
+            t0 = time.perf_counter_ns()
+            out = fwd(*args, **kwargs)
+            del out
+            _sync(torch)
+            return time.perf_counter_ns() - t0
+
+    times: dict = {v: [] for v in variants}
+    order = variants + variants[::-1]
+    deadline = time.perf_counter_ns() + 2 * budget
+    with kept_state(torch, module), muted_global_hooks(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(rounds):
+            for v in order:
+                times[v].append(run(v))
+            if time.perf_counter_ns() > deadline:
+                break
+    return {"ns": {v: min(t) for v, t in times.items()},
+            "calls": min(len(t) for t in times.values())}
+
+
+def eval_savings(res: dict) -> dict:
+    """The decide numbers of the two findings from eval_probe's times. Each fix
+    is priced at the most it saves in either order (alone, or after the other
+    fix): their gains do not add up (the fused path needs both), and the most of
+    each bounds what the two save together, since grad_off + its rest equals
+    both."""
+    ns = res.get("ns") or {}
+    out: dict = {}
+    ran = ns.get("ran")
+    if ran is None:
+        return out
+    both = ns.get("grad_off+eval")
+    if "grad_off" in ns:
+        pairs = [(ran, ns["grad_off"])]
+        if both is not None:
+            pairs.append((ns["eval"], both))
+        slow, fast = max(pairs, key=lambda p: p[0] - p[1])
+        out["autograd"] = {"probe_grad_ns": slow, "probe_inference_ns": fast}
+    if "eval" in ns:
+        pairs = [(ran, ns["eval"])]
+        if both is not None:
+            pairs.append((ns["grad_off"], both))
+        slow, fast = max(pairs, key=lambda p: p[0] - p[1])
+        out["train"] = {"probe_train_ns": slow, "probe_eval_ns": fast}
+    for d in out.values():
+        d["probe_calls"] = res.get("calls", 0)
+        d["probe_as_ran_ns"] = ran
+        if both is not None:
+            d["probe_both_fixed_ns"] = both
+    return out

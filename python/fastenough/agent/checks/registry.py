@@ -21,7 +21,7 @@ import traceback
 import weakref
 
 from fastenough.agent import memory, module_hooks
-from fastenough.agent.checks import _util
+from fastenough.agent.checks import _util, probe
 from fastenough.agent.checks.census import Census
 from fastenough.agent.checks.eval_graph import AutogradCheck, BackwardStretches, TrainModeCheck
 from fastenough.agent.checks.hf_outputs import OutputsCheck
@@ -127,6 +127,13 @@ class Registry:
         self.probe_results: dict = {}
         self._census_taken: set = set()
         self._probe_autograd = None
+        # The evaluation call the eval probe times at exit (probe.EvalCall), and
+        # the stretch it was kept from; on by default, off with opts no_probe.
+        self._eval_call = None
+        self._eval_call_stretch: int | None = None  # the start of the stretch it is from
+        self._eval_call_skip: str | None = None  # why no call was kept
+        self.terminating = False  # set by the agent when SIGTERM ends the run: no probe
+        self._t0 = time.perf_counter_ns()
 
     # ------------------------------------------------------------------ install
     def install_hooks(self) -> None:
@@ -404,10 +411,43 @@ class Registry:
         if (self.probe and self._probe_autograd is None and self.autograd.graph_outputs
                 and self.backward_calls == 0):
             self._probe_autograd = (module, args, dict(kwargs))
+        self._keep_eval_call(module, args, kwargs)
         self.train_mode.on_forward(module, args, kwargs, output)
         self.padding.on_forward(module, args, kwargs, output)
         self.outputs.on_forward(module, args, kwargs, output)
         self.logits.on_forward(module, args, kwargs, output)
+
+    def _keep_eval_call(self, module, args, kwargs) -> None:
+        """Keeps one call for the eval probe: the first that built a graph or ran
+        in training mode in a run without backward so far, else the first of an
+        evaluation stretch (a loop with no backward after training)."""
+        if self.opts.get("no_probe"):
+            return
+        st = self.stretches
+        if self.backward_calls == 0:
+            if self._eval_call_stretch is not None:
+                return  # one kept (or refused) already
+        else:
+            if (self._eval_call is not None and self._eval_call_stretch != st._start
+                    and self._eval_call_stretch not in st.eval_starts):
+                # Its stretch ended with a backward: training's first forward, not
+                # an evaluation; its input goes now, not at exit.
+                self._eval_call = None
+            if st._announced != st._start or self._eval_call_stretch == st._start:
+                return
+        stretch = st._start
+        graph = self.autograd.last_built
+        if not graph and not module.training:
+            return
+        self._eval_call_stretch = stretch
+        size = probe.input_bytes(self.torch, (args, kwargs))
+        if size > probe.EVAL_CALL_MAX_INPUT_BYTES:
+            self._eval_call = None
+            self._eval_call_skip = (f"the evaluation's input ({size >> 20} MiB) is over the "
+                                    f"{probe.EVAL_CALL_MAX_INPUT_BYTES >> 20} MiB the agent "
+                                    "keeps for the probe")
+            return
+        self._eval_call = probe.EvalCall(self.torch, module, args, kwargs, graph)
 
     def called_roots(self) -> list:
         return list(self._called_roots.values())
@@ -562,11 +602,41 @@ class Registry:
             with self.torch.no_grad():
                 self.census.take("exit")
         self.census.confirm_duplicates()
+        self._run_eval_probe()
         if self.probe:
             self._run_probes()
         findings = self._decide_all()
         self.uninstall()
         self._write_files(findings)
+
+    def _run_eval_probe(self) -> None:
+        """train-mode-in-eval and autograd-in-eval priced by the model's own
+        forward timed as it ran and fixed (probe.eval_probe), when it is cheap
+        (or asked for with --probe). A failed probe leaves the findings
+        unpriced and the program alone."""
+        call, self._eval_call = self._eval_call, None
+        if self.backward_calls:
+            # A run that trains: only a call of its evaluation stretch is priced
+            # (the first forward of training is kept too, before its backward).
+            self.stretches.finish()
+            if self._eval_call_stretch not in self.stretches.eval_starts:
+                return
+        if call is None:
+            if self._eval_call_skip:
+                self.probe_results["eval"] = {"skipped": self._eval_call_skip}
+            return
+        if self.terminating:
+            self.probe_results["eval"] = {"skipped": "the run was ended by SIGTERM"}
+            return
+        fwd = _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns) or 0
+        try:
+            res = probe.eval_probe(
+                self.torch, call, forward_ns=fwd, asked=self.probe,
+                elapsed_ns=time.perf_counter_ns() - self._t0,
+                graph_bytes=max(self.autograd.graph_bytes, default=0))
+        except Exception as e:  # noqa: BLE001 - an input the probe cannot replay
+            res = {"skipped": f"the probe forward failed: {type(e).__name__}"}
+        self.probe_results["eval"] = res
 
     def _run_probes(self) -> None:
         from fastenough.agent.checks import probe
@@ -574,9 +644,11 @@ class Registry:
         torch = self.torch
         grad = (torch.enable_grad, {})
         inf = (torch.inference_mode, {})
-        if self._probe_autograd is not None:
+        if self._probe_autograd is not None and "eval" not in self.probe_results:
             m, a, k = self._probe_autograd
             self.probe_results["autograd"] = probe.ab(torch, m, a, k, grad, inf)
+        if self._probe_autograd is not None:
+            m, a, k = self._probe_autograd
             extra = probe.graph_extra_bytes(torch, m, a, k)
             if extra is not None:
                 self.probe_results["autograd_bytes"] = extra
@@ -618,14 +690,22 @@ class Registry:
                 out.append(f)
 
         self.stretches.finish()
+        # (probe is imported with this module: an import at exit would turn the
+        # exit status after an unhandled KeyboardInterrupt from -SIGINT into 1.)
+        ev = pr.get("eval") or {}
+        ev_n = probe.eval_savings(ev)
+        ev_t = {"probe_skipped": ev["skipped"]} if "skipped" in ev else {}
         n = self.autograd.decide_numbers()
         if "autograd" in pr:
             n["probe_grad_ns"], n["probe_inference_ns"] = pr["autograd"]
+        n.update(ev_n.get("autograd", {}))
         if "autograd_bytes" in pr:
             n["probe_extra_bytes"] = pr["autograd_bytes"]
-        add("autograd-in-eval", n,
+        add("autograd-in-eval", n, ev_t,
             where=[self.stretches.where("graph_outputs", self.autograd.where)])
         nums, texts = self.train_mode.decide_numbers()
+        nums.update(ev_n.get("train", {}))
+        texts.update(ev_t)
         add("train-mode-in-eval", nums, texts,
             [self.stretches.where("training_layers", self.train_mode.where)])
         n = self.outputs.kv_numbers()

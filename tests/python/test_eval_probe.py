@@ -1,0 +1,225 @@
+"""The eval probe (issue 37 item 1): train-mode-in-eval and autograd-in-eval
+are priced by timing the model's own forward as it ran and fixed, on the run's
+input, at exit, by default; the program's output and random stream stay its own.
+
+The claimed-vs-measured comparison against `fastenough ab` is a benchmark
+(bench/bench_eval_probe.py), not a timed test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from checks_helpers import findings, run_checks  # noqa: E402
+
+from fastenough.agent.checks import probe  # noqa: E402
+
+PROGRAMS = Path(__file__).resolve().parents[1] / "data" / "eval_probe"
+# bad.py made small: ~200 forwards of a few ms on one CPU thread.
+SMALL = {"EVAL_BATCHES": "200", "EVAL_BATCH": "8", "EVAL_SEQ": "32", "EVAL_DIM": "64",
+         "EVAL_LAYERS": "2", "EVAL_PRINT_RAND": "1", "OMP_NUM_THREADS": "1"}
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FASTENOUGH_")}
+    env.update(SMALL)
+    return env
+
+
+def test_transformer_encoder_eval_is_priced_by_measurement_and_output_unchanged(tmp_path):
+    prog = PROGRAMS / "bad.py"
+    plain = subprocess.run([sys.executable, str(prog)], env=_env(), cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    run_dir = tmp_path / "run"
+    tool = subprocess.run([sys.executable, "-m", "fastenough", "run", "--no-trace",
+                           "--no-history", "--quiet", "--run-dir", str(run_dir), "--",
+                           sys.executable, str(prog)], env=_env(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert tool.returncode == 0, tool.stderr
+    # The same accuracy (dropout's draws) and the same torch.rand after the
+    # loop: the agent and its probe took nothing from the random stream.
+    assert "rand [" in plain.stdout
+    assert tool.stdout == plain.stdout
+    report = json.loads((run_dir / "report.json").read_text())
+    by_code = {f["code"]: f for f in report["findings"]}
+    for code in ("train-mode-in-eval", "autograd-in-eval"):
+        f = by_code.get(code)
+        assert f is not None, (code, sorted(by_code))
+        ev = f["evidence"]
+        assert "probe_skipped" not in ev, ev
+        assert str(ev.get("saving_basis", "")).startswith("measured"), ev
+        assert ev["probe_calls"] >= 1
+        # Priced, not "not estimated": a measured, bounded saving per step.
+        saving = f["saving"]
+        assert saving["per_step_ns"] is not None and saving["per_step_ns"] > 0, f
+        assert 0 < saving["share_of_step"] <= 1
+        assert saving["upper_bound"] is True
+    # eval mode + no autograd (the encoder's fused path) was timed too.
+    ev = by_code["train-mode-in-eval"]["evidence"]
+    assert ev["probe_both_fixed_ns"] > 0 and ev["probe_as_ran_ns"] > 0
+
+
+def _small_encoder(norm: bool = False):
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(32, nhead=2, dim_feedforward=64, dropout=0.1,
+                                             batch_first=True)
+    layers = [torch.nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False)]
+    if norm:
+        layers.append(torch.nn.BatchNorm1d(8))
+    return torch.nn.Sequential(*layers)
+
+
+def test_probe_restores_rng_flags_and_batchnorm_statistics(tmp_path):
+    model = _small_encoder(norm=True)  # training mode, autograd on
+    x = torch.randn(4, 8, 32)
+    seen = {}
+
+    def program(reg):
+        for _ in range(300):
+            model(x)
+        seen["rng"] = torch.get_rng_state()
+        seen["bn"] = [b.clone() for b in model[1].buffers()]
+        model[0].eval()  # flags at exit differ from those of the kept call
+
+    doc = run_checks(tmp_path, program, {"probe": True})
+    assert torch.equal(torch.get_rng_state(), seen["rng"])
+    assert all(torch.equal(a, b) for a, b in zip(model[1].buffers(), seen["bn"], strict=True))
+    assert not model[0].training and model[1].training
+    assert not any(m.training for m in model[0].modules())
+    evals = doc["checks"]["probe_ns"]["eval"]
+    assert set(evals["ns"]) == {"ran", "grad_off", "eval", "grad_off+eval"}, evals
+    [f] = findings(doc, "train-mode-in-eval")
+    assert f["evidence"]["saving_basis"].startswith("measured")
+    assert f["saving"]["per_step_ns"] is not None
+
+
+def test_no_probe_option_leaves_the_savings_unpriced(tmp_path):
+    model = _small_encoder()
+    x = torch.randn(4, 8, 32)
+    doc = run_checks(tmp_path, lambda reg: [model(x) for _ in range(20)], {"no_probe": True})
+    for code in ("train-mode-in-eval", "autograd-in-eval"):
+        [f] = findings(doc, code)
+        assert f["saving"]["per_step_ns"] is None
+        assert "saving_basis" not in f["evidence"]
+
+
+def test_probe_skips_a_slow_forward_and_a_short_run_and_says_why():
+    model = _small_encoder()
+    x = torch.randn(4, 8, 32)
+    call = probe.EvalCall(torch, model, (x,), {}, graph=True)
+    slow = probe.eval_probe(torch, call, forward_ns=3e9, elapsed_ns=10**12, asked=False)
+    assert slow == {"skipped": "one forward takes 3.0 s"}
+    short = probe.eval_probe(torch, call, forward_ns=1e6, elapsed_ns=10**7, asked=False)
+    assert "exceed 5% of the run" in short["skipped"]
+    with torch.inference_mode():
+        clean = probe.EvalCall(torch, model.eval(), (x,), {}, graph=False)
+    assert probe.eval_probe(torch, clean, forward_ns=1e6, elapsed_ns=10**12,
+                            asked=False) == {"skipped": "nothing to fix on the kept call"}
+
+
+def test_each_fix_is_priced_at_the_most_it_saves_in_either_order():
+    # The fused path: neither fix alone saves much, both together a lot.
+    ns = {"ran": 100, "grad_off": 95, "eval": 97, "grad_off+eval": 30}
+    out = probe.eval_savings({"ns": ns, "calls": 3})
+    grad = out["autograd"]["probe_grad_ns"] - out["autograd"]["probe_inference_ns"]
+    train = out["train"]["probe_train_ns"] - out["train"]["probe_eval_ns"]
+    assert grad == 97 - 30 and train == 95 - 30
+    # Each claim is a bound for its fix in either order; together they bound
+    # the gain of both fixes.
+    assert grad + train >= ns["ran"] - ns["grad_off+eval"]
+    assert out["train"]["probe_calls"] == 3 and out["train"]["probe_both_fixed_ns"] == 30
+    only_grad = probe.eval_savings({"ns": {"ran": 10, "grad_off": 7}, "calls": 2})
+    assert set(only_grad) == {"autograd"}
+    assert only_grad["autograd"]["probe_grad_ns"] - only_grad["autograd"][
+        "probe_inference_ns"] == 3
+
+
+def test_evaluation_after_training_is_priced_and_training_alone_runs_no_probe(tmp_path):
+    model = _small_encoder()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(4, 8, 32)
+
+    def train(n):
+        for _ in range(n):
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    def train_then_score(reg):
+        train(10)
+        for _ in range(300):  # scored in train mode, autograd on
+            model(x)
+
+    doc = run_checks(tmp_path, train_then_score, {"probe": True})
+    for code in ("train-mode-in-eval", "autograd-in-eval"):
+        [f] = findings(doc, code)
+        assert f["evidence"]["saving_basis"].startswith("measured"), f["evidence"]
+    # Training only: the first forward was kept (no backward yet), but no
+    # evaluation stretch came; nothing is probed at exit.
+    doc = run_checks(tmp_path, lambda reg: train(40), {"probe": True})
+    assert "eval" not in (doc["checks"]["probe_ns"] or {})
+
+
+def test_a_large_input_or_a_freed_model_is_not_kept(tmp_path):
+    lin = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Dropout(0.1))
+    big = torch.zeros(70 << 18)  # 70 MiB; the batch is a view of it
+    x = big[:128].view(8, 16)
+    doc = run_checks(tmp_path, lambda reg: [lin(x) for _ in range(20)], {"probe": True})
+    [f] = findings(doc, "train-mode-in-eval")
+    assert "70 MiB" in f["evidence"]["probe_skipped"], f["evidence"]
+    assert f["saving"]["per_step_ns"] is None
+    gone = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Dropout(0.1))
+    call = probe.EvalCall(torch, gone, (x[:1],), {}, graph=True)
+    del gone  # the kept call holds the model weakly: freed, it is gone
+    assert probe.eval_probe(torch, call, forward_ns=1e3, elapsed_ns=10**12, asked=False) == {
+        "skipped": "the model was freed before exit"}
+
+
+def test_probe_at_exit_keeps_python_s_exit_status_after_ctrl_c(tmp_path):
+    # Any import at exit turns the status of an unhandled KeyboardInterrupt
+    # from -SIGINT into 1 (numpy.random's lazy import in the probe did).
+    import signal
+
+    from agent_run_helper import run_under_agent
+
+    r = run_under_agent(tmp_path, (
+        "import numpy, torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Dropout(0.1))\n"
+        "x = torch.randn(8, 16)\n"
+        "for i in range(200):\n"
+        "    model(x).sum().item()\n"
+        "raise KeyboardInterrupt\n"))
+    assert r.proc.returncode == -signal.SIGINT, r.proc.stderr
+    doc = json.loads((r.dir / "checks.json").read_text())
+    assert "ns" in doc["probe_ns"]["eval"], doc["probe_ns"]
+
+
+def test_a_training_run_lets_its_first_input_go(tmp_path):
+    model = torch.nn.Linear(16, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    held = {}
+
+    def train(reg):
+        for i in range(6):
+            x = torch.randn(8, 16)
+            if i == 0:
+                held["first"] = __import__("weakref").ref(x)
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        # The first forward was kept (no backward yet then); once its stretch
+        # ended in a backward, the probe let its input go.
+        held["alive_at_end"] = held["first"]() is not None
+
+    run_checks(tmp_path, train)
+    assert held["alive_at_end"] is False
