@@ -29,11 +29,14 @@ GunzipOptions TraceGunzipOptions() {
 
 namespace {
 
-// The reader's message without the path it starts with ("x.json.gz: not a trace:
-// the file is empty" -> "not a trace: the file is empty").
+// The reader's message without the path it starts with, nor its own
+// "truncated: " ("x.json.gz: truncated: the file ends before the event list" ->
+// "the file ends before the event list").
 std::string TruncatedDetail(const std::string& message, const std::string& path) {
-  const std::string prefix = path + ": ";
-  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+  std::string_view m = message;
+  if (m.starts_with(path + ": ")) m.remove_prefix(path.size() + 2);
+  if (m.starts_with("truncated: ")) m.remove_prefix(11);
+  return std::string(m);
 }
 
 }  // namespace
