@@ -27,6 +27,16 @@ the source files the report names. What it holds a report to:
             events saves at most that plus the time the path cannot
             explain (own_critical_path_ns_per_step +
             critical_path_unexplained_ns_per_step, over the path's mean step).
+  split     a step-bound finding's parts of a step (forward, backward,
+            optimizer, data) add up to at most the step, and "other" is
+            not negative (issue 37, item 4: 129-159% on cleanrl PPO, PyG
+            link prediction, GAT).
+  reference a run report has one step reference, the steady median of its
+            headline mode (steps.steady_median_ns): every finding's time per
+            step is its share of that step (the demo's "<= 1.41 ms/step
+            (1.6% of a step)" was 1.6% of the 88.8 ms profiled step beside a
+            15.5 ms steady median), and a finding that names its reference
+            (evidence step_reference_ns) names that one.
   blind     a measurement that is not complete says why.
   numbers   no impossible number anywhere in the report: a duration,
             byte count or count is never negative (timestamps may be, and a
@@ -273,6 +283,51 @@ def _impossible_numbers(report: dict) -> list[str]:
     return out
 
 
+_SPLIT = ("forward_share", "backward_share", "optimizer_share", "data_share")
+
+
+def _step_splits(findings: list[dict]) -> list[str]:
+    """The parts of a step add up to at most the step."""
+    out = []
+    for f in findings:
+        ev = f.get("evidence") or {}
+        parts = [ev.get(k) for k in _SPLIT]
+        if not any(_is_number(p) for p in parts):
+            continue
+        total = sum(p for p in parts if _is_number(p))
+        if total > 1 + 1e-6:
+            out.append(f"{f.get('code')}: its parts of a step add up to {total:.0%} of the step "
+                       f"({', '.join(f'{k} {ev.get(k)}' for k in _SPLIT)})")
+        other = ev.get("other_share")
+        if _is_number(other) and other < -1e-9:
+            out.append(f"{f.get('code')}: other_share {other} < 0")
+    return out
+
+
+def _step_reference(report: dict) -> list[str]:
+    """A run report's savings are shares of its own steady median step."""
+    steps = report.get("steps") or {}
+    ref = steps.get("steady_median_ns") if isinstance(steps, dict) else None
+    if not isinstance(report.get("run"), dict) or not _is_number(ref) or ref <= 0:
+        return []  # a trace's report: its steps are the profiled ones
+    out = []
+    for f in report.get("findings") or []:
+        saving = f.get("saving") or {}
+        per_step, share = saving.get("per_step_ns"), saving.get("share_of_step")
+        named = (f.get("evidence") or {}).get("step_reference_ns")
+        if _is_number(named) and abs(named - ref) > max(1.0, 1e-3 * ref):
+            out.append(f"{f.get('code')}: priced against a {named:.0f} ns step, not the report's "
+                       f"step reference ({ref:.0f} ns, the steady median)")
+        if not (_is_number(per_step) and _is_number(share)) or per_step <= 0 or share <= 0:
+            continue
+        expect = min(1.0, share) * ref
+        if abs(per_step - expect) > 0.01 * expect + 1000:
+            out.append(f"{f.get('code')}: {per_step / 1e6:.3g} ms/step is {per_step / ref:.1%} of "
+                       f"the report's step reference ({ref / 1e6:.3g} ms, the steady median), "
+                       f"but its share of a step says {share:.1%}: priced against another step")
+    return out
+
+
 def violations(report: dict, cwd: str | None = None) -> list[str]:
     """Every invariant the report breaks, in words; [] for a sound report."""
     out: list[str] = []
@@ -293,6 +348,8 @@ def violations(report: dict, cwd: str | None = None) -> list[str]:
             if isinstance(v, (int, float)) and v < 0:
                 out.append(f"{code}: {key} {v} < 0")
     out += _path_bounds(report)
+    out += _step_splits(findings)
+    out += _step_reference(report)
     out += _impossible_numbers(report)
     # overlaps: known codes of the same rank, both ways
     by_rank_codes: dict[int, set] = {}

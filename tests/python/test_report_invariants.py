@@ -162,3 +162,45 @@ def test_a_saving_beyond_the_critical_path_is_caught():
     bad = report(finding("small-kernels", share=0.4, evidence=dict(ev)), avoidable=total(0.4))
     bad["critical_path"] = path
     assert any("critical path" in v for v in violations(bad)), violations(bad)
+
+
+# Issue 37, item 4: splits that add up, one step reference per report.
+def _bound(**shares) -> dict:
+    ev = {"mode": "train", **shares}
+    return finding("step-bound", verdict="bounded", share=0.0, evidence=ev)
+
+
+def test_a_step_split_over_the_whole_step_fails():
+    # cleanrl PPO before the fix: forward 80%, backward 20%, optimizer 33%.
+    bad = _bound(forward_share=0.8, backward_share=0.2, optimizer_share=0.33, data_share=0.0,
+                 other_share=0.0)
+    found = violations(report(bad))
+    assert any("add up to 133% of the step" in v for v in found), found
+    ok = _bound(forward_share=0.42, backward_share=0.51, optimizer_share=0.01, data_share=0.0,
+                other_share=0.06)
+    assert violations(report(ok)) == []
+
+
+def _run_report(*findings, median=15_500_000) -> dict:
+    r = report(*findings, avoidable=total(sum(f["saving"]["share_of_step"] for f in findings
+                                              if f["verdict"] == "avoidable")))
+    r["run"] = {"run_dir": "/tmp/x"}
+    r["steps"] = {"steady_median_ns": median, "mode": "train"}
+    return r
+
+
+def test_a_saving_priced_against_another_step_fails():
+    # The demo: serial-small-gemm "<= 1.41 ms/step (1.6% of a step)" beside a
+    # 15.5 ms steady median: its share was of the 88.8 ms profiled step.
+    gemm = finding("serial-small-gemm", share=1_410_000 / 88_800_000)
+    gemm["saving"]["per_step_ns"] = 1_410_000
+    found = violations(_run_report(gemm))
+    assert any("priced against another step" in v for v in found), found
+    # The same share, its time per step that share of the steady median: sound.
+    gemm["saving"]["per_step_ns"] = round(gemm["saving"]["share_of_step"] * 15_500_000)
+    gemm["evidence"] = {"step_reference_ns": 15_500_000, "measured_per_step_ns": 1_410_000}
+    assert violations(_run_report(gemm)) == []
+    # A finding that names another reference.
+    gemm["evidence"]["step_reference_ns"] = 88_800_000
+    found = violations(_run_report(gemm))
+    assert any("not the report's step reference" in v for v in found), found

@@ -81,8 +81,10 @@ def test_train_and_eval_are_separate_steady_phases(tmp_path):
         assert not any(s["start_mono_ns"] < t < s["end_mono_ns"] for t in other), s
     assert report["steps"]["mode"] == "train"  # the mode with the most steady time
     details = report["run_details"]["phases"]
-    steady_modes = [d["mode"] for d in details if d["name"] == "steady"]
-    assert steady_modes == ["train", "eval", "train", "eval"]
+    # Each mode's steady phases of the two epochs are one row each, with their
+    # count (issue 37, item 11: a mode's consecutive phases of one kind merged).
+    steady = [(d["mode"], d["instances"]) for d in details if d["name"] == "steady"]
+    assert steady == [("train", 2), ("eval", 2)]
     # The second epoch's phases begin steady: the mode was steady before.
     warmups = [d["mode"] for d in details if d["name"] == "warmup"]
     assert warmups == ["train", "eval"]

@@ -48,6 +48,7 @@ struct CounterRow {
 // One phase of a `fastenough run` (load, compile, warmup, steady, ...).
 struct PhaseRow {
   std::string name;
+  std::string mode;  // "train" | "eval"; "" (analyze, older agents): written as null
   int rank = 0;
   int64_t start_ns = 0;  // wall clock
   int64_t end_ns = 0;

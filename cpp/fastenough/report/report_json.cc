@@ -172,6 +172,8 @@ void WritePhases(JsonWriter& w, const std::vector<PhaseRow>& phases) {
   for (const auto& p : phases) {
     w.BeginObject();
     w.Field("name", p.name);
+    w.Key("mode");
+    if (p.mode.empty()) w.Null(); else w.String(p.mode);
     w.Field("rank", p.rank);
     w.Field("start_ns", p.start_ns);
     w.Field("end_ns", p.end_ns);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <tuple>
 
 namespace fastenough::rundir {
@@ -134,6 +136,97 @@ std::vector<PhaseRow> BuildPhaseTable(const RunFiles& files, const PhaseTableInp
     return std::tie(a.start_wall_ns, a.rank) < std::tie(b.start_wall_ns, b.rank);
   });
   return rows;
+}
+
+namespace {
+
+// Host-time weighted mean of an optional figure over two rows.
+std::optional<double> Weighted(const std::optional<double>& a, int64_t wa,
+                               const std::optional<double>& b, int64_t wb) {
+  if (!a) return b;
+  if (!b) return a;
+  const double total = static_cast<double>(std::max<int64_t>(0, wa) + std::max<int64_t>(0, wb));
+  if (total <= 0) return (*a + *b) / 2;
+  return (*a * std::max<int64_t>(0, wa) + *b * std::max<int64_t>(0, wb)) / total;
+}
+
+std::optional<int64_t> Max(const std::optional<int64_t>& a, const std::optional<int64_t>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+void MergeInto(PhaseRow* into, const PhaseRow& p) {
+  const int64_t wa = into->host_ns, wb = p.host_ns;
+  into->start_wall_ns = std::min(into->start_wall_ns, p.start_wall_ns);
+  into->end_wall_ns = std::max(into->end_wall_ns, p.end_wall_ns);
+  into->complete = into->complete && p.complete;
+  into->device_busy_share = Weighted(into->device_busy_share, wa, p.device_busy_share, wb);
+  if (into->busy_source.empty()) into->busy_source = p.busy_source;
+  into->util_mean = Weighted(into->util_mean, wa, p.util_mean, wb);
+  into->power_mean_w = Weighted(into->power_mean_w, wa, p.power_mean_w, wb);
+  into->cpu_mean_pct = Weighted(into->cpu_mean_pct, wa, p.cpu_mean_pct, wb);
+  into->mem_used_max = Max(into->mem_used_max, p.mem_used_max);
+  into->mem_total = Max(into->mem_total, p.mem_total);
+  into->rss_max = Max(into->rss_max, p.rss_max);
+  into->alloc_peak = Max(into->alloc_peak, p.alloc_peak);
+  into->reserved_peak = Max(into->reserved_peak, p.reserved_peak);
+  for (const auto& [pid, pct] : p.cpu_mean_pct_by_pid) {
+    auto it = into->cpu_mean_pct_by_pid.find(pid);
+    into->cpu_mean_pct_by_pid[pid] =
+        it == into->cpu_mean_pct_by_pid.end() ? pct : *Weighted(it->second, wa, pct, wb);
+  }
+  into->samples += p.samples;
+  into->host_ns = std::max<int64_t>(0, wa) + std::max<int64_t>(0, wb);
+  into->instances += p.instances;
+}
+
+// Merges rows whose key (as `key` makes it) matches the row `last` holds for
+// it; `last` forgets a key's row when `consecutive` and another row of the
+// same (rank, pid, mode) comes between.
+template <typename Key>
+std::vector<PhaseRow> MergeBy(const std::vector<PhaseRow>& rows, bool consecutive, Key key) {
+  using Seq = std::tuple<int, int64_t, std::string>;  // a mode's own sequence
+  std::vector<PhaseRow> out;
+  std::map<Seq, size_t> last_of_seq;                 // its last row in `out`
+  std::map<decltype(key(rows.front())), size_t> by_key;
+  for (const PhaseRow& p : rows) {
+    const Seq seq{p.rank, p.pid, p.mode};
+    size_t target = out.size();
+    if (consecutive) {
+      auto it = last_of_seq.find(seq);
+      if (it != last_of_seq.end()) {
+        const PhaseRow& prev = out[it->second];
+        if (prev.name == p.name && prev.automatic == p.automatic) target = it->second;
+      }
+    } else {
+      auto it = by_key.find(key(p));
+      if (it != by_key.end()) target = it->second;
+    }
+    if (target == out.size()) {
+      out.push_back(p);
+      by_key[key(p)] = target;
+    } else {
+      MergeInto(&out[target], p);
+    }
+    last_of_seq[seq] = target;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PhaseRow& a, const PhaseRow& b) {
+    return a.start_wall_ns < b.start_wall_ns;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<PhaseRow> MergePhaseRows(const std::vector<PhaseRow>& rows, size_t max_rows) {
+  if (rows.empty()) return {};
+  auto key = [](const PhaseRow& p) {
+    return std::make_tuple(p.rank, p.pid, p.name, p.mode, p.automatic);
+  };
+  std::vector<PhaseRow> out = MergeBy(rows, true, key);
+  if (out.size() > max_rows) out = MergeBy(out, false, key);
+  return out;
 }
 
 }  // namespace fastenough::rundir

@@ -32,6 +32,7 @@ struct PhaseRow {
   // of older samplers.
   std::map<int64_t, double> cpu_mean_pct_by_pid;
   int samples = 0;  // device samples inside the window
+  int64_t instances = 1;  // phase instances this row stands for (MergePhaseRows)
 };
 
 struct PhaseTableInputs {
@@ -47,5 +48,18 @@ struct PhaseTableInputs {
 // Pairs begin/end edges per (rank, pid, phase): an end closes the most recent
 // open begin of the same name, so phases may nest. Rows are ordered by start.
 std::vector<PhaseRow> BuildPhaseTable(const RunFiles& files, const PhaseTableInputs& inputs);
+
+// The phases as a report lists them (issue 37, item 11): a loop that
+// alternates training and evaluation enters a phase at every switch (396
+// rows for cleanrl PPO, 206 for PyG link prediction). Consecutive instances
+// of one phase in one mode's own sequence (per rank and process: warmup,
+// warmup, ... then steady, steady, ...) become one row whose host time is
+// theirs summed, its window from the first start to the last end, peaks
+// their maximum, means weighted by host time, `instances` how many. A list
+// still longer than max_rows is merged per (rank, process, phase, mode,
+// automatic), in order of first appearance. Rows stay in order of start.
+inline constexpr size_t kPhaseRowsMax = 64;
+std::vector<PhaseRow> MergePhaseRows(const std::vector<PhaseRow>& rows,
+                                     size_t max_rows = kPhaseRowsMax);
 
 }  // namespace fastenough::rundir

@@ -115,5 +115,77 @@ TEST(RundirPhaseTable, NoSamplesMeansAbsentNotZero) {
   EXPECT_EQ(rows[0].busy_source, "");
 }
 
+PhaseRow Row(const char* name, const char* mode, int64_t start, int64_t end) {
+  PhaseRow r;
+  r.name = name;
+  r.mode = mode;
+  r.pid = 10;
+  r.automatic = true;
+  r.start_wall_ns = start;
+  r.end_wall_ns = end;
+  r.host_ns = end - start;
+  return r;
+}
+
+// A loop that alternates one training step and one evaluation forward (GAT,
+// PyG link prediction): a phase at every switch.
+std::vector<PhaseRow> Alternating(int epochs) {
+  std::vector<PhaseRow> rows = {Row("startup", "train", 0, 100)};
+  int64_t t = 100;
+  for (int i = 0; i < epochs; ++i) {
+    const char* phase = i < 5 ? "warmup" : "steady";
+    rows.push_back(Row(phase, "train", t, t + 30));
+    rows.push_back(Row(phase, "eval", t + 30, t + 40));
+    t += 40;
+  }
+  rows.push_back(Row("tail", "train", t, t + 5));
+  return rows;
+}
+
+TEST(RundirPhaseRows, AModesConsecutiveInstancesOfAPhaseAreOneRow) {
+  const std::vector<PhaseRow> rows = Alternating(100);  // 202 instances
+  std::vector<PhaseRow> merged = MergePhaseRows(rows);
+  ASSERT_EQ(merged.size(), 6u);  // startup, warmup x2 modes, steady x2 modes, tail
+  int64_t host = 0, instances = 0;
+  for (const PhaseRow& r : merged) {
+    host += r.host_ns;
+    instances += r.instances;
+    EXPECT_FALSE(r.mode.empty());
+  }
+  EXPECT_EQ(instances, 202);
+  EXPECT_EQ(host, 100 + 100 * 40 + 5);  // host time kept, none counted twice
+  const PhaseRow& steady_train = merged[3];
+  EXPECT_EQ(steady_train.name, "steady");
+  EXPECT_EQ(steady_train.mode, "train");
+  EXPECT_EQ(steady_train.instances, 95);
+  EXPECT_EQ(steady_train.host_ns, 95 * 30);
+  EXPECT_EQ(steady_train.start_wall_ns, 100 + 5 * 40);
+}
+
+TEST(RundirPhaseRows, APhaseBetweenTwoInstancesOfItsModeKeepsThemApart) {
+  // steady, profile, steady of one mode: three rows, in order.
+  std::vector<PhaseRow> rows = {Row("steady", "train", 0, 10), Row("profile", "train", 10, 20),
+                                Row("steady", "train", 20, 30)};
+  std::vector<PhaseRow> merged = MergePhaseRows(rows);
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[1].name, "profile");
+}
+
+TEST(RundirPhaseRows, TheListIsBounded) {
+  // Phases that alternate inside one mode (a user phase between every
+  // steady stretch): more rows than the bound are merged per phase and mode.
+  std::vector<PhaseRow> rows;
+  for (int i = 0; i < 300; ++i) {
+    rows.push_back(Row("steady", "train", i * 20, i * 20 + 10));
+    PhaseRow user = Row("checkpoint", "train", i * 20 + 10, i * 20 + 20);
+    user.automatic = false;
+    rows.push_back(user);
+  }
+  std::vector<PhaseRow> merged = MergePhaseRows(rows);
+  EXPECT_LE(merged.size(), kPhaseRowsMax);
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].instances + merged[1].instances, 600);
+}
+
 }  // namespace
 }  // namespace fastenough::rundir

@@ -20,6 +20,7 @@
 #include "fastenough/rundir/run_files.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/rundir/sampler_findings.h"
+#include "fastenough/rundir/step_reference.h"
 #include "fastenough/trace/load_trace.h"
 
 namespace fastenough::rundir {
@@ -99,9 +100,10 @@ std::string DetailsJson(const RunReport& rr) {
   report::JsonWriter w(1);
   w.BeginObject();
   w.Key("phases").BeginArray();
-  for (const PhaseRow& p : rr.phases) {
+  for (const PhaseRow& p : MergePhaseRows(rr.phases)) {  // as report.phases lists them
     w.BeginObject();
     w.Field("name", p.name).Field("rank", p.rank).Field("pid", p.pid);
+    w.Field("instances", p.instances);
     w.Key("mode");
     if (p.mode.empty()) w.Null(); else w.String(p.mode);
     w.Field("auto", p.automatic).Field("complete", p.complete);
@@ -286,9 +288,12 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   }
   rr.phases = BuildPhaseTable(files, in);
   r.phases.clear();
-  for (const PhaseRow& p : rr.phases) {
+  // The list the report shows: a mode's consecutive instances of a phase
+  // merged, and bounded (the analyses below read every instance).
+  for (const PhaseRow& p : MergePhaseRows(rr.phases)) {
     report::PhaseRow q;
     q.name = p.name;
+    q.mode = p.mode;
     q.rank = p.rank;
     q.start_ns = p.start_wall_ns;
     q.end_ns = p.end_wall_ns;
@@ -381,6 +386,12 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);
   AddCpuThreadFindings(rr.agents, MeasureLoopCpu(rr.phases, rr.agents), &r.findings);
   FitDataloaderAdvice(rr.agents, has_device, &r.findings);
+  // One step reference for the report's savings: its headline steady median.
+  if (!rr.step_records.empty() && r.steps.steady_duration.count > 0 &&
+      std::isfinite(r.steps.steady_duration.median)) {
+    ExpressSavingsAgainstStep(
+        static_cast<int64_t>(std::llround(r.steps.steady_duration.median)), &r.findings);
+  }
   StepBoundInputs sb;
   sb.steps = rr.steps;
   sb.agents = rr.agents;

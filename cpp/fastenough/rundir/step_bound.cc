@@ -11,9 +11,25 @@
 // and the split into forward / backward / optimizer / data / other comes
 // from the agent's timing of the steady steps it still ran in Python (the
 // first steady steps of each mode, before it defers to its native hook).
+// The agent's parts are disjoint and within their step (step_timer.py); the
+// shares are still made to add up to at most the step here, for records of
+// older agents that summed to 129-159% (issue 37, item 4).
+//
+// A step's mode in words is what the step does (issue 37, item 5): the agent
+// groups steps by the flags at the main model's calls (module.training, grad
+// mode), but a TD3 step whose acting forward ran under no_grad also ran a
+// backward and an optimizer step, and an evaluation left in train mode ran
+// neither. The agent's record says, per mode, in how many timed steps each
+// ran ("steps_with_backward", "steps_with_optimizer") and what the flags said
+// ("steps_training_flag", "steps_grad_enabled"); the title names the steps
+// "training" or "evaluation" from the first and reports the second beside it.
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
+
+#include "fastenough/rundir/json_fields.h"
 
 #include "fastenough/findings/catalog.h"
 #include "fastenough/rundir/run_findings.h"
@@ -36,6 +52,33 @@ std::string Ms(int64_t ns) {
     std::snprintf(buf, sizeof buf, "%.0f us", static_cast<double>(ns) / 1e3);
   }
   return buf;
+}
+
+// What the timed steps of a mode did, from the agent's record (agents before
+// issue 37 wrote none of it: `known` false).
+struct StepDoes {
+  bool known = false;
+  int64_t steps = 0, with_forward = 0, with_backward = 0, with_optimizer = 0;
+  int64_t training_flag = 0, grad_enabled = 0;
+};
+
+StepDoes ReadStepDoes(const std::string& agent_json, const std::string& mode) {
+  StepDoes d;
+  simdjson::dom::parser parser;
+  simdjson::dom::object m;
+  if (parser.parse(agent_json)["step_split"][mode].get_object().get(m) != simdjson::SUCCESS) {
+    return d;
+  }
+  auto bwd = IntField(m, "steps_with_backward");
+  if (!bwd) return d;
+  d.known = true;
+  d.steps = IntField(m, "steps").value_or(0);
+  d.with_forward = IntField(m, "steps_with_forward").value_or(0);
+  d.with_backward = *bwd;
+  d.with_optimizer = IntField(m, "steps_with_optimizer").value_or(0);
+  d.training_flag = IntField(m, "steps_training_flag").value_or(0);
+  d.grad_enabled = IntField(m, "steps_grad_enabled").value_or(0);
+  return d;
 }
 
 const AgentRecord* LoopAgentOfRank(const std::vector<AgentRecord>& agents, int rank) {
@@ -63,12 +106,22 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
       if (it != agent->step_split.end()) split = it->second;
     }
     const bool have_split = split.steps > 0 && split.step_ns > 0;
+    // Parts of one step, shares of that step: at most the whole of it. A record
+    // whose parts add up to more (an agent before issue 37) is scaled down.
+    const double parts_ns = static_cast<double>(std::max<int64_t>(0, split.forward_ns)) +
+                            std::max<int64_t>(0, split.backward_ns) +
+                            std::max<int64_t>(0, split.optimizer_ns) +
+                            std::max<int64_t>(0, split.data_ns);
+    const double whole =
+        have_split ? std::max(static_cast<double>(split.step_ns), parts_ns) : 1.0;
     auto share = [&](int64_t ns) {
-      return have_split ? std::min(1.0, static_cast<double>(ns) / split.step_ns) : 0.0;
+      return have_split ? std::max<int64_t>(0, ns) / whole : 0.0;
     };
     const double fwd = share(split.forward_ns), bwd = share(split.backward_ns),
                  opt = share(split.optimizer_ns), data = share(split.data_ns);
     const double other = have_split ? std::max(0.0, 1.0 - fwd - bwd - opt - data) : 0.0;
+    const StepDoes does =
+        agent != nullptr && have_split ? ReadStepDoes(agent->json, mode) : StepDoes{};
     std::optional<double> busy;
     if (in.window_busy_share && (in.window_mode.empty() || in.window_mode == mode)) {
       busy = in.window_busy_share;
@@ -104,11 +157,45 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     f.source = "agent";
     const auto avoid_it = in.avoidable_share.find(s->rank);
     const double avoidable = avoid_it == in.avoidable_share.end() ? 0.0 : avoid_it->second;
+    // The steps in words: what they do when the agent said, else the mode.
+    std::string kind = mode.empty() ? std::string() : mode + " ";
+    std::string flags;
+    std::string does_mode;
+    if (does.known && does.steps > 0) {
+      const bool trains = 2 * std::max(does.with_backward, does.with_optimizer) > does.steps;
+      does_mode = trains ? "train" : "eval";
+      kind = trains ? "training " : "evaluation ";
+      // What ran, and the flags at the main model's outermost calls (by the
+      // majority of the timed steps that called it), are said when the steps
+      // did not all do the same, or the flags are not what the steps do (an
+      // evaluation in train mode or with autograd on, a training step whose
+      // model reads eval mode).
+      const int64_t n = does.steps;
+      std::string ran;
+      if (does.with_backward == n && does.with_optimizer == n) {
+        ran = "backward and optimizer run";
+      } else if (does.with_backward == 0 && does.with_optimizer == 0) {
+        ran = "no backward, no optimizer step";
+      } else {
+        ran = "a backward in " + std::to_string(does.with_backward) + " and an optimizer step in " +
+              std::to_string(does.with_optimizer) + " of " + std::to_string(n) + " timed steps";
+      }
+      bool say = ran.find(" of ") != std::string::npos;
+      std::string flag_words;
+      if (does.with_forward > 0) {
+        const bool training_flag = 2 * does.training_flag > does.with_forward;
+        const bool grad = 2 * does.grad_enabled > does.with_forward;
+        say = say || (trains ? !training_flag || !grad : training_flag || grad);
+        flag_words = std::string("; the model's flags say ") + (training_flag ? "train" : "eval") +
+                     " mode, autograd " + (grad ? "on" : "off");
+      }
+      if (say) flags = "; " + ran + flag_words;
+    }
     std::string title = (avoidable > 0 ? "Beyond the avoidable findings (together at most " +
                                              Pct(std::min(1.0, avoidable)) + " of a step), s"
                                        : std::string("S")) +
-                        "teady " + (mode.empty() ? std::string() : mode + " ") + "steps (median " +
-                        Ms(s->median_ns) + ") are bound by " + bound + ": " + why;
+                        "teady " + kind + "steps (median " + Ms(s->median_ns) + flags +
+                        ") are bound by " + bound + ": " + why;
     if (have_split) {
       title += " (forward " + Pct(fwd) + ", backward " + Pct(bwd) + ", optimizer " + Pct(opt) +
                ", data " + Pct(data) + ", other " + Pct(other) + ")";
@@ -125,6 +212,14 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     }
     if (comm > 0) f.evidence.emplace_back("comm_share", comm);
     if (!mode.empty()) f.evidence.emplace_back("mode", mode);
+    if (does.known) {
+      if (!does_mode.empty()) f.evidence.emplace_back("does", does_mode);
+      f.evidence.emplace_back("steps_with_backward", does.with_backward);
+      f.evidence.emplace_back("steps_with_optimizer", does.with_optimizer);
+      f.evidence.emplace_back("steps_with_forward", does.with_forward);
+      f.evidence.emplace_back("steps_training_flag", does.training_flag);
+      f.evidence.emplace_back("steps_grad_enabled", does.grad_enabled);
+    }
     f.evidence.emplace_back("step_median_ns", s->median_ns);
     if (busy) f.evidence.emplace_back("device_busy_share", *busy);
     if (have_split) {
