@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fastenough/report/report_json.h"
+
 namespace fastenough::report {
 
 namespace {
@@ -20,14 +22,14 @@ void WriteMean(JsonWriter& w, std::string_view key, const analysis::CategoryMean
   w.EndObject();
 }
 
-void WriteStepBreakdown(JsonWriter& w, const Report& r) {
+void WriteStepBreakdown(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("step_breakdown").BeginObject();
   w.Key("categories").BeginArray();
   for (size_t k = 0; k < kStepCategoryCount; ++k) w.String(StepCategoryName(k));
   w.EndArray();
   w.Key("per_rank").BeginArray();
-  for (const auto& ra : r.ranks) {
-    if (HasStepBreakdown(ra)) WriteRankStepBreakdown(w, ra);
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    if (HasStepBreakdown(r.ranks[i])) WriteRankStepBreakdown(w, r.ranks[i], &rows[i]);
   }
   w.EndArray();
   w.EndObject();
@@ -44,14 +46,16 @@ void WriteFigures(JsonWriter& w, const analysis::EfficiencyFigures& f) {
   w.Field("tensor_core_share", f.tensor_core_share);
 }
 
-void WriteEfficiency(JsonWriter& w, const Report& r) {
+void WriteEfficiency(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
   w.Key("efficiency").BeginObject();
   bool has_args = false;
   for (const auto& ra : r.ranks) has_args |= ra.efficiency.has_launch_args;
   w.Field("has_launch_args", has_args);
   w.Key("devices").BeginArray();
-  for (const auto& ra : r.ranks) {
-    for (const auto& d : ra.efficiency.devices) WriteEfficiencyDevice(w, ra, d);
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    for (const auto& d : r.ranks[i].efficiency.devices) {
+      if (listed[i].KeepsDevice(d.device)) WriteEfficiencyDevice(w, r.ranks[i], d, &listed[i]);
+    }
   }
   w.EndArray();
   // The heaviest kernels of every rank and device together.
@@ -69,10 +73,12 @@ void WriteEfficiency(JsonWriter& w, const Report& r) {
   w.EndObject();
 }
 
-void WriteMemory(JsonWriter& w, const Report& r) {
+void WriteMemory(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("memory").BeginArray();
-  for (const auto& ra : r.ranks) {
-    for (const auto& m : ra.memory) WriteMemoryRow(w, ra.rank, m);
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    for (const auto& m : r.ranks[i].memory) {
+      if (KeepsMemoryRow(rows[i], m)) WriteMemoryRow(w, r.ranks[i].rank, m, &rows[i]);
+    }
   }
   w.EndArray();
 }
@@ -148,8 +154,14 @@ bool HasGraphs(const analysis::RankAnalysis& ra) {
   return g.launch_count != 0 || !c.regions.empty() || c.triton_kernel_count != 0;
 }
 
-void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra) {
+bool KeepsMemoryRow(const RankRows& rows, const analysis::MemoryTimeline& m) {
+  constexpr int64_t kCudaDeviceType = 1;  // c10::DeviceType::CUDA
+  return m.device_type != kCudaDeviceType || rows.KeepsDevice(m.device_id);
+}
+
+void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
   const auto& sb = ra.step_breakdown;
+  const std::vector<size_t> kept = KeptStepRows(rows, sb.steps.size());
   w.BeginObject();
   w.Field("rank", ra.rank);
   w.Field("whole_trace", sb.whole_trace);
@@ -160,8 +172,10 @@ void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra) {
   WriteMean(w, "plugin_steady_mean", sb.plugin_steady_mean_ns, sb.plugin_steady_mean_step_ns);
   w.Key("worst_step");
   if (sb.worst_step < 0) w.Null(); else w.Int(sb.steps[static_cast<size_t>(sb.worst_step)].number);
+  WriteOmitted(w, kept, sb.steps.size());
   w.Key("steps").BeginArray();
-  for (const auto& s : sb.steps) {
+  for (size_t i : kept) {
+    const auto& s = sb.steps[i];
     w.BeginObject();
     w.Field("number", s.number);
     w.Field("start_ns", s.start_ns);
@@ -186,7 +200,7 @@ void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra) {
 }
 
 void WriteEfficiencyDevice(JsonWriter& w, const analysis::RankAnalysis& ra,
-                           const analysis::DeviceEfficiency& d) {
+                           const analysis::DeviceEfficiency& d, const RankRows* rows) {
   w.BeginObject();
   w.Field("rank", ra.rank);
   w.Field("device", static_cast<int64_t>(d.device));
@@ -197,8 +211,10 @@ void WriteEfficiencyDevice(JsonWriter& w, const analysis::RankAnalysis& ra,
   w.EndObject();
   // Per step only the ratios (the ns figures follow from the step's
   // window and stay in `steady`): a long profiler window has many steps.
+  const std::vector<size_t> kept = KeptStepRows(rows, d.steps.size());
+  WriteOmitted(w, kept, d.steps.size());
   w.Key("steps").BeginArray();
-  for (size_t i = 0; i < d.steps.size(); ++i) {
+  for (size_t i : kept) {
     const auto& f = d.steps[i];
     w.BeginObject();
     w.Field("number", ra.steps.steps[i].window.number);
@@ -227,7 +243,8 @@ void WriteEfficiencyKernel(JsonWriter& w, int rank, const analysis::KernelOccupa
   w.EndObject();
 }
 
-void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m) {
+void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m,
+                    const RankRows* rows) {
   w.BeginObject();
   w.Field("rank", rank);
   w.Field("device", m.device);
@@ -260,8 +277,11 @@ void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m) 
   w.Field("outside_steps_bytes", m.outside_steps_bytes);
   w.Field("outside_steps_count", m.outside_steps_count);
   w.EndObject();
+  const std::vector<size_t> kept = KeptStepRows(rows, m.steps.size());
+  WriteOmitted(w, kept, m.steps.size());
   w.Key("steps").BeginArray();
-  for (const auto& s : m.steps) {
+  for (size_t i : kept) {
+    const auto& s = m.steps[i];
     w.BeginObject();
     w.Field("number", s.number);
     w.FieldOrNull("start_allocated_bytes", s.start_allocated_bytes);
@@ -372,14 +392,37 @@ namespace {
 
 // One turns split, as device_turns.per_rank[] (who: "devices", count:
 // "windows") and device_turns.job (who: "ranks", count: "steps") write it.
+// rows: the devices listed (row_bound.h); the others are summed in
+// `omitted`: {count, busy_ns}.
 void WriteTurns(JsonWriter& w, const analysis::DeviceTurns& t, std::string_view who,
-                std::string_view count) {
+                std::string_view count, const RankRows* rows = nullptr) {
+  // Two listed devices at least (the schema's minimum): else every one.
+  size_t kept = 0;
+  for (int32_t id : t.devices) kept += rows == nullptr || rows->KeepsDevice(id) ? 1 : 0;
+  const bool all = kept < 2;
+  const auto listed = [&](size_t i) {
+    return all || rows == nullptr || rows->KeepsDevice(t.devices[i]);
+  };
+  int64_t omitted = 0, omitted_busy = 0;
   w.Key(who).BeginArray();
-  for (int32_t id : t.devices) w.Int(id);
+  for (size_t i = 0; i < t.devices.size(); ++i) {
+    if (listed(i)) w.Int(t.devices[i]);
+  }
   w.EndArray();
   w.Key("busy_ns").BeginArray();
-  for (int64_t b : t.busy_ns) w.Int(b);
+  for (size_t i = 0; i < t.busy_ns.size(); ++i) {
+    if (i >= t.devices.size() || listed(i)) {
+      w.Int(t.busy_ns[i]);
+    } else {
+      ++omitted;
+      omitted_busy += t.busy_ns[i];
+    }
+  }
   w.EndArray();
+  if (omitted > 0) {
+    w.Key("omitted").BeginObject().Field("count", omitted).Field("busy_ns", omitted_busy);
+    w.EndObject();
+  }
   w.Field(count, t.windows);
   w.Field("window_ns", t.window_ns);
   w.Field("all_busy_ns", t.all_busy_ns);
@@ -390,23 +433,23 @@ void WriteTurns(JsonWriter& w, const analysis::DeviceTurns& t, std::string_view 
 
 }  // namespace
 
-void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra) {
+void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
   w.BeginObject();
   w.Field("rank", ra.rank);
-  WriteTurns(w, ra.device_turns, "devices", "windows");
+  WriteTurns(w, ra.device_turns, "devices", "windows", rows);
   w.EndObject();
 }
 
-void WriteDepth(JsonWriter& w, const Report& r) {
-  WriteStepBreakdown(w, r);
-  WriteEfficiency(w, r);
-  WriteMemory(w, r);
+void WriteDepth(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  WriteStepBreakdown(w, r, rows);
+  WriteEfficiency(w, r, rows);
+  WriteMemory(w, r, rows);
   WriteCriticalPath(w, r);
   WriteGraphs(w, r);
   w.Key("device_turns").BeginObject();
   w.Key("per_rank").BeginArray();
-  for (const auto& ra : r.ranks) {
-    if (ra.device_turns.measured()) WriteRankDeviceTurns(w, ra);
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    if (r.ranks[i].device_turns.measured()) WriteRankDeviceTurns(w, r.ranks[i], &rows[i]);
   }
   w.EndArray();
   w.Key("job");  // the ranks of a job taking turns (findings/rank_turns.cc)

@@ -4,9 +4,12 @@
 //   steps:   {count, median_ns, p10_ns, p90_ns, steady_count, steady_median_ns,
 //             steady_p10_ns, steady_p90_ns, steady_steps_per_s, items_per_s,
 //             tokens_per_s, real_tokens_per_s, mode, per_rank: [{rank, count, steady_begin, median_ns,
-//             p10_ns, p90_ns, windows: [{number, start_ns, end_ns, dur_ns,
+//             p10_ns, p90_ns, omitted?, windows: [{number, start_ns, end_ns, dur_ns,
 //             device_busy_ns}]}]}
 //     Percentiles interpolate linearly (numpy default); null when no steps.
+//     A rank of more than kReportStepRows steps lists some (row_bound.h):
+//     omitted: {count, kept: [[begin, end]...]}; count, steady_begin and the
+//     percentiles stay those of all its steps.
 //   devices: [{rank, device, name, start_ns, end_ns, span_ns, busy_ns, idle_ns,
 //             idle_breakdown: {host_wait_ns, kernel_wait_ns, other_ns},
 //             stream_gap_ns, device_idle: {...}, compute_ns, comm_ns, memcpy_ns, memset_ns,
@@ -14,6 +17,9 @@
 //             short_kernel_count,
 //             streams: [{stream, op_count, start_ns, end_ns, busy_ns, gap_count,
 //                        host_wait_ns, kernel_wait_ns, other_ns}]}]
+//   devices_omitted (only when a rank has more than kReportDeviceRows devices):
+//            [{rank, count, busy_ns, kernel_count}]: the devices `devices`,
+//            efficiency.devices and memory do not list, summed
 //     idle_ns = span_ns - busy_ns: time no stream of the device had work.
 //     idle_breakdown (HTA's definition) = the gaps of every stream, summed;
 //     stream_gap_ns is its total. With several streams it can exceed idle_ns.
@@ -107,7 +113,7 @@ void WriteDistribution(JsonWriter& w, std::string_view prefix, const analysis::D
   w.Field(p + "p90_ns", d.p90);
 }
 
-void WriteSteps(JsonWriter& w, const Report& r) {
+void WriteSteps(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("steps").BeginObject();
   w.Field("count", r.steps.duration.count);
   WriteDistribution(w, "", r.steps.duration);
@@ -120,7 +126,7 @@ void WriteSteps(JsonWriter& w, const Report& r) {
   w.Key("mode");
   if (r.steps.mode.empty()) w.Null(); else w.String(r.steps.mode);
   w.Key("per_rank").BeginArray();
-  for (const auto& ra : r.ranks) WriteRankSteps(w, ra);
+  for (size_t i = 0; i < r.ranks.size(); ++i) WriteRankSteps(w, r.ranks[i], &rows[i]);
   w.EndArray();
   w.EndObject();
 }
@@ -131,10 +137,32 @@ void WriteIdle(JsonWriter& w, const analysis::IdleBreakdown& b) {
   w.Field("other_ns", b.other_ns);
 }
 
-void WriteDevices(JsonWriter& w, const Report& r) {
+void WriteDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("devices").BeginArray();
-  for (const auto& ra : r.ranks) {
-    for (const auto& d : ra.devices) WriteDevice(w, ra.rank, d);
+  bool bounded = false;
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    const auto& ra = r.ranks[i];
+    for (size_t d : rows[i].devices) WriteDevice(w, ra.rank, ra.devices[d]);
+    bounded |= rows[i].devices_bounded;
+  }
+  w.EndArray();
+  if (!bounded) return;
+  w.Key("devices_omitted").BeginArray();
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    if (!rows[i].devices_bounded) continue;
+    const auto& ra = r.ranks[i];
+    int64_t busy = 0, kernels = 0;
+    for (const auto& d : ra.devices) {
+      if (rows[i].KeepsDevice(d.device)) continue;
+      busy += d.busy_ns;
+      kernels += d.kernel_count;
+    }
+    w.BeginObject();
+    w.Field("rank", ra.rank);
+    w.Field("count", static_cast<int64_t>(ra.devices.size() - rows[i].devices.size()));
+    w.Field("busy_ns", busy);
+    w.Field("kernel_count", kernels);
+    w.EndObject();
   }
   w.EndArray();
 }
@@ -269,16 +297,45 @@ void WriteMeta(JsonWriter& w, const Meta& m) {
   w.EndObject();
 }
 
-void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra) {
+std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n) {
+  std::vector<size_t> kept;
+  if (rows == nullptr) {
+    kept.resize(n);
+    for (size_t i = 0; i < n; ++i) kept[i] = i;
+    return kept;
+  }
+  for (size_t i : rows->steps) {
+    if (i >= n) break;
+    kept.push_back(i);
+  }
+  return kept;
+}
+
+void WriteOmitted(JsonWriter& w, const std::vector<size_t>& kept, size_t n) {
+  if (kept.size() >= n) return;
+  w.Key("omitted").BeginObject();
+  w.Field("count", static_cast<int64_t>(n - kept.size()));
+  w.Key("kept").BeginArray();
+  for (const auto& [b, e] : KeptRanges(kept)) {
+    w.BeginArray().Int(static_cast<int64_t>(b)).Int(static_cast<int64_t>(e)).EndArray();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
   const auto& s = ra.steps;
+  const std::vector<size_t> kept = KeptStepRows(rows, s.steps.size());
   w.BeginObject();
   w.Field("rank", ra.rank);
   w.Field("count", s.duration.count);
   w.Field("steady_begin", static_cast<int64_t>(s.steady_begin));
   WriteDistribution(w, "", s.duration);
   WriteDistribution(w, "steady_", s.steady_duration);
+  WriteOmitted(w, kept, s.steps.size());
   w.Key("windows").BeginArray();
-  for (const auto& row : s.steps) {
+  for (size_t i : kept) {
+    const auto& row = s.steps[i];
     w.BeginObject();
     w.Field("number", row.window.number);
     w.Field("start_ns", row.window.start_ns);
@@ -366,8 +423,11 @@ std::string ReportToJson(const Report& r) {
   }
   w.EndArray();
   WritePhases(w, r.phases);
-  WriteSteps(w, r);
-  WriteDevices(w, r);
+  std::vector<RankRows> rows;
+  rows.reserve(r.ranks.size());
+  for (const auto& ra : r.ranks) rows.push_back(BoundRank(ra));
+  WriteSteps(w, r, rows);
+  WriteDevices(w, r, rows);
   w.Key("top_kernels").BeginArray();
   for (const auto& k : r.top_kernels) {
     w.BeginObject();
@@ -382,7 +442,7 @@ std::string ReportToJson(const Report& r) {
   WriteOps(w, "top_ops", r.top_ops);
   WriteOps(w, "top_ops_by_self", r.top_ops_self);
   WriteLaunch(w, r);
-  WriteDepth(w, r);
+  WriteDepth(w, r, rows);
   w.Key("shapes").BeginArray();
   for (const auto& s : r.shapes) w.Raw(s);
   w.EndArray();

@@ -5,6 +5,7 @@
 
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report.h"
+#include "fastenough/report/row_bound.h"
 
 namespace fastenough::report {
 
@@ -16,8 +17,16 @@ std::string ReportToJson(const Report& report);
 void WriteFinding(JsonWriter& w, const findings::Finding& f);            // a findings[] entry
 void WriteInput(JsonWriter& w, const InputInfo& in);                      // an inputs[] entry
 void WriteMeta(JsonWriter& w, const Meta& m);                             // "meta": {...}
-void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra);     // steps.per_rank[]
+// rows: what the report lists of the rank (row_bound.h); null: every row.
+void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra,
+                    const RankRows* rows = nullptr);  // steps.per_rank[]
 void WriteDevice(JsonWriter& w, int rank, const analysis::DeviceBreakdown& d);  // devices[]
 void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra);    // launch.per_rank[]
+
+// The kept rows of a per-step list of n rows (the rows' indices below n; all
+// of them without `rows`), and, when some are left out, its "omitted":
+// {count, kept: [[begin, end], ...]} (index ranges of the kept rows among the n).
+std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n);
+void WriteOmitted(JsonWriter& w, const std::vector<size_t>& kept, size_t n);
 
 }  // namespace fastenough::report

@@ -40,10 +40,20 @@ def _finite_only(value: object) -> object:
     return value
 
 
+# A document whose compact text is larger is written compact: with an indent,
+# Python's json encodes in Python, not C (65 s of the 67 s of `analyze --json`
+# for a 75 MB report before reports were bounded, issue 34 item 9).
+COMPACT_ABOVE = 8 << 20
+
+
 def dumps(doc: object, indent: int | None = 2, **kwargs) -> str:
     """json.dumps(doc, allow_nan=False); a non-finite number becomes null and
-    its place is reported on stderr."""
+    its place is reported on stderr. Compact above COMPACT_ABOVE characters."""
     try:
+        if indent is not None and not kwargs:
+            text = json.dumps(doc, allow_nan=False)
+            if len(text) > COMPACT_ABOVE:
+                return text
         return json.dumps(doc, indent=indent, allow_nan=False, **kwargs)
     except ValueError:
         where = _where_non_finite(doc)

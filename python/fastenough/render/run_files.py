@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fastenough.render.bounded import steady_rows
 from fastenough.supervisor.run_dir import open_run_file
 
 
@@ -119,6 +120,6 @@ def trace_step_durations(report: dict) -> tuple[list[int], int | None]:
     if not per_rank:
         return [], None
     r = per_rank[0]
-    windows = r.get("windows") or []
-    begin = r.get("steady_begin") or 0
-    return [w["dur_ns"] for w in windows[begin:] if w.get("dur_ns")], r.get("rank")
+    # A rank of many steps lists some of them (render/bounded.py).
+    steady = steady_rows(r, r.get("windows") or [])
+    return [w["dur_ns"] for w in steady if w.get("dur_ns")], r.get("rank")

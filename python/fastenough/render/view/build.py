@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastenough.render import depth, lint_section, record, run_files
+from fastenough.render.bounded import devices_omitted_line
 from fastenough.render.ranks import RANK_DETAIL_MAX, device_rows
 from fastenough.render.view import devices, inputs, phases, steps, top
 from fastenough.render.view.figures import key_figures
@@ -38,7 +39,7 @@ def build_view(report: dict, run_dir: str | Path | None = None) -> ReportView:
         batch_sweep=steps.batch_sweep_line(report),
         devices=devices.devices_table(report),
         idle=devices.idle_table(report),
-        no_device=devices.no_device_line(report),
+        no_device=devices.no_device_line(report) or devices_omitted_line(report),
         step_breakdown=depth.step_breakdown_table(report),
         depth=depth.sections(report),
         top_kernels=top.top_kernels_table(report),

@@ -3,6 +3,7 @@ how the figures were made, and the batch-size sweep's knee."""
 
 from __future__ import annotations
 
+from fastenough.render.bounded import steps_omitted_lines
 from fastenough.render.units import fmt_ns, fmt_num
 
 
@@ -33,6 +34,7 @@ def steps_lines(report: dict) -> list[str]:
     notes = _steps_notes(report, by_mode)
     if notes:
         out.append("(" + "; ".join(notes) + ")")
+    out.extend(steps_omitted_lines(report))
     return out
 
 
