@@ -161,3 +161,35 @@ def test_merge_of_summaries_equals_analyze_of_long_traces(tmp_path):
     assert a["steps"]["count"] == 6000 and a["steps"]["per_rank"][1]["omitted"]["count"] == 2000
     a.pop("tool_version"), b.pop("tool_version")
     assert a == b
+
+
+def test_steady_rows_count_from_the_first_of_all_steps():
+    """steady_begin is an index among all steps, listed or not: a warmup longer
+    than the listed head leaves only the tail's rows steady."""
+    from fastenough.render.depth import step_breakdown_table
+
+    rows = [{"number": i, "start_ns": 0, "end_ns": 50 if i < 500 else 5,
+             "dur_ns": 50 if i < 500 else 5, "kernel_ns": 5} for i in range(500)]
+    rows += [{"number": i, "start_ns": 0, "end_ns": 7 if i == 1550 else 5,
+              "dur_ns": 7 if i == 1550 else 5, "kernel_ns": 5} for i in range(1500, 2000)]
+    sb = {"rank": 0, "whole_trace": False, "steady_begin": 600, "steady_count": 1400,
+          "steady_mean": {"kernel_ns": 5, "step_ns": 5}, "plugin_steady_count": 0,
+          "plugin_steady_mean": {}, "worst_step": 1550,
+          "omitted": {"count": 1000, "kept": [[0, 500], [1500, 2000]]}, "steps": rows}
+    assert [r["number"] for r in steady_rows(sb, rows)] == list(range(1500, 2000))
+    assert listed_indices(sb, rows)[499:501] == [499, 1500]
+    table = step_breakdown_table({"step_breakdown": {"per_rank": [sb]}, "devices": [{}]})
+    assert "worst step (#1550)" in table.header
+    assert listed_indices({}, rows[:3]) == [0, 1, 2]
+
+
+def test_a_large_document_is_written_compact():
+    """Python's json encodes an indented document in Python: a report over
+    8 MiB is written compact (cli/json_output.py)."""
+    from fastenough.cli import json_output
+
+    small = {"a": [1, 2]}
+    assert json_output.dumps(small) == json.dumps(small, indent=2)
+    big = {"rows": [{"n": i} for i in range(1_000_000)]}
+    text = json_output.dumps(big)
+    assert "\n" not in text and json.loads(text) == big

@@ -11,6 +11,7 @@ sources are in docs/trace-depth.md.
 
 from __future__ import annotations
 
+from fastenough.render.bounded import steady_rows
 from fastenough.render.ranks import RANK_DISTRIBUTION_OVER, WORST_NAMED, median
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns, fmt_share, shorten
@@ -61,8 +62,8 @@ def step_breakdown_table(report: dict) -> Table | None:
     sb = _first(per_rank)
     if sb is None:
         return None
-    steps = sb.get("steps") or []
-    steady = steps[sb.get("steady_begin", 0):]
+    # steady_begin counts every step; a long trace lists some (render/bounded.py).
+    steady = steady_rows(sb, sb.get("steps") or [])
     worst = max(steady, key=lambda s: s.get("dur_ns") or 0) if steady else None
     mean = sb.get("steady_mean") or {}
     plugin = sb.get("plugin_steady_mean") or {}
