@@ -136,6 +136,11 @@ def test_each_fix_is_priced_at_the_most_it_saves_in_either_order():
     # the gain of both fixes.
     assert grad + train >= ns["ran"] - ns["grad_off+eval"]
     assert out["train"]["probe_calls"] == 3 and out["train"]["probe_both_fixed_ns"] == 30
+    # The run's median forward (15) over the probe's as it ran (10): the C++
+    # core scales the differences by it.
+    scaled = probe.eval_savings({"ns": ns, "calls": 3}, forward_ns=150)
+    assert scaled["train"]["probe_scale"] == 1.5
+    assert scaled["autograd"]["probe_forward_median_ns"] == 150
     only_grad = probe.eval_savings({"ns": {"ran": 10, "grad_off": 7}, "calls": 2})
     assert set(only_grad) == {"autograd"}
     assert only_grad["autograd"]["probe_grad_ns"] - only_grad["autograd"][
@@ -223,3 +228,24 @@ def test_a_training_run_lets_its_first_input_go(tmp_path):
 
     run_checks(tmp_path, train)
     assert held["alive_at_end"] is False
+
+
+def test_no_probe_after_torch_compile_in_a_distributed_job_or_on_sigterm(tmp_path, monkeypatch):
+    from fastenough.agent import checks
+
+    checks.reset()
+    reg = checks.install(str(tmp_path), {}, at_exit=False)
+    try:
+        assert reg._eval_probe_refused() is None
+        reg.terminating = True
+        assert "SIGTERM" in reg._eval_probe_refused()
+        reg.terminating = False
+        monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
+        monkeypatch.setattr(torch.distributed, "get_world_size", lambda *a: 2)
+        assert "collectives" in reg._eval_probe_refused()
+        monkeypatch.undo()
+        reg._compiled = True
+        assert "recompile" in reg._eval_probe_refused()
+    finally:
+        reg.uninstall()
+        checks.reset()

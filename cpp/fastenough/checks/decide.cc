@@ -83,10 +83,21 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
     TextEvidence(f, in, {"probe_skipped"});
     return;
   }
-  f.evidence.emplace_back("saving_basis",
-                          std::string("measured: the model's own forward on the run's input, "
-                                      "timed as it ran and with the fix (A B B A)"));
   double diff = std::max(0.0, in.Num(slow_key) - in.Num(fast_key));
+  // probe_scale: the run's median forward over the probe's forward as it ran.
+  // The probe keeps each variant's fastest call, at exit; the run's forwards
+  // ran under its own load (a loaded machine stretched both sides of a CPU
+  // evaluation's A/B by a fifth): the difference counts as a share of the
+  // forward, times the forward as the run timed it.
+  const double scale = in.Num("probe_scale", -1);
+  if (scale > 0) diff *= scale;
+  f.evidence.emplace_back(
+      "saving_basis",
+      std::string("measured: the model's own forward on the run's input, timed as it ran and "
+                  "with the fix (A B B A)") +
+          (scale > 0 ? "; the difference as a share of that forward, times the run's median "
+                       "forward"
+                     : ""));
   const double per_step_forwards = std::max(1.0, in.Num("forwards_per_step", 1));
   double per_step = diff * per_step_forwards;
   const double step = in.Num("step_median_ns");
@@ -136,7 +147,7 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
                    "eval_stretch_forwards", "train_forwards_per_backward", "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
                    "probe_inference_ns", "probe_as_ran_ns", "probe_both_fixed_ns",
-                   "probe_calls"});
+                   "probe_calls", "probe_forward_median_ns", "probe_scale"});
   SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
   return f;
 }
@@ -160,7 +171,8 @@ MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
   Evidence(f, in, {"forwards", "forwards_total", "training_dropout_modules",
                    "training_batchnorm_modules", "backward_calls", "eval_stretch_forwards",
                    "train_forwards_per_backward", "probe_train_ns", "probe_eval_ns",
-                   "probe_as_ran_ns", "probe_both_fixed_ns", "probe_calls"});
+                   "probe_as_ran_ns", "probe_both_fixed_ns", "probe_calls",
+                   "probe_forward_median_ns", "probe_scale"});
   TextEvidence(f, in, {"modules"});
   // Time too: eval mode skips dropout's masks and lets fused inference paths
   // run (nn.TransformerEncoder's fast path needs eval mode and no autograd).

@@ -65,6 +65,14 @@ TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
   EXPECT_EQ(f->saving.total_ns, int64_t{36000000} * 50);
   EXPECT_EQ(IntEvidence(*f, "saving_capped_at_step_median"), 1);
   in.numbers["probe_train_ns"] = 30000000;
+  // The run's forwards took 1.5x the probe's (its own load): the difference
+  // counts as a share of the forward, times the run's forward.
+  in.numbers["probe_scale"] = 1.5;
+  f = DecideTrainModeInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, 27000000);
+  EXPECT_NE(TextOf(*f, "saving_basis").find("median forward"), std::string::npos);
+  in.numbers.erase("probe_scale");
   // A probe that did not run: no saving, and the reason in the evidence.
   in.numbers.erase("probe_train_ns");
   in.numbers.erase("probe_eval_ns");

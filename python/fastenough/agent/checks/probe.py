@@ -88,9 +88,9 @@ EVAL_PROBE_SHARE_ASKED = 0.25
 EVAL_PROBE_MAX_NS = 10_000_000_000
 EVAL_PROBE_MAX_FORWARD_NS = 2_000_000_000  # one forward longer than this: not probed
 EVAL_PROBE_ROUNDS = 3  # rounds of A B .. B A; the minimum of each variant's calls is kept
-# Memory: the graph of a grad forward lives while it is timed; it must fit
+# Memory: the graphs of grad forwards live while they are timed; they must fit
 # well inside what is free (CUDA: capacity - allocated; CPU: MemAvailable).
-EVAL_PROBE_FREE_SHARE = 0.25
+EVAL_PROBE_FREE_SHARE = 0.5
 
 
 # The kept call's input stays alive until exit: only when its tensors' storages
@@ -204,8 +204,9 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     the order V..V reversed per round (A B B A for two). Returns {"ns": {variant:
     min ns}, "calls": per variant} with variants "ran", "grad_off", "eval",
     "grad_off+eval"; or {"skipped": reason}. The root's own forward hooks (the
-    agent's) and global hooks are bypassed, outputs dropped inside the timed
-    region (freeing a graph is part of its cost), state restored."""
+    agent's) and global hooks are bypassed, outputs freed inside the timed
+    region of the variant's next call (freeing a graph is part of a step's
+    cost), all of them before it returns; state restored."""
 
     want_grad = call.graph and not call.inference
     want_train = training_layers_on(torch, call)
@@ -228,10 +229,11 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
         return {"skipped": f"{round_ns / 1e6:.0f} ms of probe forwards would exceed "
                            f"{share:.0%} of the run ({budget / 1e6:.0f} ms)"}
     free = _free_bytes(torch)
+    # Up to three graphs alive at once: the last of "ran" and of "eval", and a new one.
     if want_grad and graph_bytes and free is not None and \
-            graph_bytes > EVAL_PROBE_FREE_SHARE * free:
-        return {"skipped": f"a forward's graph ({graph_bytes >> 20} MiB) is over "
-                           f"{EVAL_PROBE_FREE_SHARE:.0%} of the free memory"}
+            3 * graph_bytes > EVAL_PROBE_FREE_SHARE * free:
+        return {"skipped": f"three graphs of a forward ({3 * graph_bytes >> 20} MiB) are "
+                           f"over {EVAL_PROBE_FREE_SHARE:.0%} of the free memory"}
     module, args, kwargs = call.ref(), call.args, call.kwargs
     if module is None:
         return {"skipped": "the model was freed before exit"}
@@ -240,6 +242,13 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
         return {"skipped": "the model's modules changed after the kept call"}
     flags = list(zip(mods, call.flags, strict=True))
     fwd = module.forward  # not module(): the root's hooks (the agent's) stay out
+
+    # Each variant's last output lives until its next call has returned, as a
+    # loop's `logits = model(x)` keeps the last one: its graph is freed inside
+    # the next step, and the next forward allocates while it is alive. (Freeing
+    # each output at once made the forward as the program ran it look a third
+    # cheaper than its steps, and the saving too small.)
+    held: dict = {}
 
     def run(variant: str) -> int:
         fix_grad = variant.startswith("grad_off")
@@ -251,34 +260,45 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
             _sync(torch)
             t0 = time.perf_counter_ns()
             out = fwd(*args, **kwargs)
-            del out
+            old = held.pop(variant, None)
+            held[variant] = out
+            first = old is None
+            del old, out
             _sync(torch)
-            return time.perf_counter_ns() - t0
+            return -1 if first else time.perf_counter_ns() - t0
 
     times: dict = {v: [] for v in variants}
     order = variants + variants[::-1]
     deadline = time.perf_counter_ns() + 2 * budget
     with kept_state(torch, module), muted_global_hooks(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for _ in range(rounds):
-            for v in order:
-                times[v].append(run(v))
-            if time.perf_counter_ns() > deadline:
-                break
+        try:
+            for _ in range(rounds):
+                for v in order:
+                    ns = run(v)
+                    if ns >= 0:  # a variant's first call sets up what it keeps: not timed
+                        times[v].append(ns)
+                if time.perf_counter_ns() > deadline:
+                    break
+        finally:
+            held.clear()
     return {"ns": {v: min(t) for v, t in times.items()},
             "calls": min(len(t) for t in times.values())}
 
 
-def eval_savings(res: dict) -> dict:
+def eval_savings(res: dict, forward_ns: float = 0) -> dict:
     """The decide numbers of the two findings from eval_probe's times. Each fix
     is priced at the most it saves in either order (alone, or after the other
     fix): their gains do not add up (the fused path needs both), and the most of
     each bounds what the two save together, since grad_off + its rest equals
-    both."""
+    both. forward_ns, the median forward of the run (as the agent timed it),
+    gives probe_scale: the probe's differences are shares of the forward as it
+    ran at exit (fastest calls, a quiet process), the run's forwards were timed
+    under the run's own load; the C++ core scales the difference by it."""
     ns = res.get("ns") or {}
     out: dict = {}
     ran = ns.get("ran")
-    if ran is None:
+    if not ran or not all(ns.values()):
         return out
     both = ns.get("grad_off+eval")
     if "grad_off" in ns:
@@ -298,4 +318,7 @@ def eval_savings(res: dict) -> dict:
         d["probe_as_ran_ns"] = ran
         if both is not None:
             d["probe_both_fixed_ns"] = both
+        if forward_ns > 0:
+            d["probe_forward_median_ns"] = forward_ns
+            d["probe_scale"] = forward_ns / ran
     return out

@@ -625,10 +625,11 @@ class Registry:
             if self._eval_call_skip:
                 self.probe_results["eval"] = {"skipped": self._eval_call_skip}
             return
-        if self.terminating:
-            self.probe_results["eval"] = {"skipped": "the run was ended by SIGTERM"}
+        why = self._eval_probe_refused()
+        if why:
+            self.probe_results["eval"] = {"skipped": why}
             return
-        fwd = _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns) or 0
+        fwd = self._forward_median_ns()
         try:
             res = probe.eval_probe(
                 self.torch, call, forward_ns=fwd, asked=self.probe,
@@ -637,6 +638,26 @@ class Registry:
         except Exception as e:  # noqa: BLE001 - an input the probe cannot replay
             res = {"skipped": f"the probe forward failed: {type(e).__name__}"}
         self.probe_results["eval"] = res
+
+    def _forward_median_ns(self) -> float:
+        return _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns) or 0
+
+    def _eval_probe_refused(self) -> str | None:
+        if self.terminating:
+            return "the run was ended by SIGTERM"
+        if self._compiled or self._dynamo_counts()[0] > 0:
+            # The fixed variants would recompile (seconds to minutes) at exit.
+            return "torch.compile ran: a variant would recompile"
+        dist = getattr(self.torch, "distributed", None)
+        try:
+            if dist is not None and dist.is_available() and dist.is_initialized() \
+                    and dist.get_world_size() > 1:
+                # DDP broadcasts buffers, FSDP gathers parameters in forward: a
+                # forward on one rank alone at exit would wait for the others.
+                return "a distributed job: a forward may hold collectives"
+        except Exception:  # noqa: BLE001 - a process group being torn down
+            return "a distributed job: a forward may hold collectives"
+        return None
 
     def _run_probes(self) -> None:
         from fastenough.agent.checks import probe
@@ -693,7 +714,7 @@ class Registry:
         # (probe is imported with this module: an import at exit would turn the
         # exit status after an unhandled KeyboardInterrupt from -SIGINT into 1.)
         ev = pr.get("eval") or {}
-        ev_n = probe.eval_savings(ev)
+        ev_n = probe.eval_savings(ev, self._forward_median_ns())
         ev_t = {"probe_skipped": ev["skipped"]} if "skipped" in ev else {}
         n = self.autograd.decide_numbers()
         if "autograd" in pr:
