@@ -381,8 +381,13 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
                   inside.rfind("torch.utils.data", 0) == 0)) {
     return std::nullopt;
   }
-  std::string title = Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
-  if (steps > 0) title += Fmt(" in %.0f steady steps", steps);
+  // Per step when the steps are known: the count a reader finds in the code
+  // (calls made after the last step, or once in many steps, are not in it).
+  const double per = in.Num("calls_per_step", steps > 0 ? calls / steps : 0);
+  std::string title =
+      steps > 0 ? Fmt("%.3g host-sync calls per step", per) +
+                      (kind.empty() ? "" : " (" + kind + ")") + Fmt(" over %.0f steady steps", steps)
+                : Fmt("%.0f host-sync calls", calls) + (kind.empty() ? "" : " (" + kind + ")");
   // A call inside an installed library (torch.nn.TransformerEncoder's fast
   // path, sentence-transformers): the user's line is where it is reached from,
   // and "accumulate on the device" is no fix they can make there.
@@ -413,7 +418,17 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   Evidence(f, in, {"calls", "steps", "calls_per_step", "call_ns_total", "on_device",
                    "wrapper_overhead_ns"});
   TextEvidence(f, in, {"kind", "inside"});
+  // Priced at the host time the calls block, measured inside them: on a device
+  // the wait included; on the CPU only the conversion itself (a data-dependent
+  // op's own work is no wait and is not counted), never the code around it.
   if (in.Has("call_ns_total") && steps > 0) {
+    f.evidence.emplace_back(
+        "saving_basis",
+        std::string(device ? "measured: the host time inside the sync calls, the wait for the "
+                             "device included"
+                           : "measured: the host time inside the conversion calls themselves; on "
+                             "the CPU no device is waited for (nonzero/unique/where's own work "
+                             "is not counted)"));
     double per_step = in.Num("call_ns_total") / steps;
     f.saving.per_step_ns = static_cast<int64_t>(per_step);
     f.saving.total_ns = static_cast<int64_t>(in.Num("call_ns_total"));

@@ -242,5 +242,34 @@ TEST(ChecksDecide, OthersAndDispatch) {
   EXPECT_FALSE(Decide("no-such-check", in).ok());
 }
 
+// Issue 37, item 6: the title counts per step (the number a reader finds in the
+// code), and a CPU read is priced at its own host time, said in the evidence.
+TEST(ChecksDecide, SyncInLoopPerStepAndPricedAtItsOwnHostTime) {
+  CheckInput in;
+  in.numbers = {{"calls", 118}, {"steps", 59}, {"calls_per_step", 2}, {"on_device", 0},
+                {"call_ns_total", 590000}, {"step_median_ns", 2000000}};
+  in.texts = {{"kind", "int(tensor), float(tensor)"}};
+  auto f = DecideSyncInLoop(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->title.rfind("2 host-sync calls per step (int(tensor), float(tensor)) over 59 "
+                           "steady steps", 0),
+            0u)
+      << f->title;
+  EXPECT_EQ(f->verdict, Verdict::kBounded);
+  EXPECT_EQ(f->saving.per_step_ns, 10000);  // 590 µs over 59 steps
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.005);
+  EXPECT_NE(TextOf(*f, "saving_basis").find("conversion calls themselves"), std::string::npos);
+  in.numbers["on_device"] = 118;
+  auto dev = DecideSyncInLoop(in);
+  ASSERT_TRUE(dev.has_value());
+  EXPECT_NE(TextOf(*dev, "saving_basis").find("wait for the device"), std::string::npos);
+  // No steps known: the count as it is, no saving.
+  in.numbers = {{"calls", 5}, {"on_device", 0}};
+  auto bare = DecideSyncInLoop(in);
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(bare->title.rfind("5 host-sync calls (int(tensor), float(tensor))", 0), 0u);
+  EXPECT_EQ(TextOf(*bare, "saving_basis"), "");
+}
+
 }  // namespace
 }  // namespace fastenough::checks

@@ -356,11 +356,11 @@ class Agent:
             except Exception:  # noqa: BLE001, S110
                 pass
 
-    def checks_step(self, duration: int, items) -> None:
+    def checks_step(self, duration: int, items, end_ns: int | None = None) -> None:
         on_step_end = self._checks_step
         if on_step_end is not None:
             try:  # noqa: SIM105 - the registry guards itself; this guards the agent
-                on_step_end(duration, items)
+                on_step_end(duration, items, end_ns)
             except Exception:  # noqa: BLE001, S110
                 pass
 

@@ -470,11 +470,12 @@ class Registry:
 
     # ------------------------------------------------------------------ agent calls
     @_guard
-    def on_step_end(self, duration_ns: int | None = None, items: int | None = None) -> None:
+    def on_step_end(self, duration_ns: int | None = None, items: int | None = None,
+                    end_ns: int | None = None) -> None:
         self.steps += 1
         if self.in_steady:
             self.steady_steps += 1
-            self.sync.on_steady_step()
+            self.sync.on_steady_step(end_ns)
             if self.steady_steps >= self.examine_all_steady and not self.sampling \
                     and self.examined >= self._examine_until:
                 self.sampling = True
@@ -768,15 +769,16 @@ class Registry:
         add("recompile-in-steady", {"recompiles_in_steady": self.recompiles_in_steady,
                                     "steady_steps": self.steady_steps},
             {"reasons": "; ".join(self.recompile_reasons)})
-        for group in _sync_groups(self.sync.sites.values()):
-            # Per step of the mode the sites were watched in (a loop of its own).
+        for group in _sync_groups(self.sync.loop_sites()):
+            # Per watched step of the mode the sites were read in (a loop of its
+            # own); priced at the host time the calls block (sync_watch.py).
             site = group[0]
-            steps = self.sync.steps_by_mode.get(site.get("mode"), self.sync.steps)
+            steps = self.sync.steps_by_mode.get(site.get("mode"), 0)
             calls = sum(s["calls"] for s in group)
             add("sync-in-loop", {
                 "calls": calls, "steps": steps or None,
                 "calls_per_step": calls / steps if steps else None,
-                "call_ns_total": sum(s["call_ns"] for s in group),
+                "call_ns_total": sum(s["priced_ns"] for s in group),
                 "on_device": 1 if site["on_device"] else 0,
                 "wrapper_overhead_ns": self.sync.overhead_ns},
                 {"kind": ", ".join(dict.fromkeys(s["kind"] for s in group)),

@@ -1,9 +1,20 @@
 """Sync watch: during the steady window only, count host-sync calls by the
-user's call site (.item(), .cpu() of a device tensor, .tolist(), .numpy(),
-bool(tensor), nonzero, unique, one-argument torch.where, torch.cuda.synchronize,
-empty_cache, printing a tensor; on CUDA also torch.cuda.set_sync_debug_mode
-warnings). The wrappers are removed when the window ends; the time spent in
-their bookkeeping is measured and reported as their overhead."""
+user's call site (.item(), float(tensor), int(tensor), .cpu() of a device
+tensor, .tolist(), .numpy(), bool(tensor), nonzero, unique, one-argument
+torch.where, torch.cuda.synchronize, empty_cache, printing a tensor; on CUDA
+also torch.cuda.set_sync_debug_mode warnings). The wrappers are removed when the
+window ends; the time spent in their bookkeeping is measured and reported as
+their overhead.
+
+Calls count per steady step: a call belongs to the first step of its mode that
+ends after it (a loss read after optimizer.step() belongs to the next step,
+even when an evaluation stretch ran in between), so one that no later step of
+its mode follows (a one-off decode after the loop, made while the last step
+was still open) counts in no step and is left out, as is a site seen in only
+one of many watched steps. On the CPU no device is waited for: a conversion's
+cost is its own host time (call_ns), and a data-dependent op (nonzero,
+unique, one-argument where) on a CPU tensor costs its own work, which
+reading the result later would not save (priced_ns 0)."""
 
 from __future__ import annotations
 
@@ -15,17 +26,24 @@ from fastenough.agent.checks._util import call_site
 
 _TENSOR_METHODS = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()",
                    "cpu": ".cpu()", "__bool__": "bool(tensor)", "nonzero": ".nonzero()",
-                   "unique": ".unique()", "__repr__": "print(tensor)"}
+                   "unique": ".unique()", "__repr__": "print(tensor)",
+                   "__float__": "float(tensor)", "__int__": "int(tensor)"}
 _TORCH_FUNCS = {"nonzero": "torch.nonzero", "unique": "torch.unique", "where": "torch.where"}
+# Ops whose output shape depends on the data: on the CPU their time is their own
+# work, not a wait.
+_DATA_DEPENDENT = {".nonzero()", ".unique()", "torch.nonzero", "torch.unique", "torch.where"}
+# A site seen in one watched step of at least this many is a one-off, not a
+# per-step read.
+ONE_OFF_MIN_STEPS = 8
 
 
 class SyncWatch:
     def __init__(self, reg) -> None:
         self.reg = reg
         self.torch = reg.torch
-        self.sites: dict[tuple, dict] = {}
+        self.sites: dict[tuple, dict] = {}  # (file, line, label, inside, mode) -> site
         self.overhead_ns = 0
-        self.calls = 0
+        self.calls = 0  # counted in a watched steady step
         self.window_ns = 0
         self.windows = 0
         self.steps = 0
@@ -39,9 +57,13 @@ class SyncWatch:
         # main.py:159).
         self.sample_steps = int(reg.opts.get("sync_watch_steps", 32))
         self.sampled_modes: set = set()
-        self.steps_by_mode: dict = {}  # watched steady steps per mode
+        # Watched steady steps per mode, over all of the mode's windows (a loop
+        # that alternates training and evaluation opens one window per epoch).
+        self.steps_by_mode: dict = {}
         self._mode = None
-        self._mode_steps = 0
+        # Calls not yet in a step, per mode: (monotonic ns, site key, ns, priced ns,
+        # on device). A later step of the mode that ends after them takes them.
+        self._pending: dict = {}
 
     @property
     def active(self) -> bool:
@@ -51,23 +73,48 @@ class SyncWatch:
     def sample_done(self) -> bool:
         return {"train", "eval"} <= self.sampled_modes
 
-    def on_steady_step(self) -> None:
-        """Count one watched steady step; end the watch once the mode's sample is complete."""
+    def on_steady_step(self, end_ns: int | None = None) -> None:
+        """Count one watched steady step, which ended at end_ns (monotonic; now
+        when not given): the calls of its mode made before then are its calls.
+        End the watch once the mode's sample is complete."""
         if not self.active:
             return
+        mode = self._mode
+        self._commit(mode, time.monotonic_ns() if end_ns is None else end_ns)
         self.steps += 1
-        self._mode_steps += 1
-        self.steps_by_mode[self._mode] = self._mode_steps
-        if self._mode_steps >= self.sample_steps:
-            self.sampled_modes.add(self._mode)
+        n = self.steps_by_mode[mode] = self.steps_by_mode.get(mode, 0) + 1
+        if n >= self.sample_steps:
+            self.sampled_modes.add(mode)
             self.end()
+
+    def _commit(self, mode, end_ns: int) -> None:
+        pending = self._pending.get(mode)
+        if not pending:
+            return
+        keep = []
+        seen = set()
+        for call in pending:
+            t, key, ns, priced, on_device = call
+            if t > end_ns:
+                keep.append(call)  # after this step's end: the next step's
+                continue
+            s = self.sites[key]
+            s["calls"] += 1
+            s["call_ns"] += ns
+            s["priced_ns"] += priced
+            if on_device:
+                s["on_device"] += 1
+            if key not in seen:
+                seen.add(key)
+                s["steps_seen"] += 1
+            self.calls += 1
+        self._pending[mode] = keep
 
     # ------------------------------------------------------------------ install
     def begin(self, mode: str | None = None) -> None:
         if self._taps or mode in self.sampled_modes:
             return
-        if mode != self._mode:
-            self._mode, self._mode_steps = mode, 0
+        self._mode = mode
         from fastenough.agent import tensor_taps
 
         torch = self.torch
@@ -135,21 +182,23 @@ class SyncWatch:
         return after
 
     def _count(self, label: str, on_device: bool, ns: int) -> None:
+        t = time.monotonic_ns()
         site, inside = call_site()
-        key = (site["file"], site["line"], label, inside) if site else (None, 0, label, inside)
-        s = self.sites.get(key)
-        if s is None:
+        mode = self._mode
+        key = (site["file"], site["line"], label, inside, mode) if site \
+            else (None, 0, label, inside, mode)
+        if key not in self.sites:
             # No user frame on the stack (a sync in a library's thread): no place
             # to name, and none is invented.
-            s = self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
-                                   "on_device": 0, "inside": inside, "mode": self._mode,
-                                   "caused_by": f"{os.path.basename(site['file'])}:"
-                                                f"{site['line']}" if inside and site else None}
-        s["calls"] += 1
-        s["call_ns"] += ns
-        if on_device:
-            s["on_device"] += 1
-        self.calls += 1
+            self.sites[key] = {"kind": label, "where": site, "calls": 0, "call_ns": 0,
+                               "priced_ns": 0, "on_device": 0, "steps_seen": 0,
+                               "inside": inside, "mode": mode,
+                               "caused_by": f"{os.path.basename(site['file'])}:"
+                                            f"{site['line']}" if inside and site else None}
+        # On the CPU the host waits for nothing: a conversion costs its own time,
+        # a data-dependent op's time is its own work, not saved by reading later.
+        priced = ns if on_device or label not in _DATA_DEPENDENT else 0
+        self._pending.setdefault(mode, []).append((t, key, ns, priced, on_device))
 
     def _on_warning(self, message, category, filename, lineno, file=None, line=None):
         text = str(message)
@@ -159,15 +208,33 @@ class SyncWatch:
         return self._showwarning(message, category, filename, lineno, file, line)
 
     # ------------------------------------------------------------------ results
+    def _one_off(self, s: dict) -> bool:
+        return s["steps_seen"] == 1 and \
+            self.steps_by_mode.get(s["mode"], 0) >= ONE_OFF_MIN_STEPS
+
+    def loop_sites(self) -> list[dict]:
+        """The sites read in the steady loop: counted in a step, and in more than
+        one when the mode had many watched steps."""
+        return [s for s in self.sites.values() if s["calls"] and not self._one_off(s)]
+
     def doc(self) -> dict:
-        sites = sorted(self.sites.values(), key=lambda s: -s["calls"])
-        steps = self.steps
+        sites = sorted((s for s in self.sites.values() if s["calls"]), key=lambda s: -s["calls"])
         for s in sites:
+            steps = self.steps_by_mode.get(s["mode"], 0)
             s["calls_per_step"] = s["calls"] / steps if steps else None
-        return {"steady_windows": self.windows, "steady_steps": steps,
+            s["one_off"] = self._one_off(s)
+        outside = sum(len(p) for p in self._pending.values())
+        return {"steady_windows": self.windows, "steady_steps": self.steps,
+                "steps_by_mode": {str(k): v for k, v in self.steps_by_mode.items()},
                 "window_ns": self.window_ns, "calls": self.calls,
+                "calls_outside_steps": outside,
+                "outside_note": "calls that no later watched step of their mode followed "
+                                "(after the loop, or after the window): in no step, "
+                                "not counted; sites with one_off were seen in one step "
+                                "of many and make no finding",
                 "overhead_ns": self.overhead_ns,
-                "overhead_ns_per_call": self.overhead_ns / self.calls if self.calls else None,
+                "overhead_ns_per_call": self.overhead_ns / (self.calls + outside)
+                if self.calls + outside else None,
                 "overhead_share_of_window": self.overhead_ns / self.window_ns
                 if self.window_ns else None,
                 "overhead_note": "bookkeeping time measured inside the wrappers (call-site "
