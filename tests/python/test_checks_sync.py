@@ -312,3 +312,77 @@ def test_one_off_and_after_loop_reads_are_no_per_step_sync(tmp_path):
     assert once["one_off"] and once["steps_seen"] == 1
     assert line_of(one_off_in_the_loop, "AFTER-LAST-STEP") not in sites
     assert doc["syncs"]["calls_outside_steps"] == 1
+
+
+def test_gcn_alternating_train_and_test_counts_exactly(tmp_path):
+    # gcn.py itself: train() returns float(loss) after optimizer.step(), test()
+    # switches to model.eval() and reads int(...) twice per mask, every epoch.
+    # A training window opens at each switch back, after the float(loss) of the
+    # step before it: the first window's first step only starts the count
+    # (it was 31 reads in 32 steps), and the reads carry over to the next step.
+    from agent_run_helper import run_under_agent
+
+    r = run_under_agent(tmp_path, """
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+N = 300
+x = torch.randn(N, 16); y = torch.randint(0, 4, (N,))
+train_mask = torch.rand(N) < 0.5; val_mask = ~train_mask
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 4))
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+def train():
+    model.train()
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x)[train_mask], y[train_mask])
+    loss.backward()
+    opt.step()
+    return float(loss)  # FLOAT-LINE
+@torch.no_grad()
+def test():
+    model.eval()
+    pred = model(x).argmax(dim=-1)
+    return [int((pred[m] == y[m]).sum()) / int(m.sum()) for m in (train_mask, val_mask)]  # INT-LINE
+for epoch in range(150):
+    loss = train()
+    accs = test()
+print(round(loss, 3), accs)
+""")
+    assert r.proc.returncode == 0, r.proc.stderr
+    found, syncs = _sync_findings(r)
+    f = _at(found, _line(tmp_path, "FLOAT-LINE"))
+    assert f["evidence"]["kind"] == "float(tensor)"
+    assert f["evidence"]["calls_per_step"] == 1, (f["evidence"], syncs)
+    g = _at(found, _line(tmp_path, "INT-LINE"))
+    assert g["evidence"]["kind"] == "int(tensor)"
+    assert g["evidence"]["calls_per_step"] == 4, (g["evidence"], syncs)
+
+
+def alternating_epochs(reg, warmup=5, epochs=14):
+    # The agent's calls in the order a train()/test() epoch loop makes them
+    # once both modes are steady: each training window opens at the switch
+    # back from evaluation, after the float(loss) that followed the last
+    # training step.
+    loss = torch.tensor(0.5)
+    for _ in range(warmup):  # unwatched steps of both modes
+        reg.on_step_end(1_000_000, None, None, "train")
+        float(loss)
+        reg.on_step_end(1_000_000, None, None, "eval")
+    for _ in range(epochs):
+        reg.on_steady_begin("train")
+        reg.on_step_end(1_000_000, None, None, "train")  # optimizer.step()
+        float(loss)  # FLOAT-AFTER-STEP
+        reg.on_steady_end()
+        reg.on_steady_begin("eval")
+        int(loss > 0)  # INT-IN-EVAL
+        reg.on_step_end(1_000_000, None, None, "eval")
+        reg.on_steady_end()
+
+
+def test_a_window_opened_mid_cycle_starts_counting_at_its_first_step(tmp_path):
+    doc = run_checks(tmp_path, alternating_epochs, {"sync_watch_steps": 10})
+    by_line = {w["line"]: f for f in findings(doc, "sync-in-loop") for w in f["where"]}
+    f = by_line[line_of(alternating_epochs, "FLOAT-AFTER-STEP")]
+    assert f["evidence"]["steps"] == 10 and f["evidence"]["calls"] == 10, f["evidence"]
+    g = by_line[line_of(alternating_epochs, "INT-IN-EVAL")]
+    assert g["evidence"]["calls_per_step"] == 1, g["evidence"]
+    assert doc["syncs"]["calls_in_partial_steps"] >= 1

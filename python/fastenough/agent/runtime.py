@@ -356,11 +356,12 @@ class Agent:
             except Exception:  # noqa: BLE001, S110
                 pass
 
-    def checks_step(self, duration: int, items, end_ns: int | None = None) -> None:
+    def checks_step(self, duration: int, items, end_ns: int | None = None,
+                    mode: str | None = None) -> None:
         on_step_end = self._checks_step
         if on_step_end is not None:
             try:  # noqa: SIM105 - the registry guards itself; this guards the agent
-                on_step_end(duration, items, end_ns)
+                on_step_end(duration, items, end_ns, mode)
             except Exception:  # noqa: BLE001, S110
                 pass
 

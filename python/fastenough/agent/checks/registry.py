@@ -21,7 +21,7 @@ import traceback
 import weakref
 
 from fastenough.agent import memory, module_hooks
-from fastenough.agent.checks import _util, probe
+from fastenough.agent.checks import _util, probe, sync_watch
 from fastenough.agent.checks.census import Census
 from fastenough.agent.checks.eval_graph import AutogradCheck, BackwardStretches, TrainModeCheck
 from fastenough.agent.checks.hf_outputs import OutputsCheck
@@ -471,7 +471,7 @@ class Registry:
     # ------------------------------------------------------------------ agent calls
     @_guard
     def on_step_end(self, duration_ns: int | None = None, items: int | None = None,
-                    end_ns: int | None = None) -> None:
+                    end_ns: int | None = None, mode: str | None = None) -> None:
         self.steps += 1
         if self.in_steady:
             self.steady_steps += 1
@@ -481,6 +481,7 @@ class Registry:
                 self.sampling = True
             if duration_ns:
                 self.step_ns.append(int(duration_ns))
+        self.sync.note_step(mode)
 
     @_guard
     def on_steps_end(self, durations: list) -> None:
@@ -495,6 +496,7 @@ class Registry:
                     and self.examined >= self._examine_until:
                 self.sampling = True
             self.step_ns.extend(int(d) for d in durations if d)
+        self.sync.note_step(sync_watch.UNKNOWN_MODE)
 
     @_guard
     def on_phase_end(self, name: str, mode: str | None = None) -> None:

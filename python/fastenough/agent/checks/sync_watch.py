@@ -35,6 +35,7 @@ _DATA_DEPENDENT = {".nonzero()", ".unique()", "torch.nonzero", "torch.unique", "
 # A site seen in one watched step of at least this many is a one-off, not a
 # per-step read.
 ONE_OFF_MIN_STEPS = 8
+UNKNOWN_MODE = object()  # note_step() of steps whose mode is not given
 
 
 class SyncWatch:
@@ -64,6 +65,14 @@ class SyncWatch:
         # Calls not yet in a step, per mode: (monotonic ns, site key, ns, priced ns,
         # on device). A later step of the mode that ends after them takes them.
         self._pending: dict = {}
+        # Whether a mode's step cycles are watched from their start: a window
+        # that opens at a mode switch (training resumes after an evaluation)
+        # begins mid-cycle, the reads after the last unwatched step of its mode
+        # unseen; its first step end then only starts the count.
+        self._aligned: dict = {}
+        self._last_step_mode = None
+        self._skip_first = False
+        self.calls_partial = 0  # in a first, partly watched step: not counted
 
     @property
     def active(self) -> bool:
@@ -80,12 +89,29 @@ class SyncWatch:
         if not self.active:
             return
         mode = self._mode
-        self._commit(mode, time.monotonic_ns() if end_ns is None else end_ns)
+        end_ns = time.monotonic_ns() if end_ns is None else end_ns
+        self._aligned[mode] = True
+        if self._skip_first:
+            self._skip_first = False
+            pending = self._pending.get(mode) or []
+            self._pending[mode] = [c for c in pending if c[0] > end_ns]
+            self.calls_partial += len(pending) - len(self._pending[mode])
+            return
+        self._commit(mode, end_ns)
         self.steps += 1
         n = self.steps_by_mode[mode] = self.steps_by_mode.get(mode, 0) + 1
         if n >= self.sample_steps:
             self.sampled_modes.add(mode)
             self.end()
+
+    def note_step(self, mode) -> None:
+        """Any step's end, watched or not: an unwatched step of a mode breaks
+        its cycle (the reads after it are not seen)."""
+        self._last_step_mode = mode
+        if mode is UNKNOWN_MODE:
+            self._aligned.clear()  # replayed steps, mode not given: of any mode
+        elif not self.active:
+            self._aligned[mode] = False
 
     def _commit(self, mode, end_ns: int) -> None:
         pending = self._pending.get(mode)
@@ -115,6 +141,10 @@ class SyncWatch:
         if self._taps or mode in self.sampled_modes:
             return
         self._mode = mode
+        # Aligned: the window opens right after a step of its mode (or before
+        # any step), or the mode's previous window left off at its last step.
+        self._skip_first = not (self._last_step_mode in (None, mode)
+                                or self._aligned.get(mode, False))
         from fastenough.agent import tensor_taps
 
         torch = self.torch
@@ -228,6 +258,7 @@ class SyncWatch:
                 "steps_by_mode": {str(k): v for k, v in self.steps_by_mode.items()},
                 "window_ns": self.window_ns, "calls": self.calls,
                 "calls_outside_steps": outside,
+                "calls_in_partial_steps": self.calls_partial,
                 "outside_note": "calls that no later watched step of their mode followed "
                                 "(after the loop, or after the window): in no step, "
                                 "not counted; sites with one_off were seen in one step "

@@ -113,7 +113,7 @@ class StepEngine:
         if phases.phase == "steady":
             agent.window_plan.add_steady(self.mode, end[0] - start[0])
         agent.timer.step(self.mode, phases.phase, end[0] - start[0], start[0], end[0])
-        agent.checks_step(end[0] - start[0], items, end[0])
+        agent.checks_step(end[0] - start[0], items, end[0], self.mode)
         if last:
             phases.note_last_step(end[0] - start[0])
             return end
