@@ -56,7 +56,7 @@ def test_transformer_encoder_eval_is_priced_by_measurement_and_output_unchanged(
         ev = f["evidence"]
         assert "probe_skipped" not in ev, ev
         assert str(ev.get("saving_basis", "")).startswith("measured"), ev
-        assert ev["probe_calls"] >= 1
+        assert ev["probe_calls"] >= 2
         # Priced, not "not estimated": a measured, bounded saving per step.
         saving = f["saving"]
         assert saving["per_step_ns"] is not None and saving["per_step_ns"] > 0, f
@@ -118,7 +118,7 @@ def test_probe_skips_a_slow_forward_and_a_short_run_and_says_why():
     slow = probe.eval_probe(torch, call, forward_ns=3e9, elapsed_ns=10**12, asked=False)
     assert slow == {"skipped": "one forward takes 3.0 s"}
     short = probe.eval_probe(torch, call, forward_ns=1e6, elapsed_ns=10**7, asked=False)
-    assert "exceed 5% of the run" in short["skipped"]
+    assert "exceed 8% of the run" in short["skipped"]
     with torch.inference_mode():
         clean = probe.EvalCall(torch, model.eval(), (x,), {}, graph=False)
     assert probe.eval_probe(torch, clean, forward_ns=1e6, elapsed_ns=10**12,

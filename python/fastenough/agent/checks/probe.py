@@ -83,7 +83,7 @@ def graph_extra_bytes(torch, module, args, kwargs) -> int | None:
 
 # The default probe spends at most this share of the run so far (and at most
 # EVAL_PROBE_MAX_NS); --probe allows more and more rounds.
-EVAL_PROBE_SHARE = 0.05
+EVAL_PROBE_SHARE = 0.08
 EVAL_PROBE_SHARE_ASKED = 0.25
 EVAL_PROBE_MAX_NS = 10_000_000_000
 EVAL_PROBE_MAX_FORWARD_NS = 2_000_000_000  # one forward longer than this: not probed
@@ -223,10 +223,15 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
         variants.append("grad_off+eval")
     share = EVAL_PROBE_SHARE_ASKED if asked else EVAL_PROBE_SHARE
     budget = min(EVAL_PROBE_MAX_NS, share * elapsed_ns)
-    round_ns = 2 * len(variants) * max(forward_ns, 1.0)
-    rounds = min(EVAL_PROBE_ROUNDS, int(budget // round_ns))
+    # A warm-up pass (each variant once: what it keeps is set up, not timed),
+    # then rounds of V..V reversed: at least two timed calls per variant (one
+    # was too few: a load spike during one call made a fix look slower).
+    fwd_ns = max(forward_ns, 1.0)
+    round_ns = 2 * len(variants) * fwd_ns
+    rounds = min(EVAL_PROBE_ROUNDS, int((budget - len(variants) * fwd_ns) // round_ns))
     if rounds < 1:
-        return {"skipped": f"{round_ns / 1e6:.0f} ms of probe forwards would exceed "
+        need = 3 * len(variants) * fwd_ns
+        return {"skipped": f"{need / 1e6:.0f} ms of probe forwards would exceed "
                            f"{share:.0%} of the run ({budget / 1e6:.0f} ms)"}
     free = _free_bytes(torch)
     # Up to three graphs alive at once: the last of "ran" and of "eval", and a new one.
@@ -245,9 +250,9 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
 
     # Each variant's last output lives until its next call has returned, as a
     # loop's `logits = model(x)` keeps the last one: its graph is freed inside
-    # the next step, and the next forward allocates while it is alive. (Freeing
-    # each output at once made the forward as the program ran it look a third
-    # cheaper than its steps, and the saving too small.)
+    # the next step, and the next forward allocates while it is alive; the
+    # probe's forward is then the loop's (the rest of the gap between the
+    # probe's fastest calls and the run's median is probe_scale's).
     held: dict = {}
 
     def run(variant: str) -> int:
@@ -262,10 +267,9 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
             out = fwd(*args, **kwargs)
             old = held.pop(variant, None)
             held[variant] = out
-            first = old is None
             del old, out
             _sync(torch)
-            return -1 if first else time.perf_counter_ns() - t0
+            return time.perf_counter_ns() - t0
 
     times: dict = {v: [] for v in variants}
     order = variants + variants[::-1]
@@ -273,11 +277,11 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     with kept_state(torch, module), muted_global_hooks(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
+            for v in variants:
+                run(v)
             for _ in range(rounds):
                 for v in order:
-                    ns = run(v)
-                    if ns >= 0:  # a variant's first call sets up what it keeps: not timed
-                        times[v].append(ns)
+                    times[v].append(run(v))
                 if time.perf_counter_ns() > deadline:
                     break
         finally:
