@@ -88,6 +88,38 @@ TEST(Overlaps, SavingsThatCannotAllBeTrueAreOneGroup) {
   EXPECT_TRUE(Overlaps(f[1], "dataloader-bound"));
 }
 
+TEST(Overlaps, TheEvalProbesTwoClaimsCountTogether) {
+  // Priced by the eval probe, each claims the most its fix saves in either
+  // order; fixed together they saved more than either (a fused path that needs
+  // both): the group's total is their sum, capped at the step, not the larger.
+  const std::string measured = "measured: the model's own forward";
+  std::vector<Finding> f = {Make("train-mode-in-eval", "agent", 0.45, 450),
+                            Make("autograd-in-eval", "agent", 0.40, 400),
+                            Make("sync-in-loop", "agent", 0.02, 20)};
+  for (int i = 0; i < 2; ++i) f[i].evidence.emplace_back("saving_basis", measured);
+  MarkClassOverlaps(f);
+  ASSERT_TRUE(Overlaps(f[0], "autograd-in-eval"));
+  std::vector<AvoidableTotal> t = BoundAvoidable(f);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NEAR(t[0].share_of_step, 0.45 + 0.40 + 0.02, 1e-12);
+  EXPECT_EQ(t[0].per_step_ns, 450 + 400 + 20);
+  // Their sum is capped at the step (the per-step time scaled with it).
+  std::vector<Finding> c = {Make("train-mode-in-eval", "agent", 0.59, 590),
+                            Make("autograd-in-eval", "agent", 0.54, 540)};
+  for (auto& x : c) x.evidence.emplace_back("saving_basis", measured);
+  MarkClassOverlaps(c);
+  t = BoundAvoidable(c);
+  EXPECT_DOUBLE_EQ(t[0].share_of_step, 1.0);
+  EXPECT_EQ(t[0].per_step_ns, 1000);
+  // Without the measured basis (a derived saving) the larger one stands for both.
+  std::vector<Finding> g = {Make("train-mode-in-eval", "agent", 0.30, 300),
+                            Make("autograd-in-eval", "agent", 0.20, 200)};
+  MarkClassOverlaps(g);
+  t = BoundAvoidable(g);
+  EXPECT_DOUBLE_EQ(t[0].share_of_step, 0.30);
+  EXPECT_EQ(t[0].per_step_ns, 300);
+}
+
 TEST(Overlaps, RanksAreTotalledApart) {
   std::vector<Finding> f = {Make("sync-in-loop", "agent", 0.4, 40),
                             Make("sync-in-loop", "agent", 0.5, 50)};
