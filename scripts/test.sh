@@ -4,7 +4,7 @@
 # virtual environment (.venv, or FASTENOUGH_VENV). Does the whole set-up first
 # on a fresh machine.
 #
-#   bash scripts/test.sh                    # the default run (about 15 min on 2 cores)
+#   bash scripts/test.sh                    # the default run (times and disk: README)
 #   bash scripts/test.sh -k golden          # extra arguments go to pytest
 #   FASTENOUGH_REAL=1 bash scripts/test.sh  # also the slow real-program runs (CI does)
 #   FASTENOUGH_VISION=1 ...                 # also make build/venv-vision (scripts/setup.sh)
@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests
 
 PY=${FASTENOUGH_VENV:-.venv}/bin/python
+# The tests run inside the environment, as after `source .venv/bin/activate`:
+# the programs they start by name (torchrun) come from it.
+PATH="$(cd "$(dirname "$PY")" && pwd):$PATH"
+export PATH
 
 echo "== ruff"
 "$PY" -m ruff check .
