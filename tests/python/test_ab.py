@@ -99,8 +99,10 @@ def test_faster_side_is_found_and_swapping_gives_the_reciprocal(tmp_path, prog):
     assert r2.returncode == 1, r2.stderr  # B is slower: the required speed-up is not met
     assert swapped["speed"] == "B slower"
     assert swapped["ratio"]["high"] < 1.0
-    # The reciprocal, within this machine's run-to-run noise.
-    assert 0.6 < ratio * swapped["ratio"]["ratio"] < 1.6
+    # The reciprocal, within a busy machine's run-to-run noise: at load 12 on two
+    # cores the product was 0.535. A side mixed up would give the planted ratio or
+    # its square, far outside this band.
+    assert 0.4 < ratio * swapped["ratio"]["ratio"] < 2.5, (ratio, swapped["ratio"])
 
 
 def test_identical_commands_show_no_difference(tmp_path, prog):
