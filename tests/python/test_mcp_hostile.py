@@ -164,6 +164,33 @@ def test_every_string_argument_of_every_tool_is_data_never_an_option(world):
     assert _tree(w["victim"]) == before_victim
 
 
+def test_every_string_argument_of_every_tool_may_be_oversized(world):
+    """Each tool, each string argument (alone and as a list item) 200 KB and 3 MB long:
+    a typed error or an answer, at once, never a bug; nothing written under cwd by the
+    read-only tools."""
+    w = world
+    for size in (200 * 1024, 3 << 20):
+        big = "x" * size
+        for name, valid in _valid_args(w).items():
+            fn = getattr(tools, name)
+            for arg, value in valid.items():
+                if not isinstance(value, (str, list)):
+                    continue
+                args = dict(valid)
+                args[arg] = [big] if isinstance(value, list) else big
+                before = _tree(w["work"])
+                kind, result = _call(fn, **args)
+                assert kind in ("answer", "bad-input"), (name, arg, size, kind)
+                if name in READ_ONLY:
+                    assert _tree(w["work"]) == before, (name, arg, size)
+    for fn, args in ((tools.run, {"command": [PY, "-c", "pass"], "env": {"BIG": "x" * (3 << 20)}}),
+                     (tools.ab, {"command_a": [PY, "y" * (3 << 20)], "command_b": [PY]}),
+                     (tools.run, {"command": [PY] + ["z"] * 5000})):
+        kind, e = _call(fn, cwd=str(w["work"]), **args)
+        assert kind == "bad-input", (fn.__name__, kind)
+    assert not (w["work"] / ".fastenough" / "runs").exists()
+
+
 def test_a_file_named_like_an_option_is_read_as_that_file(world):
     """A trace really called "--annotate" is analysed as a trace."""
     w = world
