@@ -185,11 +185,24 @@ def _totals(findings: list[dict]) -> dict[int, float]:
                     gi, gj = _root(group, i), _root(group, j)
                     group[gi] = gj
         best: dict[int, float] = {}
+        joint: dict[int, float] = {}
         for i, f in enumerate(fs):
             g = _root(group, i)
             best[g] = max(best.get(g, 0.0), _share(f))
+            if _priced_jointly(f):
+                joint[g] = joint.get(g, 0.0) + _share(f)
+        for g, j in joint.items():  # the eval probe's pair: their sum, capped at the step
+            best[g] = max(best[g], min(j, 1.0))
         totals[rank] = sum(best.values())
     return totals
+
+
+def _priced_jointly(f: dict) -> bool:
+    """train-mode-in-eval and autograd-in-eval priced by the eval probe: their claims
+    are made to add up to what both fixes save (findings/overlaps.cc)."""
+    basis = (f.get("evidence") or {}).get("saving_basis")
+    return (f.get("code") in ("train-mode-in-eval", "autograd-in-eval")
+            and isinstance(basis, str) and basis.startswith("measured"))
 
 
 def _root(group: list[int], x: int) -> int:
