@@ -12,12 +12,15 @@ import select
 import signal
 import time
 
+from foreground import default_signals
+
 
 class PtySession:
     def __init__(self, argv: list[str], env: dict | None = None, cwd: str | None = None):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: a session of its own, the pty its terminal
             try:
+                default_signals()  # a terminal's foreground job, also under `pytest &`
                 if cwd:
                     os.chdir(cwd)
                 os.execve(argv[0], argv, {**os.environ, **(env or {})})

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from foreground import default_signals
 
 CHILD = textwrap.dedent("""
     import os, signal, sys, time
@@ -49,6 +50,7 @@ def start(tmp_path: Path, mode: str) -> tuple[subprocess.Popen, Path]:
         [sys.executable, "-m", "fastenough", "run", "--quiet", "--no-history", "--",
          sys.executable, str(script), mode, str(ready)],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_signals,
     )
     deadline = time.monotonic() + 60
     while not ready.exists():

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from foreground import default_signals
 
 CHILD = textwrap.dedent("""
     import os, sys, time
@@ -56,7 +57,8 @@ def started(tmp_path):
             [sys.executable, "-m", "fastenough", "run", "--no-trace", "--no-history",
              "--run-dir", str(tmp_path / "run"), "--", sys.executable, str(script),
              str(pidfile), str(seconds)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=default_signals)
         procs.append(proc)
         assert _wait_for(lambda: pidfile.exists() and pidfile.read_text()), "no child"
         children.append(int(pidfile.read_text()))
