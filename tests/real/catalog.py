@@ -194,7 +194,7 @@ CORPUS_PROGRAMS: list[Program] = [
             expect=(("sync-in-loop@main.py", "the evaluation loop's .item() (main.py:159, "
                      "issue 28, item 6) and the training loop's"),),
             forbid=(("autograd-in-eval", "evaluate() runs under torch.no_grad()"),)),
-    Program("ex-word-lm-generate", ("word_language_model/generate.py", "--words", "300",
+    Program("ex-word-lm-generate", ("word_language_model/generate.py", "--words", "600",
                                     "--log-interval", "50"),
             root=EX, setup=cs.wikitext_and_model, same_files=("generated.txt",),
             expect=(("recompute-prefix@generate.py", "input = torch.cat([input, word_tensor], "

@@ -121,6 +121,25 @@ TEST(RundirGrowingInput, WarmUpStepsAtTheStartDoNotHideTheGrowth) {
   ASSERT_EQ(out.size(), 1u);
 }
 
+TEST(RundirGrowingInput, AStalledStartOfTheSteadyStepsDoesNotHideTheGrowth) {
+  // generate.py --words 600 under the agent on a loaded machine: steady steps
+  // 4..38 took 50-80 ms, then 0.6 ms growing to 6.6 ms. The first tenth's
+  // median (54 ms) was above the last tenth's (6.6 ms): no finding.
+  auto steps = Generation(600, false);
+  int64_t t = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const int64_t d = (i >= 4 && i < 39) ? 60000000 : 600000 + 10000 * static_cast<int64_t>(i);
+    steps[i].start_mono_ns = t;
+    steps[i].end_mono_ns = t + d;
+    t += d;
+    steps[i].phase = i < 4 ? "warmup" : "steady";
+  }
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(steps, {}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, "recompute-prefix");
+}
+
 TEST(RundirGrowingInput, CachedGenerationAndShortRunsAreNot) {
   std::vector<findings::Finding> out;
   AddGrowingInputFindings(Generation(40, true), {}, &out);
