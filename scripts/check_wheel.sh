@@ -53,7 +53,7 @@ grep -q "simdjson .* (vendored)" "$work/version.txt" || {
 "$venv_py" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['schema']=='fastenough.report/1' and r['steps']['count']==6, r['steps']" "$work/empty/analyze.json"
 echo "analyze without torch: ok"
 # The docs a user needs come with the wheel: the finding catalog and the schema.
-(cd "$work/empty" && ../venv/bin/fastenough explain sync-in-loop > explain.txt)
+(cd "$work/empty" && ../venv/bin/fastenough explain sync-in-loop --md > explain.txt)
 grep -q "^## sync-in-loop" "$work/empty/explain.txt" || {
   echo "check_wheel: fastenough explain printed no catalog section from the wheel" >&2; exit 1; }
 (cd "$work/empty" && ../venv/bin/fastenough explain > explain-all.txt)
