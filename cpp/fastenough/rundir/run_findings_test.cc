@@ -2,23 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "fastenough/findings/test_evidence.h"
+
 namespace fastenough::rundir {
 namespace {
+
+using findings::testing::Ev;
 
 const findings::Finding* Get(const std::vector<findings::Finding>& f, const std::string& code) {
   for (const auto& x : f) {
     if (x.code == code) return &x;
   }
   return nullptr;
-}
-
-template <typename T>
-T Ev(const findings::Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence) {
-    if (k == key) return std::get<T>(v);
-  }
-  ADD_FAILURE() << "no evidence " << key;
-  return T();
 }
 
 // Generation without a cache: step i feeds i + 2 tokens of one item and takes

@@ -6,25 +6,13 @@
 #include <string>
 
 #include "fastenough/rundir/run_findings.h"
+#include "fastenough/findings/test_evidence.h"
 
 namespace fastenough::rundir {
 namespace {
 
-template <typename T>
-T Ev(const findings::Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence) {
-    if (k == key) return std::get<T>(v);
-  }
-  ADD_FAILURE() << "no evidence " << key;
-  return T();
-}
-
-bool HasEv(const findings::Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence) {
-    if (k == key) return true;
-  }
-  return false;
-}
+using findings::testing::Ev;
+using findings::testing::HasEv;
 
 StepBoundInputs OneMode(const std::string& mode, StepSplit split, const std::string& json) {
   StepBoundInputs in;

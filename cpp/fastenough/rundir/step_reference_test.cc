@@ -5,18 +5,12 @@
 #include <string>
 
 #include "fastenough/findings/catalog.h"
+#include "fastenough/findings/test_evidence.h"
 
 namespace fastenough::rundir {
 namespace {
 
-template <typename T>
-T Ev(const findings::Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence) {
-    if (k == key) return std::get<T>(v);
-  }
-  ADD_FAILURE() << "no evidence " << key;
-  return T();
-}
+using findings::testing::Ev;
 
 findings::Finding Priced(int64_t per_step_ns, double share) {
   findings::Finding f = findings::NewFinding("serial-small-gemm", findings::Verdict::kAvoidable, 0);
