@@ -212,6 +212,7 @@ def test_numbers_and_names_are_checked_against_what_the_verb_accepts(world):
         (tools.decide, {"run_dir": "run1", "runs": 3, "cwd": work,
                         "fixes": [{"code": "sync-in-loop", "dev_hours": float("inf")}]}),
         (tools.compare, {"a": "run1", "b": "run1", "cwd": work, "atol": float("nan")}),
+        (tools.compare, {"a": "run1", "b": "run1", "cwd": work, "atol": 10**400}),
         (tools.diff, {"a": "run1", "b": "run1", "cwd": work, "min_change": float("-inf")}),
         (tools.analyze, {"paths": ["t.json"], "cwd": work, "timeout_s": float("nan")}),
         (tools.analyze, {"paths": ["t.json"], "cwd": work, "top": True}),

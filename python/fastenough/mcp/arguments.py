@@ -19,9 +19,9 @@ oversized argument is the caller's mistake (bad-input), not a crash.
 
 from __future__ import annotations
 
-import math
 import re
 
+from fastenough.cli.numbers import Bounds, float_problem, whole_problem
 from fastenough.mcp.calls import ToolFailure
 
 MAX_PATHS = 1024
@@ -121,22 +121,22 @@ def env(value: object, what: str = "env") -> dict[str, str]:
 
 def number(value: object, what: str, *, low: float | None = None, high: float | None = None,
            low_open: bool = False, high_open: bool = False) -> float:
-    """A finite number within [low, high] (an end open where asked)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise bad(f"{what}: a number")
-    x = float(value)
-    if not math.isfinite(x):
-        raise bad(f"{what}: a finite number (not NaN or infinity)")
-    if low is not None and (x < low or (low_open and x == low)):
-        raise bad(f"{what}: must be {'above' if low_open else 'at least'} {low:g}")
-    if high is not None and (x > high or (high_open and x == high)):
-        raise bad(f"{what}: must be {'below' if high_open else 'at most'} {high:g}")
-    return x
+    """A finite number within [low, high] (an end open where asked): the CLI's own
+    check (cli/numbers.py), so that a tool takes what its verb takes."""
+    problem = float_problem(value, Bounds(low, high, low_open, high_open))
+    if problem:
+        raise bad(f"{what}: {problem}")
+    return float(value)  # type: ignore[arg-type]
 
 
 def integer(value: object, what: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not (low <= value <= high):
+    """A JSON integer within [low, high] (the CLI's check; a float is refused here, where
+    the schema says integer)."""
+    if isinstance(value, bool) or not isinstance(value, int):
         raise bad(f"{what}: a whole number in {low}..{high}")
+    problem = whole_problem(value, Bounds(low, high))
+    if problem:
+        raise bad(f"{what}: {problem}")
     return int(value)
 
 
