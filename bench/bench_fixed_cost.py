@@ -4,7 +4,7 @@ window, the analysis after the program exits.
 
 Three arms on the same short program (import torch, build a 6-block MLP, 300
 steps of ~1 ms, print a checksum, exit), interleaved A B C C B A per group so
-that drift cancels (DESIGN.md section 7):
+that drift cancels (docs/method.md, Verify):
 
   A  python prog.py                                  (plain)
   B  fastenough run --no-trace -- python prog.py     (agent, no profiler window)

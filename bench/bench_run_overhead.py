@@ -2,7 +2,7 @@
 """Overhead of `fastenough run` (profiler window off) on a CPU model loop.
 
 Runs the same workload plainly (A) and under `fastenough run --no-trace` (B),
-interleaved A B B A per group (DESIGN.md section 7). The workload times its own
+interleaved A B B A per group (docs/method.md, Verify). The workload times its own
 steady loop in blocks of steps (same code both ways, after its own warm-up and
 after the agent's warm-up detection has settled), and each run is summarised by
 its fastest block and its median block, per step. Interference from other

@@ -1,4 +1,4 @@
-"""The report invariants (DESIGN.md section 5), checked on every report the test
+"""The report invariants (docs/report-schema.md, Invariants), checked on every report the test
 suite produces: the real programs of tests/real, the demo, the corpus traces,
 the golden inputs and every `fastenough run` / `analyze --json` a test makes
 (tests/python/conftest.py checks them all).

@@ -1,5 +1,5 @@
 """Two devices driven by one process (layers placed across cards): the report
-tells "the cards take turns" from "both idle" (METHOD.md section 8;
+tells "the cards take turns" from "both idle" (docs/method.md;
 docs/trace-depth.md, `device_turns`; docs/findings.md, devices-take-turns).
 A Kineto-shaped trace written here (no GPU on this machine): each 1 ms step,
 card 0 computes [0, 450) us, card 1 [start1, start1 + 450) us."""

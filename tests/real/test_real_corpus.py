@@ -17,18 +17,9 @@ import pytest
 from catalog import BY_NAME, CORPUS_PROGRAMS, spec_matches, warning_lines
 from real_pairs import pairs, run_program  # noqa: F401 - the fixture
 
-# Known failures of the tool on a corpus program: name -> what was seen. They
-# stay xfail(strict=False) until the tool is fixed (the lead's issues).
-TOOL_XFAIL: dict[str, str] = {}
-
 
 def params() -> list:
-    out = []
-    for p in CORPUS_PROGRAMS:
-        marks = [pytest.mark.xfail(strict=False, reason=TOOL_XFAIL[p.name])] \
-            if p.name in TOOL_XFAIL else []
-        out.append(pytest.param(p.name, marks=marks, id=p.name))
-    return out
+    return [pytest.param(p.name, id=p.name) for p in CORPUS_PROGRAMS]
 
 
 @pytest.mark.real

@@ -2,7 +2,7 @@
 // hand or by `device_map="auto"`, stages of a pipeline driven by one process):
 // over the steady windows, how long all of them worked at once, how long some
 // worked while the others waited for them (the devices take turns), and how
-// long none worked. METHOD.md section 8: layer placement spreads storage, it
+// long none worked. docs/method.md: layer placement spreads storage, it
 // is not pipeline parallelism, and "the two cards take turns" is not "both
 // idle"; the first is fixed by overlapping batches across the stages, the
 // second by feeding the devices.

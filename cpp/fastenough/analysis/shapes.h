@@ -1,6 +1,6 @@
 // Shape census: for the hottest CPU ops, the distinct (Input Dims, Input
 // type, Input Strides) they were called with, and how often / how long. This
-// is the input of per-shape kernel work (METHOD.md section 7) and needs a
+// is the input of per-shape kernel work (docs/method.md) and needs a
 // trace recorded with record_shapes=True:
 //   args: {"Input Dims": [[8, 512], [512, 512]], "Input type": ["float", "float"],
 //          "Input Strides": [[512, 1], [1, 512]]}

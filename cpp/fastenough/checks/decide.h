@@ -1,4 +1,4 @@
-// Verdicts and savings of the agent's runtime checks (DESIGN.md sections 5, 6).
+// Verdicts and savings of the agent's runtime checks (docs/report-schema.md, docs/findings.md).
 // Each Decide* returns no finding when the evidence shows no waste. Savings
 // are derived from measured time only (probe forwards, timed calls, step
 // medians); when nothing was timed the saving stays unknown (-1).

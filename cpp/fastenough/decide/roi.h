@@ -1,4 +1,4 @@
-// Return on investment of a candidate fix (METHOD.md sections 0 and 10):
+// Return on investment of a candidate fix (docs/method.md, Stop):
 // remaining runs x time saved per run, against the hours of development,
 // verification and maintenance. One-time costs per run (load, preparation,
 // first compile/warmup) are counted in the run's length but a per-step saving

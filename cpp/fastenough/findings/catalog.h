@@ -1,4 +1,4 @@
-// The finding catalog (DESIGN.md section 6): for each stable code its title
+// The finding catalog (docs/findings.md): for each stable code its title
 // and the action text a researcher reads. Detectors take title and action
 // from here so that wording lives in one place.
 #pragma once

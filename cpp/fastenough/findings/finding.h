@@ -1,6 +1,6 @@
-// Finding: one diagnosed waste (DESIGN.md section 5), produced by a detector
+// Finding: one diagnosed waste (docs/report-schema.md), produced by a detector
 // and serialised by the report writer. Codes come from the catalog
-// (DESIGN.md section 6); they are stable identifiers.
+// (docs/findings.md); they are stable identifiers.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Findings whose savings count the same time, and what the avoidable
-// findings of a rank save together (DESIGN.md section 5, report invariants):
+// findings of a rank save together (docs/report-schema.md, Invariants):
 // savings are upper bounds each; two that claim the same stretch of the step
 // (small-kernels and gpu-idle-host-bound both counting a decode step's device
 // idle; serial-small-gemm and unfused-projections both counting BERT's q/k/v

@@ -1,4 +1,4 @@
-// The report data model (fastenough.report/1, DESIGN.md section 5). The
+// The report data model (fastenough.report/1, docs/report-schema.md). The
 // pipeline fills it from traces; `fastenough run` adds phases, the run block
 // and agent findings; ReportToJson (report_json.h) is the only place that
 // turns it into JSON. Absent numbers: NaN for doubles, -1 for counts/bytes,

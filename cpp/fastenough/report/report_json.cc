@@ -1,4 +1,4 @@
-// Layout of fastenough.report/1 as written here (DESIGN.md section 5 plus the
+// Layout of fastenough.report/1 as written here (docs/report-schema.md plus the
 // keys this file adds; all times in integer nanoseconds unless the key says):
 //
 //   steps:   {count, median_ns, p10_ns, p90_ns, steady_count, steady_median_ns,

@@ -1,5 +1,5 @@
 // Readers for the files the agent and the sampler write into a run directory
-// (DESIGN.md section 3). They are append-only and may end in a half-written
+// (docs/run-directory.md). They are append-only and may end in a half-written
 // line after a crash, so a bad line is skipped and noted in `problems`, never
 // fatal; a missing file is simply empty.
 #pragma once

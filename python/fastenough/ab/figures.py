@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Phases before the steady loop: a one-time cost of every run (DESIGN.md's cold start).
+# Phases before the steady loop: a one-time cost of every run (docs/method.md, Phases).
 COLD_PHASES = ("startup", "load", "prepare", "warmup")
 
 

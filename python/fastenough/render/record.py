@@ -1,4 +1,4 @@
-"""The reproducibility record (DESIGN.md section 7): what ran, where, with which
+"""The reproducibility record (docs/method.md, Verify): what ran, where, with which
 versions, device, batch, dtype and peaks, so that a reader can tell whether
 two reports are comparable. One table that every renderer shows."""
 

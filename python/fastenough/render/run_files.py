@@ -1,5 +1,5 @@
 """The raw series behind the HTML report's charts, read from a run directory:
-samples.csv (the sampler's rows, DESIGN.md section 3) and steps.jsonl (one
+samples.csv (the sampler's rows, docs/run-directory.md) and steps.jsonl (one
 line per step). The report's figures come from report.json; these files only
 feed the pictures of the same run. Missing or damaged files give empty series,
 and so do files that are no regular file (supervisor/run_dir.py open_run_file)."""

@@ -1,2 +1,2 @@
 """The supervisor side of `fastenough run`: run directory, sampler, child
-process, signals, and the report at exit (DESIGN.md section 3)."""
+process, signals, and the report at exit (docs/run-directory.md)."""
