@@ -145,3 +145,53 @@ def test_full_vocab_logits_counts_the_projection(tmp_path):
     assert ev["projection_ns_per_forward"] > 0, ev
     assert ev["probe_full_ns"] >= ev["projection_ns_per_forward"]
     assert f["saving"]["per_step_ns"] > 0
+
+
+def loglikelihoods(model, requests, batch=4):
+    """lm-evaluation-harness's HFLM._loglikelihood_tokens, causal case: a batch
+    of (context, continuation) token lists padded on the right, log_softmax over
+    every position, then per request a slice of its continuation's positions,
+    the greedy check and the gather of its tokens."""
+    res = []
+    for b in range(0, len(requests), batch):
+        chunk = requests[b:b + batch]
+        inps = [torch.tensor((ctx + cont)[:-1]) for ctx, cont in chunk]
+        width = max(len(x) for x in inps)
+        batched = torch.stack([torch.nn.functional.pad(x, (0, width - len(x))) for x in inps])
+        with torch.no_grad():
+            multi_logits = torch.nn.functional.log_softmax(
+                model(batched, use_cache=False).logits, dim=-1)  # LOGLIK-CALL
+        for (_, cont), logits, inp in zip(chunk, multi_logits, inps, strict=True):
+            logits = logits[len(inp) - len(cont):len(inp)].unsqueeze(0)
+            greedy = logits.argmax(dim=-1)
+            cont_toks = torch.tensor(cont).unsqueeze(0)
+            max_equal = (greedy == cont_toks).all()
+            logits = torch.gather(logits, 2, cont_toks.unsqueeze(-1)).squeeze(-1)
+            res.append((float(logits.sum()), bool(max_equal)))
+    return res
+
+
+def test_full_vocab_logits_in_lm_eval_loglikelihood(tmp_path, lm):
+    # Issue 37, item 8: iterating over the normalised batch is unbind(0), which
+    # read every position before. Batches of 4 requests of 9-12 context tokens
+    # and 1, 2, 1, 2 continuation tokens, padded to 12 + 2 - 1 = 13 inputs: 6
+    # of 4 x 13 (row, position) pairs are read.
+    reqs = [([1 + i] * (9 + i % 4), [5] * (1 + i % 2)) for i in range(8)]
+    doc = run_checks(tmp_path, lambda reg: [loglikelihoods(lm, reqs) for _ in range(3)])
+    [f] = findings(doc, "full-vocab-logits")
+    ev = f["evidence"]
+    assert (ev["positions"], ev["positions_read"]) == (4 * 13, 1 + 2 + 1 + 2), ev
+    assert f["where"][0]["line"] == line_of(loglikelihoods, "LOGLIK-CALL")
+
+
+def test_no_full_vocab_when_every_row_is_read_whole(tmp_path, lm):
+    # The same iteration over rows, each row's positions all read (a perplexity):
+    # nothing to save.
+    def perplexity(reg):
+        with torch.no_grad():
+            for _ in range(4):
+                logp = torch.nn.functional.log_softmax(lm(ids(), use_cache=False).logits, -1)
+                [float(row.max(-1).values.sum()) for row in logp]
+
+    doc = run_checks(tmp_path, perplexity)
+    assert findings(doc, "full-vocab-logits") == []

@@ -45,8 +45,13 @@ STEADY_EVERY = 16
 MAX_OPS = 5000
 VOCAB_MIN = 1000  # a last dim this large after a projection reads as a vocabulary
 # aten op names (OpOverloadPacket names): indexing that narrows the pairs, and
-# reshapes whose leading dims are not the pairs any more.
-_NARROW = {"select", "slice", "index", "narrow", "index_select", "take_along_dim"}
+# reshapes whose leading dims are not the pairs any more. unbind and the splits
+# narrow too, each output to its own pairs: iterating over a tensor is unbind(0)
+# (lm-evaluation-harness's `for logits in multi_logits` after a log_softmax over
+# every position, then a slice of the continuation's: issue 37, item 8).
+_NARROW = {"select", "slice", "index", "narrow", "index_select", "take_along_dim",
+           "unbind", "split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes",
+           "tensor_split", "chunk"}
 _RESHAPE = {"view", "_unsafe_view", "reshape", "_reshape_alias", "flatten", "as_strided"}
 _ALIAS = {"detach", "alias"}
 # Reads outside the dispatcher: the whole tensor is read.
