@@ -123,6 +123,9 @@ class LogitsCheck:
         self._head_t0 = 0
         self._proj_ns: dict[int, int] = {}  # id(root) -> the head's last measured time
         self.probe_call = None
+        self._spent = False  # the open window follows nothing more (MAX_OPS)
+        self._end_hook = None  # its pre-hook on the model, which closes it
+        self.stuck = 0  # windows whose mode an exit left installed (none expected)
 
     def new_model(self) -> None:
         """The main model was replaced (a reloaded checkpoint, the next model of a
@@ -220,7 +223,14 @@ class LogitsCheck:
         self._mode.__enter__()
         global MODE_INSTALLED
         MODE_INSTALLED = True
+        self._spent = False
         self._tap_host_reads()
+        # The window ends at the model's next call, which the checks may not
+        # see (in a sampled steady loop only every SAMPLE_EVERY-th call comes
+        # to Python): a pre-hook of its own closes it there.
+        from fastenough.agent.module_hooks import add_pre
+
+        self._end_hook = add_pre(module, self._end_window)
 
     def _mark_vocab(self, e: _Entry) -> None:
         if not self._positions:
@@ -241,16 +251,38 @@ class LogitsCheck:
         if e is not None and e.ref() is t:
             e.used = True
 
+    def _end_window(self, module, args) -> None:
+        self.close()
+
     def close(self) -> None:
-        mode, self._mode = self._mode, None
+        mode = self._mode
         if mode is None:
             return
+        if not _on_top(self.torch, mode):
+            # Not ours to pop now: inside our own handler (the dispatcher runs it
+            # with the mode popped, and pushes it back after: an exit there is
+            # undone, and the mode stayed installed for the rest of the run, every
+            # op of the program through Python: issue 37, item 7), or under a
+            # mode the program entered since. It closes at the next call.
+            self._spent = True
+            return
+        self._mode = None
+        end_hook, self._end_hook = self._end_hook, None
+        if end_hook is not None:
+            from fastenough.agent.module_hooks import remove
+
+            try:  # noqa: SIM105
+                remove(end_hook)
+            except Exception:  # noqa: BLE001, S110 - the module is gone
+                pass
         global MODE_INSTALLED
         MODE_INSTALLED = False
         try:  # noqa: SIM105
             mode.__exit__(None, None, None)
         except Exception:  # noqa: BLE001, S110
             pass
+        if _installed(self.torch, mode):
+            self.stuck += 1  # none expected: the agent's cost guard would see the rest
         from fastenough.agent import tensor_taps
 
         taps = tensor_taps.shared()
@@ -282,10 +314,12 @@ class LogitsCheck:
         self._call = None
 
     def observe(self, func, args, kwargs, out, ns: int) -> None:
+        if self._spent:
+            return
         torch = self.torch
         self._ops += 1
         if self._ops > MAX_OPS:
-            self.close()
+            self._spent = True  # closed at the model's next call, not from here
             return
         ins = []
         for a in list(args) + list(kwargs.values()):
@@ -383,6 +417,23 @@ class LogitsCheck:
             n["probe_full_ns"] = full
             n["probe_kept_ns"] = int(full * (1 - unread))
         return n
+
+
+def _on_top(torch, mode) -> bool:
+    """Whether `mode` is the innermost dispatch mode now (the one an exit pops)."""
+    try:
+        n = torch._C._len_torch_dispatch_stack()
+        return n > 0 and torch._C._get_dispatch_stack_at(n - 1) is mode
+    except Exception:  # noqa: BLE001 - no such API: exit as before
+        return True
+
+
+def _installed(torch, mode) -> bool:
+    try:
+        return any(torch._C._get_dispatch_stack_at(i) is mode
+                   for i in range(torch._C._len_torch_dispatch_stack()))
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _prod(dims) -> int:

@@ -1,0 +1,52 @@
+"""The agent never slows the program down as it runs (issue 37, item 7).
+
+functorch's Lennard-Jones force fit went from ~0.24 s to ~2 s a step under
+`fastenough run --no-trace`. The class: the full-vocab-logits check follows a
+model output with a TorchDispatchMode until the model's next call; in a
+sampled steady loop (only every SAMPLE_EVERY-th call comes to Python) the
+window outlived its op budget and was closed from inside its own dispatch
+handler, where the dispatcher has popped the mode and pushes it back after:
+the exit was undone and the mode stayed installed for the rest of the run,
+one more each steady window, every op of the program through Python. Here a
+small training loop with enough steps to reach those windows must end with
+no dispatch mode left installed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from agent_run_helper import run_under_agent  # noqa: E402
+
+# 1400 steps of a tiny MLP, each with 40 small ops after the forward: past the
+# checks' sampling (512 examined forwards) and their first steady window
+# (every 16th examined forward, one in 64 examined), whose op budget (5000)
+# runs out before the next examined call.
+LOOP = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+x = torch.randn(8, 4)
+for step in range(1400):
+    opt.zero_grad()
+    y = model(x)
+    for _ in range(40):
+        y = y * 0.999 + 0.001
+    y.square().mean().backward()
+    opt.step()
+with torch.no_grad():
+    model(x)  # the model's next call ends a window still open
+print("modes", torch._C._len_torch_dispatch_stack())
+"""
+
+
+def test_no_dispatch_mode_outlives_its_window(tmp_path):
+    r = run_under_agent(tmp_path, LOOP, {"trace": False})
+    assert r.proc.returncode == 0, r.proc.stderr[-3000:]
+    assert "Traceback" not in r.proc.stderr, r.proc.stderr[-3000:]
+    # Before the fix: "modes 1" (one mode per steady window, for good).
+    assert r.proc.stdout.split() == ["modes", "0"], r.proc.stdout + r.proc.stderr[-2000:]
+    assert r.main_agent()["agent_error"] is None
