@@ -156,3 +156,62 @@ def test_eval_loop_with_graphs_after_training_still_found(tmp_path):
     [f] = findings(doc, "autograd-in-eval")
     assert f["evidence"]["eval_stretch_forwards"] >= 59, f["evidence"]
     assert f["where"][0]["line"] == line_of(eval_loop, "MODEL-CALL")
+
+
+def dqn(q, target, steps, learning_starts, train_every=4):
+    """cleanrl's dqn.py in small: the acting forward runs with autograd on at
+    every environment step; from learning_starts on, a training step (target
+    under no_grad, a TD loss, backward, optimizer step) every train_every."""
+    opt = torch.optim.Adam(q.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(0)
+    obs = torch.randn(1, 16, generator=g)
+    buf = []
+    for step in range(steps):
+        q_values = q(obs)  # ACTING
+        action = int(torch.argmax(q_values, dim=1))
+        nxt = torch.randn(1, 16, generator=g)
+        buf.append((obs, nxt, action))
+        obs = nxt
+        if step >= learning_starts and step % train_every == 0:
+            idx = torch.randint(0, len(buf), (8,), generator=g).tolist()
+            o = torch.cat([buf[i][0] for i in idx])
+            n = torch.cat([buf[i][1] for i in idx])
+            a = torch.tensor([buf[i][2] for i in idx]).unsqueeze(1)
+            with torch.no_grad():
+                td_target = 1.0 + 0.99 * target(n).max(dim=1).values
+            old_val = q(o).gather(1, a).squeeze()
+            loss = torch.nn.functional.mse_loss(td_target, old_val)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+@pytest.mark.parametrize("learning_starts", [3, 20])
+def test_dqn_acting_forwards_counted_over_the_whole_run(tmp_path, learning_starts):
+    # Issue 37, item 8: the acting forwards between training steps build graphs
+    # no backward uses; only the stretch before training counted (20 of 160
+    # here), or nothing when training starts at once.
+    q, target = make_model(), make_model()
+    doc = run_checks(tmp_path, lambda reg: dqn(q, target, 160, learning_starts))
+    [f] = findings(doc, "autograd-in-eval")
+    ev = f["evidence"]
+    assert ev["unused_graph_forwards"] == 160, ev  # every acting forward (all examined)
+    assert ev["unused_graph_sites"] == 1
+    assert f["where"][0]["line"] == line_of(dqn, "ACTING")
+    # Priced by the probe on an acting call, over the acting forwards only.
+    saving = f["saving"]
+    assert saving["per_step_ns"] is not None and saving["total_ns"] is not None, ev
+    per_forward = saving["total_ns"] / 160
+    assert per_forward <= ev["probe_grad_ns"] * ev.get("probe_scale", 1) * 1.01, ev
+
+
+def test_dqn_acting_forwards_estimated_once_sampling(tmp_path):
+    # Past the forwards examined one by one (512), one in 64 is: the count of
+    # acting forwards is an estimate from them, still over the whole run.
+    q, target = make_model(), make_model()
+    doc = run_checks(tmp_path, lambda reg: dqn(q, target, 1200, 20))
+    [f] = findings(doc, "autograd-in-eval")
+    ev = f["evidence"]
+    assert 0.8 * 1200 <= ev["unused_graph_forwards"] <= 1.2 * 1200, ev
+    assert ev["forwards_total"] > ev["forwards"], ev  # sampled
+    assert "estimated" in f["title"]

@@ -98,7 +98,13 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
           (scale > 0 ? "; the difference as a share of that forward, times the run's median "
                        "forward"
                      : ""));
-  const double per_step_forwards = std::max(1.0, in.Num("forwards_per_step", 1));
+  // saving_forwards_per_step / saving_forwards_total: the forwards the fix
+  // applies to, when they are not all of the run's (autograd-in-eval in a run
+  // that trains: the lines whose graphs no backward used).
+  const double per_step_forwards =
+      in.Has("saving_forwards_per_step")
+          ? in.Num("saving_forwards_per_step")
+          : std::max(1.0, in.Num("forwards_per_step", 1));
   double per_step = diff * per_step_forwards;
   const double step = in.Num("step_median_ns");
   if (step > 0 && per_step > step) {
@@ -112,7 +118,9 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
   f.saving.per_step_ns = static_cast<int64_t>(per_step);
   if (step > 0) f.saving.share_of_step = std::min(1.0, per_step / step);
   // Over every forward of the run, not only the examined ones.
-  double forwards = in.Has("forwards_total") ? in.Num("forwards_total") : in.Num("forwards");
+  double forwards = in.Has("saving_forwards_total") ? in.Num("saving_forwards_total")
+                    : in.Has("forwards_total")       ? in.Num("forwards_total")
+                                                     : in.Num("forwards");
   if (forwards > 0) f.saving.total_ns = static_cast<int64_t>(diff * forwards);
   f.saving.upper_bound = true;
 }
@@ -123,18 +131,28 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
   // A graph is waste only when nothing consumes it: no backward in the run, or
   // none in an evaluation loop (a stretch of forwards far longer than training's
   // forwards per backward: the agent's eval_stretch_forwards).
+  // Or a line whose forwards build graphs no backward uses, between training
+  // steps (DQN's acting forward: unused_graph_forwards, over the whole run).
   const bool trains = in.Num("backward_calls", 0) > 0;
   const double stretch = in.Num("eval_stretch_forwards", 0);
-  if (trains && stretch <= 0) return std::nullopt;
+  const double unused = in.Num("unused_graph_forwards", 0);
+  if (trains && stretch <= 0 && unused <= 0) return std::nullopt;
   if (in.Num("graph_outputs", 0) <= 0 || in.Num("params_requiring_grad", 0) <= 0) {
     return std::nullopt;
   }
   std::string title =
-      trains ? Fmt("Autograd graph recorded in an evaluation loop of %.0f forwards with no "
-                   "backward (the run trains elsewhere)",
-                   stretch)
-             : "Autograd graph recorded in " + CountOf(in, in.Num("graph_outputs"), "forwards") +
-                   " of a run that never calls backward";
+      !trains ? "Autograd graph recorded in " + CountOf(in, in.Num("graph_outputs"), "forwards") +
+                    " of a run that never calls backward"
+      : unused > stretch
+          ? Fmt("Autograd graph recorded in %.0f forwards whose graph no backward uses (the "
+                "run trains elsewhere",
+                unused) +
+                (in.Num("forwards_total", 0) > in.Num("forwards", 0) ? "; estimated from the "
+                                                                         "examined forwards)"
+                                                                       : ")")
+          : Fmt("Autograd graph recorded in an evaluation loop of %.0f forwards with no "
+                "backward (the run trains elsewhere)",
+                stretch);
   if (in.Num("graph_bytes_per_forward") > 0) {
     title += " (" + Bytes(in.Num("graph_bytes_per_forward")) + " kept alive per forward)";
   }
@@ -144,7 +162,8 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
                    "activations are not built.",
                    in);
   Evidence(f, in, {"forwards", "forwards_total", "graph_outputs", "backward_calls",
-                   "eval_stretch_forwards", "train_forwards_per_backward", "params_requiring_grad",
+                   "eval_stretch_forwards", "unused_graph_forwards", "unused_graph_sites",
+                   "train_forwards_per_backward", "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
                    "probe_inference_ns", "probe_as_ran_ns", "probe_both_fixed_ns",
                    "probe_calls", "probe_forward_median_ns", "probe_scale"});

@@ -33,6 +33,31 @@ TEST(ChecksDecide, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
+TEST(ChecksDecide, AutogradInEvalBetweenTrainingSteps) {
+  // DQN (issue 37, item 8): the acting forward's line built 1400 graphs no
+  // backward used, between training steps; no evaluation stretch after the
+  // start. The saving counts those forwards, not the run's 2000.
+  CheckInput in;
+  in.numbers = {{"forwards", 600},         {"forwards_total", 2000},
+                {"graph_outputs", 500},     {"backward_calls", 300},
+                {"params_requiring_grad", 6}, {"unused_graph_forwards", 1400},
+                {"unused_graph_sites", 1},  {"saving_forwards_total", 1400},
+                {"saving_forwards_per_step", 0.5}, {"forwards_per_step", 0.7},
+                {"probe_grad_ns", 300000},  {"probe_inference_ns", 200000},
+                {"step_median_ns", 2000000}};
+  auto f = DecideAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NE(f->title.find("1400 forwards whose graph no backward uses"), std::string::npos)
+      << f->title;
+  EXPECT_NE(f->title.find("estimated"), std::string::npos) << f->title;
+  EXPECT_EQ(f->saving.per_step_ns, 50000);  // 0.1 ms * 0.5 acting forwards per step
+  EXPECT_EQ(f->saving.total_ns, 140000000);  // 0.1 ms * 1400
+  EXPECT_EQ(IntEvidence(*f, "unused_graph_forwards"), 1400);
+  // Without such a line (and no evaluation stretch), a run that trains has none.
+  in.numbers.erase("unused_graph_forwards");
+  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+}
+
 std::string TextOf(const findings::Finding& f, const std::string& key) {
   for (const auto& [k, v] : f.evidence) {
     if (k == key && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);

@@ -11,11 +11,21 @@ loop (its backward comes after it: nanoGPT train.py:300, timm benchmark.py:402)
 is training, not the end of the evaluation, and a policy's rollout (REINFORCE:
 55 forwards, then one backward through all of their graphs at the episode's
 end) is training too: following "use inference_mode" there would break it.
+
+A run that trains can also build graphs for nothing between its training
+steps: DQN's acting forward q_network(obs) on every environment step, a train
+step every 10 (cleanrl dqn.py), leaves no long stretch once training starts
+(issue 37, item 8: 236 of ~14k acting forwards were counted, those before
+training). So the graphs are also judged by call site, over the whole run: a
+line whose forwards built graphs that no backward ever went through, while
+backward ran elsewhere, is waste wherever its forwards fall; their count is
+each examined forward weighted by the root forwards it stands for (1 while
+every forward is examined, SAMPLE_EVERY once sampling).
 """
 
 from __future__ import annotations
 
-from fastenough.agent.checks._util import first_tensor, user_site
+from fastenough.agent.checks._util import first_tensor, tensors_in, user_site
 
 # The saved-tensor measurement runs on a few root forwards only (not in steady).
 MEASURE_FORWARDS = 2
@@ -27,6 +37,11 @@ STRETCH_RATIO = 4
 # sampled: in the steady loop one forward in SAMPLE_EVERY is examined).
 STRETCH_ENTRIES = 4096
 SITES_PER_STRETCH = 2
+# A call site reads as building graphs for nothing when at least this many of
+# its examined forwards built one and a backward went through none of them.
+SITE_MIN_FORWARDS = 8
+MAX_SITES = 64  # call sites followed (graph-building forwards)
+SITE_CALLS = 4  # sites whose first call is kept for the eval probe
 
 
 class GraphUse:
@@ -42,13 +57,43 @@ class GraphUse:
         self.consumed = True
 
 
-def watch_graph(grad_fn) -> GraphUse | None:
+def watch_graph(grad_fn, more=()) -> GraphUse | None:
+    """A GraphUse noted by a backward through grad_fn or through any node of
+    `more` (the other outputs of the forward: a loss on its second output
+    goes through the first's graph only below the outputs)."""
     use = GraphUse()
     try:
         grad_fn.register_prehook(use)
     except Exception:  # noqa: BLE001 - a node type without hooks
         return None
+    seen = {id(grad_fn)}
+    for fn in more:
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        try:  # noqa: SIM105
+            fn.register_prehook(use)
+        except Exception:  # noqa: BLE001, S110 - the first output's hook stands
+            pass
     return use
+
+
+class _Site:
+    """The graph-building forwards of one call site: their uses and weights."""
+
+    __slots__ = ("where", "uses", "weight", "call", "call_use")
+
+    def __init__(self, where) -> None:
+        self.where = where
+        self.uses: list[GraphUse] = []
+        self.weight = 0  # root forwards these examined forwards stand for
+        # probe.EvalCall of a forward of this line (a few sites only); False once
+        # a backward went through that forward's graph (training: let go of it).
+        self.call = None
+        self.call_use: GraphUse | None = None
+
+    def unused(self) -> bool:
+        return len(self.uses) >= SITE_MIN_FORWARDS and not any(u.consumed for u in self.uses)
 
 
 class _Entry:
@@ -174,6 +219,10 @@ class AutogradCheck:
         self.uses: list[GraphUse] = []  # one per examined forward that built a graph
         self._train_layers: dict[int, bool] = {}
         self.last_built = False  # the last examined forward built a graph
+        self._sites: dict[tuple, _Site] = {}  # (file, line) -> graph forwards there
+        self._site_calls = 0
+        self._last_total = 0  # root forwards at the previous examined forward
+        self.last_site: _Site | None = None  # the last examined forward's, if it built one
 
     # on_forward: the bytes the graph keeps alive (saved activations) are
     # measured after the forward by walking it from the output (each node's _saved_* tensors), on a
@@ -193,16 +242,26 @@ class AutogradCheck:
             t = first_tensor(output, torch)
         built = t is not None and t.grad_fn is not None
         self.last_built = built
+        # The root forwards this examined one stands for (sampling: SAMPLE_EVERY).
+        total = self.reg.forwards
+        weight = max(1, total - self._last_total)
+        self._last_total = total
+        self.last_site = None
         if built and len(self.graph_bytes) < MEASURE_FORWARDS and not self.reg.in_steady:
             params = {p.untyped_storage().data_ptr() for p in module.parameters()}
             self.graph_bytes.append(graph_saved_bytes(t.grad_fn, params))
         use = None
         if built:
-            use = watch_graph(t.grad_fn)
+            more = [o.grad_fn for o in tensors_in(output, torch)[:8]
+                    if isinstance(o, torch.Tensor) and o.grad_fn is not None]
+            use = watch_graph(t.grad_fn, more)
             if use is not None:
                 self.uses.append(use)
+            where = user_site(2)
             if self.where is None:
-                self.where = user_site(2)
+                self.where = where
+            if use is not None and where is not None:
+                self._note_site(where, use, weight)
         self.reg.stretches.on_forward(use, built,
                                       module.training and self._has_train_layers(module))
 
@@ -215,6 +274,37 @@ class AutogradCheck:
             has = self._train_layers[key] = any(training_layer_kind(nn, m) is not None
                                                 for m in module.modules())
         return has
+
+    def _note_site(self, where: dict, use: GraphUse, weight: int) -> None:
+        key = (where.get("file"), where.get("line"))
+        site = self._sites.get(key)
+        if site is None:
+            if len(self._sites) >= MAX_SITES:
+                return
+            site = self._sites[key] = _Site(where)
+        site.uses.append(use)
+        site.weight += weight
+        self.last_site = site
+        if site.call and site.call_use is not None and site.call_use.consumed:
+            site.call = False
+
+    def keep_site_call(self, make_call) -> None:
+        """A call of the last examined forward's site, for the eval probe (a few
+        sites, once each; make_call() gives a probe.EvalCall, or None)."""
+        site = self.last_site
+        if site is None or site.call is not None or self._site_calls >= SITE_CALLS:
+            return
+        self._site_calls += 1
+        site.call = make_call() or False
+        site.call_use = site.uses[-1]
+
+    def unused_sites(self) -> list[_Site]:
+        """In a run that trains: the call sites whose graphs no backward used,
+        the heaviest first."""
+        if not self.reg.backward_calls:
+            return []
+        return sorted((s for s in self._sites.values() if s.unused()),
+                      key=lambda s: -s.weight)
 
     @property
     def graph_outputs(self) -> int:
@@ -229,6 +319,12 @@ class AutogradCheck:
             "params_requiring_grad": max(self.params_requiring_grad.values(), default=0),
         }
         n.update(self.reg.stretches.numbers("graph_outputs"))
+        sites = self.unused_sites()
+        if sites:
+            # Every forward of those lines, over the whole run (estimated from
+            # the examined ones once sampling).
+            n["unused_graph_forwards"] = sum(s.weight for s in sites)
+            n["unused_graph_sites"] = len(sites)
         if self.graph_bytes:
             n["graph_bytes_per_forward"] = max(self.graph_bytes)
         return n

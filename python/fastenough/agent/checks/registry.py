@@ -412,6 +412,8 @@ class Registry:
                 and self.backward_calls == 0):
             self._probe_autograd = (module, args, dict(kwargs))
         self._keep_eval_call(module, args, kwargs)
+        if self.backward_calls and not self.opts.get("no_probe"):
+            self.autograd.keep_site_call(lambda: self._eval_call_of(module, args, kwargs))
         self.train_mode.on_forward(module, args, kwargs, output)
         self.padding.on_forward(module, args, kwargs, output)
         self.outputs.on_forward(module, args, kwargs, output)
@@ -448,6 +450,12 @@ class Registry:
                                     "keeps for the probe")
             return
         self._eval_call = probe.EvalCall(self.torch, module, args, kwargs, graph)
+
+    def _eval_call_of(self, module, args, kwargs):
+        """A call kept for the eval probe (None: its input is too large to keep)."""
+        if probe.input_bytes(self.torch, (args, kwargs)) > probe.EVAL_CALL_MAX_INPUT_BYTES:
+            return None
+        return probe.EvalCall(self.torch, module, args, kwargs, True)
 
     def called_roots(self) -> list:
         return list(self._called_roots.values())
@@ -620,10 +628,14 @@ class Registry:
         call, self._eval_call = self._eval_call, None
         if self.backward_calls:
             # A run that trains: only a call of its evaluation stretch is priced
-            # (the first forward of training is kept too, before its backward).
+            # (the first forward of training is kept too, before its backward),
+            # or one of a line whose graphs no backward used (DQN's acting).
             self.stretches.finish()
             if self._eval_call_stretch not in self.stretches.eval_starts:
-                return
+                call = next((s.call for s in self.autograd.unused_sites()
+                             if s.call and s.call.ref() is not None), None)
+                if call is None:
+                    return
         if call is None:
             if self._eval_call_skip:
                 self.probe_results["eval"] = {"skipped": self._eval_call_skip}
@@ -725,8 +737,17 @@ class Registry:
         n.update(ev_n.get("autograd", {}))
         if "autograd_bytes" in pr:
             n["probe_extra_bytes"] = pr["autograd_bytes"]
-        add("autograd-in-eval", n, ev_t,
-            where=[self.stretches.where("graph_outputs", self.autograd.where)])
+        where = self.stretches.where("graph_outputs", self.autograd.where)
+        unused = n.get("unused_graph_forwards", 0)
+        if unused:
+            # The graphs no backward used, by line over the whole run: the
+            # saving counts those forwards, not every forward of the run.
+            if unused >= n.get("eval_stretch_forwards", 0):
+                where = self.autograd.unused_sites()[0].where
+            n["saving_forwards_total"] = unused
+            if self.steps:
+                n["saving_forwards_per_step"] = unused / self.steps
+        add("autograd-in-eval", n, ev_t, where=[where])
         nums, texts = self.train_mode.decide_numbers()
         nums.update(ev_n.get("train", {}))
         texts.update(ev_t)
