@@ -11,6 +11,7 @@
 
 #include "fastenough/analysis/call_tree.h"
 #include "fastenough/roofline/device_peaks.h"
+#include "fastenough/roofline/math_dtype.h"
 #include "fastenough/roofline/op_work.h"
 #include "fastenough/roofline/roofline.h"
 #include "fastenough/trace/load_trace.h"
@@ -29,19 +30,22 @@ const fs::path kCorpus = [] {
 struct Loaded {
   trace::EventStore store;
   std::map<int32_t, int64_t> device_ns;  // cpu op row -> summed device time of its kernels
+  std::map<int32_t, std::vector<std::string_view>> kernels;  // cpu op row -> kernel names
 };
 
 Loaded Load(const fs::path& p) {
   StatusOr<trace::EventStore> s = trace::LoadTrace(p.string());
   EXPECT_TRUE(s.ok()) << s.status().message();
-  Loaded l{std::move(*s), {}};
+  Loaded l{std::move(*s), {}, {}};
   const analysis::CallTree tree = analysis::BuildCallTree(l.store);
   for (size_t k = 0; k < l.store.size(); ++k) {
     if (!trace::IsDeviceActivity(l.store.kind[k])) continue;
     const int32_t launch = l.store.launch_row[k];
     if (launch == trace::kNoRow) continue;
     const int32_t op = tree.Enclosing(l.store, launch, EventKind::kCpuOp);
-    if (op != trace::kNoRow) l.device_ns[op] += l.store.dur_ns[k];
+    if (op == trace::kNoRow) continue;
+    l.device_ns[op] += l.store.dur_ns[k];
+    l.kernels[op].push_back(l.store.name_of(k));
   }
   return l;
 }
@@ -51,6 +55,7 @@ Loaded Load(const fs::path& p) {
 struct Found {
   OpWork work;
   int64_t ns = 0;
+  std::vector<std::string_view> kernels;
 };
 
 std::string NoSpaces(std::string_view s) {
@@ -70,7 +75,7 @@ Found Find(const Loaded& l, std::string_view name, std::string_view dims) {
     StatusOr<OpWork> w = ModelOp(name, st.strings().Get(st.input_dims[row]),
                                  st.strings().Get(st.input_types[row]));
     EXPECT_TRUE(w.ok()) << w.status().message();
-    return {w.ok() ? *w : OpWork{}, ns};
+    return {w.ok() ? *w : OpWork{}, ns, l.kernels.at(row)};
   }
   ADD_FAILURE() << "no " << name << " " << dims << " with kernels";
   return {};
@@ -121,6 +126,19 @@ TEST(RooflineCorpus, A100ThreeOps) {
   RooflinePoint b = At(addmm, m->peaks);
   EXPECT_NEAR(b.pct_of_compute_peak, 83.60228, 1e-4);
   EXPECT_NEAR(b.pct_of_memory_peak, 25.94276, 1e-4);
+  // Its kernel, cutlass_80_tensorop_s1688gemm_*, is a TF32 tensor-op GEMM: held to the
+  // TF32 roof (156e12) it runs at 1.6302e13 / 156e12 = 10.4503 %. The split-K mm's
+  // kernels are TF32 too: 2.2795e12 / 156e12 = 1.4612 %.
+  ASSERT_EQ(MathDtype(addmm.work, addmm.kernels), Dtype::kTF32);
+  StatusOr<PeakFlops> tf32 = PeakFlopsFor(m->peaks, Dtype::kTF32, true);
+  ASSERT_TRUE(tf32.ok());
+  EXPECT_NEAR(Evaluate(addmm.work, addmm.ns, tf32->flop_per_s, MemoryBytesPerSecond(m->peaks))
+                  ->pct_of_compute_peak,
+              10.45028, 1e-4);
+  ASSERT_EQ(MathDtype(mm.work, mm.kernels), Dtype::kTF32);
+  EXPECT_NEAR(Evaluate(mm.work, mm.ns, tf32->flop_per_s, MemoryBytesPerSecond(m->peaks))
+                  ->pct_of_compute_peak,
+              1.46123, 1e-4);
 
   // 3. aten::add [[4096, 2862], [4096, 2862], []] fp32: one kernel, 76 us.
   //    bytes 3*4*11,722,752 = 140,673,024; / 76 us = 1.8510e12 B/s = 90.7779 % of 2.039e12:
