@@ -12,6 +12,7 @@ see agent/profile_window.py); they must all go once it stops."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from agent_run_helper import run_under_agent
@@ -80,6 +81,50 @@ def test_the_profiler_window_ends_early_when_memory_grows_past_the_bound(tmp_pat
     assert profile["trace"] and "host memory grew" in profile["stopped_early"], profile
     steps = [s for s in r.steps if s["phase"] == "profile"]
     assert 1 <= len(steps) < 6, steps
+    # What to do about it: only options `fastenough run` has (issue 37, item 9).
+    assert "--trace-no-shapes" in profile["stopped_early"], profile
+    assert re.search(r"--trace-memory \d+", profile["stopped_early"]), profile
+
+
+def test_a_larger_trace_memory_lets_the_whole_window_run(tmp_path):
+    # The same growth under --trace-memory 1024 (fastenough run's option,
+    # the agent's trace_memory_mib): all six steps are profiled.
+    r = run_under_agent(tmp_path, GROWING.format(mib=30),
+                        {"trace": True, "trace_steps": 6, "trace_stack": False,
+                         "trace_memory_mib": 1024})
+    assert r.proc.returncode == 0, r.proc.stderr
+    profile = r.main_agent()["profile"]
+    assert profile["trace"] and not profile["stopped_early"], profile
+    assert len([s for s in r.steps if s["phase"] == "profile"]) == 6
+
+
+# A CPU evaluation with autograd left on: each step's graph (4 x 8 MiB of
+# saved activations) lives until the next step's output replaces it, so inside
+# a step the heap holds two graphs. Before issue 37 the window counted that
+# growth at the stop's expansion (3 x 32 MiB: "stopping would raise the peak
+# RSS by about 62 MiB") and recorded nothing, though abandoning it raised the
+# peak by 1.4 MiB; calibrated on the steps before it, the window records its
+# steps (5 of 5 in four runs of five, 3 in one: 10 to 18 MiB).
+ACTIVATIONS = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(*[m for _ in range(4)
+                              for m in (torch.nn.Linear(256, 256), torch.nn.GELU())])
+x = torch.randn(4096, 256)
+for step in range(24):
+    out = model(x)
+    acc = float(out[0, 0].detach())
+print("done")
+"""
+
+
+def test_a_step_s_own_activations_do_not_empty_the_window(tmp_path):
+    r = run_under_agent(tmp_path, ACTIVATIONS, {"trace": True})
+    assert r.proc.returncode == 0, r.proc.stderr
+    profile = r.main_agent()["profile"]
+    assert profile["trace"], profile
+    assert len([s for s in r.steps if s["phase"] == "profile"]) >= 2, profile
+    assert profile["peak_rss_rise_bytes"] <= profile["memory_bound_bytes"], profile
 
 
 def test_a_step_larger_than_the_bound_records_nothing(tmp_path):
@@ -96,6 +141,7 @@ def test_a_step_larger_than_the_bound_records_nothing(tmp_path):
     # step is over first, the window's own check at its end (that one step).
     if profile["trace"] is None:
         assert "the profiler window recorded nothing" in profile["skipped"]
+        assert "--trace-memory" in profile["skipped"], profile
     assert len(steps) <= 1, steps
 
 
@@ -160,12 +206,15 @@ def test_a_second_window_gets_what_the_first_left_of_the_bound():
     assert "used fastenough's memory bound" in w.second_window_refused(10_000_000)
 
 
-def _window_at(monkeypatch, *, heap: int, rss: int, hwm_before: int, with_stack=True):
-    """A window whose memory readings are given (bytes over a 300 MiB base)."""
+def _window_at(monkeypatch, *, heap: int, rss: int, hwm_before: int, with_stack=True,
+               free: int = 0):
+    """A window whose memory readings are given (bytes over a 300 MiB base;
+    `free`: the heap's free bytes)."""
     from fastenough.agent import profile_window as pw
 
     base = 300 << 20
     monkeypatch.setattr(pw, "_host_bytes", lambda: base + heap)
+    monkeypatch.setattr(pw, "_free_bytes", lambda: free)
     monkeypatch.setattr(pw, "rss_bytes", lambda: base + rss)
     monkeypatch.setattr(pw, "_device_bytes", lambda torch: None)
     w = pw.ProfileWindow(None, 0, 0, steps=5, with_stack=with_stack)
@@ -237,6 +286,51 @@ def test_a_step_s_own_activations_count_at_the_stack_free_expansion(monkeypatch)
     assert w.predicted_rise() == 30 << 20
 
 
+def test_a_calibrated_step_rise_is_not_the_profiler_s(monkeypatch):
+    # The steps before the window rose by 30 MiB within a step (their own
+    # activations): 32 MiB of growth in the window's first step leaves 2 MiB
+    # for the profiler, 6 MiB at the stop's expansion, not 96.
+    w = _window_at(monkeypatch, heap=32 << 20, rss=0, hwm_before=0)
+    w.step_rise = 30 << 20
+    assert w.predicted_rise() == 6 << 20
+    w.step_rise = None  # uncalibrated: all of it counts
+    assert w.predicted_rise() == 96 << 20
+
+
+def test_the_stop_fills_the_heap_s_free_memory_first(monkeypatch):
+    # After one step with stacks: 1.25 MiB of records (25 MiB at an
+    # expansion of 20, 50 MiB predicted after one more step: the evaluation's
+    # window stopped like this after one step, and its stop raised the peak by
+    # 2.2 MiB). 40 MiB free in the heap (the step's freed activations): half
+    # of it is counted off.
+    mib = 1 << 20
+    w = _window_at(monkeypatch, heap=int(1.25 * mib), rss=0, hwm_before=0, free=40 * mib)
+    assert not w.over_memory_bound(), w.stopped_early
+    assert w.predicted_rise() == int(25 * mib) - 20 * mib
+    w = _window_at(monkeypatch, heap=int(1.25 * mib), rss=0, hwm_before=0, free=0)
+    assert w.over_memory_bound()
+    assert "about 50 MiB" in w.stopped_early, w.stopped_early
+
+
+def test_the_step_peak_sampler_reports_each_step_s_rise():
+    import time
+
+    from fastenough.agent.memory_watchdog import StepPeakSampler
+
+    value = [100]
+    s = StepPeakSampler(lambda: value[0])
+    assert s.start()
+    try:
+        value[0] = 180  # the step's activations
+        time.sleep(0.2)
+        value[0] = 110  # freed by its end; 10 kept
+        assert s.mark() == 80
+        time.sleep(0.05)
+        assert s.mark() == 0
+    finally:
+        s.stop()
+
+
 def test_a_second_window_needs_room_for_one_step_as_long_as_the_last():
     # At the first window's cost per profiled second (270 MiB/s), one step of
     # half a second would cost 135 MiB.
@@ -252,3 +346,10 @@ def test_a_second_window_needs_room_for_one_step_as_long_as_the_last():
     w.spent_rise = 21 << 20
     why = w.second_window_refused(1_000_000)
     assert why and "raised the peak RSS by 21 MiB" in why, why
+
+
+def test_trace_memory_must_be_positive(tmp_path):
+    from conftest import run_cli
+
+    r = run_cli("run", "--trace-memory", "0", "--", "python", "-c", "pass", cwd=tmp_path)
+    assert r.returncode == 2 and "--trace-memory" in r.stderr, r.stderr

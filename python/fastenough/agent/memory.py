@@ -51,10 +51,23 @@ def heap_in_use_bytes() -> int | None:
             _MALLINFO2 = fn
         except (OSError, AttributeError):
             pass
-    if not _MALLINFO2:
-        return None
-    info = _MALLINFO2()
-    return int(info.uordblks + info.hblkhd)
+    info = _mallinfo2()
+    return None if info is None else int(info.uordblks + info.hblkhd)
+
+
+def heap_free_bytes() -> int | None:
+    """The bytes malloc holds free for its next requests (glibc's mallinfo2:
+    fordblks, the top chunk included), else None: memory the process has
+    touched, which new allocations fill before the RSS grows (torch's
+    profiler's stop fills what a step's activations left: profile_window.py)."""
+    info = _mallinfo2()
+    return None if info is None else int(info.fordblks)
+
+
+def _mallinfo2():
+    if _MALLINFO2 is None:
+        heap_in_use_bytes()
+    return _MALLINFO2() if _MALLINFO2 else None
 
 
 def rss_bytes() -> int | None:

@@ -100,3 +100,54 @@ class MemoryWatchdog:
         # On the main thread, between two bytecodes of whatever ran.
         if self.grew is not None and not self._stop.is_set():
             self.on_exceed(self.grew, frame)
+
+
+class StepPeakSampler:
+    """The heap's rise within each step, for the steps before the profiler
+    window (profile_window.py calibrates on them): a thread reads measure()
+    every POLL_S and keeps the largest value since the last step boundary;
+    mark() at a boundary returns the step's rise (its peak over its start) and
+    begins the next. A step shorter than a poll may show less than its peak:
+    the window is then the more careful."""
+
+    def __init__(self, measure) -> None:
+        self.measure = measure
+        self._start: int | None = None
+        self._max: int | None = None
+        self._gen = 0  # a poll that read across a mark() does not count toward the next step
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> bool:
+        now = self.measure()
+        if now is None:
+            return False
+        self._start = self._max = now
+        self._thread = threading.Thread(target=self._watch, name="fastenough-step-peak",
+                                        daemon=True)
+        self._thread.start()
+        return True
+
+    def mark(self) -> int | None:
+        now = self.measure()
+        if now is None or self._start is None:
+            return None
+        self._gen += 1
+        rise = max(self._max or now, now) - self._start
+        self._start = self._max = now
+        return max(0, rise)
+
+    def stop(self) -> None:
+        self._stop.set()
+        t, self._thread = self._thread, None
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=1.0)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(POLL_S):
+            gen = self._gen
+            now = self.measure()
+            if now is None:
+                return
+            if gen == self._gen and (self._max is None or now > self._max):
+                self._max = now

@@ -154,6 +154,8 @@ class PhaseMachine:
         agent = self.agent
         if phase == "warmup":
             self.durations.append(duration)
+            if agent.window_pending:
+                agent.window.calibrate_step()  # the window's memory prediction
             if self._settled(self.durations):
                 t = self.switch("steady")
                 if agent.window_pending and self._trace_after <= 0:
@@ -163,8 +165,10 @@ class PhaseMachine:
             # Counted per mode across its steady phases (an alternating loop has
             # one step in each).
             n = self._steady_steps[self.mode] = self._steady_steps.get(self.mode, 0) + 1
-            if agent.window_pending and n >= self._trace_after:
-                t = agent.start_window()
+            if agent.window_pending:
+                agent.window.calibrate_step()  # the window's memory prediction
+                if n >= self._trace_after:
+                    t = agent.start_window()
         elif phase == "profile":
             # (not active: the window stood down for the program's own profiler)
             if agent.window.steps_done + 1 >= self._trace_steps or not agent.window.active \

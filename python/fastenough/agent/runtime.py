@@ -111,6 +111,8 @@ class Agent:
                                     max(1, int(opts.get("trace_steps", 5))),
                                     with_stack=bool(opts.get("trace_stack", True)),
                                     shapes=bool(opts.get("trace_shapes", True)))
+        if opts.get("trace_memory_mib"):
+            self.window.memory_budget = int(float(opts["trace_memory_mib"]) * (1 << 20))
         self.foreign_profiler = ForeignProfilerWatch(self)
         self.window_plan = WindowPlan(self)
         self.window.guard = self.foreign_profiler
@@ -379,6 +381,7 @@ class Agent:
         if self.in_job is not None and not self.in_job.window_agreed(self.steps.index):
             return now()  # the other ranks are not there yet (in_job.py)
         self.window.done = True
+        self.window.end_calibration()
         skip = self._window_unsafe()
         if skip:
             self.window.info = {"trace": None, "skipped": skip}

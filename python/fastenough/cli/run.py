@@ -92,6 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the profiler window records no input shapes: torch's profiler then "
                    "holds no tensors while it runs (less memory); small-GEMM findings judge "
                    "by time only")
+    p.add_argument("--trace-memory", type=finite_float(0, 1 << 30, lo_open=True), default=None,
+                   metavar="MIB",
+                   help="the most the profiler window may raise the process's peak RSS by, in "
+                   "MiB (default: 75%% of the larger of 64 MiB and 5%% of the RSS); the window "
+                   "ends early, or records nothing, when stopping it would pass this")
     p.add_argument("--analyze-in-job", action="store_true",
                    help="each rank summarises its own trace at exit and rank 0 gathers the "
                    "summaries; the report is merged from them (see below)")
@@ -210,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
         "trace_gloo": args.trace_gloo,
         "trace_shapes": not args.trace_no_shapes,
     }
+    if args.trace_memory is not None:
+        agent_opts["trace_memory_mib"] = args.trace_memory
     if args.analyze_in_job:
         agent_opts.update(analyze_in_job=True, in_job_timeout=args.in_job_timeout)
     opts = RunOptions(
