@@ -67,6 +67,15 @@ def _findings(view: ReportView) -> str:
     return "".join(out)
 
 
+def _repeatability(view: ReportView) -> str:
+    """Earlier runs of the same command: which findings held in all of them."""
+    if not view.repeatability:
+        return ""
+    head, *rest = view.repeatability
+    return ("## Repeatability\n\n" + md_text(head, line_start=True) + "\n\n"
+            + "".join(f"- {md_text(line)}\n" for line in rest) + "\n")
+
+
 def _lint(view: ReportView) -> str:
     """Lint findings this run did not confirm: listed apart, never ranked."""
     if not view.lint:
@@ -159,6 +168,6 @@ def view_to_markdown(view: ReportView) -> str:
                              f"{md_text(f.value + (f' · {f.detail}' if f.detail else ''))}"
                              for f in figures) + "\n\n")
     out.append(_findings(view))
-    for part in (_lint, _time, _steps, _device, _depth, _top, _record):
+    for part in (_repeatability, _lint, _time, _steps, _device, _depth, _top, _record):
         out.append(part(view))
     return "".join(out).rstrip() + "\n"

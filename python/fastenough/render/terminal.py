@@ -92,6 +92,10 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
             console.print(rich_table(t))
     print_depth(view, console)
     print_findings(view, console)
+    if view.repeatability:
+        say(("Repeatability", "bold"), ": ", view.repeatability[0])
+        for line in view.repeatability[1:]:
+            hanging(console, "   ", line)
     if view.lint:
         say(("Lint", "bold"), ": ", view.lint.head)
         for line in view.lint.entries:

@@ -280,6 +280,15 @@ def execute(opts: RunOptions) -> RunOutcome:
             cross_reference(report, meta["cwd"], list(opts.cmd))
         except Exception as e:  # noqa: BLE001 - the measured report stands without lint
             log(f"lint cross-reference skipped: {type(e).__name__}: {e}")
+        try:
+            from fastenough.store.repeatability import note as note_repeatability
+
+            # Earlier runs of the same command in this directory's history: which
+            # findings held in all of them (issue 37, item 10).
+            note_repeatability(report, opts.cwd, shlex.join(meta.get("command") or []),
+                               run_dir, meta.get("exit_status"))
+        except Exception as e:  # noqa: BLE001 - the report stands without the note
+            log(f"repeatability note skipped: {type(e).__name__}: {e}")
         writes.attempt("report.json", lambda: _rd.write_json_atomic(run_dir / "report.json",
                                                                     report))
 

@@ -62,9 +62,18 @@ def _unconfirmed_lint(lint: LintView | None) -> str:
     return f'<p class="note">Lint: {esc(lint.head)}:</p><ul class="lint">{items}</ul>'
 
 
+def _repeatability(lines: list[str]) -> str:
+    """Earlier runs of the same command: the findings stable across them and
+    those that came and went (render/repeatability.py)."""
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines[1:])
+    return f'<p class="note">Repeatability: {esc(lines[0])}</p><ul class="lint">{items}</ul>'
+
+
 def findings_html(view: ReportView) -> str:
     views = view.findings
-    lint = _unconfirmed_lint(view.lint)
+    lint = _unconfirmed_lint(view.lint) + _repeatability(view.repeatability)
     if not views:
         line = view.no_findings
         return f'<p class="empty">{esc(line[0].upper() + line[1:])}</p>' + lint

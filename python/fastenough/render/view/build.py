@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastenough.render import depth, lint_section, record, run_files
+from fastenough.render import depth, lint_section, record, repeatability, run_files
 from fastenough.render.bounded import devices_omitted_line
 from fastenough.render.ranks import RANK_DETAIL_MAX, device_rows
 from fastenough.render.view import devices, inputs, phases, steps, top
@@ -50,6 +50,7 @@ def build_view(report: dict, run_dir: str | Path | None = None) -> ReportView:
         counters=inputs.counters_table(report),
         quirks=inputs.counters_line(report),
         charts=_charts(report, Path(run_dir) if run_dir else None),
+        repeatability=repeatability.lines(report),
     )
 
 

@@ -125,3 +125,6 @@ class ReportView:
     counters: Table | None
     quirks: str | None
     charts: Charts
+    # Earlier runs of the same command in the history: the head line, then one
+    # line per finding, stable or come and gone (render/repeatability.py).
+    repeatability: list[str] = field(default_factory=list)
