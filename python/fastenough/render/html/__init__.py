@@ -9,7 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastenough import __version__
-from fastenough.render.html import device_split, distribution, findings, page, series, timeline
+from fastenough.render.html import (
+    device_split,
+    distribution,
+    findings,
+    page,
+    series,
+    step_series,
+    timeline,
+)
 from fastenough.render.html.svg import esc
 from fastenough.render.view.build import build_view
 from fastenough.render.view.model import ReportView
@@ -92,11 +100,15 @@ def _steps_section(view: ReportView) -> str | None:
     c = view.charts
     subject = f"rank {c.step_rank}" if c.step_rank is not None else "the run"
     chart = distribution.distribution_svg(c.step_durations, c.step_marks, subject)
+    # Over the run too: a drift is a line that rises, not only a wide histogram.
+    over_run = step_series.series_svg(c.step_durations, subject)
     if not view.steps and not chart:
         return None
     parts = []
     if chart:
         parts.append(chart)
+    if over_run:
+        parts.append(over_run)
     if view.steps:
         parts.append("<ul>" + "".join(f"<li>{esc(s)}</li>" for s in view.steps) + "</ul>")
     cost = view.measurement.tool_cost
