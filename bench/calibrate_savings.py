@@ -1,0 +1,230 @@
+"""Claimed vs measured on the real programs (issue 37, item 2): for every team
+program of tests/real with an avoidable finding, and the demo, apply the fix the
+finding prints (a patch kept in tests/real/programs/fixes/<program>/<code>.patch),
+measure A (the program) against B (the program with that one fix) with
+`fastenough ab`, and compare the gain ab measures with the saving the finding
+claims.
+
+The claim is read from ab's own first A run (A1, the run with the profiler
+window: what a user of `fastenough run` would be told about that program):
+the finding's saving per step and its share of a step (report.json
+findings[].saving), and whether it was measured (evidence saving_basis
+"measured: ...") or derived from a model. The measured gain is a share of A's
+steady step, from ab's paired throughput ratio r = B/A and its interval:
+gain = 1 - 1/r. A finding's saving is a bound (the most its fix saves): the claim
+holds when the measured gain's interval does not lie above it, "inside" when the
+claim is not below the low end. A finding that prices nothing ("not estimated")
+is listed as "unpriced": it has no bound to check.
+
+    python bench/calibrate_savings.py                    # every case, ab --rounds 3
+    python bench/calibrate_savings.py --only demo --rounds 2
+    python bench/calibrate_savings.py --only hf-naive-loop:padding-waste
+
+Each case runs its program with short arguments (below, CASES) so that a run
+takes seconds; the word-level LM runs with --epochs 0, so that its steady steps
+are the generation the findings are about (with training in the run, ab's
+steady throughput would be training's, which the fix does not touch). Writes
+bench/out/calibrate/<program>/<code>/ (A and B copies, ab's runs), prints one
+table and writes bench/out/calibrate/summary.json. Exit 1 when a measured gain
+exceeds its claimed bound by more than the interval (the claim is below the
+interval's low end). Not a test: the figures depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAMS = ROOT / "tests" / "real" / "programs"
+FIXES = PROGRAMS / "fixes"
+DEMO = ROOT / "python" / "fastenough" / "demo"
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+@dataclass(frozen=True)
+class Case:
+    program: str  # the catalog's name (tests/real/catalog.py), or "demo"
+    argv: tuple[str, ...]  # the script (in src) and its arguments
+    src: Path  # the folder copied for A and for B (the patch applies there, -p1)
+    files: tuple[str, ...]  # what is copied from src
+    codes: tuple[str, ...]  # the fixes, each fixes/<program>/<code>.patch
+    env: dict = field(default_factory=dict)
+
+
+CASES = [
+    Case("hf-naive-loop", ("hf_naive.py", "--pairs", "96", "--batch", "8"), PROGRAMS,
+         ("hf_naive.py",), ("train-mode-in-eval", "autograd-in-eval", "padding-waste"),
+         env=OFFLINE),
+    Case("ema-deepcopy", ("ema_deepcopy.py", "--epochs", "2"), PROGRAMS,
+         ("ema_deepcopy.py",), ("dataloader-bound",)),
+    Case("word-lm-transformer", ("word_lm.py", "--model", "Transformer", "--epochs", "0",
+                                 "--generate", "200", "--save", "model.pt"), PROGRAMS,
+         ("word_lm.py", "lm_models.py"), ("full-vocab-logits", "recompute-prefix")),
+    Case("demo", ("workload.py", "--items", "24", "--threads", "1"), DEMO,
+         ("workload.py",),
+         ("autograd-in-eval", "full-vocab-logits", "padding-waste", "serial-small-gemm")),
+]
+
+
+def prepare(case: Case, code: str | None, dest: Path) -> Path:
+    """A copy of the program's files in dest, with the fix of `code` applied."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for f in case.files:
+        shutil.copy2(case.src / f, dest / f)
+    if code:
+        patch = FIXES / case.program / f"{code}.patch"
+        before = {f: (dest / f).read_bytes() for f in case.files}
+        # GNU patch, exact context (no fuzz): `git apply` inside this repository's
+        # tree (bench/out) would skip paths outside the repository's own silently.
+        p = subprocess.run(["patch", "-p1", "--fuzz=0", "--batch", "--forward",
+                            "--no-backup-if-mismatch", "-i", str(patch)], cwd=dest,
+                           capture_output=True, text=True)
+        if p.returncode != 0 or all((dest / f).read_bytes() == b for f, b in before.items()):
+            raise SystemExit(f"{patch.relative_to(ROOT)} does not apply: "
+                             f"{(p.stdout + p.stderr).strip()}")
+    return dest
+
+
+def claim_of(report: dict, code: str) -> dict:
+    """The finding's claim in A1's report: per step, share, basis."""
+    found = [f for f in report.get("findings") or []
+             if f.get("code") == code and f.get("verdict") == "avoidable"]
+    steady = (report.get("steps") or {}).get("steady_median_ns")
+    if not found:
+        return {"found": False, "steady_median_ns": steady}
+    per = [(f.get("saving") or {}).get("per_step_ns") for f in found]
+    share = [(f.get("saving") or {}).get("share_of_step") for f in found]
+    ev = found[0].get("evidence") or {}
+    basis = str(ev.get("saving_basis") or "")
+    if any(p is None for p in per):
+        kind = "unpriced" + (f" ({ev['probe_skipped']})" if ev.get("probe_skipped") else "")
+    elif basis.startswith("measured"):
+        kind = "measured"
+    else:
+        kind = "derived" + (f" ({ev['saving_model']})" if ev.get("saving_model") else "")
+    priced = kind.split()[0] != "unpriced"
+    return {"found": True, "basis": kind,
+            "upper_bound": all((f.get("saving") or {}).get("upper_bound", True) for f in found),
+            "per_step_ns": sum(per) if priced else None,
+            "share_of_step": min(1.0, sum(s or 0 for s in share)) if priced else None,
+            # the same saving as a share of A1's steady median step (ab's unit)
+            "share_of_steady": (min(1.0, sum(per) / steady) if priced and steady else None),
+            "steady_median_ns": steady}
+
+
+def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict) -> dict:
+    work = out / case.program / code
+    a = prepare(case, None, work / "A")
+    b = prepare(case, code, work / "B")
+    py = sys.executable
+    cmd_a = shlex.join([py, str(a / case.argv[0]), *case.argv[1:]])
+    cmd_b = shlex.join([py, str(b / case.argv[0]), *case.argv[1:]])
+    ab_dir = work / "ab"
+    if ab_dir.exists():
+        shutil.rmtree(ab_dir)
+    p = subprocess.run([py, "-m", "fastenough", "ab", "--json", "--no-history",
+                        "--rounds", str(rounds), "--dir", str(ab_dir), cmd_a, cmd_b],
+                       cwd=work, env=dict(env, **case.env), capture_output=True, text=True)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        return {"error": f"ab exit {p.returncode}: {(p.stderr or p.stdout)[-600:]}"}
+    report_path = ab_dir / "A1" / "report.json"
+    claim = (claim_of(json.loads(report_path.read_text()), code) if report_path.exists()
+             else {"found": False})
+    r = doc.get("ratio") or {}
+    row = {"claim": claim, "unit": doc.get("unit"), "verdict": doc.get("verdict"),
+           "ratio": r or None, "outputs": (doc.get("outputs") or {}).get("verdict")}
+    if r.get("ratio"):
+        row["gain"] = 1 - 1 / r["ratio"]
+        row["gain_interval"] = [1 - 1 / r["low"], 1 - 1 / r["high"]]
+    return row
+
+
+def outcome(row: dict) -> str:
+    claim = row.get("claim") or {}
+    if "error" in row or "gain" not in row:
+        return "not measured"
+    if not claim.get("found"):
+        return "not found"
+    share = claim.get("share_of_step")
+    if share is None:
+        return "unpriced"
+    return "yes" if share >= row["gain_interval"][0] else "NO"
+
+
+def fmt_share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3, help="ab's A B B A blocks per fix (default 3)")
+    ap.add_argument("--only", action="append", default=[], metavar="PROGRAM[:CODE]",
+                    help="only this program (or this one fix); repeatable")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "calibrate")
+    args = ap.parse_args()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FASTENOUGH_")}
+    env.setdefault("OMP_NUM_THREADS", "1")
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+
+    def wanted(case: Case, code: str) -> bool:
+        return not args.only or any(o in (case.program, f"{case.program}:{code}")
+                                    for o in args.only)
+
+    rows = []
+    for case in CASES:
+        for code in case.codes:
+            if not wanted(case, code):
+                continue
+            print(f"... {case.program}: {code}", file=sys.stderr, flush=True)
+            row = dict(program=case.program, finding=code,
+                       command=shlex.join(case.argv), **run_ab(case, code, out, args.rounds, env))
+            row["inside"] = outcome(row)
+            rows.append(row)
+
+    print(f"fastenough ab --rounds {args.rounds} per fix (A = program, B = program + the "
+          "finding's fix); gain = 1 - A/B time per step (or per item), as a share of A's step")
+    head = (f"{'program':20} {'finding':19} {'claimed/step':>12} {'share':>6} {'of steady':>9} "
+            f"{'basis':9} {'ab B/A [95%]':>20} {'gain [95%]':>22} {'inside'}")
+    print(head)
+    print("-" * len(head))
+    for row in rows:
+        c = row.get("claim") or {}
+        per = c.get("per_step_ns")
+        per_s = "not found" if not c.get("found") else (
+            "not est." if per is None else f"{per / 1e6:.2f} ms")
+        basis = (c.get("basis") or "-").split()[0]
+        if c.get("found") and not c.get("upper_bound", True):
+            basis += "*"
+        r = row.get("ratio") or {}
+        ab_s = (f"{r['ratio']:.2f}x [{r['low']:.2f},{r['high']:.2f}]" if r.get("ratio")
+                else (row.get("error") or row.get("verdict") or "-")[:20])
+        gain_s = (f"{row['gain']:.1%} [{row['gain_interval'][0]:.1%},"
+                  f"{row['gain_interval'][1]:.1%}]" if "gain" in row else "-")
+        print(f"{row['program']:20} {row['finding']:19} {per_s:>12} "
+              f"{fmt_share(c.get('share_of_step')):>6} {fmt_share(c.get('share_of_steady')):>9} "
+              f"{basis:9} {ab_s:>20} {gain_s:>22} {row['inside']}")
+    print("(share: the finding's share_of_step as reported; of steady: its per-step saving "
+          "over A1's steady median step; * an estimate, not a bound)")
+    for row in rows:
+        if row.get("error"):
+            print(f"{row['program']}:{row['finding']}: {row['error']}", file=sys.stderr)
+    (out / "summary.json").write_text(json.dumps({"rounds": args.rounds, "rows": rows},
+                                                 indent=1))
+    return 1 if any(row["inside"] == "NO" for row in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
