@@ -137,6 +137,19 @@ TEAM = [
     Program("torchrun-ddp-gloo", ("ddp_gloo.py", "--save", "ddp.pt"), torchrun=2),
     Program("checkpoint-roundtrip", ("checkpoint_roundtrip.py",)),
     Program("ema-deepcopy", ("ema_deepcopy.py",)),
+    # lm-evaluation-harness's HF log-likelihood loop and cleanrl's DQN, as they run
+    # (issue 37, item 8: the fresh suite's two misses).
+    Program("lm-eval-loglikelihood", ("lm_eval_loglik.py", "--questions", "64"),
+            needs=("transformers",), env=OFFLINE,
+            expect=(("full-vocab-logits[avoidable]@lm_eval_loglik.py",
+                     "F.log_softmax(self._model_call(batched_inps), dim=-1) normalises every "
+                     "position; only each continuation's (1 to 4 of ~40) are gathered"),),
+            forbid=(("autograd-in-eval", "_model_call runs under torch.no_grad()"),
+                    ("train-mode-in-eval", "HFLM calls model.eval()"))),
+    Program("dqn-acting", ("dqn_acting.py",), needs=("gymnasium",),
+            expect=(("autograd-in-eval[avoidable]@dqn_acting.py",
+                     "q_network(torch.Tensor(obs)) acts with autograd on at every step, "
+                     "between the training steps: no backward uses those graphs"),)),
 ]
 
 EX = CORPUS / "pytorch_examples"

@@ -191,7 +191,38 @@ def test_ema_deepcopy_mid_run(pairs):
                                        if f.get("verdict") == "avoidable"]
 
 
+# ---------------------------------------------------------------- the fresh suite's misses
+@pytest.mark.real
+def test_lm_eval_loglikelihood_full_vocab_logits(pairs):
+    # Issue 37, item 8: lm-evaluation-harness normalises every position, then
+    # reads each continuation's few.
+    pair = pairs("lm-eval-loglikelihood")
+    assert_same_behaviour(pair)
+    assert_measured(pair, allowed=("few-steady-steps",))
+    f = finding(pair, "full-vocab-logits")
+    ev = f["evidence"]
+    assert ev["positions_read"] * 5 <= ev["positions"], ev  # about 6% read
+    assert ("lm_eval_loglik.py", line_of("lm_eval_loglik.py", "return self.model(inps)")) \
+        in where_lines(f)
+
+
+@pytest.mark.real
+def test_dqn_acting_forwards_over_the_whole_run(pairs):
+    # Issue 37, item 8: the acting forward runs with autograd on at every
+    # environment step; all of them count, not only those before training.
+    pair = pairs("dqn-acting")
+    assert_same_behaviour(pair)
+    assert_measured(pair)
+    acting = int(pair.plain.stdout.split("acting forwards: ")[1].split(";")[0])
+    f = finding(pair, "autograd-in-eval")
+    ev = f["evidence"]
+    assert 0.7 * acting <= ev["unused_graph_forwards"] <= 1.3 * acting, (acting, ev)
+    assert ("dqn_acting.py", line_of("dqn_acting.py", "q_values = q_network(")) \
+        in where_lines(f)
+
+
 def test_catalog_programs_all_tested():
     tested = {"word-lm-transformer", "word-lm-lstm", "st-encode", "hf-naive-loop",
-              "torchrun-ddp-gloo", "checkpoint-roundtrip", "ema-deepcopy"}
+              "torchrun-ddp-gloo", "checkpoint-roundtrip", "ema-deepcopy",
+              "lm-eval-loglikelihood", "dqn-acting"}
     assert tested == {p.name for p in TEAM}
