@@ -50,3 +50,46 @@ def test_no_dispatch_mode_outlives_its_window(tmp_path):
     # Before the fix: "modes 1" (one mode per steady window, for good).
     assert r.proc.stdout.split() == ["modes", "0"], r.proc.stdout + r.proc.stderr[-2000:]
     assert r.main_agent()["agent_error"] is None
+
+
+class _Reg:
+    """What LogitsCheck reads of its registry."""
+
+    def __init__(self, torch) -> None:
+        self.torch = torch
+        self.in_steady = False
+        self.probe = False
+        self.errors: list[str] = []
+
+    def internal_error(self, where: str) -> None:
+        self.errors.append(where)
+
+
+def test_the_guard_takes_a_stray_mode_off_and_says_so():
+    """The guard, whatever left a mode of ours installed: once the program's ops
+    through it pass STRAY_MAX with no window open, the next safe point (the
+    model's next call) takes our modes off the stack and the checks switch
+    themselves off, with the reason that the report shows ("checks-stopped")."""
+    import torch
+
+    from fastenough.agent.checks import logits
+
+    reg = _Reg(torch)
+    check = logits.LogitsCheck(reg)
+    base = torch._C._len_torch_dispatch_stack()
+    stray = logits._Mode(check)
+    stray.__enter__()  # installed, and no window of the check's open: a leak
+    try:
+        x = torch.ones(4)
+        for _ in range(logits.STRAY_MAX + 10):
+            x = x + 1
+        assert check.stray_ops > logits.STRAY_MAX
+        assert reg.errors == []  # nothing is done from inside the handler
+        check.on_pre(torch.nn.Linear(2, 2), (), {})
+        assert torch._C._len_torch_dispatch_stack() == base
+        assert len(reg.errors) == 1 and reg.errors[0].startswith("own cost:"), reg.errors
+        assert "switched themselves off" in reg.errors[0]
+    finally:
+        while torch._C._len_torch_dispatch_stack() > base:
+            torch._C._get_dispatch_stack_at(torch._C._len_torch_dispatch_stack() - 1).__exit__(
+                None, None, None)
