@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "fastenough/analysis/shapes.h"
 #include "fastenough/annotate/annotated_trace.h"
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/merge.h"
@@ -107,6 +108,25 @@ nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& ou
   return out;
 }
 
+// One trace's shape census (analysis/shapes.h) as a JSON array of the report's
+// "shapes" rows, for `fastenough replay`: up to top_ops op names, per_op
+// shapes each (the report keeps the 10 hottest; replay --op looks further).
+std::string ShapeCensusJson(const FsPath& path, size_t top_ops, size_t per_op) {
+  StatusOr<std::string> result = [&]() -> StatusOr<std::string> {
+    nb::gil_scoped_release release;
+    StatusOr<trace::EventStore> store = trace::LoadTrace(path.native());
+    if (!store.ok()) return store.status();
+    std::string out = "[";
+    for (const auto& row : analysis::ShapeCensus(*store, top_ops, per_op)) {
+      if (out.size() > 1) out += ',';
+      out += analysis::ShapeRowJson(row);
+    }
+    out += ']';
+    return out;
+  }();
+  return ValueOrThrow(std::move(result));
+}
+
 // The annotations an earlier --annotate left in a trace: [(ph, name, ts_ns)].
 nb::list TraceAnnotations(const FsPath& path) {
   StatusOr<trace::EventStore> store = [&] {
@@ -133,6 +153,11 @@ void RegisterTrace(nb::module_& m) {
         nb::arg("frame_roots") = nb::none(),
         "analyze_to_json, and each rank's fastenough.rank-summary/1 document: "
         "{'report': JSON text, 'summaries': [(rank, JSON text), ...]} in input order.");
+  m.def("shape_census", &ShapeCensusJson, nb::arg("path"), nb::arg("top_ops") = 10,
+        nb::arg("per_op") = 5,
+        "One trace's shape census as JSON text: the report's `shapes` rows (op, input "
+        "dims / types / strides / concrete inputs, count, total_ns, device_ns) of its "
+        "top_ops hottest op names, per_op shapes each.");
   m.def("summarize_trace", &SummarizeTrace, nb::arg("path"), nb::arg("frame_roots") = nb::none(),
         nb::arg("input_index") = 0,
         "One trace's fastenough.rank-summary/1 document as (rank, JSON text): the summary "

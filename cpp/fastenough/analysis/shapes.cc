@@ -42,7 +42,7 @@ void AppendRaw(std::string& out, const std::string& raw) {
 }  // namespace
 
 std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops, size_t per_op) {
-  using Key = std::tuple<StringId, StringId, StringId, StringId>;
+  using Key = std::tuple<StringId, StringId, StringId, StringId, StringId>;
   struct Acc {
     int64_t count = 0, total_ns = 0, device_ns = 0;
   };
@@ -55,7 +55,7 @@ std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops
     if (store.input_dims[i] == kNoString) continue;
     any_shape = true;
     Acc& a = by_shape[{store.name[i], store.input_dims[i], store.input_types[i],
-                       store.input_strides[i]}];
+                       store.input_strides[i], store.input_concrete[i]}];
     a.count += 1;
     a.total_ns += store.dur_ns[i];
   }
@@ -70,7 +70,7 @@ std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops
   for (const auto& [op, ns] : device_by_op) {
     if (store.input_dims[op] == kNoString) continue;
     auto it = by_shape.find({store.name[op], store.input_dims[op], store.input_types[op],
-                             store.input_strides[op]});
+                             store.input_strides[op], store.input_concrete[op]});
     if (it != by_shape.end()) it->second.device_ns += ns;
   }
   // Hottest names that have shapes.
@@ -85,13 +85,14 @@ std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops
   for (const auto& [total, id] : names) {
     if (taken == top_ops) break;
     std::vector<ShapeRow> rows;
-    for (auto it = by_shape.lower_bound({id, 0, 0, 0});
+    for (auto it = by_shape.lower_bound({id, 0, 0, 0, 0});
          it != by_shape.end() && std::get<0>(it->first) == id; ++it) {
       ShapeRow r;
       r.op = std::string(store.strings().Get(id));
       r.input_dims = std::string(store.strings().Get(std::get<1>(it->first)));
       r.input_types = std::string(store.strings().Get(std::get<2>(it->first)));
       r.input_strides = std::string(store.strings().Get(std::get<3>(it->first)));
+      r.input_concrete = std::string(store.strings().Get(std::get<4>(it->first)));
       r.count = it->second.count;
       r.total_ns = it->second.total_ns;
       r.device_ns = it->second.device_ns;
@@ -118,6 +119,8 @@ std::string ShapeRowJson(const ShapeRow& r) {
   AppendRaw(out, r.input_types);
   out += ",\"input_strides\":";
   AppendRaw(out, r.input_strides);
+  out += ",\"input_concrete\":";
+  AppendRaw(out, r.input_concrete);
   out += ",\"count\":" + std::to_string(r.count);
   out += ",\"total_ns\":" + std::to_string(r.total_ns);
   out += ",\"device_ns\":" + std::to_string(r.device_ns) + "}";

@@ -1,5 +1,5 @@
 // Shape census: for the hottest CPU ops, the distinct (Input Dims, Input
-// type, Input Strides) they were called with, and how often / how long. This
+// type, Input Strides, Concrete Inputs) they were called with, and how often / how long. This
 // is the input of per-shape kernel work (docs/method.md) and needs a
 // trace recorded with record_shapes=True:
 //   args: {"Input Dims": [[8, 512], [512, 512]], "Input type": ["float", "float"],
@@ -19,6 +19,7 @@ struct ShapeRow {
   std::string input_dims;     // raw JSON text, "" when absent
   std::string input_types;    // raw JSON text
   std::string input_strides;  // raw JSON text
+  std::string input_concrete;  // raw JSON text of "Concrete Inputs" (scalars as text), "" when absent
   int64_t count = 0;
   int64_t total_ns = 0;       // inclusive host time of these calls
   int64_t device_ns = 0;      // device activity they launched (direct External id)

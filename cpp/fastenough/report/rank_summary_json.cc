@@ -101,6 +101,7 @@ std::string RankSummaryToJson(const RankSummary& s) {
     text_or_null("input_dims", row.input_dims);
     text_or_null("input_types", row.input_types);
     text_or_null("input_strides", row.input_strides);
+    text_or_null("input_concrete", row.input_concrete);
     w.Field("count", row.count).Field("total_ns", row.total_ns).Field("device_ns", row.device_ns);
     w.EndObject();
   }
@@ -615,6 +616,8 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view json, const std::string&
     shape.input_dims = row.StringOrNull("input_dims");
     shape.input_types = row.StringOrNull("input_types");
     shape.input_strides = row.StringOrNull("input_strides");
+    // (absent in summaries written before input_concrete existed)
+    if (row.Has("input_concrete")) shape.input_concrete = row.StringOrNull("input_concrete");
     shape.count = row.Int("count");
     shape.total_ns = row.Int("total_ns");
     shape.device_ns = row.Int("device_ns");

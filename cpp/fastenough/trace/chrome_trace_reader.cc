@@ -61,7 +61,8 @@ struct Event {
   std::string_view pid_text, tid_text;  // non-empty: pid/tid was a non-numeric string
   int64_t correlation = kNone, external_id = kNone, device = kNone, stream = kNone;
   int64_t bytes = kNone, python_id = kNone, python_parent_id = kNone, stream_id = kNone;
-  std::string_view input_dims, input_types, input_strides, arg_name, task_type, labels;
+  std::string_view input_dims, input_types, input_strides, input_concrete, arg_name, task_type,
+      labels;
   // [memory] instant events ("Bytes" with a capital B; "bytes" is a copy's size).
   int64_t mem_bytes = kNone, total_allocated = kNone, total_reserved = kNone;
   int64_t device_type = kNone, device_id = kNone, addr = kNone;
@@ -312,6 +313,8 @@ error_code ReadArgs(od::value v, Event* ev) {
       e = ReadRaw(a, &ev->input_types);
     } else if (KeyIs(key, "Input Strides")) {
       e = ReadRaw(a, &ev->input_strides);
+    } else if (KeyIs(key, "Concrete Inputs")) {
+      e = ReadRaw(a, &ev->input_concrete);
     } else if (KeyIs(key, "device")) {
       e = ReadInt(a, &ev->device, &ev->counters);
     } else if (KeyIs(key, "stream")) {
@@ -605,6 +608,7 @@ void Reader::CommitSlice(Event& ev) {
   if (!ev.input_dims.empty()) r.input_dims = store_->strings().Intern(ev.input_dims);
   if (!ev.input_types.empty()) r.input_types = store_->strings().Intern(ev.input_types);
   if (!ev.input_strides.empty()) r.input_strides = store_->strings().Intern(ev.input_strides);
+  if (!ev.input_concrete.empty()) r.input_concrete = store_->strings().Intern(ev.input_concrete);
   r.python_id = ev.python_id;
   r.python_parent_id = ev.python_parent_id;
   const int64_t tid_stream = ev.tid_text.empty() ? ev.tid : TrailingNumber(ev.tid_text);
@@ -1102,6 +1106,7 @@ Status Reader::Run() {
   s.input_dims.reserve(estimate);
   s.input_types.reserve(estimate);
   s.input_strides.reserve(estimate);
+  s.input_concrete.reserve(estimate);
   s.python_id.reserve(estimate);
   s.python_parent_id.reserve(estimate);
 

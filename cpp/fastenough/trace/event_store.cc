@@ -44,6 +44,7 @@ void EventStore::AddSlice(const SliceRow& r) {
   input_dims.push_back(r.input_dims);
   input_types.push_back(r.input_types);
   input_strides.push_back(r.input_strides);
+  input_concrete.push_back(r.input_concrete);
   python_id.push_back(r.python_id);
   python_parent_id.push_back(r.python_parent_id);
 }

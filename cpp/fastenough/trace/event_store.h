@@ -123,6 +123,9 @@ struct SliceRow {
   StringId input_dims = kNoString;   // raw JSON text of args["Input Dims"]
   StringId input_types = kNoString;  // raw JSON text of args["Input type"]
   StringId input_strides = kNoString;  // raw JSON text of args["Input Strides"]
+  // raw JSON text of args["Concrete Inputs"] (PyTorch 2.1+): scalars and int
+  // lists as text, "" for tensors, e.g. ["", "[2, 2]", "1", "True"]
+  StringId input_concrete = kNoString;
   int64_t python_id = kNone;         // args["Python id"]
   int64_t python_parent_id = kNone;  // args["Python parent id"]
 };
@@ -165,6 +168,7 @@ class EventStore {
   std::vector<StringId> input_dims;
   std::vector<StringId> input_types;
   std::vector<StringId> input_strides;
+  std::vector<StringId> input_concrete;
   std::vector<int64_t> python_id;
   std::vector<int64_t> python_parent_id;
 

@@ -13,7 +13,7 @@ from fastenough.render.escape import visible
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
 SUBCOMMANDS = ["run", "analyze", "merge", "compare", "ab", "diff", "history", "demo", "decide",
-               "report", "explain", "lint", "mcp"]
+               "report", "explain", "lint", "replay", "mcp"]
 
 DESCRIPTION = """\
 fastenough measures where a PyTorch run's time goes, finds the waste that can
@@ -38,6 +38,8 @@ be removed, and says how much each fix can save at most.
                                        before running
   fastenough diff RUN_A RUN_B          what changed: phases, throughput,
                                        findings, ops, kernels
+  fastenough replay trace.json.gz      a runnable script per hot op: its
+                                       inputs rebuilt, a kernel to try, timed
   fastenough mcp                       the verbs for coding agents, over MCP
                                        (stdio)
 
