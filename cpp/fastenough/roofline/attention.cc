@@ -14,6 +14,7 @@
 // Bytes, forward: Q, K, V (and a mask / bias) read once; O (and the
 // logsumexp, fp32 [B, Hq, Lq], where the op returns it) written once.
 // Backward: every tensor input read once; dQ, dK, dV written once.
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -118,8 +119,7 @@ StatusOr<OpWork> ModelAttention(const OpCall& c) {
                             Dims(k->dims) + ", " + Dims(v->dims));
   }
   // GQA: the key/value heads divide the query heads (and so B*Hkv divides B*Hq).
-  if (gk->bh <= 0 || gq->bh < gk->bh ||
-      static_cast<int64_t>(gq->bh) % static_cast<int64_t>(gk->bh) != 0) {
+  if (gk->bh <= 0 || gq->bh < gk->bh || std::fmod(gq->bh, gk->bh) != 0) {
     return BadShapes(c, "key/value heads do not divide the query heads: " + Dims(q->dims) +
                             ", " + Dims(k->dims));
   }

@@ -14,6 +14,7 @@
 // A bias adds N * Cout * prod(out). Bytes: input, weight, bias read once,
 // output written once. stride / padding / dilation / groups come from
 // Concrete Inputs; without them there is no model (the output size is unknown).
+#include <cmath>
 #include <string>
 
 #include "fastenough/roofline/model_util.h"
@@ -122,50 +123,65 @@ StatusOr<OpWork> ModelConvolution(const OpCall& c) {
     if (!tv) missing = true;
     transposed = tv.value_or(false);
   }
-  if (missing || !groups) {
+  if (missing || !groups.has_value()) {
     return NoModel(c.name + ": stride, padding, dilation, groups or transposed not in Concrete Inputs");
   }
   if (!stride || !padding || !dilation || !out_pad) {
     return BadShapes(c, "stride / padding / dilation do not match the " + std::to_string(rank) +
                             " spatial dims");
   }
-  const int64_t g = *groups;
-  const int64_t n = in[0], cin = in[1];
-  if (g <= 0) return BadShapes(c, "groups must be positive");
-  int64_t cout = 0;
+  // Concrete values are unchecked text: bound them (2^31) and do the size
+  // arithmetic in doubles, so that no input can overflow an integer.
+  constexpr int64_t kMaxParam = int64_t{1} << 31;
+  auto in_range = [&](const std::vector<int64_t>& v, int64_t lo) {
+    for (int64_t x : v) {
+      if (x < lo || x > kMaxParam) return false;
+    }
+    return true;
+  };
+  if (!in_range(*stride, 1) || !in_range(*dilation, 1) || !in_range(*padding, 0) ||
+      !in_range(*out_pad, 0) || *groups < 1 || *groups > kMaxParam) {
+    return BadShapes(c, "stride / dilation / groups must be positive, padding not negative");
+  }
+  const double g = static_cast<double>(*groups);
+  const double n = static_cast<double>(in[0]), cin = static_cast<double>(in[1]);
+  const double w0 = static_cast<double>(wt->dims[0]), w1 = static_cast<double>(wt->dims[1]);
+  double cout = 0;
   if (!transposed) {
-    if (wt->dims[1] * g != cin || wt->dims[0] % g != 0) {
+    if (w1 * g != cin || std::fmod(w0, g) != 0) {
       return BadShapes(c, "weight " + Dims(wt->dims) + " does not fit input channels " +
-                              std::to_string(cin) + " with groups " + std::to_string(g));
+                              std::to_string(in[1]) + " with groups " + std::to_string(*groups));
     }
-    cout = wt->dims[0];
+    cout = w0;
   } else {
-    if (wt->dims[0] != cin || cin % g != 0) {
+    if (w0 != cin || std::fmod(cin, g) != 0) {
       return BadShapes(c, "transposed weight " + Dims(wt->dims) + " does not fit input channels " +
-                              std::to_string(cin) + " with groups " + std::to_string(g));
+                              std::to_string(in[1]) + " with groups " + std::to_string(*groups));
     }
-    cout = wt->dims[1] * g;
+    cout = w1 * g;
   }
-  std::vector<int64_t> out(rank);
+  std::vector<double> out(rank);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t k = wt->dims[2 + i], s = (*stride)[i], p = (*padding)[i], d = (*dilation)[i];
-    if (s <= 0 || d <= 0 || p < 0) return BadShapes(c, "stride / dilation / padding out of range");
+    const double x = static_cast<double>(in[2 + i]), k = static_cast<double>(wt->dims[2 + i]);
+    const double s = static_cast<double>((*stride)[i]), p = static_cast<double>((*padding)[i]);
+    const double d = static_cast<double>((*dilation)[i]);
     if (same) {
-      out[i] = (in[2 + i] + s - 1) / s;
+      out[i] = std::ceil(x / s);
     } else if (!transposed) {
-      const int64_t span = in[2 + i] + 2 * p - d * (k - 1) - 1;
+      const double span = x + 2 * p - d * (k - 1) - 1;
       if (span < 0) return BadShapes(c, "kernel larger than the padded input");
-      out[i] = span / s + 1;
+      out[i] = std::floor(span / s) + 1;
     } else {
-      out[i] = (in[2 + i] - 1) * s - 2 * p + d * (k - 1) + (*out_pad)[i] + 1;
+      out[i] = (x - 1) * s - 2 * p + d * (k - 1) + static_cast<double>((*out_pad)[i]) + 1;
     }
-    if (out[i] <= 0) return BadShapes(c, "output size not positive");
+    if (!(out[i] > 0)) return BadShapes(c, "output size not positive");
   }
+  double out_prod = 1;
+  for (double o : out) out_prod *= o;
   const double kernel = Prod(wt->dims, 2);
-  const double out_elems = static_cast<double>(n) * cout * Prod(out);
-  const double macs = transposed
-                          ? static_cast<double>(n) * cin * Prod(in, 2) * (cout / g) * kernel
-                          : out_elems * (cin / g) * kernel;
+  const double out_elems = n * cout * out_prod;
+  const double macs = transposed ? n * cin * Prod(in, 2) * (cout / g) * kernel
+                                 : out_elems * (cin / g) * kernel;
   const int esize = DtypeBytes(x->dtype);
   OpWork w;
   w.family = OpFamily::kConvolution;
@@ -209,7 +225,7 @@ StatusOr<OpWork> ModelConvolution(const OpCall& c) {
   }
   if (mask[2]) {  // grad_bias: a sum over N and the output positions
     w.flops += out_elems;
-    w.bytes += static_cast<double>(cout) * esize;
+    w.bytes += cout * esize;
   }
   return w;
 }

@@ -28,7 +28,7 @@ StatusOr<OpWork> ModelEmbedding(const OpCall& c) {
     const OpArg* weight = TensorArg(c, 0, 2, 2);
     const OpArg* idx = TensorArg(c, 1);
     if (weight == nullptr || idx == nullptr) return BadShapes(c, "expects weight [V, D] and indices");
-    const double rows = static_cast<double>(idx->numel()) * weight->dims[1];
+    const double rows = idx->numel() * static_cast<double>(weight->dims[1]);
     w.dtype = weight->dtype;
     w.bytes = idx->bytes() + 2.0 * rows * DtypeBytes(weight->dtype);
     return w;
@@ -41,8 +41,9 @@ StatusOr<OpWork> ModelEmbedding(const OpCall& c) {
     if (nw == nullptr || !nw->int_value()) {
       return NoModel(c.name + " without Concrete Inputs: num_weights (the gradient's rows) not recorded");
     }
+    if (*nw->int_value() < 0) return BadShapes(c, "num_weights is negative");
     w.dtype = go->dtype;
-    w.flops = static_cast<double>(go->numel());
+    w.flops = go->numel();
     w.bytes = go->bytes() + idx->bytes() +
               static_cast<double>(*nw->int_value()) * go->dims.back() * DtypeBytes(go->dtype);
     return w;

@@ -9,13 +9,15 @@ namespace fastenough::roofline {
 
 namespace dom = simdjson::dom;
 
-int64_t OpArg::numel() const {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+double OpArg::numel() const {
+  double n = 1;
+  for (int64_t d : dims) n *= static_cast<double>(d);
   return n;
 }
 
 namespace {
+
+constexpr int64_t kMaxDim = int64_t{1} << 40;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -40,12 +42,12 @@ bool ReadShape(dom::element e, OpArg* a) {
     int64_t v = 0;
     dom::array inner;
     if (x.get_int64().get(v) == simdjson::SUCCESS) {
-      if (v < 0) return false;
+      if (v < 0 || v > kMaxDim) return false;
       a->dims.push_back(v);
     } else if (x.get_array().get(inner) == simdjson::SUCCESS) {
       std::vector<int64_t> shape;
       for (dom::element y : inner) {
-        if (y.get_int64().get(v) != simdjson::SUCCESS || v < 0) return false;
+        if (y.get_int64().get(v) != simdjson::SUCCESS || v < 0 || v > kMaxDim) return false;
         shape.push_back(v);
       }
       a->list_dims.push_back(std::move(shape));

@@ -29,8 +29,8 @@ struct OpArg {
   Dtype dtype = Dtype::kUnknown;                // from type; kUnknown for non-tensors
 
   bool is_tensor() const { return dtype != Dtype::kUnknown; }
-  int64_t numel() const;  // product of dims (1 for a 0-d tensor)
-  double bytes() const { return static_cast<double>(numel()) * DtypeBytes(dtype); }
+  double numel() const;  // product of dims (1 for a 0-d tensor); a double: no overflow
+  double bytes() const { return numel() * DtypeBytes(dtype); }
   // Concrete value as an int list: "[1, 2]" -> {1, 2}, "3" -> {3}; nullopt when
   // absent or not integers.
   std::optional<std::vector<int64_t>> ints() const;
@@ -51,8 +51,8 @@ struct OpCall {
 
 // Parses the raw JSON texts of the three lists (as the trace reader keeps
 // them: EventStore::input_dims / input_types). concrete_json may be empty.
-// InvalidArgument when a text is not a JSON list of the expected shape or the
-// lists' lengths differ.
+// InvalidArgument when a text is not a JSON list of the expected shape, the
+// lists' lengths differ, or a dim is negative or above 2^40 (no real tensor).
 StatusOr<OpCall> ParseOpCall(std::string_view name, std::string_view input_dims_json,
                              std::string_view input_types_json,
                              std::string_view concrete_json = {});

@@ -450,6 +450,17 @@ TEST(RooflineOpCall, MalformedArgumentLists) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseOpCall("aten::mm", "[[1, 2]]", "[\"float\"]", "[\"\", \"\"]").status().code(),
             StatusCode::kInvalidArgument);
+  // A dim above 2^40 is no real tensor (and would overflow the arithmetic).
+  EXPECT_EQ(ParseOpCall("aten::mm", "[[2199023255553, 2]]", "[\"float\"]").status().code(),
+            StatusCode::kInvalidArgument);
+  // Out-of-range convolution parameters are bad shapes, not an overflow.
+  StatusOr<OpWork> conv = ModelOp(
+      "aten::convolution", "[[1, 4, 8, 8], [4, 4, 3, 3], [], [], [], [], [], [], []]",
+      "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+      "\"ScalarList\", \"Scalar\"]",
+      "[\"\", \"\", \"\", \"[9223372036854775807]\", \"[0]\", \"[1]\", \"False\", \"[0]\", "
+      "\"1\"]");
+  EXPECT_EQ(conv.status().code(), StatusCode::kInvalidArgument);
   StatusOr<OpCall> c = ParseOpCall("aten::cat", "[[[5, 128], [5, 128]], []]",
                                    "[\"TensorList\", \"Scalar\"]", "[\"\", \"0\"]");
   ASSERT_TRUE(c.ok());
