@@ -195,3 +195,19 @@ def test_no_full_vocab_when_every_row_is_read_whole(tmp_path, lm):
 
     doc = run_checks(tmp_path, perplexity)
     assert findings(doc, "full-vocab-logits") == []
+
+
+
+def test_full_vocab_reads_count_when_ids_are_reused(tmp_path, lm):
+    # lm-eval's loop rebinds each row's slice (to its unsqueeze): the freed
+    # slice's id often goes to the next row's, whose entry replaced the read
+    # one, and a read was lost (5 of 6 pairs in 2 of 12 runs before). Runs
+    # with the heap in different states: every one reads the 6.
+    reqs = [([1 + i] * (9 + i % 4), [5] * (1 + i % 2)) for i in range(8)]
+    junk, read = [], []
+    for k in range(12):
+        junk.append([torch.zeros(k) for _ in range(3 * k)])  # another heap state
+        doc = run_checks(tmp_path / str(k), lambda reg: [loglikelihoods(lm, reqs)
+                                                         for _ in range(3)])
+        read += [f["evidence"]["positions_read"] for f in findings(doc, "full-vocab-logits")]
+    assert read == [6] * 12

@@ -109,6 +109,11 @@ class LogitsCheck:
         self.where: dict | None = None
         self._mode = None
         self._entries: dict[int, _Entry] = {}
+        # Entries whose tensor died and whose id a new tensor took (CPython reuses
+        # ids: lm-evaluation-harness's loop rebinds each row's slice to its
+        # unsqueeze, and the next row's slice gets the freed id): kept for the
+        # count of pairs read, which lost that row's read before.
+        self._retired: list[_Entry] = []
         self._ops = 0
         self._positions = 0  # pairs at the vocabulary projection
         self._vocab = 0
@@ -214,6 +219,7 @@ class LogitsCheck:
         if not isinstance(t, torch.Tensor) or t.dim() < 2 or not t.is_floating_point():
             return
         self._entries = {}
+        self._retired = []
         self._ops = 0
         self._positions = 0
         self._op_ns = 0
@@ -333,7 +339,8 @@ class LogitsCheck:
         if self._positions:
             # A group is read when one of its entries is a leaf or is consumed;
             # siblings (values and indices of max) count once.
-            groups = {id(e.group or e): (e.group or e).pairs for e in self._entries.values()
+            entries = [*self._entries.values(), *self._retired]
+            groups = {id(e.group or e): (e.group or e).pairs for e in entries
                       if e.after and (e.used or (e.children == 0 and not e.alias))}
             read = sum(groups.values())
             read = min(read, self._positions)
@@ -347,6 +354,7 @@ class LogitsCheck:
                     and self.reg.probe and "logits_to_keep" in _params(self._call[0]):
                 self.probe_call = self._call
         self._entries = {}
+        self._retired = []
         self._call = None
 
     def observe(self, func, args, kwargs, out, ns: int) -> None:
@@ -412,6 +420,9 @@ class LogitsCheck:
                 self._op_ns += ns
                 self._mark_vocab(new)
             new.alias = name in _ALIAS
+            old = self._entries.get(id(o))
+            if old is not None:
+                self._retired.append(old)
             self._entries[id(o)] = new
             src.children += 1
             made = True
