@@ -36,7 +36,7 @@ struct RooflinePoint {
 };
 
 // InvalidArgument when the time or a peak is not positive, or the work has
-// neither FLOPs nor bytes.
+// neither FLOPs nor bytes (an op on empty tensors: nothing to hold to a roof).
 StatusOr<RooflinePoint> Evaluate(const OpWork& work, int64_t device_time_ns,
                                  double peak_flop_per_s, double peak_bytes_per_s);
 

@@ -5,6 +5,7 @@
 // Skips when the corpus is absent.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -66,6 +67,34 @@ std::string NoSpaces(std::string_view s) {
   return out;
 }
 
+std::string_view Concrete(const trace::EventStore& st, size_t row) {
+  return st.input_concrete[row] == kNoString ? std::string_view()
+                                             : st.strings().Get(st.input_concrete[row]);
+}
+
+// Every op with shapes in the trace gets a model or "no model", never "bad
+// shapes": the real strings parse. Returns (modelled, no model).
+std::pair<int, int> ModelAll(const trace::EventStore& st) {
+  int ok = 0, none = 0;
+  for (size_t r = 0; r < st.size(); ++r) {
+    if (st.kind[r] != EventKind::kCpuOp || st.input_dims[r] == kNoString) continue;
+    StatusOr<OpWork> w = ModelOp(st.name_of(r), st.strings().Get(st.input_dims[r]),
+                                 st.input_types[r] == kNoString ? "[]" : st.strings().Get(st.input_types[r]),
+                                 Concrete(st, r));
+    if (w.ok()) {
+      ++ok;
+      EXPECT_GE(w->flops, 0);
+      EXPECT_GE(w->bytes, 0);  // 0 for an op on empty tensors ([[0], [0], []] copy_)
+    } else if (IsNoModel(w.status())) {
+      ++none;
+    } else {
+      ADD_FAILURE() << st.name_of(r) << " " << st.strings().Get(st.input_dims[r]) << ": "
+                    << w.status().message();
+    }
+  }
+  return {ok, none};
+}
+
 Found Find(const Loaded& l, std::string_view name, std::string_view dims) {
   const std::string want = NoSpaces(dims);
   for (const auto& [row, ns] : l.device_ns) {  // row order = file order
@@ -73,7 +102,7 @@ Found Find(const Loaded& l, std::string_view name, std::string_view dims) {
     if (st.name_of(row) != name || st.input_dims[row] == kNoString) continue;
     if (NoSpaces(st.strings().Get(st.input_dims[row])) != want) continue;
     StatusOr<OpWork> w = ModelOp(name, st.strings().Get(st.input_dims[row]),
-                                 st.strings().Get(st.input_types[row]));
+                                 st.strings().Get(st.input_types[row]), Concrete(st, row));
     EXPECT_TRUE(w.ok()) << w.status().message();
     return {w.ok() ? *w : OpWork{}, ns, l.kernels.at(row)};
   }
@@ -99,6 +128,10 @@ TEST(RooflineCorpus, A100ThreeOps) {
   ASSERT_TRUE(m.ok());
   // deviceProperties name "NVIDIA A100-SXM4-80GB": FP32 19.5 TFLOP/s, 2.039 TB/s.
   EXPECT_EQ(m->peaks.name, "NVIDIA A100 SXM4 80GB");
+
+  const auto [modelled, unmodelled] = ModelAll(l.store);
+  std::printf("A100 trace: %d ops modelled, %d without a model\n", modelled, unmodelled);
+  EXPECT_GT(modelled, 1000);
 
   // 1. aten::mm [[64, 4096], [4096, 100]] fp32, split-K: cutlass GEMM 14 us + splitKreduce 9 us.
   //    FLOPs 2*64*100*4096 = 52,428,800; bytes 4*(262,144 + 409,600 + 6,400) = 2,712,576.
@@ -164,6 +197,10 @@ TEST(RooflineCorpus, MI250ThreeOps) {
       PeakTable::Builtin().Lookup(DeviceQuery::From(l.store.device_properties[0]));
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->peaks.name, "AMD Instinct MI250 (one GCD)");
+
+  const auto [modelled, unmodelled] = ModelAll(l.store);
+  std::printf("MI250 trace: %d ops modelled, %d without a model\n", modelled, unmodelled);
+  EXPECT_GT(modelled, 10);
 
   // 1. aten::addmm [[128], [5, 128], [128, 128]] fp32: bias-broadcast elementwise kernel
   //    6.88 us + Cijk (hipBLASLt) GEMM 17.6 us = 24,480 ns.
