@@ -92,7 +92,10 @@ def same_checkpoint_in_plain_process(a, b) -> None:
 def test_word_lm_transformer_train_eval_save_generate(pairs):
     pair = pairs("word-lm-transformer")
     assert_same_behaviour(pair)
-    report = assert_measured(pair)
+    # The eval steps end with the generation, whose prefix grows each word (the
+    # recompute-prefix below): they slow down as the run goes on (1.2 ms to
+    # 2.7 ms a step, rank correlation 0.79), which the report says.
+    report = assert_measured(pair, allowed=("steps-drift",))
     # The whole-model checkpoint written under the tool is the plain run's, bit for bit
     # in its weights, and it loads in a plain process.
     same_checkpoint_in_plain_process(pair.tool_dir / "model.pt", pair.plain_dir / "model.pt")

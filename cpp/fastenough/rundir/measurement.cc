@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fastenough/decide/roi.h"
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::rundir {
@@ -93,6 +94,20 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
         "only " + std::to_string(m.steady_steps) + " steady step" +
             (m.steady_steps == 1 ? "" : "s") + " were measured (of " + std::to_string(steps) +
             "): steady figures and savings rest on too few steps; run more steps");
+  }
+  for (const StepSummary& s : in.steps) {
+    if (!s.trend.drifts) continue;
+    const std::string who = (in.steps.size() > 1 ? "rank " + std::to_string(s.rank) + "'s " : "") +
+                            (s.mode.empty() ? "" : s.mode + " ");
+    Add(m, "steps-drift", "partial",
+        "the steady " + who + "steps slowed down as the run went on, " +
+            "from " + decide::FormatDuration(static_cast<double>(s.trend.head_median_ns)) +
+            " (median of the first third) to " +
+            decide::FormatDuration(static_cast<double>(s.trend.tail_median_ns)) +
+            " (the last third's) over " + std::to_string(s.trend.steps) + " steps: no steady " +
+            "state, so the steady figures describe none of it (the program's own work grows, "
+            "or something slows it: the machine, or a tool inside it); the step-time plot of "
+            "the HTML report shows when");
   }
   if (in.trace_wanted && in.traces_analysed == 0) {
     std::string why;

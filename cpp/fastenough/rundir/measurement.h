@@ -27,8 +27,8 @@ inline constexpr int64_t kMinSteadySteps = 10;
 
 struct MeasurementReason {
   std::string code;   // no-agent | no-torch | torch-unseen | agent-off | checks-stopped |
-                      // checks-missing | no-steps | few-steady-steps | no-trace |
-                      // trace-data-lost
+                      // checks-missing | no-steps | few-steady-steps | steps-drift |
+                      // no-trace | trace-data-lost
   std::string level;  // blind: nothing of that kind was measured; partial: some was
   std::string text;
 };

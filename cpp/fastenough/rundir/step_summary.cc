@@ -34,7 +34,10 @@ std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
     sum.all_steps = n;
     auto it = steady.find(key);
     if (it != steady.end()) {
-      const auto& st = it->second;
+      auto st = it->second;
+      std::stable_sort(st.begin(), st.end(), [](const StepRecord* a, const StepRecord* b) {
+        return a->start_mono_ns < b->start_mono_ns;
+      });
       std::vector<int64_t> durations;
       int64_t first = st.front()->start_mono_ns, last = st.front()->end_mono_ns;
       int64_t items = 0, tokens = 0, busy = 0;
@@ -55,6 +58,7 @@ std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
       sum.span_ns = last - first;
       sum.steady_ns = busy;
       sum.source = st.front()->source;
+      sum.trend = AssessTrend(durations);
       if (busy > 0) {
         double busy_s = static_cast<double>(busy) * 1e-9;
         sum.steps_per_s = static_cast<double>(sum.count) / busy_s;

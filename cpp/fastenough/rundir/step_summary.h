@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fastenough/rundir/run_files.h"
+#include "fastenough/rundir/step_trend.h"
 
 namespace fastenough::rundir {
 
@@ -27,6 +28,9 @@ struct StepSummary {
   // Throughput = count / steady_ns; items and tokens likewise.
   std::optional<double> steps_per_s, items_per_s, tokens_per_s;
   std::string source;  // the agent's step source: explicit|optimizer|dataloader|module
+  // Whether the steady steps' time trends over the run, in the order they ran
+  // (step_trend.h): a drifting loop is no steady state (measurement.cc).
+  StepTrend trend;
 };
 
 // Quantile q in [0,1] by linear interpolation between closest ranks of the
