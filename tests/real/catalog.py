@@ -304,6 +304,17 @@ CORPUS_PROGRAMS: list[Program] = [
             expect=(("padding-waste", "SimCSE's batches of sentences of 5 to 40 tokens, each "
                      "padded to its longest (issue 28, item 6: the loss, the root module, "
                      "gets a list of feature dicts)"),)),
+    # functorch's Lennard-Jones force fit (issue 37, item 7), our own driver: the
+    # upstream example is GPL-3.0 (adapted from muhrin/milad), so it is not vendored.
+    Program("functorch-lennard-jones", ("lennard_jones.py", "--steps", "1000",
+                                        "--times", "times.json"), root=DRIVERS,
+            forbid=(("autograd-in-eval", "predict() is the training forward: its loss is "
+                     "backpropagated every step (issue 36, item 5)"),
+                    ("train-mode-in-eval", "every step trains; the MLP has no dropout or "
+                     "batch norm"),
+                    ("full-vocab-logits", "the output is one energy per sample, no "
+                     "vocabulary"),
+                    ("sync-in-loop", "loss.item() runs every 20th step only"))),
     Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",),
             forbid=(("*[avoidable]", "a 2-layer GCN on a small graph: nothing removable"),)),
 ]
