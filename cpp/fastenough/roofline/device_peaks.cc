@@ -10,8 +10,12 @@ namespace fastenough::roofline {
 
 namespace {
 
-// Sources (fetched for the numbers below; dense figures: NVIDIA's datasheets
-// print Hopper / Blackwell / Ada tensor figures "with sparsity", halved here).
+// Sources: the vendor document each figure is published in. Dense figures:
+// NVIDIA's datasheets print Hopper / Blackwell / Ada tensor figures "with
+// sparsity", halved here. Where derivable the figures were cross-checked as
+// units x clock x rate (MI300X: 304 CUs x 2.1 GHz x 2,048 FP16 FLOPs/clock =
+// 1,307.4 TFLOP/s); the Gaudi 2 FP8 figure (865) was not re-read from Intel's
+// document (docs/roofline.md says so).
 constexpr const char* kA100 =
     "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf), "
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
