@@ -93,3 +93,51 @@ def test_the_guard_takes_a_stray_mode_off_and_says_so():
         while torch._C._len_torch_dispatch_stack() > base:
             torch._C._get_dispatch_stack_at(torch._C._len_torch_dispatch_stack() - 1).__exit__(
                 None, None, None)
+
+
+SLOWING = """
+import time
+import torch
+model = torch.nn.Linear(8, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(4, 8)
+for i in range(150):
+    opt.zero_grad()
+    model(x).sum().backward()
+    time.sleep(0.002 + {growth} * i)  # the program's own step, growing or not
+    opt.step()
+print("done")
+"""
+
+
+def _run_cli(tmp_path, growth: float):
+    import json
+    import sys
+
+    from conftest import run_cli
+
+    tmp_path.mkdir()
+    script = tmp_path / "prog.py"
+    script.write_text(SLOWING.format(growth=growth))
+    r = run_cli("run", "--no-history", "--no-trace", "--", sys.executable, str(script),
+                cwd=tmp_path, env={"OMP_NUM_THREADS": "1"})
+    (run_dir,) = (tmp_path / ".fastenough" / "runs").iterdir()
+    return r, json.loads((run_dir / "report.json").read_text())
+
+
+def test_a_loop_that_slows_down_is_no_steady_state(tmp_path):
+    """2 ms a step growing to 32 ms: the report says the steady steps slowed
+    down (measurement partial, steps-drift) first; before, "Measurement
+    complete ... steady steps" with a median between the two."""
+    r, report = _run_cli(tmp_path / "slowing", 0.0002)
+    assert r.returncode == 0 and r.stdout == "done\n", r.stderr[-3000:]
+    m = report["measurement"]
+    drift = [x for x in m["reasons"] if x["code"] == "steps-drift"]
+    assert m["status"] == "partial" and drift, m
+    assert "slowed down" in drift[0]["text"]
+    assert r.stderr.lstrip().startswith("Measurement incomplete"), r.stderr[:500]
+    assert "slowed down as the run went on" in r.stderr
+    # The same loop at a flat 2 ms a step: no drift.
+    _, flat = _run_cli(tmp_path / "flat", 0.0)
+    assert not any(x["code"] == "steps-drift" for x in flat["measurement"]["reasons"]), \
+        flat["measurement"]
