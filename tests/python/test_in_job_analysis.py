@@ -255,15 +255,111 @@ def test_a_rank_with_more_work_per_step_is_named(tmp_path):
     job = report["critical_path"]["job"]
     assert job["status"] == "ok" and job["ranks"] == 2 and job["collectives"] >= 3, job
     gating = {r["rank"]: r for r in job["per_rank"]}
-    assert gating[1]["gating_ns"] > 0.5 * job["length_ns"], job
+    # Of the path's work (its length also holds the all-reduces' own transfer,
+    # which a loaded machine stretches: 66 of 166 ms at load 11, where rank 1
+    # gated 74 ms, 45% of the length and 74% of the work).
+    assert gating[1]["gating_ns"] > 0.5 * job["work_ns"], job
     assert gating[1]["gating_ns"] > 3 * gating[0]["gating_ns"], job
     # Rank 0 waits for rank 1's work at the collectives. Not compared with rank 1's
     # own waits: at load 15 on two cores a descheduled rank 0 arrives late too, and
     # rank 1's waits (21 ms) exceeded rank 0's (14 ms) in one run of three; who
     # gates the path, above, is what the planted work decides.
     assert gating[0]["waited_ns"] > 0, job
-    assert ev["job_critical_path_share"] > 0.5, ev
+    assert ev["job_critical_path_share"] > 0.3, ev
     assert "across 2 ranks, linked by" in (rd / "report.md").read_text()
+
+
+# traceml's fault-injection protocol on 4 ranks: rank 1 computes BURN_S more
+# inside its backward (matmuls in a gradient hook), rank 2's DataLoader sleeps
+# LOADER_S a batch. DDP's all-reduce makes every rank's step as long as the
+# slowest, so both are found from each rank's own work between collectives.
+BURN_S, LOADER_S = 0.030, 0.040
+FAULTS = """\
+import os, time
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, Dataset
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+a, out = torch.randn(128, 128), torch.empty(128, 128)
+
+
+class Data(Dataset):
+    def __len__(self):
+        return 4096
+
+    def __getitem__(self, i):
+        return torch.randn(32), torch.randn(8)
+
+
+def collate(items):
+    if rank == 2:
+        time.sleep(@LOADER_S@)
+    return torch.stack([x for x, _ in items]), torch.stack([y for _, y in items])
+
+
+def burn(grad):
+    if rank == 1:
+        end = time.perf_counter() + @BURN_S@
+        while time.perf_counter() < end:
+            torch.mm(a, a, out=out)
+    return grad
+
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 8))
+net[0].weight.register_hook(burn)
+model = DDP(net)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for step, (x, y) in enumerate(DataLoader(Data(), batch_size=16, collate_fn=collate)):
+    if step == 32:
+        break
+    loss = (model(x) - y).square().mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+dist.barrier()
+dist.destroy_process_group()
+""".replace("@BURN_S@", repr(BURN_S)).replace("@LOADER_S@", repr(LOADER_S))
+
+
+def test_two_ranks_slow_for_two_reasons_are_both_named(tmp_path):
+    # Before issue 37 load-imbalance named rank 2 only (its data loading made
+    # it the heaviest, and rank 1 was compared with the median of ranks 0, 2
+    # and 3); now each rank named leaves the typical step to the ranks that do
+    # neither. --trace-memory: this Python-heavy loop's window at the default
+    # bound stops after 3 or 4 steps (left for the memory guard, issue 37).
+    (tmp_path / "prog.py").write_text(FAULTS)
+    for _ in range(TRIES):
+        r = run_cli("run", "--no-history", "--analyze-in-job", "--trace-gloo",
+                    "--trace-steps", "8", "--trace-memory", "512", "--run-dir", tmp_path / "rd",
+                    "--json", tmp_path / "report.json", "--", *_torchrun(4), cwd=tmp_path,
+                    env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
+        if not _torch_aborted(r):
+            break
+        shutil.rmtree(tmp_path / "rd")
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    named = {f["evidence"]["rank"]: f for f in report["findings"]
+             if f["code"] == "load-imbalance"}
+    assert sorted(named) == [1, 2], [(f["code"], f.get("evidence")) for f in report["findings"]]
+    # Rank 2: its excess is its DataLoader's sleep, which dataloader-bound names too.
+    loader = named[2]["evidence"]["dataloader_ns_per_step"] / 1e9
+    assert 0.75 * LOADER_S <= loader <= 1.6 * LOADER_S, named[2]
+    [dl] = [f for f in report["findings"] if f["code"] == "dataloader-bound"
+            and f["evidence"]["dataloader_ns_per_step"] > 0.5 * LOADER_S * 1e9]
+    assert dl["rank"] == 2, dl
+    # Rank 1: compute, not loading; its excess over the ranks that do neither is
+    # the burn (its other ops stretch under load: 60% above still fails a
+    # second burn).
+    ev = named[1]["evidence"]
+    assert ev.get("dataloader_ns_per_step", 0) < 0.25 * BURN_S * 1e9, ev
+    excess = (ev["work_ns_per_step"] - ev["other_ranks_work_ns_per_step"]) / 1e9
+    assert 0.75 * BURN_S <= excess <= 1.6 * BURN_S, ev
+    assert named[1]["saving"]["per_step_ns"] > 0.5 * BURN_S * 1e9, named[1]
 
 
 def test_a_rank_that_never_reports_is_named_and_the_traces_are_analysed(tmp_path):

@@ -771,6 +771,35 @@ TEST(DetectorsLoadImbalance, TheRankWithMoreWorkEveryStepIsNamed) {
   EXPECT_TRUE(f.saving.upper_bound);
 }
 
+TEST(DetectorsLoadImbalance, TwoRanksSlowForTwoReasonsAreBothNamed) {
+  // traceml's fault injection on 4 ranks: rank 1 computes 300 us more in each
+  // step, rank 2's DataLoader takes 400 us; ranks 0 and 3 work 50 us. Before
+  // issue 37 only rank 2 was named: rank 1 was compared with the median of
+  // ranks 0, 2 and 3, and its own 350 us stood beside rank 2's 450.
+  const auto r0 = WorkRank(0, {50, 50, 50, 50}, 800);
+  auto r1 = WorkRank(1, {350, 350, 350, 350}, 500);
+  auto r2 = WorkRank(2, {50, 50, 50, 50}, 100);
+  for (auto& row : r2.step_breakdown.steps) {
+    row.ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)] = 400'000;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] -= 400'000;
+  }
+  const auto r3 = WorkRank(3, {50, 50, 50, 50}, 800);
+  const auto found = DetectLoadImbalance({&r0, &r1, &r2, &r3});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(Ev<int64_t>(found[0], "rank"), 2);
+  EXPECT_EQ(Ev<int64_t>(found[0], "work_ns_per_step"), 450'000);
+  EXPECT_EQ(Ev<int64_t>(found[0], "dataloader_ns_per_step"), 400'000);
+  EXPECT_EQ(Ev<int64_t>(found[1], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(found[1], "work_ns_per_step"), 350'000);
+  EXPECT_EQ(Ev<int64_t>(found[1], "other_ranks_work_ns_per_step"), 50'000);
+  EXPECT_EQ(Ev<int64_t>(found[1], "heavier_ranks_named"), 1);
+  for (const auto& [k, v] : found[1].evidence) EXPECT_NE(k, "dataloader_ns_per_step");
+  // Each against the ranks that do neither: what was planted.
+  EXPECT_EQ(found[0].saving.per_step_ns, 400'000);
+  EXPECT_EQ(found[1].saving.per_step_ns, 300'000);
+  EXPECT_DOUBLE_EQ(found[1].saving.share_of_step, 0.3);
+}
+
 TEST(DetectorsLoadImbalance, EqualRanksOrOneHeavyStepAreNot) {
   const auto r0 = WorkRank(0, {500, 510, 490, 500}, 300);
   const auto r1 = WorkRank(1, {505, 495, 500, 500}, 300);

@@ -7,9 +7,10 @@
 // last one left out) holds at least 10% more work than the other ranks'
 // typical step (the median of theirs), a consistent excess, not a few noisy
 // steps, and its median excess is at least 10% of a step: every step then
-// waits for it at the next collective. Balanced to the mean, a step would
-// shorten by at most the heaviest rank's excess over the mean work: the
-// saving, an upper bound. It reads the ranks' step breakdowns only, which rank
+// waits for it at the next collective; then the next heaviest, against the
+// ranks lighter than it, and so on while one passes. Balanced, a step would
+// shorten by at most the rank's excess over the mean work (over the typical
+// step of the ranks not named, when several are): the saving, an upper bound. It reads the ranks' step breakdowns only, which rank
 // summaries keep (report/rank_summary.h).
 #include <algorithm>
 #include <numeric>
@@ -44,6 +45,7 @@ struct RankWork {
   int rank = 0;
   std::vector<double> steps;  // work per steady step
   double median = 0, min = 0, step_median = 0;
+  double dataloader = 0;  // median data loading per steady step
 };
 
 }  // namespace
@@ -51,23 +53,43 @@ struct RankWork {
 std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankAnalysis*>& ranks) {
   std::vector<Finding> out;
   std::vector<RankWork> work;
+  // The last step every rank profiled (by ProfilerStep number): the ranks'
+  // windows may end steps apart (each rank's memory guard stops its own), and
+  // a step after another rank's window ended holds that rank's profiler stop
+  // as a wait (a 2-rank job: rank 1 stopped after step 23, rank 0 after 24,
+  // and rank 0's steps read 139 ms against rank 1's 30).
+  int64_t common_last = -1;
+  bool numbered = true;
+  for (const analysis::RankAnalysis* ra : ranks) {
+    const auto& steps = ra->step_breakdown.steps;
+    if (steps.empty() || steps.back().number < 0) {
+      numbered = false;
+      break;
+    }
+    common_last = common_last < 0 ? steps.back().number
+                                  : std::min(common_last, steps.back().number);
+  }
   for (const analysis::RankAnalysis* ra : ranks) {
     const analysis::StepBreakdown& sb = ra->step_breakdown;
     if (sb.whole_trace) return out;  // no steps to compare
     RankWork w;
     w.rank = ra->rank;
-    std::vector<double> durations;
+    std::vector<double> durations, loading;
     // Not the window's last step: the profiler's stop, on this rank or on the
     // one it waits for, cuts or stretches it (0.9 ms of work where the others
     // held 5 ms, in a real gloo job).
     for (size_t i = sb.steady_begin; i + 1 < sb.steps.size(); ++i) {
+      if (numbered && sb.steps[i].number >= common_last) break;
       w.steps.push_back(static_cast<double>(WorkOf(sb.steps[i])));
       durations.push_back(static_cast<double>(sb.steps[i].end_ns - sb.steps[i].start_ns));
+      loading.push_back(static_cast<double>(
+          sb.steps[i].ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)]));
     }
     if (w.steps.size() < 3) return out;  // too few steps to call it consistent
     w.median = Median(w.steps);
     w.min = *std::min_element(w.steps.begin(), w.steps.end());
     w.step_median = Median(durations);
+    w.dataloader = Median(loading);
     work.push_back(std::move(w));
   }
   if (work.size() < 2) return out;
@@ -78,47 +100,71 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
   }
   const double step = Median(steps);
   const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / medians.size();
-  const auto heavy = std::max_element(work.begin(), work.end(),
-                                      [](const RankWork& a, const RankWork& b) {
-                                        return a.median < b.median;
-                                      });
-  // The other ranks' typical step (with two ranks, the other one's).
-  std::vector<double> others;
-  for (const RankWork& w : work) {
-    if (&w != &*heavy) others.push_back(w.median);
-  }
-  const double typical = Median(others);
+  if (step <= 0) return out;
   const auto light = std::min_element(work.begin(), work.end(),
                                       [](const RankWork& a, const RankWork& b) {
                                         return a.median < b.median;
                                       });
-  if (typical <= 0 || step <= 0) return out;
-  // 10% of a step: on CPU ranks sharing cores, op times stretch with the
-  // scheduling (a 4-rank gloo job on 2 busy cores: the rank that had slept
-  // ran its ops 1.7x longer, 4.6% of its step); a material imbalance is larger.
-  // Consistent, not a few long steps: even the heavy rank's lightest step
-  // holds 10% more work. On CPU ranks that share cores a descheduled op only
-  // ever lasts longer, so a rank's lightest step is its truest (a two-stage
-  // pipeline of equal stages under load: 4.9, 4.5, 8.7 ms against 4.3).
-  if (heavy->min < 1.10 * typical || heavy->median - typical < 0.10 * step) return out;
-  Finding f = NewFinding("load-imbalance", Verdict::kAvoidable, -1);
-  AddEvidence(f, "rank", static_cast<int64_t>(heavy->rank));
-  AddEvidence(f, "ranks", static_cast<int64_t>(work.size()));
-  AddEvidence(f, "work_ns_per_step", static_cast<int64_t>(heavy->median));
-  AddEvidence(f, "other_ranks_work_ns_per_step", static_cast<int64_t>(typical));
-  AddEvidence(f, "lightest_rank", static_cast<int64_t>(light->rank));
-  AddEvidence(f, "lightest_work_ns_per_step", static_cast<int64_t>(light->median));
-  AddEvidence(f, "excess_share", Round3(heavy->median / typical - 1.0));
-  AddEvidence(f, "steady_steps", static_cast<int64_t>(heavy->steps.size()));
-  AddEvidence(f, "step_median_ns", static_cast<int64_t>(step));
-  Location loc;
-  loc.rank = heavy->rank;
-  f.where.push_back(loc);
-  const double saving = std::max(0.0, heavy->median - mean);
-  f.saving.per_step_ns = static_cast<int64_t>(saving);
-  f.saving.share_of_step = std::min(1.0, saving / step);
-  f.saving.upper_bound = true;
-  out.push_back(std::move(f));
+  // Heaviest first. Each rank named is left out of the typical step that the
+  // next is compared with: two ranks slow for two reasons (traceml's fault
+  // injection: rank 1 computes 30 ms more inside its backward, rank 2's
+  // DataLoader sleeps 40 ms) are both named, the second against the ranks
+  // that do neither (with both in the typical step the second read as
+  // typical). At least one rank stays unnamed: the typical step is its.
+  std::vector<const RankWork*> order;
+  for (const RankWork& w : work) order.push_back(&w);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const RankWork* a, const RankWork* b) { return a->median > b->median; });
+  double unnamed_typical = 0;
+  for (size_t h = 0; h + 1 < order.size(); ++h) {
+    const RankWork& heavy = *order[h];
+    // The other ranks' typical step (with two ranks, the other one's).
+    std::vector<double> others;
+    for (size_t o = h + 1; o < order.size(); ++o) others.push_back(order[o]->median);
+    const double typical = Median(others);
+    if (typical <= 0) break;
+    // 10% of a step: on CPU ranks sharing cores, op times stretch with the
+    // scheduling (a 4-rank gloo job on 2 busy cores: the rank that had slept
+    // ran its ops 1.7x longer, 4.6% of its step); a material imbalance is larger.
+    // Consistent, not a few long steps: even the heavy rank's lightest step
+    // holds 10% more work. On CPU ranks that share cores a descheduled op only
+    // ever lasts longer, so a rank's lightest step is its truest (a two-stage
+    // pipeline of equal stages under load: 4.9, 4.5, 8.7 ms against 4.3).
+    if (heavy.min < 1.10 * typical || heavy.median - typical < 0.10 * step) break;
+    Finding f = NewFinding("load-imbalance", Verdict::kAvoidable, -1);
+    AddEvidence(f, "rank", static_cast<int64_t>(heavy.rank));
+    AddEvidence(f, "ranks", static_cast<int64_t>(work.size()));
+    AddEvidence(f, "work_ns_per_step", static_cast<int64_t>(heavy.median));
+    AddEvidence(f, "other_ranks_work_ns_per_step", static_cast<int64_t>(typical));
+    AddEvidence(f, "lightest_rank", static_cast<int64_t>(light->rank));
+    AddEvidence(f, "lightest_work_ns_per_step", static_cast<int64_t>(light->median));
+    AddEvidence(f, "excess_share", Round3(heavy.median / typical - 1.0));
+    // What the excess is: the rank's data loading (dataloader-bound names it
+    // too) or its compute.
+    if (heavy.dataloader > 0) {
+      AddEvidence(f, "dataloader_ns_per_step", static_cast<int64_t>(heavy.dataloader));
+    }
+    AddEvidence(f, "steady_steps", static_cast<int64_t>(heavy.steps.size()));
+    AddEvidence(f, "step_median_ns", static_cast<int64_t>(step));
+    if (h > 0) AddEvidence(f, "heavier_ranks_named", static_cast<int64_t>(h));
+    Location loc;
+    loc.rank = heavy.rank;
+    f.where.push_back(loc);
+    out.push_back(std::move(f));
+    unnamed_typical = typical;
+  }
+  // Balanced, a step would shorten by at most the rank's excess over the mean
+  // work when one rank is named (an upper bound), over the typical step of
+  // the ranks not named when several are (the mean then holds the others
+  // named); those ranks are slow in the same steps, so their savings overlap
+  // (overlaps.cc).
+  for (size_t h = 0; h < out.size(); ++h) {
+    const double base = out.size() == 1 ? mean : unnamed_typical;
+    const double saving = std::max(0.0, order[h]->median - base);
+    out[h].saving.per_step_ns = static_cast<int64_t>(saving);
+    out[h].saving.share_of_step = std::min(1.0, saving / step);
+    out[h].saving.upper_bound = true;
+  }
   return out;
 }
 

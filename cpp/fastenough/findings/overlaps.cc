@@ -98,7 +98,7 @@ void MarkJobOverlaps(std::vector<Finding>& findings) {
     for (Finding& b : findings) {
       if (&a == &b || std::max(b.rank, 0) != std::max(a.rank, 0)) continue;
       if (b.code == "comm-not-overlapped" || b.code == "straggler-rank" ||
-          (job_turns && b.code == "load-imbalance")) {
+          b.code == "load-imbalance") {
         MarkPair(a, b);
       }
     }
