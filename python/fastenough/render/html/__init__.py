@@ -100,8 +100,9 @@ def _steps_section(view: ReportView) -> str | None:
     c = view.charts
     subject = f"rank {c.step_rank}" if c.step_rank is not None else "the run"
     chart = distribution.distribution_svg(c.step_durations, c.step_marks, subject)
-    # Over the run too: a drift is a line that rises, not only a wide histogram.
-    over_run = step_series.series_svg(c.step_durations, subject)
+    # Over the run too (a run's steps.jsonl; a trace has a few profiled steps
+    # only): a drift is a line that rises, not only a wide histogram.
+    over_run = step_series.series_svg(c.step_durations, subject) if view.run else None
     if not view.steps and not chart:
         return None
     parts = []
