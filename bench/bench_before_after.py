@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", required=True)
     p.add_argument("--reps", type=int, default=7, help="runs per side (>= 3)")
     p.add_argument("--out", default=os.path.join(HERE, "out", "before_after.json"))
+    p.add_argument("--before-label", default="before",
+                   help="what the base is (its commit), kept in the output")
+    p.add_argument("--after-label", default="after", help="what the change is (its commit)")
     a = p.parse_args(argv)
     reps = max(3, a.reps)
     runs: dict[str, list[dict]] = {"before": [], "after": []}
@@ -59,14 +62,15 @@ def main(argv: list[str] | None = None) -> int:
         summary[side] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
     ratios = {k: summary["after"][k] / summary["before"][k] for k in summary["before"]}
     print(f"trace {a.trace} ({os.path.getsize(a.trace) / 1e6:.0f} MB), {reps} runs per side, "
-          "medians:")
+          f"medians (before: {a.before_label}, after: {a.after_label}):")
     for k in ("wall_s", "cpu_s", "rss_mib"):
         print(f"  {k:8} before {summary['before'][k]:9.2f}  after {summary['after'][k]:9.2f}"
               f"  after/before {ratios[k]:.3f}")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
-        json.dump({"trace": a.trace, "reps": reps, "runs": runs, "median": summary,
-                   "ratio": ratios}, f, indent=1)
+        json.dump({"trace": a.trace, "reps": reps, "labels": {"before": a.before_label,
+                                                               "after": a.after_label},
+                   "runs": runs, "median": summary, "ratio": ratios}, f, indent=1)
     return 0
 
 

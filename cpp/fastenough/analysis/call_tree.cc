@@ -1,6 +1,9 @@
 #include "fastenough/analysis/call_tree.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
 
 namespace fastenough::analysis {
 
@@ -20,30 +23,85 @@ CallTree BuildCallTree(const trace::EventStore& store) {
   const size_t n = store.size();
   t.parent.assign(n, kNoRow);
   t.launches_device.assign(n, 0);
-  // Sort compact keys, not row ids with a comparator that gathers four
-  // columns per comparison (cache misses dominate on large traces).
+  // Host rows in (pid, tid, start, longer first, row) order. Rows are first
+  // grouped by thread (a counting sort over the threads in (pid, tid) order,
+  // keeping file order inside each), then each thread's rows are sorted by
+  // (start, longer first, row) only if file order is not that already:
+  // readers keep file order, which is sorted or nearly so per thread. The
+  // order is total (row breaks ties), so it is the one a sort of the whole
+  // key gives.
+  struct Thread {
+    int64_t pid, tid;
+    size_t count = 0;
+  };
+  std::vector<Thread> threads;
+  std::vector<uint32_t> thread_of(n, 0);
+  {
+    std::unordered_map<int64_t, std::unordered_map<int64_t, uint32_t>> ids;
+    int64_t last_pid = 0, last_tid = 0;
+    uint32_t last = UINT32_MAX;
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsHostSlice(store.kind[i])) continue;
+      const int64_t pid = store.pid[i], tid = store.tid[i];
+      if (last == UINT32_MAX || pid != last_pid || tid != last_tid) {
+        auto [it, inserted] = ids[pid].try_emplace(tid, static_cast<uint32_t>(threads.size()));
+        if (inserted) threads.push_back({pid, tid});
+        last = it->second;
+        last_pid = pid;
+        last_tid = tid;
+      }
+      thread_of[i] = last;
+      ++threads[last].count;
+    }
+  }
+  std::vector<uint32_t> by_pid_tid(threads.size());
+  for (uint32_t k = 0; k < by_pid_tid.size(); ++k) by_pid_tid[k] = k;
+  std::sort(by_pid_tid.begin(), by_pid_tid.end(), [&](uint32_t a, uint32_t b) {
+    if (threads[a].pid != threads[b].pid) return threads[a].pid < threads[b].pid;
+    return threads[a].tid < threads[b].tid;
+  });
+  std::vector<size_t> begin(threads.size() + 1, 0);
+  {
+    size_t at = 0;
+    for (uint32_t k : by_pid_tid) {
+      begin[k] = at;
+      at += threads[k].count;
+    }
+    t.host_order.resize(at);
+  }
+  {
+    std::vector<size_t> next(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsHostSlice(store.kind[i])) continue;
+      t.host_order[next[thread_of[i]]++] = static_cast<uint32_t>(i);
+    }
+  }
+  thread_of = {};
   struct Key {
-    int64_t pid, tid, ts, neg_dur;
+    int64_t ts, neg_dur;
     uint32_t row;
     bool operator<(const Key& o) const {
-      if (pid != o.pid) return pid < o.pid;
-      if (tid != o.tid) return tid < o.tid;
       if (ts != o.ts) return ts < o.ts;
       if (neg_dur != o.neg_dur) return neg_dur < o.neg_dur;
       return row < o.row;
     }
   };
   std::vector<Key> keys;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsHostSlice(store.kind[i])) continue;
-    keys.push_back({store.pid[i], store.tid[i], store.ts_ns[i], -store.dur_ns[i],
-                    static_cast<uint32_t>(i)});
+  for (uint32_t k = 0; k < threads.size(); ++k) {
+    const auto first = t.host_order.begin() + static_cast<std::ptrdiff_t>(begin[k]);
+    const auto last = first + static_cast<std::ptrdiff_t>(threads[k].count);
+    // Rows ascend inside a thread, so (start, longer first) decides.
+    const bool sorted = std::is_sorted(first, last, [&](uint32_t a, uint32_t b) {
+      if (store.ts_ns[a] != store.ts_ns[b]) return store.ts_ns[a] < store.ts_ns[b];
+      return store.dur_ns[a] > store.dur_ns[b];
+    });
+    if (sorted) continue;
+    keys.clear();
+    for (auto it = first; it != last; ++it) keys.push_back({store.ts_ns[*it], -store.dur_ns[*it], *it});
+    std::sort(keys.begin(), keys.end());
+    auto out = first;
+    for (const Key& key : keys) *out++ = key.row;
   }
-  // Readers keep file order, which is nearly sorted per thread already.
-  // Merge sort: introsort degrades to heapsort on these nearly sorted runs.
-  if (!std::is_sorted(keys.begin(), keys.end())) std::stable_sort(keys.begin(), keys.end());
-  t.host_order.reserve(keys.size());
-  for (const Key& k : keys) t.host_order.push_back(k.row);
   keys = {};
   // One stack walk per thread: pop what ended before this slice starts.
   std::vector<uint32_t> stack;

@@ -122,8 +122,10 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     bool gate = false;  // an attention op: ends runs, never in one
   };
   std::vector<Call> calls;
-  // Top-level matmul row -> index into `stats` (few calls; no per-row column).
-  std::unordered_map<uint32_t, size_t> call_index;
+  // Top-level matmul row -> index into `stats`, -1 for other rows: a column,
+  // since every kernel walks up its call chain looking for one (a hash
+  // lookup per level was most of this function's time on large traces).
+  std::vector<int32_t> call_index(n, -1);
   for (uint32_t r : tree.host_order) {
     if (store.kind[r] != EventKind::kCpuOp || !matmul_name[store.name[r]]) continue;
     int32_t scope = kNoRow;
@@ -139,7 +141,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
       }
     }
     if (nested) continue;
-    call_index.emplace(r, calls.size());
+    call_index[r] = static_cast<int32_t>(calls.size());
     calls.push_back({scope, r, static_cast<uint32_t>(calls.size()),
                      matmul_name[store.name[r]] == 2});
   }
@@ -153,13 +155,11 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
     for (size_t i = 0; i < n; ++i) {
       if (store.kind[i] != EventKind::kKernel) continue;
       int32_t p = store.launch_row[i] != kNoRow ? store.launch_row[i] : store.cpu_op_row[i];
-      auto it = call_index.end();
       for (; p != kNoRow; p = tree.parent[p]) {
-        it = call_index.find(static_cast<uint32_t>(p));
-        if (it != call_index.end()) break;
+        if (call_index[p] >= 0) break;
       }
       if (p == kNoRow) continue;
-      Stat& s = stats[it->second];
+      Stat& s = stats[static_cast<size_t>(call_index[p])];
       s.ns += store.dur_ns[i];
       s.count += 1;
       if (store.ts_ns[i] < s.first_start) {
@@ -175,7 +175,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
   const bool host_timed = busy.empty();
   if (host_timed) {
     for (const Call& c : calls) {
-      Stat& s = stats[call_index.at(c.row)];
+      Stat& s = stats[static_cast<size_t>(call_index[c.row])];
       s.ns = store.dur_ns[c.row];
       s.count = 1;
       s.first_start = store.ts_ns[c.row];
@@ -233,7 +233,7 @@ std::vector<GemmRun> FindGemmRuns(const trace::EventStore& store, const CallTree
       int64_t prev_end = -1;
       for (size_t k = i; k < j; ++k) {
         const uint32_t r = calls[k].row;
-        const Stat& st = stats[call_index.at(r)];
+        const Stat& st = stats[static_cast<size_t>(call_index[r])];
         run.calls.push_back(r);
         if (store.input_dims[r] != store.input_dims[calls[i].row]) run.identical_dims = false;
         if (store.name[r] != store.name[calls[i].row]) run.same_op_name = false;

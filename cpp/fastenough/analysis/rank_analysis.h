@@ -27,6 +27,9 @@ struct RankOptions {
   // The deeper analyses (per-step breakdown, kernel efficiency, memory,
   // critical path, graphs); off only to measure what they cost.
   bool depth = true;
+  // Run the analyses that read only the store on a second thread (same
+  // result; the pipeline asks for it when it has cores to spare).
+  bool parallel = false;
 };
 
 struct RankAnalysis {

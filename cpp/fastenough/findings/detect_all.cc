@@ -1,17 +1,17 @@
 #include "fastenough/findings/detect_all.h"
 
+#include <utility>
+
 #include "fastenough/findings/detect_context.h"
 #include "fastenough/findings/detectors.h"
 #include "fastenough/findings/overlaps.h"
 
 namespace fastenough::findings {
 
-std::vector<Finding> DetectAll(const trace::EventStore& store,
-                               const analysis::RankAnalysis& analysis,
-                               const analysis::SourceFrames* frames) {
+namespace {
+
+std::vector<Finding> DetectIn(const DetectContext& ctx) {
   std::vector<Finding> out;
-  if (store.size() == 0) return out;
-  const DetectContext ctx(store, analysis, frames);
   if (ctx.steady.empty()) return out;
   timeline::IntervalSet explained;
   // Detectors that explain device idle run before gpu-idle-host-bound, which
@@ -25,7 +25,7 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   DetectNoTensorCores(ctx, out);
   // Graph replays recorded without their kernels make the device look idle:
   // the idle-based findings would report that false idle time.
-  const bool false_idle = analysis.graphs.kernels_missing();
+  const bool false_idle = ctx.analysis.graphs.kernels_missing();
   if (!false_idle) DetectSmallKernels(ctx, out);
   DetectCommNotOverlapped(ctx, out);
   DetectDevicesTakeTurns(ctx, out);
@@ -44,6 +44,22 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
   }
   AddDepthEvidence(ctx, explained, out);
   return out;
+}
+
+}  // namespace
+
+std::vector<Finding> DetectAll(const trace::EventStore& store,
+                               const analysis::RankAnalysis& analysis,
+                               const analysis::SourceFrames* frames) {
+  if (store.size() == 0) return {};
+  return DetectIn(DetectContext(store, analysis, frames));
+}
+
+std::vector<Finding> DetectAll(const trace::EventStore& store,
+                               const analysis::RankAnalysis& analysis,
+                               const analysis::SourceFrames* frames, analysis::CallTree tree) {
+  if (store.size() == 0) return {};
+  return DetectIn(DetectContext(store, analysis, frames, std::move(tree)));
 }
 
 }  // namespace fastenough::findings

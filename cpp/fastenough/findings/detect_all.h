@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "fastenough/analysis/call_tree.h"
 #include "fastenough/analysis/collectives.h"
 #include "fastenough/analysis/python_stack.h"
 #include "fastenough/analysis/rank_analysis.h"
@@ -18,6 +19,11 @@ namespace fastenough::findings {
 std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis,
                                const analysis::SourceFrames* frames = nullptr);
+// The same with the store's call tree already built (analysis::BuildCallTree
+// of `store`, e.g. on another thread while the analyses ran).
+std::vector<Finding> DetectAll(const trace::EventStore& store,
+                               const analysis::RankAnalysis& analysis,
+                               const analysis::SourceFrames* frames, analysis::CallTree tree);
 
 // Needs >= 2 ranks; empty otherwise. One entry per rank, in input order.
 std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks);

@@ -3,12 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace fastenough::findings {
 
 DetectContext::DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
                              const analysis::SourceFrames* source_frames)
-    : store(s), analysis(a), frames(source_frames), tree(analysis::BuildCallTree(s)) {
+    : DetectContext(s, a, source_frames, analysis::BuildCallTree(s)) {}
+
+DetectContext::DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
+                             const analysis::SourceFrames* source_frames,
+                             analysis::CallTree call_tree)
+    : store(s), analysis(a), frames(source_frames), tree(std::move(call_tree)) {
   const auto& steps_all = a.steps.steps;
   for (size_t i = a.steps.steady_begin; i < steps_all.size(); ++i) {
     steady.push_back(steps_all[i].window);

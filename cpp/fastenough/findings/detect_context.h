@@ -38,6 +38,10 @@ struct DetectContext {
 
   DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
                 const analysis::SourceFrames* source_frames = nullptr);
+  // With the store's call tree already built (BuildCallTree(s), e.g. on
+  // another thread while the analyses ran).
+  DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
+                const analysis::SourceFrames* source_frames, analysis::CallTree call_tree);
   // Index into `steady` of the window holding t, -1 when outside.
   int StepOf(int64_t t) const;
   bool InSteady(int64_t t) const { return StepOf(t) >= 0; }

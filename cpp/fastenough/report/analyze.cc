@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <map>
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "fastenough/analysis/call_tree.h"
+#include "fastenough/analysis/collectives.h"
+#include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/report/assemble.h"
 #include "fastenough/report/rank_summary_json.h"
@@ -44,18 +48,59 @@ class ProgressAggregator {
   std::function<void(uint64_t, uint64_t)> sink_;
 };
 
+// What a rank's summary and detectors read from its store alone.
+struct StoreOnly {
+  analysis::CallTree tree;
+  analysis::RankCollectives collectives;
+  std::optional<std::vector<analysis::ShapeRow>> shapes;
+};
+
+StoreOnly TakeStoreOnly(const trace::EventStore& store, bool with_shapes) {
+  StoreOnly s;
+  s.tree = analysis::BuildCallTree(store);
+  s.collectives = analysis::CollectCollectives(store);
+  if (with_shapes) s.shapes = analysis::ShapeCensus(store);
+  return s;
+}
+
 // Analyses one loaded rank and keeps what the report needs of it.
+// parallel: the pipeline has cores to spare (fewer ranks than cores); the
+// work that reads the store alone then runs on other threads beside the
+// analyses. Each part writes its own result, so the summary is the same.
 RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& options,
-                       bool with_shapes, size_t input_index) {
-  analysis::RankAnalysis analysis = analysis::AnalyzeRank(store, options.rank);
-  // The agent's callsites file beside the trace gives the lines of calls.
+                       bool with_shapes, size_t input_index, bool parallel) {
+  if (!parallel) {
+    analysis::RankAnalysis analysis = analysis::AnalyzeRank(store, options.rank);
+    // The agent's callsites file beside the trace gives the lines of calls.
+    const analysis::SourceFrames frames{analysis::FrameClassifier(options.frame_roots),
+                                        analysis::CallSites::ForTrace(store.path)};
+    std::vector<findings::Finding> found = findings::DetectAll(store, analysis, &frames);
+    for (auto& f : found) {
+      if (f.rank < 0) f.rank = store.rank;
+    }
+    return SummarizeRank(store, std::move(analysis), std::move(found), with_shapes, input_index);
+  }
+  std::future<StoreOnly> side =
+      std::async(std::launch::async, TakeStoreOnly, std::cref(store), with_shapes);
+  analysis::RankOptions rank_options = options.rank;
+  rank_options.parallel = true;
+  analysis::RankAnalysis analysis = analysis::AnalyzeRank(store, rank_options);
   const analysis::SourceFrames frames{analysis::FrameClassifier(options.frame_roots),
                                       analysis::CallSites::ForTrace(store.path)};
-  std::vector<findings::Finding> found = findings::DetectAll(store, analysis, &frames);
+  StoreOnly taken = side.get();
+  std::vector<findings::Finding> found =
+      findings::DetectAll(store, analysis, &frames, std::move(taken.tree));
   for (auto& f : found) {
     if (f.rank < 0) f.rank = store.rank;
   }
-  return SummarizeRank(store, std::move(analysis), std::move(found), with_shapes, input_index);
+  return SummarizeRank(store, std::move(analysis), std::move(found), std::move(taken.collectives),
+                       std::move(taken.shapes), input_index);
+}
+
+// Whether a rank's analysis may use more threads than its own: the pipeline
+// runs `threads` ranks at once.
+bool SpareCores(size_t threads) {
+  return threads < std::max(1u, std::thread::hardware_concurrency());
 }
 
 // Loads and summarises every trace; each loader thread frees a rank's store
@@ -90,6 +135,7 @@ StatusOr<std::vector<RankSummary>> SummarizeTraces(const std::vector<std::string
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
                                        : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
+  const bool parallel = SpareCores(threads);
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < n; i = next++) {
@@ -109,7 +155,7 @@ StatusOr<std::vector<RankSummary>> SummarizeTraces(const std::vector<std::string
       // this iteration, before the thread loads its next rank.
       trace::EventStore& store = loaded.value();
       if (store.path.empty()) store.path = paths[i];
-      summaries[i] = AnalyzeOne(store, options, all_shapes || i == 0, i);
+      summaries[i] = AnalyzeOne(store, options, all_shapes || i == 0, i, parallel);
     }
   };
   if (threads <= 1) {
@@ -141,7 +187,7 @@ Report BuildReport(const std::vector<const trace::EventStore*>& stores,
                    const AnalyzeOptions& options) {
   std::vector<RankSummary> summaries;
   for (size_t i = 0; i < stores.size(); ++i) {
-    summaries.push_back(AnalyzeOne(*stores[i], options, i == 0, i));
+    summaries.push_back(AnalyzeOne(*stores[i], options, i == 0, i, SpareCores(1)));
   }
   return AssembleReport(std::move(summaries), options.top_n);
 }

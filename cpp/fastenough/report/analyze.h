@@ -3,7 +3,11 @@
 // RankSummary, rank_summary.h) and free its store before loading the next, and
 // produce the fastenough.report/1 document from the summaries (assemble.h).
 // Peak memory: about the largest store times the loader threads, plus the
-// summaries.
+// summaries. With fewer inputs than cores (one trace, the usual case) a rank's
+// own analysis also uses a few threads: the work that reads only the store
+// (the op table, graph replays, compiled regions, the detectors' call tree,
+// the collectives, the shape census) runs beside the device analyses; each
+// part fills its own result, so the report is the same byte for byte.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "fastenough/report/analyze.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -10,7 +11,14 @@
 #include <sstream>
 #include <mutex>
 
+#include "fastenough/analysis/call_tree.h"
+#include "fastenough/analysis/collectives.h"
+#include "fastenough/analysis/shapes.h"
+#include "fastenough/findings/detect_all.h"
+#include "fastenough/report/rank_summary.h"
+#include "fastenough/report/rank_summary_json.h"
 #include "fastenough/report/report_json.h"
+#include "fastenough/trace/load_trace.h"
 
 namespace fastenough::report {
 namespace {
@@ -28,7 +36,12 @@ std::string GoldenAs(const std::string& rank_json, const std::string& name) {
   EXPECT_NE(at, std::string::npos);
   t.replace(at, from.size(), "\"rank\": " + rank_json + ",\n  \"world_size\": 2");
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path) << t;
+  // Every test process of the binary runs this at start (ctest -j runs them
+  // side by side): written under a name of its own, then renamed over the
+  // file, so that a test reading it never sees it half written.
+  const std::string tmp = path + "." + std::to_string(::getpid());
+  std::ofstream(tmp) << t;
+  std::filesystem::rename(tmp, path);
   return path;
 }
 
@@ -55,6 +68,36 @@ TEST(AnalyzePipelineTest, ParallelEqualsSequentialAndProgressAggregates) {
   EXPECT_EQ(a.value(), b.value());
   EXPECT_GT(calls, 0);
   EXPECT_LE(last_done, last_total);
+}
+
+// With cores to spare the pipeline analyses one rank on several threads (the
+// analyses that read only the store, the detectors' call tree, the
+// collectives and the shape census beside the device analyses): the rank's
+// summary is the one the single-threaded order gives, byte for byte.
+TEST(AnalyzePipelineTest, RankWorkOnSeveralThreadsGivesTheSameSummary) {
+  const std::string data = FASTENOUGH_TEST_DATA;
+  size_t found = 0;
+  for (const std::string& path : {kGolden, data + "/golden/depth_trace.json",
+                                  data + "/detectors/waste_trace.json",
+                                  data + "/detectors/straggler_rank1.json"}) {
+    StatusOr<trace::EventStore> loaded = trace::LoadTrace(path);
+    ASSERT_TRUE(loaded.ok()) << path << ": " << loaded.status().message();
+    const trace::EventStore& store = loaded.value();
+    analysis::RankAnalysis a = analysis::AnalyzeRank(store);
+    std::vector<findings::Finding> f = findings::DetectAll(store, a);
+    found += f.size();
+    const std::string one = RankSummaryToJson(SummarizeRank(store, std::move(a), std::move(f), true));
+    analysis::RankOptions parallel;
+    parallel.parallel = true;
+    analysis::RankAnalysis b = analysis::AnalyzeRank(store, parallel);
+    std::vector<findings::Finding> g =
+        findings::DetectAll(store, b, nullptr, analysis::BuildCallTree(store));
+    const std::string several = RankSummaryToJson(
+        SummarizeRank(store, std::move(b), std::move(g), analysis::CollectCollectives(store),
+                      analysis::ShapeCensus(store), 0));
+    EXPECT_EQ(one, several) << path;
+  }
+  EXPECT_GT(found, 0u);  // the detectors' part is compared too
 }
 
 TEST(AnalyzePipelineTest, TwoInputsMergeAcrossRanks) {

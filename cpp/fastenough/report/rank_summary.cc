@@ -1,6 +1,7 @@
 #include "fastenough/report/rank_summary.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "fastenough/report/depth_json.h"
 
@@ -42,6 +43,18 @@ void DropWorkingSets(analysis::RankAnalysis& a) {
 RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis analysis,
                           std::vector<findings::Finding> findings, bool with_shapes,
                           size_t input_index) {
+  analysis::RankCollectives collectives = analysis::CollectCollectives(store);
+  std::optional<std::vector<analysis::ShapeRow>> shapes;
+  if (with_shapes) shapes = analysis::ShapeCensus(store);
+  return SummarizeRank(store, std::move(analysis), std::move(findings), std::move(collectives),
+                       std::move(shapes), input_index);
+}
+
+RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis analysis,
+                          std::vector<findings::Finding> findings,
+                          analysis::RankCollectives collectives,
+                          std::optional<std::vector<analysis::ShapeRow>> shapes,
+                          size_t input_index) {
   RankSummary s;
   s.input_index = input_index;
   s.input = {store.path,       trace::TraceFormatName(store.format),
@@ -54,8 +67,8 @@ RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis
   s.meta.world_size = store.world_size;
   s.meta.backend = store.backend;
   s.meta.base_time_ns = store.base_time_ns;
-  s.collectives = analysis::CollectCollectives(store);
-  if (with_shapes) s.shapes = analysis::ShapeCensus(store);
+  s.collectives = std::move(collectives);
+  if (shapes) s.shapes = std::move(*shapes);
   DropWorkingSets(analysis);
   // The time each finding claims served the overlap marking inside the rank
   // (findings/overlaps.h), which is done.

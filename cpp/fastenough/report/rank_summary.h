@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "fastenough/analysis/collectives.h"
@@ -46,5 +47,14 @@ struct RankSummary {
 RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis analysis,
                           std::vector<findings::Finding> findings, bool with_shapes,
                           size_t input_index = 0);
+// The same with what it reads from the store alone already taken (its
+// collectives, analysis::CollectCollectives; its shape census,
+// analysis::ShapeCensus, or nullopt when not asked for), e.g. on another
+// thread while the analyses ran.
+RankSummary SummarizeRank(const trace::EventStore& store, analysis::RankAnalysis analysis,
+                          std::vector<findings::Finding> findings,
+                          analysis::RankCollectives collectives,
+                          std::optional<std::vector<analysis::ShapeRow>> shapes,
+                          size_t input_index);
 
 }  // namespace fastenough::report
