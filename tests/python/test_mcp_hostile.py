@@ -115,11 +115,12 @@ def _valid_args(w: dict) -> dict[str, dict]:
         "diff": {"a": "run1", "b": "run1", "cwd": work},
         "decide": {"run_dir": "run1", "runs": 3, "cwd": work},
         "lint": {"paths": ["code.py"], "cwd": work},
+        "replay": {"path": "t.json", "cwd": work, "op": "mm"},
         "explain": {"code": "sync-in-loop"},
     }
 
 
-READ_ONLY = {"analyze", "report", "compare", "diff", "lint", "explain"}
+READ_ONLY = {"analyze", "report", "compare", "diff", "lint", "replay", "explain"}
 
 
 def test_every_string_argument_of_every_tool_is_data_never_an_option(world):

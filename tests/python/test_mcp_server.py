@@ -26,7 +26,8 @@ import anyio  # noqa: E402 - after the skip: anyio comes with mcp
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 PY = sys.executable
-TOOLS = {"run", "analyze", "report", "ab", "compare", "diff", "decide", "lint", "explain"}
+TOOLS = {"run", "analyze", "report", "ab", "compare", "diff", "decide", "lint", "replay",
+         "explain"}
 
 # A small torch program: a steady evaluation loop that records its outputs. SCALE
 # and GRAD are replaced per variant.
@@ -96,7 +97,8 @@ def test_tools_are_listed_with_their_schemas_and_the_skill():
     required = {"run": {"command", "cwd"}, "ab": {"command_a", "command_b", "cwd"},
                 "analyze": {"paths", "cwd"}, "report": {"path", "cwd"},
                 "compare": {"a", "b", "cwd"}, "diff": {"a", "b", "cwd"},
-                "decide": {"run_dir", "runs", "cwd"}, "lint": {"paths", "cwd"}, "explain": set()}
+                "decide": {"run_dir", "runs", "cwd"}, "lint": {"paths", "cwd"},
+                "replay": {"path", "cwd"}, "explain": set()}
     for name, tool in by_name.items():
         schema = tool.input_schema
         assert schema["type"] == "object", name

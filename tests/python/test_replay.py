@@ -169,3 +169,22 @@ def test_names_from_the_trace_stay_text_in_the_script():
     assert not any(isinstance(n, ast.Import) and any(a.name == "os" for a in n.names)
                    for n in ast.walk(tree))
     assert "os.remove" in ast.get_docstring(tree)
+
+
+def test_the_mcp_tool_writes_its_scripts_only_in_the_scratch_directory(trace, tmp_path,
+                                                                       monkeypatch):
+    anyio = pytest.importorskip("anyio")
+    from fastenough.mcp import tools
+
+    scratch = tmp_path / "scratch"
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("FASTENOUGH_MCP_SCRATCH", str(scratch))
+    answer = anyio.run(lambda: tools.replay(str(trace), str(work), top=2))
+    assert answer["exit"]["code"] == 0, answer
+    assert len(answer["scripts"]) == 2
+    for s in answer["scripts"]:
+        path = Path(s["path"])
+        assert path.is_file() and scratch in path.parents, s
+        assert s["op"].startswith("aten::") and s["device"] == "cpu"
+    assert list(work.iterdir()) == []

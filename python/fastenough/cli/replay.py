@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where the scripts go (default ./replay; made if missing)")
     p.add_argument("--device", default=None, metavar="DEV",
                    help="the device the scripts run on by default (default: the recorded one)")
+    p.add_argument("--json", action="store_true",
+                   help="print what was written as a fastenough.replay/1 document")
     p.set_defaults(func=run)
 
 
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             planned.append((row, plan_call(row, torch)))
         except NotReplayable as e:
-            skipped.append(f"{visible(str(row.get('op')))}: {e}")
+            skipped.append((str(row.get("op")), str(e)))
     out = args.out
     targets = [os.path.join(out, _file_name(k, plan.op)) for k, (_, plan) in
                enumerate(planned, 1)]
@@ -143,8 +145,9 @@ def run(args: argparse.Namespace) -> int:
             os.makedirs(out, exist_ok=True)
         except OSError as e:
             raise OutputError(f"{visible(out)}: {e.strerror or e}") from None
-    for (row, plan), target in zip(planned, targets, strict=True):
-        device = args.device or ("cuda" if int(row.get("device_ns") or 0) > 0 else "cpu")
+    devices = [args.device or ("cuda" if int(row.get("device_ns") or 0) > 0 else "cpu")
+               for row, _ in planned]
+    for (row, plan), target, device in zip(planned, targets, devices, strict=True):
         text = script_text(plan, row, file_name=os.path.basename(target), trace=source,
                            device=device)
         try:
@@ -153,10 +156,25 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             raise OutputError(f"{visible(target)}: {e.strerror or e}") from None
         written.append((target, plan))
-    for target, plan in written:
-        print(f"{visible(target)}  {plan.op}({visible(plan.describe())})")
-    for line in skipped:
-        sys.stderr.write(f"fastenough: not replayed: {line}\n")
+    if args.json:
+        from fastenough.cli import json_output
+
+        json_output.dump({
+            "schema": "fastenough.replay/1", "trace": source,
+            "out_dir": os.path.abspath(out),
+            "scripts": [{"path": os.path.abspath(t), "op": plan.op, "target": plan.target,
+                         "inputs": plan.describe(), "device": device,
+                         "count": int(row.get("count") or 0),
+                         "total_ns": int(row.get("total_ns") or 0),
+                         "device_ns": int(row.get("device_ns") or 0)}
+                        for (t, plan), (row, _), device in zip(written, planned, devices,
+                                                              strict=True)],
+            "not_replayed": [{"op": op, "reason": reason} for op, reason in skipped]})
+    else:
+        for target, plan in written:
+            print(f"{visible(target)}  {plan.op}({visible(plan.describe())})")
+    for op, reason in skipped:
+        sys.stderr.write(f"fastenough: not replayed: {visible(op)}: {reason}\n")
     if not written:
         sys.stderr.write("fastenough: no hot op call could be rebuilt (reasons above)\n")
         return 1

@@ -364,11 +364,32 @@ def lint_answer(doc: dict, *, top: int, files: dict) -> dict:
     }
 
 
+def replay_answer(doc: dict, *, files: dict) -> dict:
+    scripts = [s for s in (doc.get("scripts") or []) if isinstance(s, dict)]
+    skipped = [s for s in (doc.get("not_replayed") or []) if isinstance(s, dict)]
+    return {
+        "summary": f"{len(scripts)} replay script(s) written"
+                   + (f"; {len(skipped)} hot call(s) could not be rebuilt" if skipped else ""),
+        "scripts": [clean_tree({"path": s.get("path"), "op": s.get("op"),
+                                "inputs": s.get("inputs"), "device": s.get("device"),
+                                "calls": _num(s.get("count")),
+                                "host_ms": _num((s.get("total_ns") or 0) / 1e6),
+                                "device_ms": _num((s.get("device_ns") or 0) / 1e6)}, 600)
+                    for s in scripts],
+        "not_replayed": clean_tree(skipped, 300),
+        "next": ["run a script with `python PATH` (it checks candidate() against the op, then "
+                 "times both); edit candidate() to try a kernel, then confirm the whole "
+                 "program with `ab`"],
+        "files": files,
+        "note": DATA_NOTE,
+    }
+
+
 # Lists an answer may cut, in the order they go when it is too long.
 _CUTTABLE = (("program_output",), ("figures", "top_ops"), ("figures", "top_kernels"),
              ("figures", "devices"), ("figures", "phases"), ("figures", "runs"),
              ("trace", "rows"), ("findings",), ("fixes",), ("worst",), ("missing",),
-             ("extra",), ("errors",))
+             ("extra",), ("errors",), ("not_replayed",), ("scripts",))
 
 
 FIRST = ("summary", "error", "measurement", "exit")

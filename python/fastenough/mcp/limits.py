@@ -17,7 +17,8 @@ import re
 # it may ask. A call that reaches its limit stops the command and answers with
 # what was measured (error kind "time-limit").
 DEFAULT_TIMEOUT_S = {"run": 900.0, "ab": 1800.0, "analyze": 600.0, "report": 300.0,
-                     "diff": 300.0, "compare": 300.0, "decide": 60.0, "lint": 300.0}
+                     "diff": 300.0, "compare": 300.0, "decide": 60.0, "lint": 300.0,
+                     "replay": 300.0}
 MAX_TIMEOUT_S = 24 * 3600.0
 
 # After a cancellation or a time limit, how long the run's supervisor gets to stop

@@ -271,6 +271,23 @@ def build_server() -> MCPServer:
         return await _call(tools.lint, ctx, paths=paths, cwd=cwd, select=select, ignore=ignore,
                            top=top, timeout_s=timeout_s)
 
+    @server.tool(name="replay", annotations=reads, description=(
+        "A standalone Python script per hot op call of a trace recorded with shapes (or a run "
+        "directory): the op's inputs rebuilt at the recorded shapes, dtypes and strides, "
+        "candidate() checked against the op itself and both timed. Edit candidate() to try a "
+        "fused or re-tiled kernel on exactly what the model ran. The scripts are written "
+        "into the server's scratch directory (their paths are in the answer). " + ANSWER))
+    async def replay_tool(
+        path: Annotated[str, Field(description="a trace file, a trace directory or a run "
+                                               "directory")],
+        cwd: Cwd,
+        op: Annotated[str | None, Field(description="every recorded shape of this op, e.g. "
+                                                    "aten::addmm")] = None,
+        top: Top = None, timeout_s: _timeout("replay") = None, ctx: Context = None,
+    ) -> CallToolResult:
+        return await _call(tools.replay, ctx, path=path, cwd=cwd, op=op, top=top,
+                           timeout_s=timeout_s)
+
     @server.tool(name="explain", annotations=ToolAnnotations(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
         description="What a finding code means, why it costs time, the evidence, how to fix it "

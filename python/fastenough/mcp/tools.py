@@ -439,6 +439,35 @@ async def lint(paths: list[str], cwd: str, select: list[str] | None = None,
     return answers.bound(answer)
 
 
+# ---------------------------------------------------------------- replay
+
+_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+async def replay(path: str, cwd: str, op: str | None = None, top: int | None = None,
+                 timeout_s: float | None = None, progress: Progress | None = None) -> dict:
+    p = arguments.as_path(path, "path")
+    d = check_dir(cwd)
+    timeout = check_timeout(timeout_s, "replay")
+    options = ["replay", "--json"]
+    if op is not None:
+        if not isinstance(op, str) or not _OP_NAME.fullmatch(op):
+            raise ToolFailure("bad-input", "op: an operator name such as aten::addmm or addmm",
+                              2)
+        options.append(f"--op={op}")
+    else:
+        options.append(f"--top={arguments.integer(top, 'top', 1, limits.MAX_TOP) if top else 5}")
+    # The scripts go into this call's scratch directory, never under cwd.
+    cdir = call_dir(None, "replay")
+    options.append(f"--out={cdir / 'scripts'}")
+    outcome = await run_cli(args_after(options, [p]), cwd=d, env={}, timeout_s=timeout,
+                            out_dir=cdir, progress=progress, stdout_name="replay.json")
+    doc = _document(outcome, "replay", "fastenough.replay/", ok_status=(0, 1))
+    answer = answers.replay_answer(doc, files={"replay_json": str(outcome.stdout)})
+    answer["exit"] = _exit(outcome.exit_status)
+    return answers.bound(answer)
+
+
 def explain(code: str | None = None) -> dict:
     """A finding code's section of the catalog (docs/findings.md), a lint-only code's
     explanation, or every code with its title."""
