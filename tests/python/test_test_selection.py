@@ -1,0 +1,31 @@
+"""The suite's own selection (conftest.py at the root): every test named in
+tests/slow_tests.txt exists, so that the list cannot silently stop marking
+anything, and the markers the hooks give are registered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_every_slow_test_listed_exists():
+    lines = (REPO / "tests" / "slow_tests.txt").read_text().splitlines()
+    entries = [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+    assert entries
+    missing = []
+    for entry in entries:
+        file, _, name = entry.partition("::")
+        path = REPO / file
+        if not path.is_file() or not re.search(rf"^def {re.escape(name)}\(", path.read_text(),
+                                               re.M):
+            missing.append(entry)
+    assert not missing, f"tests/slow_tests.txt names tests that do not exist: {missing}"
+
+
+def test_the_markers_the_hooks_give_are_registered():
+    text = (REPO / "pyproject.toml").read_text()
+    block = text.split("markers = [", 1)[1].split("]", 1)[0]
+    markers = set(re.findall(r'^\s*"(\w+):', block, re.M))
+    assert {"unit", "integration", "slow", "real"} <= markers
