@@ -130,8 +130,11 @@ progress() {
 echo "setup: building fastenough (C++ core$([[ $WITH_TESTS == ON ]] && echo ' and its unit tests'); a few minutes the first time; log in build/setup-pip.log)"
 t0=$SECONDS
 set +e
+# The standalone programs of cpp/tools (benchmarks' helpers) only with the tests:
+# the demo needs the module alone.
 "$PY" -m pip install -v --disable-pip-version-check --no-build-isolation -e . \
   --config-settings=cmake.define.FASTENOUGH_BUILD_TESTS=$WITH_TESTS \
+  --config-settings=cmake.define.FASTENOUGH_BUILD_TOOLS=$WITH_TESTS \
   --config-settings=build.verbose=false 2>&1 | tee build/setup-pip.log | progress
 pip_rc=${PIPESTATUS[0]}
 set -e
