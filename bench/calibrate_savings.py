@@ -27,7 +27,8 @@ steady throughput would be training's, which the fix does not touch). Writes
 bench/out/calibrate/<program>/<code>/ (A and B copies, ab's runs), prints one
 table and writes bench/out/calibrate/summary.json. Exit 1 when a measured gain
 exceeds its claimed bound by more than the interval (the claim is below the
-interval's low end). Not a test: the figures depend on the machine.
+interval's low end). Not a test: the figures depend on the machine. The latest
+table and what it found: bench/calibrate_savings.md.
 """
 
 from __future__ import annotations
@@ -122,29 +123,40 @@ def claim_of(report: dict, code: str) -> dict:
             "steady_median_ns": steady}
 
 
-def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict) -> dict:
+def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict, retries: int) -> dict:
     work = out / case.program / code
     a = prepare(case, None, work / "A")
     b = prepare(case, code, work / "B")
     py = sys.executable
     cmd_a = shlex.join([py, str(a / case.argv[0]), *case.argv[1:]])
     cmd_b = shlex.join([py, str(b / case.argv[0]), *case.argv[1:]])
-    ab_dir = work / "ab"
-    if ab_dir.exists():
-        shutil.rmtree(ab_dir)
-    p = subprocess.run([py, "-m", "fastenough", "ab", "--json", "--no-history",
-                        "--rounds", str(rounds), "--dir", str(ab_dir), cmd_a, cmd_b],
-                       cwd=work, env=dict(env, **case.env), capture_output=True, text=True)
-    try:
-        doc = json.loads(p.stdout)
-    except json.JSONDecodeError:
-        return {"error": f"ab exit {p.returncode}: {(p.stderr or p.stdout)[-600:]}"}
+    failures = []
+    for attempt in range(retries + 1):
+        ab_dir = work / ("ab" if attempt == 0 else f"ab.retry{attempt}")
+        if ab_dir.exists():
+            shutil.rmtree(ab_dir)
+        p = subprocess.run([py, "-m", "fastenough", "ab", "--json", "--no-history",
+                            "--rounds", str(rounds), "--dir", str(ab_dir), cmd_a, cmd_b],
+                           cwd=work, env=dict(env, **case.env), capture_output=True, text=True)
+        try:
+            doc = json.loads(p.stdout)
+        except json.JSONDecodeError:
+            return {"error": f"ab exit {p.returncode}: {(p.stderr or p.stdout)[-600:]}"}
+        failed = doc.get("failed")
+        if not failed:
+            break
+        # A run that failed (the program, or the supervisor: a crash of the tool
+        # is kept in the summary, with its run's stderr) is retried as a whole.
+        failures.append({"dir": str(ab_dir), **failed})
+        print(f"    {ab_dir.name}: run {failed.get('run')} failed "
+              f"(exit status {failed.get('exit_status')})", file=sys.stderr, flush=True)
     report_path = ab_dir / "A1" / "report.json"
     claim = (claim_of(json.loads(report_path.read_text()), code) if report_path.exists()
              else {"found": False})
     r = doc.get("ratio") or {}
     row = {"claim": claim, "unit": doc.get("unit"), "verdict": doc.get("verdict"),
-           "ratio": r or None, "outputs": (doc.get("outputs") or {}).get("verdict")}
+           "ratio": r or None, "outputs": (doc.get("outputs") or {}).get("verdict"),
+           "ab_dir": str(ab_dir), "failed_runs": failures}
     if r.get("ratio"):
         row["gain"] = 1 - 1 / r["ratio"]
         row["gain_interval"] = [1 - 1 / r["low"], 1 - 1 / r["high"]]
@@ -172,6 +184,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3, help="ab's A B B A blocks per fix (default 3)")
     ap.add_argument("--only", action="append", default=[], metavar="PROGRAM[:CODE]",
                     help="only this program (or this one fix); repeatable")
+    ap.add_argument("--retries", type=int, default=1,
+                    help="run an ab again when one of its runs failed (default 1)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "calibrate")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("FASTENOUGH_")}
@@ -190,7 +204,8 @@ def main() -> int:
                 continue
             print(f"... {case.program}: {code}", file=sys.stderr, flush=True)
             row = dict(program=case.program, finding=code,
-                       command=shlex.join(case.argv), **run_ab(case, code, out, args.rounds, env))
+                       command=shlex.join(case.argv),
+                       **run_ab(case, code, out, args.rounds, env, args.retries))
             row["inside"] = outcome(row)
             rows.append(row)
 
@@ -221,6 +236,9 @@ def main() -> int:
     for row in rows:
         if row.get("error"):
             print(f"{row['program']}:{row['finding']}: {row['error']}", file=sys.stderr)
+        for f in row.get("failed_runs") or []:
+            print(f"{row['program']}:{row['finding']}: run {f.get('run')} of {f['dir']} failed "
+                  f"(exit status {f.get('exit_status')}; {f.get('stderr')})")
     (out / "summary.json").write_text(json.dumps({"rounds": args.rounds, "rows": rows},
                                                  indent=1))
     return 1 if any(row["inside"] == "NO" for row in rows) else 0
