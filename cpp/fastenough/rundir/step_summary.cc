@@ -5,16 +5,13 @@
 #include <map>
 #include <utility>
 
+#include "fastenough/analysis/statistics.h"
+
 namespace fastenough::rundir {
 
 int64_t Quantile(std::vector<int64_t> values, double q) {
   if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  double pos = q * static_cast<double>(values.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, values.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return static_cast<int64_t>(std::llround(values[lo] + frac * (values[hi] - values[lo])));
+  return static_cast<int64_t>(std::llround(analysis::Percentile(values, q)));
 }
 
 std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {

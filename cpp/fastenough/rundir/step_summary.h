@@ -33,8 +33,9 @@ struct StepSummary {
   StepTrend trend;
 };
 
-// Quantile q in [0,1] by linear interpolation between closest ranks of the
-// sorted values (n = 1: that value; n = 0: 0).
+// Quantile q in [0,1] of step times in whole nanoseconds: the one quantile of
+// the project (analysis::Percentile, numpy's "linear"), rounded to the
+// nearest ns; 0 for no values.
 int64_t Quantile(std::vector<int64_t> values, double q);
 
 // One summary per (rank, mode) that has steps, ordered by rank, then mode.
