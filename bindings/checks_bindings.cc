@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "fastenough/checks/decide.h"
-#include "fastenough/checks/duplicates.h"
+#include "fastenough/checks/verdicts.h"
+#include "fastenough/checks/duplicate_weights.h"
 #include "fastenough/checks/padding.h"
 #include "fastenough/findings/catalog.h"
 #include "register.h"
@@ -67,7 +67,7 @@ nb::dict FindingToDict(const findings::Finding& f) {
 }
 
 // where: [{"file","line","function"} | {"op"}]
-nb::object CheckDecide(const std::string& code, const std::map<std::string, double>& numbers,
+nb::object CheckVerdict(const std::string& code, const std::map<std::string, double>& numbers,
                        const std::map<std::string, std::string>& texts, nb::list where) {
   checks::CheckInput in;
   in.numbers = numbers;
@@ -81,7 +81,7 @@ nb::object CheckDecide(const std::string& code, const std::map<std::string, doub
     if (w.contains("op")) loc.op = nb::cast<std::string>(w["op"]);
     in.where.push_back(std::move(loc));
   }
-  checks::MaybeFinding f = ValueOrThrow(checks::Decide(code, in));
+  checks::MaybeFinding f = ValueOrThrow(checks::VerdictOf(code, in));
   if (!f) return nb::none();
   return FindingToDict(*f);
 }
@@ -130,9 +130,9 @@ nb::list FindingCatalog() {
 }  // namespace
 
 void RegisterChecks(nb::module_& m) {
-  m.def("check_decide", &CheckDecide, nb::arg("code"), nb::arg("numbers"), nb::arg("texts"),
+  m.def("check_verdict", &CheckVerdict, nb::arg("code"), nb::arg("numbers"), nb::arg("texts"),
         nb::arg("where"),
-        "Decide one agent check from its measured evidence: returns the finding as a dict "
+        "The verdict of one agent check from its measured evidence: returns the finding as a dict "
         "(fastenough.report/1 Finding) or None when the evidence shows no waste.");
   m.def("check_padding_summary", &SummarisePadding, nb::arg("batches"),
         "batches: [(width, [real length per row])] -> padding and bucketing figures.");

@@ -1,7 +1,7 @@
 // CheckInput: the evidence the in-process agent measured for one check, as
 // named numbers (unit in the key, e.g. "graph_bytes_per_forward") and texts,
 // plus the source locations. The agent only measures; the verdict and the
-// saving are decided here, in the core, by the Decide* functions.
+// saving are decided here, in the core, by the VerdictOn* functions (checks/verdicts.h).
 #pragma once
 
 #include <map>

@@ -1,7 +1,7 @@
 """Runtime waste checks of the in-process agent (issue 5): what a kernel trace
 cannot see. One module per check, the memory census and the sync watch; the
 Registry (registry.py) is what the agent calls. Verdicts and savings are
-decided by the C++ core (fastenough._core.check_decide).
+decided by the C++ core (fastenough._core.check_verdict).
 
 Standalone use (tests, or a program outside `fastenough run`):
 

@@ -142,7 +142,7 @@ def decide(code: str, numbers: dict, texts: dict | None = None, where: list | No
 
     nums = {k: float(v) for k, v in numbers.items() if v is not None}
     txt = {k: str(v) for k, v in (texts or {}).items() if v}
-    return _core.check_decide(code, nums, txt, [w for w in (where or []) if w])
+    return _core.check_verdict(code, nums, txt, [w for w in (where or []) if w])
 
 
 def write_json_atomic(path: str, doc) -> None:

@@ -1,4 +1,4 @@
-#include "fastenough/checks/decide.h"
+#include "fastenough/checks/verdicts.h"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +14,14 @@ int64_t IntEvidence(const findings::Finding& f, const std::string& key) {
   return -12345;
 }
 
-TEST(ChecksDecide, AutogradInEvalWithProbe) {
+TEST(CheckVerdicts, AutogradInEvalWithProbe) {
   CheckInput in;
   in.numbers = {{"forwards", 100}, {"graph_outputs", 100}, {"backward_calls", 0},
                 {"params_requiring_grad", 12}, {"probe_grad_ns", 3000000},
                 {"probe_inference_ns", 2000000}, {"forwards_per_step", 2},
                 {"step_median_ns", 8000000}};
   in.where = {{"eval.py", 12, "main"}};
-  auto f = DecideAutogradInEval(in);
+  auto f = VerdictOnAutogradInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->verdict, Verdict::kAvoidable);
   EXPECT_EQ(f->source, "agent");
@@ -33,7 +33,7 @@ TEST(ChecksDecide, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
-TEST(ChecksDecide, AutogradInEvalBetweenTrainingSteps) {
+TEST(CheckVerdicts, AutogradInEvalBetweenTrainingSteps) {
   // DQN (issue 37, item 8): the acting forward's line built 1400 graphs no
   // backward used, between training steps; no evaluation stretch after the
   // start. The saving counts those forwards, not the run's 2000.
@@ -45,7 +45,7 @@ TEST(ChecksDecide, AutogradInEvalBetweenTrainingSteps) {
                 {"saving_forwards_per_step", 0.5}, {"forwards_per_step", 0.7},
                 {"probe_grad_ns", 300000},  {"probe_inference_ns", 200000},
                 {"step_median_ns", 2000000}};
-  auto f = DecideAutogradInEval(in);
+  auto f = VerdictOnAutogradInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_NE(f->title.find("1400 forwards whose graph no backward uses"), std::string::npos)
       << f->title;
@@ -55,7 +55,7 @@ TEST(ChecksDecide, AutogradInEvalBetweenTrainingSteps) {
   EXPECT_EQ(IntEvidence(*f, "unused_graph_forwards"), 1400);
   // Without such a line (and no evaluation stretch), a run that trains has none.
   in.numbers.erase("unused_graph_forwards");
-  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  EXPECT_FALSE(VerdictOnAutogradInEval(in).has_value());
 }
 
 std::string TextOf(const findings::Finding& f, const std::string& key) {
@@ -65,7 +65,7 @@ std::string TextOf(const findings::Finding& f, const std::string& key) {
   return "";
 }
 
-TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
+TEST(CheckVerdicts, TrainModeInEvalPricedByTheProbe) {
   // A TransformerEncoder scored in train mode: 30 ms as it ran, 12 ms in eval
   // mode (its fused path needs eval mode and no autograd).
   CheckInput in;
@@ -73,7 +73,7 @@ TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
                 {"backward_calls", 0},      {"probe_train_ns", 30000000},
                 {"probe_eval_ns", 12000000}, {"probe_calls", 3},
                 {"forwards_per_step", 1},   {"step_median_ns", 36000000}};
-  auto f = DecideTrainModeInEval(in);
+  auto f = VerdictOnTrainModeInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, 18000000);
   EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.5);
@@ -83,7 +83,7 @@ TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
   // A probe difference longer than the step: per step and total are capped.
   in.numbers["probe_train_ns"] = 80000000;
   in.numbers["forwards_total"] = 50;
-  f = DecideTrainModeInEval(in);
+  f = VerdictOnTrainModeInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, 36000000);
   EXPECT_DOUBLE_EQ(f->saving.share_of_step, 1.0);
@@ -93,7 +93,7 @@ TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
   // The run's forwards took 1.5x the probe's (its own load): the difference
   // counts as a share of the forward, times the run's forward.
   in.numbers["probe_scale"] = 1.5;
-  f = DecideTrainModeInEval(in);
+  f = VerdictOnTrainModeInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, 27000000);
   EXPECT_NE(TextOf(*f, "saving_basis").find("median forward"), std::string::npos);
@@ -102,20 +102,20 @@ TEST(ChecksDecide, TrainModeInEvalPricedByTheProbe) {
   in.numbers.erase("probe_train_ns");
   in.numbers.erase("probe_eval_ns");
   in.texts = {{"probe_skipped", "one forward takes 3.0 s"}};
-  f = DecideTrainModeInEval(in);
+  f = VerdictOnTrainModeInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, -1);
   EXPECT_EQ(TextOf(*f, "saving_basis"), "");
   EXPECT_EQ(TextOf(*f, "probe_skipped"), "one forward takes 3.0 s");
 }
 
-TEST(ChecksDecide, SampledForwardsScaleTheTotalAndShowInTheTitle) {
+TEST(CheckVerdicts, SampledForwardsScaleTheTotalAndShowInTheTitle) {
   // The checks examined 40 of the run's 1000 root forwards; all 40 built a graph.
   CheckInput in;
   in.numbers = {{"forwards", 40},          {"forwards_total", 1000},    {"graph_outputs", 40},
                 {"backward_calls", 0},     {"params_requiring_grad", 2}, {"probe_grad_ns", 3000},
                 {"probe_inference_ns", 1000}};
-  auto f = DecideAutogradInEval(in);
+  auto f = VerdictOnAutogradInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->title,
             "Autograd graph recorded in 40 of 40 examined forwards of a run that never calls "
@@ -123,74 +123,74 @@ TEST(ChecksDecide, SampledForwardsScaleTheTotalAndShowInTheTitle) {
   EXPECT_EQ(f->saving.total_ns, 2000000);  // 2 us over all 1000 forwards, not the 40 examined
   EXPECT_EQ(IntEvidence(*f, "forwards_total"), 1000);
   in.numbers["forwards_total"] = 40;  // nothing left out: the plain count
-  EXPECT_EQ(DecideAutogradInEval(in)->title,
+  EXPECT_EQ(VerdictOnAutogradInEval(in)->title,
             "Autograd graph recorded in 40 forwards of a run that never calls backward");
 }
 
-TEST(ChecksDecide, AutogradNotWasteWhenBackwardOrNoGraph) {
+TEST(CheckVerdicts, AutogradNotWasteWhenBackwardOrNoGraph) {
   CheckInput in;
   in.numbers = {{"graph_outputs", 10}, {"params_requiring_grad", 3}, {"backward_calls", 1}};
-  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  EXPECT_FALSE(VerdictOnAutogradInEval(in).has_value());
   in.numbers = {{"graph_outputs", 0}, {"params_requiring_grad", 3}, {"backward_calls", 0}};
-  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  EXPECT_FALSE(VerdictOnAutogradInEval(in).has_value());
   in.numbers = {{"graph_outputs", 5}, {"params_requiring_grad", 3}};
-  auto f = DecideAutogradInEval(in);
+  auto f = VerdictOnAutogradInEval(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, -1);  // nothing timed: saving unknown
 }
 
-TEST(ChecksDecide, FullVocabNeedsFewPositions) {
+TEST(CheckVerdicts, FullVocabNeedsFewPositions) {
   CheckInput in;
   in.numbers = {{"positions", 16}, {"positions_read", 1}, {"logits_bytes_per_forward", 1600}};
-  auto f = DecideFullVocabLogits(in);
+  auto f = VerdictOnFullVocabLogits(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(IntEvidence(*f, "unread_logits_bytes_per_forward"), 1500);
   in.numbers = {{"positions", 16}, {"positions_read", 15}};
-  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+  EXPECT_FALSE(VerdictOnFullVocabLogits(in).has_value());
   in.numbers = {{"positions", 16}, {"positions_read", -1}};  // unbounded read
-  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+  EXPECT_FALSE(VerdictOnFullVocabLogits(in).has_value());
   in.numbers = {{"positions", 1}, {"positions_read", 1}};
-  EXPECT_FALSE(DecideFullVocabLogits(in).has_value());
+  EXPECT_FALSE(VerdictOnFullVocabLogits(in).has_value());
 }
 
-TEST(ChecksDecide, PaddingThresholdAndSaving) {
+TEST(CheckVerdicts, PaddingThresholdAndSaving) {
   CheckInput in;
   in.numbers = {{"positions", 100}, {"padded_share", 0.4}, {"bucketed_saving_share", 0.3},
                 {"step_median_ns", 1000}};
-  auto f = DecidePaddingWaste(in);
+  auto f = VerdictOnPaddingWaste(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->saving.per_step_ns, 300);
   EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.3);
   EXPECT_FALSE(f->saving.upper_bound);
   in.numbers["padded_share"] = 0.05;
-  EXPECT_FALSE(DecidePaddingWaste(in).has_value());
+  EXPECT_FALSE(VerdictOnPaddingWaste(in).has_value());
   // Padded, but already bucketed: nothing left to remove with these batch sizes.
   in.numbers["padded_share"] = 0.14;
   in.numbers["bucketed_saving_share"] = 0.0;
-  EXPECT_FALSE(DecidePaddingWaste(in).has_value());
+  EXPECT_FALSE(VerdictOnPaddingWaste(in).has_value());
 }
 
-TEST(ChecksDecide, SyncInLoopCpuIsBounded) {
+TEST(CheckVerdicts, SyncInLoopCpuIsBounded) {
   CheckInput in;
   in.numbers = {{"calls", 20}, {"steps", 20}, {"on_device", 0}, {"call_ns_total", 40000}};
-  auto f = DecideSyncInLoop(in);
+  auto f = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->verdict, Verdict::kBounded);
   EXPECT_EQ(f->saving.per_step_ns, 2000);
   in.numbers["on_device"] = 1;
-  EXPECT_EQ(DecideSyncInLoop(in)->verdict, Verdict::kAvoidable);
+  EXPECT_EQ(VerdictOnSyncInLoop(in)->verdict, Verdict::kAvoidable);
   in.numbers["calls"] = 1;
-  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  EXPECT_FALSE(VerdictOnSyncInLoop(in).has_value());
 }
 
-TEST(ChecksDecide, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
+TEST(CheckVerdicts, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
   // bool(mask.any()) inside torch.nn.TransformerEncoder, reached from main.py:142.
   CheckInput in;
   in.numbers = {{"calls", 30}, {"steps", 30}, {"on_device", 30}, {"call_ns_total", 60000}};
   in.texts = {{"kind", "bool(tensor)"},
               {"inside", "torch.nn.modules.transformer"},
               {"caused_by", "main.py:142"}};
-  auto f = DecideSyncInLoop(in);
+  auto f = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->verdict, Verdict::kBounded);  // not the user's line to change
   EXPECT_NE(f->title.find("inside torch.nn.modules.transformer, caused by your call at main.py:142"),
@@ -201,80 +201,80 @@ TEST(ChecksDecide, SyncInsideALibraryNamesItAndTheCallerWithoutTheLoopAdvice) {
   EXPECT_NE(f->action.find("is_causal=True"), std::string::npos);  // the mask comparison
 }
 
-TEST(ChecksDecide, MemoryRules) {
+TEST(CheckVerdicts, MemoryRules) {
   CheckInput in;
   in.numbers = {{"peak_bytes", 1e9}, {"capacity_bytes", 80e9}, {"batch_size", 1}};
   in.texts = {{"device", "cuda:0"}};
-  EXPECT_EQ(DecideMemoryHeadroom(in)->verdict, Verdict::kInsufficientEvidence);
+  EXPECT_EQ(VerdictOnMemoryHeadroom(in)->verdict, Verdict::kInsufficientEvidence);
   // The host's RAM is no batch-size headroom (REINFORCE's batch of one state).
   in.texts["device"] = "cpu";
-  EXPECT_FALSE(DecideMemoryHeadroom(in).has_value());
+  EXPECT_FALSE(VerdictOnMemoryHeadroom(in).has_value());
   in.texts["device"] = "cuda:0";
-  EXPECT_FALSE(DecideMemoryNearLimit(in).has_value());
+  EXPECT_FALSE(VerdictOnMemoryNearLimit(in).has_value());
   in.numbers["batch_size"] = 16;
-  EXPECT_FALSE(DecideMemoryHeadroom(in).has_value());
+  EXPECT_FALSE(VerdictOnMemoryHeadroom(in).has_value());
   in.numbers["peak_bytes"] = 75e9;
-  EXPECT_EQ(DecideMemoryNearLimit(in)->verdict, Verdict::kBounded);
+  EXPECT_EQ(VerdictOnMemoryNearLimit(in)->verdict, Verdict::kBounded);
 }
 
-TEST(ChecksDecide, OthersAndDispatch) {
+TEST(CheckVerdicts, OthersAndDispatch) {
   CheckInput in;
   in.numbers = {{"forwards_with_cache", 3}, {"cache_reused", 0}};
-  EXPECT_TRUE(Decide("kv-cache-in-scoring", in)->has_value());
+  EXPECT_TRUE(VerdictOf("kv-cache-in-scoring", in)->has_value());
   in.numbers["cache_reused"] = 2;
-  EXPECT_FALSE(Decide("kv-cache-in-scoring", in)->has_value());
+  EXPECT_FALSE(VerdictOf("kv-cache-in-scoring", in)->has_value());
   in.numbers = {{"hidden_states_requested", 3}, {"hidden_states_read", 0}};
-  EXPECT_TRUE(DecideUnusedOutputs(in).has_value());
+  EXPECT_TRUE(VerdictOnUnusedOutputs(in).has_value());
   in.numbers["hidden_states_read"] = 1;
-  EXPECT_FALSE(DecideUnusedOutputs(in).has_value());
+  EXPECT_FALSE(VerdictOnUnusedOutputs(in).has_value());
   in.numbers = {{"training_dropout_modules", 2}};
-  EXPECT_TRUE(DecideTrainModeInEval(in).has_value());
+  EXPECT_TRUE(VerdictOnTrainModeInEval(in).has_value());
   in.numbers["backward_calls"] = 5;
-  EXPECT_FALSE(DecideTrainModeInEval(in).has_value());
+  EXPECT_FALSE(VerdictOnTrainModeInEval(in).has_value());
   // The run trains, then evaluates 32 forwards with no backward, dropout still on.
   in.numbers["eval_stretch_forwards"] = 32;
-  auto after_training = DecideTrainModeInEval(in);
+  auto after_training = VerdictOnTrainModeInEval(in);
   ASSERT_TRUE(after_training.has_value());
   EXPECT_NE(after_training->title.find("32 forwards with no backward"), std::string::npos);
   in.numbers = {{"graph_outputs", 40}, {"params_requiring_grad", 10}, {"backward_calls", 3}};
-  EXPECT_FALSE(DecideAutogradInEval(in).has_value());
+  EXPECT_FALSE(VerdictOnAutogradInEval(in).has_value());
   in.numbers["eval_stretch_forwards"] = 40;
-  EXPECT_TRUE(DecideAutogradInEval(in).has_value());
+  EXPECT_TRUE(VerdictOnAutogradInEval(in).has_value());
   // Duplicates worth a change: at least 1 MiB and 1% of the peak.
   in.numbers = {{"duplicate_bytes", 4096}, {"copies", 2}};
-  EXPECT_FALSE(DecideDuplicateWeights(in).has_value());
+  EXPECT_FALSE(VerdictOnDuplicateWeights(in).has_value());
   in.numbers = {{"duplicate_bytes", 16 << 20}, {"copies", 2}, {"peak_bytes", 1e9}};
-  EXPECT_TRUE(DecideDuplicateWeights(in).has_value());
+  EXPECT_TRUE(VerdictOnDuplicateWeights(in).has_value());
   in.numbers["peak_bytes"] = 4e9;  // 16 MiB of 4 GB: 0.4%
-  EXPECT_FALSE(DecideDuplicateWeights(in).has_value());
+  EXPECT_FALSE(VerdictOnDuplicateWeights(in).has_value());
   // Host syncs inside torch.optim on CPU tensors (step counters): not reported.
   in.numbers = {{"calls", 40}, {"steps", 20}, {"on_device", 0}};
   in.texts = {{"inside", "torch.optim.adam"}, {"kind", ".item()"}};
-  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  EXPECT_FALSE(VerdictOnSyncInLoop(in).has_value());
   // Nor a DataLoader's seed (PEFT's olora_finetuning under the HF Trainer).
   in.texts = {{"inside", "torch.utils.data.dataloader"}, {"kind", ".item()"}};
-  EXPECT_FALSE(DecideSyncInLoop(in).has_value());
+  EXPECT_FALSE(VerdictOnSyncInLoop(in).has_value());
   in.texts = {{"inside", "torch.optim.adam"}, {"kind", ".item()"}};
   in.numbers["on_device"] = 40;
-  auto optim_on_device = DecideSyncInLoop(in);
+  auto optim_on_device = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(optim_on_device.has_value());
   EXPECT_EQ(optim_on_device->action.find("TransformerEncoder"), std::string::npos);
   in.texts = {{"inside", "torch.nn.modules.transformer"}, {"kind", "bool(tensor)"}};
-  EXPECT_NE(DecideSyncInLoop(in)->action.find("TransformerEncoder"), std::string::npos);
+  EXPECT_NE(VerdictOnSyncInLoop(in)->action.find("TransformerEncoder"), std::string::npos);
   in.texts.clear();
   in.numbers = {{"recompiles_in_steady", 2}};
-  EXPECT_TRUE(DecideRecompileInSteady(in).has_value());
-  EXPECT_FALSE(Decide("no-such-check", in).ok());
+  EXPECT_TRUE(VerdictOnRecompileInSteady(in).has_value());
+  EXPECT_FALSE(VerdictOf("no-such-check", in).ok());
 }
 
 // Issue 37, item 6: the title counts per step (the number a reader finds in the
 // code), and a CPU read is priced at its own host time, said in the evidence.
-TEST(ChecksDecide, SyncInLoopPerStepAndPricedAtItsOwnHostTime) {
+TEST(CheckVerdicts, SyncInLoopPerStepAndPricedAtItsOwnHostTime) {
   CheckInput in;
   in.numbers = {{"calls", 118}, {"steps", 59}, {"calls_per_step", 2}, {"on_device", 0},
                 {"call_ns_total", 590000}, {"step_median_ns", 2000000}};
   in.texts = {{"kind", "int(tensor), float(tensor)"}};
-  auto f = DecideSyncInLoop(in);
+  auto f = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->title.rfind("2 host-sync calls per step (int(tensor), float(tensor)) over 59 "
                            "steady steps", 0),
@@ -285,12 +285,12 @@ TEST(ChecksDecide, SyncInLoopPerStepAndPricedAtItsOwnHostTime) {
   EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.005);
   EXPECT_NE(TextOf(*f, "saving_basis").find("conversion calls themselves"), std::string::npos);
   in.numbers["on_device"] = 118;
-  auto dev = DecideSyncInLoop(in);
+  auto dev = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(dev.has_value());
   EXPECT_NE(TextOf(*dev, "saving_basis").find("wait for the device"), std::string::npos);
   // No steps known: the count as it is, no saving.
   in.numbers = {{"calls", 5}, {"on_device", 0}};
-  auto bare = DecideSyncInLoop(in);
+  auto bare = VerdictOnSyncInLoop(in);
   ASSERT_TRUE(bare.has_value());
   EXPECT_EQ(bare->title.rfind("5 host-sync calls (int(tensor), float(tensor))", 0), 0u);
   EXPECT_EQ(TextOf(*bare, "saving_basis"), "");

@@ -1,4 +1,4 @@
-#include "fastenough/checks/decide.h"
+#include "fastenough/checks/verdicts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -127,7 +127,7 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
 
 }  // namespace
 
-MaybeFinding DecideAutogradInEval(const CheckInput& in) {
+MaybeFinding VerdictOnAutogradInEval(const CheckInput& in) {
   // A graph is waste only when nothing consumes it: no backward in the run, or
   // none in an evaluation loop (a stretch of forwards far longer than training's
   // forwards per backward: the agent's eval_stretch_forwards).
@@ -171,7 +171,7 @@ MaybeFinding DecideAutogradInEval(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
+MaybeFinding VerdictOnTrainModeInEval(const CheckInput& in) {
   const bool trains = in.Num("backward_calls", 0) > 0;
   const double stretch = in.Num("eval_stretch_forwards", 0);
   if (trains && stretch <= 0) return std::nullopt;
@@ -199,7 +199,7 @@ MaybeFinding DecideTrainModeInEval(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideKvCacheInScoring(const CheckInput& in) {
+MaybeFinding VerdictOnKvCacheInScoring(const CheckInput& in) {
   if (in.Num("forwards_with_cache", 0) <= 0 || in.Num("cache_reused", 0) > 0) return std::nullopt;
   std::string title = "Key/value cache built in " +
                       CountOf(in, in.Num("forwards_with_cache"), "scoring forwards") +
@@ -218,7 +218,7 @@ MaybeFinding DecideKvCacheInScoring(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideUnusedOutputs(const CheckInput& in) {
+MaybeFinding VerdictOnUnusedOutputs(const CheckInput& in) {
   bool hidden = in.Num("hidden_states_requested", 0) > 0 && in.Num("hidden_states_read", 0) <= 0;
   bool attn = in.Num("attentions_requested", 0) > 0 && in.Num("attentions_read", 0) <= 0;
   if (!hidden && !attn) return std::nullopt;
@@ -240,7 +240,7 @@ MaybeFinding DecideUnusedOutputs(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideFullVocabLogits(const CheckInput& in) {
+MaybeFinding VerdictOnFullVocabLogits(const CheckInput& in) {
   double s = in.Num("positions", 0);
   double k = in.Num("positions_read", -1);
   // Only a clear case: at least 4 positions computed and at most half of them
@@ -265,7 +265,7 @@ MaybeFinding DecideFullVocabLogits(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecidePaddingWaste(const CheckInput& in) {
+MaybeFinding VerdictOnPaddingWaste(const CheckInput& in) {
   double share = in.Num("padded_share", 0);
   // Under 10% padding is the usual cost of batching; and padding that length
   // bucketing with the same batch sizes cannot remove (batches already sorted
@@ -299,7 +299,7 @@ MaybeFinding DecidePaddingWaste(const CheckInput& in) {
 constexpr double kDuplicateMinBytes = 1 << 20;
 constexpr double kDuplicateMinShareOfPeak = 0.01;
 
-MaybeFinding DecideDuplicateWeights(const CheckInput& in) {
+MaybeFinding VerdictOnDuplicateWeights(const CheckInput& in) {
   const double dup = in.Num("duplicate_bytes", 0);
   if (dup <= 0) return std::nullopt;
   if (dup < kDuplicateMinBytes) return std::nullopt;
@@ -319,7 +319,7 @@ MaybeFinding DecideDuplicateWeights(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideMemoryHeadroom(const CheckInput& in) {
+MaybeFinding VerdictOnMemoryHeadroom(const CheckInput& in) {
   double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
   double batch = in.Num("batch_size");
   if (peak <= 0 || cap <= 0 || batch <= 0) return std::nullopt;
@@ -343,7 +343,7 @@ MaybeFinding DecideMemoryHeadroom(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideMemoryNearLimit(const CheckInput& in) {
+MaybeFinding VerdictOnMemoryNearLimit(const CheckInput& in) {
   double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
   if (peak <= 0 || cap <= 0 || peak < 0.90 * cap) return std::nullopt;
   Finding f = Make("memory-near-limit", Verdict::kBounded,
@@ -357,7 +357,7 @@ MaybeFinding DecideMemoryNearLimit(const CheckInput& in) {
   return f;
 }
 
-MaybeFinding DecideRecompileInSteady(const CheckInput& in) {
+MaybeFinding VerdictOnRecompileInSteady(const CheckInput& in) {
   if (in.Num("recompiles_in_steady", 0) <= 0) return std::nullopt;
   Finding f = Make("recompile-in-steady", Verdict::kAvoidable,
                    Fmt("torch.compile recompiled %.0f times after warmup",
@@ -382,7 +382,7 @@ std::string LibraryAdvice(const std::string& inside) {
   return "";
 }
 
-MaybeFinding DecideSyncInLoop(const CheckInput& in) {
+MaybeFinding VerdictOnSyncInLoop(const CheckInput& in) {
   double calls = in.Num("calls", 0);
   if (calls < 2) return std::nullopt;
   double steps = in.Num("steps", 0);
@@ -458,18 +458,18 @@ MaybeFinding DecideSyncInLoop(const CheckInput& in) {
   return f;
 }
 
-StatusOr<MaybeFinding> Decide(std::string_view code, const CheckInput& in) {
-  if (code == "autograd-in-eval") return DecideAutogradInEval(in);
-  if (code == "train-mode-in-eval") return DecideTrainModeInEval(in);
-  if (code == "kv-cache-in-scoring") return DecideKvCacheInScoring(in);
-  if (code == "unused-outputs") return DecideUnusedOutputs(in);
-  if (code == "full-vocab-logits") return DecideFullVocabLogits(in);
-  if (code == "padding-waste") return DecidePaddingWaste(in);
-  if (code == "duplicate-weights") return DecideDuplicateWeights(in);
-  if (code == "memory-headroom") return DecideMemoryHeadroom(in);
-  if (code == "memory-near-limit") return DecideMemoryNearLimit(in);
-  if (code == "recompile-in-steady") return DecideRecompileInSteady(in);
-  if (code == "sync-in-loop") return DecideSyncInLoop(in);
+StatusOr<MaybeFinding> VerdictOf(std::string_view code, const CheckInput& in) {
+  if (code == "autograd-in-eval") return VerdictOnAutogradInEval(in);
+  if (code == "train-mode-in-eval") return VerdictOnTrainModeInEval(in);
+  if (code == "kv-cache-in-scoring") return VerdictOnKvCacheInScoring(in);
+  if (code == "unused-outputs") return VerdictOnUnusedOutputs(in);
+  if (code == "full-vocab-logits") return VerdictOnFullVocabLogits(in);
+  if (code == "padding-waste") return VerdictOnPaddingWaste(in);
+  if (code == "duplicate-weights") return VerdictOnDuplicateWeights(in);
+  if (code == "memory-headroom") return VerdictOnMemoryHeadroom(in);
+  if (code == "memory-near-limit") return VerdictOnMemoryNearLimit(in);
+  if (code == "recompile-in-steady") return VerdictOnRecompileInSteady(in);
+  if (code == "sync-in-loop") return VerdictOnSyncInLoop(in);
   return InvalidArgument("unknown agent check code: " + std::string(code));
 }
 

@@ -1,4 +1,4 @@
-#include "fastenough/checks/duplicates.h"
+#include "fastenough/checks/duplicate_weights.h"
 
 #include <algorithm>
 #include <map>
