@@ -106,7 +106,10 @@ def test_outputs_differ_is_tied_to_dropout_left_on(tmp_path):
     assert r.returncode == 1, (r.stdout, r.stderr)  # the outputs differ
     assert "Traceback" not in r.stderr
     lines = r.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80, r.stdout
+    # 80 columns, but for a line that is one word: a path longer than the width
+    # (the interpreter of a clone under a long directory) is kept whole, to be
+    # copied, on a line of its own.
+    assert all(len(line) <= 80 or len(line.split()) == 1 for line in lines), r.stdout
     text = " ".join(line.strip() for line in lines)
     assert "why the outputs differ: A's report has train-mode-in-eval at " in text, r.stdout
     assert "score_a.py:" in text.split("why the outputs differ:")[1]
