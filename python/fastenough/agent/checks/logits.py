@@ -139,6 +139,9 @@ class LogitsCheck:
         self.stuck = 0  # windows whose mode an exit left installed (none expected)
         self.stray_ops = 0  # ops our handler saw with no window open (see STRAY_MAX)
         self._over_cost = False
+        self._opened_inference = False  # inference mode was on where the window opened
+        self.key_left_on = 0  # the Python dispatch key found on with no mode (see _key_check)
+        self._entered = False  # a window of this check has opened (its mode entered)
 
     def new_model(self) -> None:
         """The main model was replaced (a reloaded checkpoint, the next model of a
@@ -153,6 +156,8 @@ class LogitsCheck:
             self._switch_off()
             return
         self.close()
+        if self._key_check():
+            return
         ref = self._heads.get(id(module))
         head = ref() if ref is not None else None
         if head is not None and not self.torch.compiler.is_compiling():
@@ -197,6 +202,8 @@ class LogitsCheck:
             self._switch_off()
             return
         self.close()
+        if self._mode is not None:
+            return  # the open window could not close here: no second mode on top of it
         if self._head_ns:
             self._proj_ns[id(module)] = self._head_ns
             self._head_ns = 0
@@ -239,7 +246,9 @@ class LogitsCheck:
         self._site = user_site(2)
         mode = "train" if module.training and torch.is_grad_enabled() else "eval"
         self._loop = f"{self._model_generation}:{mode}"
+        self._opened_inference = torch.is_inference_mode_enabled()
         self._mode = _Mode(self)
+        self._entered = True
         self._mode.__enter__()
         global MODE_INSTALLED
         MODE_INSTALLED = True
@@ -274,6 +283,32 @@ class LogitsCheck:
     def _end_window(self, module, args) -> None:
         self.close()
 
+    def _key_check(self) -> bool:
+        """The backstop, at the model's call (no handler of ours runs): the
+        Python dispatch key on with no dispatch mode on the stack is a state in
+        which the program's next factory op fails (see close). Only a scope that
+        saved the keys while a mode of ours was installed leaves it, so it is
+        ours: the key comes off, and the checks switch themselves off, saying
+        why. True when it did."""
+        if not self._entered:
+            return False
+        torch = self.torch
+        try:
+            python_key = torch._C.DispatchKey.Python
+            if torch._C._len_torch_dispatch_stack() > 0 or \
+                    not torch._C._dispatch_tls_is_dispatch_key_included(python_key):
+                return False
+            for key in (torch._C.DispatchKey.Python, torch._C.DispatchKey.PythonTLSSnapshot):
+                torch._C._dispatch_tls_set_dispatch_key_included(key, False)
+        except Exception:  # noqa: BLE001 - no such API: nothing to check
+            return False
+        self.key_left_on += 1
+        self.reg.internal_error(
+            "logits watch: the Python dispatch key was left on with no dispatch mode "
+            "installed (a scope that saved the thread's dispatch keys while the "
+            "full-vocab-logits window was open), so the checks switched themselves off")
+        return True
+
     def _switch_off(self) -> None:
         """The guard tripped (STRAY_MAX): called where no handler of ours runs.
         Our modes on top of the dispatch stack come off, and the checks switch
@@ -306,6 +341,16 @@ class LogitsCheck:
             # undone, and the mode stayed installed for the rest of the run, every
             # op of the program through Python: issue 37, item 7), or under a
             # mode the program entered since. It closes at the next call.
+            self._spent = True
+            return
+        if not self._opened_inference and _inference_mode(self.torch):
+            # An inference_mode scope entered since the window opened: it saved
+            # the thread's dispatch keys with our mode's Python key on, and puts
+            # them back when it exits. Popped here, the mode would be gone but
+            # its key back on, with no mode on the stack: the program's next
+            # factory op (torch.empty in a DataLoader's RandomSampler) fails
+            # with torch's "Hit Python dispatch key but no arguments had
+            # PyInterpreter". It closes at the next call outside the scope.
             self._spent = True
             return
         self._mode = None
@@ -486,6 +531,13 @@ def _on_top(torch, mode) -> bool:
         return n > 0 and torch._C._get_dispatch_stack_at(n - 1) is mode
     except Exception:  # noqa: BLE001 - no such API: exit as before
         return True
+
+
+def _inference_mode(torch) -> bool:
+    try:
+        return bool(torch.is_inference_mode_enabled())
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _installed(torch, mode) -> bool:
