@@ -24,6 +24,9 @@ namespace fastenough::rundir {
 // Runs of at least kMinGrowingRun steps whose input length per item grows by
 // the same small amount every step, with the step time growing along.
 inline constexpr int kMinGrowingRun = 16;
+// The agent times the first steady steps of each mode in Python before its
+// native hook takes over (python/fastenough/agent/step_timer.py TIMED_STEPS).
+inline constexpr size_t kAgentTimedSteps = 16;
 
 void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
                              const std::vector<AgentRecord>& agents,

@@ -49,11 +49,16 @@ TEST(RundirGrowingInput, GenerationWithoutCacheIsFound) {
   EXPECT_EQ(Ev<int64_t>(*f, "length_last"), 41);
   // The 5 warm-up steps are no part of the waste: 35 steps, i = 5 .. 39.
   EXPECT_EQ(Ev<int64_t>(*f, "steps_in_runs"), 35);
-  // Step i costs 1.0 + 0.1 (i + 2) ms; the fastest of the first steady
-  // steps is i = 5, 1.7 ms: saving = sum over j = 0 .. 34 of 0.1 j ms = 59.5 ms.
-  EXPECT_EQ(f->saving.total_ns, 59500000);
+  // Step i costs 1.0 + 0.1 (i + 2) ms; the fit of step time against length
+  // (past the agent's 16 timed steps) has its floor at 1.0 ms, exactly: the
+  // saving is 0.1 ms x the lengths 7 .. 41 = 84 ms.
+  EXPECT_NEAR(static_cast<double>(f->saving.total_ns), 84e6, 1e3);
+  EXPECT_NEAR(static_cast<double>(Ev<int64_t>(*f, "base_step_ns")), 1e6, 1e3);
   // Over those steps' time: 35 x 1.7 ms + 59.5 ms = 119 ms.
-  EXPECT_NEAR(f->saving.share_of_step, 59.5 / 119.0, 1e-9);
+  EXPECT_NEAR(f->saving.share_of_step, 84.0 / 119.0, 1e-4);
+  EXPECT_EQ(Ev<std::string>(*f, "saving_model").rfind("an upper bound: each step down to 1.0 ms, "
+                                                      "the floor (length 0) of a robust fit", 0),
+            0u) << Ev<std::string>(*f, "saving_model");
   ASSERT_EQ(f->where.size(), 1u);
   EXPECT_EQ(f->where[0].file, "generate.py");
   EXPECT_EQ(f->verdict, findings::Verdict::kAvoidable);
@@ -107,8 +112,10 @@ TEST(RundirGrowingInput, WarmUpStepsAtTheStartDoNotHideTheGrowth) {
   EXPECT_EQ(out[0].code, "recompute-prefix");
   EXPECT_EQ(Ev<int64_t>(out[0], "length_last"), 301);
   // The warm-up steps' first-call cost is no part of the saving: the 296
-  // steady steps save sum (13 us x (i - 4)) = 13 us x 295 x 296 / 2.
-  EXPECT_EQ(out[0].saving.total_ns, 13000LL * 295 * 296 / 2);
+  // steady steps (i = 4 .. 299, length i + 2) save each its time down to the
+  // floor of the line at length 0, 1.0 ms - 26 us: 13 us x i + 26 us.
+  EXPECT_NEAR(static_cast<double>(out[0].saving.total_ns),
+              13000.0 * (4 + 299) * 296 / 2 + 296 * 26000.0, 1e4);
   // A run that never left warm-up is still judged, on all its steps.
   for (auto& s : steps) s.phase = "warmup";
   out.clear();
@@ -133,6 +140,52 @@ TEST(RundirGrowingInput, AStalledStartOfTheSteadyStepsDoesNotHideTheGrowth) {
   AddGrowingInputFindings(steps, {}, &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].code, "recompute-prefix");
+}
+
+TEST(RundirGrowingInput, TheSavingBoundsTheGrowthWhenTheFirstStepsAreInflated) {
+  // word_lm.py --epochs 0 (issue 37, item 2): the first 16 steady steps carry
+  // the agent's Python step timing (+0.6 ms here), a cached step costs the
+  // model's fixed part, 0.5 ms, and each position of the prefix 10 us more.
+  // The claim from the fastest early step (0.72 ms, a step just past the
+  // timed ones) was below what the fix then measured. Steps jitter by up to
+  // 25 us either way, and two stall at 50 ms.
+  std::vector<StepRecord> steps;
+  int64_t t = 0, growth = 0;
+  for (int i = 0; i < 200; ++i) {
+    StepRecord s;
+    s.index = i;
+    s.mode = "eval";
+    s.phase = i < 4 ? "warmup" : "steady";
+    s.items = 1;
+    s.tokens = i + 2;
+    int64_t d = 500000 + 10000 * *s.tokens + 5000 * ((i * 37) % 11 - 5);
+    if (i >= 4 && i < 20) d += 600000;
+    if (i == 90 || i == 150) d = 50000000;
+    if (i >= 4) growth += 10000 * *s.tokens;
+    s.start_mono_ns = t;
+    s.end_mono_ns = t + d;
+    t += d;
+    steps.push_back(s);
+  }
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(steps, {}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  // At least the growth a cache removes (the sum of 10 us x length).
+  EXPECT_GE(out[0].saving.total_ns, growth);
+  EXPECT_LE(Ev<int64_t>(out[0], "base_step_ns"), 500000);
+  EXPECT_GT(Ev<int64_t>(out[0], "base_step_ns"), 0);
+  EXPECT_EQ(Ev<std::string>(out[0], "saving_model").rfind("an upper bound", 0), 0u);
+}
+
+TEST(RundirGrowingInput, AFloorThatIsNotDeterminedBoundsByTheWholeStep) {
+  // 15 steady steps, all timed by the agent: no fit; the bound is the whole
+  // of each step, not the fastest early one.
+  std::vector<findings::Finding> out;
+  AddGrowingInputFindings(Generation(20, false), {}, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(out[0], "base_step_ns"), 0);
+  EXPECT_NEAR(out[0].saving.share_of_step, 1.0, 1e-9);
+  EXPECT_NE(Ev<std::string>(out[0], "saving_model").find("not determined"), std::string::npos);
 }
 
 TEST(RundirGrowingInput, CachedGenerationAndShortRunsAreNot) {
