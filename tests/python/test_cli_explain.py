@@ -106,11 +106,11 @@ def _evidence_keys(source: str) -> set[str]:
 
 def test_the_evidence_keys_in_the_sources_are_explained():
     """The same from the sources, for findings the reports above do not show:
-    each Decide function of the agent's checks, and each file that makes one code."""
+    each VerdictOn function of the agent's checks, and each file that makes one code."""
     sections = read_sections(FINDINGS_MD)
     undocumented = {}
-    decide = (REPO / "cpp" / "fastenough" / "checks" / "decide.cc").read_text(encoding="utf-8")
-    functions = re.split(r"\nMaybeFinding Decide", decide)[1:]
+    verdicts = (REPO / "cpp" / "fastenough" / "checks" / "verdicts.cc").read_text(encoding="utf-8")
+    functions = re.split(r"\nMaybeFinding VerdictOn", verdicts)[1:]
     for fn in functions:
         code = re.search(r'Make\("([a-z0-9-]+)"', fn).group(1)
         keys = _evidence_keys(fn) | ({"saving_capped_at_step_median"}
