@@ -73,7 +73,8 @@ def test_cpu_run_without_device(runs):
     assert "Device utilisation" not in titles
     assert "profile" in page.by_id("timeline").text
     assert titles == ["Phase timeline", "Host CPU of the process tree",
-                      "Host memory (RSS) of the process tree", "Steady step-time distribution"]
+                      "Host memory (RSS) of the process tree", "Steady step-time distribution",
+                      "Step time over the run"]
     assert "No device was sampled" in text
     # The histogram holds the steady steps of steps.jsonl (60 steps - warmup).
     bars = page.find("rect", class_="bar")
