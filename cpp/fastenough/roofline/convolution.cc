@@ -201,17 +201,7 @@ StatusOr<OpWork> ModelConvolution(const OpCall& c) {
   if (go == nullptr) return BadShapes(c, "expects grad_output");
   bool mask[3] = {true, true, false};
   if (const OpArg* bs = c.arg(3); bs != nullptr && bs->ints() && !bs->ints()->empty()) mask[2] = true;
-  if (const OpArg* m = c.arg(10); m != nullptr && !m->concrete.empty()) {
-    // "[True, True, False]"
-    std::string_view s = m->concrete;
-    size_t i = 0, pos = 0;
-    while (i < 3 && pos < s.size()) {
-      const size_t t = s.find_first_of("TF", pos);
-      if (t == std::string_view::npos) break;
-      mask[i++] = s[t] == 'T';
-      pos = t + 1;
-    }
-  } else {
+  if (!detail::ReadOutputMask(c, 10, mask)) {
     w.notes.push_back("output_mask not recorded: all gradients taken as computed");
   }
   w.bytes = go->bytes();

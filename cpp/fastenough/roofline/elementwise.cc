@@ -273,16 +273,7 @@ StatusOr<OpWork> ModelElementwise(const OpCall& c) {
       if (go == nullptr || x == nullptr) return BadShapes(c, "expects grad_out and input");
       OpWork w = Vector(OpFamily::kNormalization, x->dtype, 10.0 * x->numel(), 0);
       bool mask[3] = {true, true, true};
-      if (const OpArg* m = c.arg(7); m != nullptr && !m->concrete.empty()) {
-        std::string_view s = m->concrete;
-        size_t i = 0, pos = 0;
-        while (i < 3 && pos < s.size()) {
-          const size_t t = s.find_first_of("TF", pos);
-          if (t == std::string_view::npos) break;
-          mask[i++] = s[t] == 'T';
-          pos = t + 1;
-        }
-      }
+      detail::ReadOutputMask(c, 7, mask);
       const OpArg* wt = TensorArg(c, 5, 1);
       const OpArg* b = TensorArg(c, 6, 1);
       w.bytes = go->bytes() + x->bytes();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastenough/roofline/op_work.h"
@@ -44,6 +45,22 @@ inline bool ConcreteBool(const OpCall& c, size_t i, bool fallback, const char* w
   w->notes.push_back(std::string(what) + " not recorded (no Concrete Inputs): taken as " +
                      (fallback ? "True" : "False"));
   return fallback;
+}
+
+// A backward's output_mask (`bool[3]`, Concrete Inputs "[True, True, False]")
+// at argument i, read into `mask`; false (mask untouched) when not recorded.
+inline bool ReadOutputMask(const OpCall& c, size_t i, bool (&mask)[3]) {
+  const OpArg* m = c.arg(i);
+  if (m == nullptr || m->concrete.empty()) return false;
+  std::string_view s = m->concrete;
+  size_t k = 0, pos = 0;
+  while (k < 3 && pos < s.size()) {
+    const size_t t = s.find_first_of("TF", pos);
+    if (t == std::string_view::npos) break;
+    mask[k++] = s[t] == 'T';
+    pos = t + 1;
+  }
+  return true;
 }
 
 }  // namespace fastenough::roofline::detail
