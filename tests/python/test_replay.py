@@ -188,3 +188,18 @@ def test_the_mcp_tool_writes_its_scripts_only_in_the_scratch_directory(trace, tm
         assert path.is_file() and scratch in path.parents, s
         assert s["op"].startswith("aten::") and s["device"] == "cpu"
     assert list(work.iterdir()) == []
+
+
+def test_an_outer_op_of_a_gpu_trace_is_replayed_on_the_gpu(corpus_dir, tmp_path):
+    """aten::linear launches no kernel of its own (its aten::addmm does), yet it ran
+    on the device: the script's recorded device is the trace's."""
+    trace = corpus_dir / "amd_trace" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+    if not trace.exists():
+        pytest.skip("the MI250 corpus trace is not here")
+    r = _cli("replay", str(trace), "--op", "aten::linear", "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    script = next(tmp_path.glob("replay_*_aten_linear.py"))
+    assert "RECORDED_DEVICE = 'cuda'" in script.read_text()
+    run = subprocess.run([sys.executable, str(script), "--device", "cpu", "--n", "2",
+                          "--rounds", "1"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "agrees with aten::linear" in run.stdout, run.stderr

@@ -122,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
     from fastenough.replay.script import script_text
 
     rows, source = _shape_rows(args.path, 100_000 if args.op else max(10, args.top))
+    # The trace does not record where an op's inputs lived. An op of a trace with
+    # device work ran there (an outer op such as aten::linear has no kernels of
+    # its own: they are its aten::addmm's); a CPU trace's ran on the CPU.
+    recorded = "cuda" if any(int(r.get("device_ns") or 0) > 0 for r in rows) else "cpu"
     rows = _select(_order(rows), args.op)
     limit = len(rows) if args.op else args.top
     written, skipped = [], []
@@ -145,8 +149,7 @@ def run(args: argparse.Namespace) -> int:
             os.makedirs(out, exist_ok=True)
         except OSError as e:
             raise OutputError(f"{visible(out)}: {e.strerror or e}") from None
-    devices = [args.device or ("cuda" if int(row.get("device_ns") or 0) > 0 else "cpu")
-               for row, _ in planned]
+    devices = [args.device or recorded for _ in planned]
     for (row, plan), target, device in zip(planned, targets, devices, strict=True):
         text = script_text(plan, row, file_name=os.path.basename(target), trace=source,
                            device=device)
