@@ -334,8 +334,7 @@ def test_two_ranks_slow_for_two_reasons_are_both_named(tmp_path):
     # bound stops after 3 or 4 steps (left for the memory guard, issue 37).
     (tmp_path / "prog.py").write_text(FAULTS)
     for _ in range(TRIES):
-        # (no --trace-gloo: gloo jobs get the window by default)
-        r = run_cli("run", "--no-history", "--analyze-in-job",
+        r = run_cli("run", "--no-history", "--analyze-in-job", "--trace-gloo",
                     "--trace-steps", "8", "--trace-memory", "512", "--run-dir", tmp_path / "rd",
                     "--json", tmp_path / "report.json", "--", *_torchrun(4), cwd=tmp_path,
                     env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
