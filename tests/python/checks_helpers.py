@@ -41,3 +41,17 @@ def line_of(fn, marker: str) -> int:
         if marker in text:
             return start + i
     raise AssertionError(f"{marker!r} not in {fn.__name__}")
+
+
+class StubRegistry:
+    """What LogitsCheck reads of its registry, for tests that drive the check
+    directly (its internal errors are collected, not reported)."""
+
+    def __init__(self, torch) -> None:
+        self.torch = torch
+        self.in_steady = False
+        self.probe = False
+        self.errors: list[str] = []
+
+    def internal_error(self, where: str) -> None:
+        self.errors.append(where)

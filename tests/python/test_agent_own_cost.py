@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("torch")
 
 from agent_run_helper import run_under_agent  # noqa: E402
+from checks_helpers import StubRegistry  # noqa: E402
 
 # 1400 steps of a tiny MLP, each with 40 small ops after the forward: past the
 # checks' sampling (512 examined forwards) and their first steady window
@@ -52,19 +53,6 @@ def test_no_dispatch_mode_outlives_its_window(tmp_path):
     assert r.main_agent()["agent_error"] is None
 
 
-class _Reg:
-    """What LogitsCheck reads of its registry."""
-
-    def __init__(self, torch) -> None:
-        self.torch = torch
-        self.in_steady = False
-        self.probe = False
-        self.errors: list[str] = []
-
-    def internal_error(self, where: str) -> None:
-        self.errors.append(where)
-
-
 def test_the_guard_takes_a_stray_mode_off_and_says_so():
     """The guard, whatever left a mode of ours installed: once the program's ops
     through it pass STRAY_MAX with no window open, the next safe point (the
@@ -74,7 +62,7 @@ def test_the_guard_takes_a_stray_mode_off_and_says_so():
 
     from fastenough.agent.checks import logits
 
-    reg = _Reg(torch)
+    reg = StubRegistry(torch)
     check = logits.LogitsCheck(reg)
     base = torch._C._len_torch_dispatch_stack()
     stray = logits._Mode(check)

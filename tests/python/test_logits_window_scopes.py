@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("torch")
 
 from agent_run_helper import run_under_agent  # noqa: E402
+from checks_helpers import StubRegistry  # noqa: E402
 
 LOOP = """
 import threading
@@ -74,19 +75,6 @@ def test_a_window_closed_inside_inference_mode_leaves_no_key_on(tmp_path):
     assert r.main_agent()["agent_error"] is None
 
 
-class _Reg:
-    """What LogitsCheck reads of its registry."""
-
-    def __init__(self, torch) -> None:
-        self.torch = torch
-        self.in_steady = False
-        self.probe = False
-        self.errors: list[str] = []
-
-    def internal_error(self, where: str) -> None:
-        self.errors.append(where)
-
-
 def test_the_backstop_takes_a_stray_python_key_off_and_says_so():
     """Whatever left it (a scope that saved the dispatch keys while a window was
     open): the Python key on with no mode installed comes off at the model's
@@ -95,7 +83,7 @@ def test_the_backstop_takes_a_stray_python_key_off_and_says_so():
 
     from fastenough.agent.checks import logits
 
-    reg = _Reg(torch)
+    reg = StubRegistry(torch)
     check = logits.LogitsCheck(reg)
     check._entered = True  # a window of the check's had opened
     python_key = torch._C.DispatchKey.Python
