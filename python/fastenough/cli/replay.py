@@ -89,9 +89,13 @@ def _shape_rows(path: str, top_ops: int) -> tuple[list[dict], str]:
     return rows, source
 
 
+def _on_device(rows: list[dict]) -> bool:
+    """The trace's ops launched device work (a GPU trace)."""
+    return any(int(r.get("device_ns") or 0) > 0 for r in rows)
+
+
 def _order(rows: list[dict]) -> list[dict]:
-    on_device = any(int(r.get("device_ns") or 0) > 0 for r in rows)
-    key = "device_ns" if on_device else "total_ns"
+    key = "device_ns" if _on_device(rows) else "total_ns"
     return sorted(rows, key=lambda r: -int(r.get(key) or 0))
 
 
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     # The trace does not record where an op's inputs lived. An op of a trace with
     # device work ran there (an outer op such as aten::linear has no kernels of
     # its own: they are its aten::addmm's); a CPU trace's ran on the CPU.
-    recorded = "cuda" if any(int(r.get("device_ns") or 0) > 0 for r in rows) else "cpu"
+    device = args.device or ("cuda" if _on_device(rows) else "cpu")
     rows = _select(_order(rows), args.op)
     limit = len(rows) if args.op else args.top
     written, skipped = [], []
@@ -149,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
             os.makedirs(out, exist_ok=True)
         except OSError as e:
             raise OutputError(f"{visible(out)}: {e.strerror or e}") from None
-    devices = [args.device or recorded for _ in planned]
-    for (row, plan), target, device in zip(planned, targets, devices, strict=True):
+    for (row, plan), target in zip(planned, targets, strict=True):
         text = script_text(plan, row, file_name=os.path.basename(target), trace=source,
                            device=device)
         try:
@@ -170,8 +173,7 @@ def run(args: argparse.Namespace) -> int:
                          "count": int(row.get("count") or 0),
                          "total_ns": int(row.get("total_ns") or 0),
                          "device_ns": int(row.get("device_ns") or 0)}
-                        for (t, plan), (row, _), device in zip(written, planned, devices,
-                                                              strict=True)],
+                        for (t, plan), (row, _) in zip(written, planned, strict=True)],
             "not_replayed": [{"op": op, "reason": reason} for op, reason in skipped]})
     else:
         for target, plan in written:

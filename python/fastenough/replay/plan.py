@@ -169,7 +169,7 @@ def declared_types(schema) -> list[str]:
     return [p.split(" ")[0] for p in pieces if p != "*"]
 
 
-def _recorded_kind(type_name: str, dims) -> str:
+def _recorded_kind(type_name: str) -> str:
     if type_name == "TensorList" or type_name == "GenericList":
         return "tensor_list"
     if type_name in DTYPES:
@@ -232,8 +232,7 @@ def plan_call(row: dict, torch) -> CallPlan:
         raise NotReplayable("its shapes and types have different lengths")
     strides = strides if len(strides) == len(dims) else [None] * len(dims)
     concrete = concrete if len(concrete) == len(dims) else [""] * len(dims)
-    kinds = [_recorded_kind(t if isinstance(t, str) else "", d) for t, d in zip(types, dims,
-                                                                              strict=True)]
+    kinds = [_recorded_kind(t if isinstance(t, str) else "") for t in types]
     if "other" in kinds:
         odd = next(t for t, k in zip(types, kinds, strict=True) if k == "other")
         raise NotReplayable(f"an argument of type {odd!r} is not one replay can make")
