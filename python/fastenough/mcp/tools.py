@@ -456,7 +456,7 @@ async def replay(path: str, cwd: str, op: str | None = None, top: int | None = N
                               2)
         options.append(f"--op={op}")
     else:
-        options.append(f"--top={arguments.integer(top, 'top', 1, limits.MAX_TOP) if top else 5}")
+        options.append(f"--top={_top(top)}")
     # The scripts go into this call's scratch directory, never under cwd.
     cdir = call_dir(None, "replay")
     options.append(f"--out={cdir / 'scripts'}")
