@@ -51,6 +51,17 @@ class InputTooLargeError(BadInputError):
     larger than this machine can hold."""
 
 
+class MalformedReportError(BadInputError):
+    """A document that says it is a fastenough report but does not follow the schema
+    (python/fastenough/report/load.py): the message names the JSON path of the first
+    value wrong, e.g. report.findings[3].saving.share_of_step."""
+
+    def __init__(self, path: str, what: str):
+        super().__init__(f"not a valid fastenough.report/1 document: {path}: {what}")
+        self.path = path
+        self.what = what
+
+
 class OutputError(FastenoughError):
     """A file the user asked for could not be written (no space, no permission)."""
 
