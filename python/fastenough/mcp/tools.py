@@ -12,6 +12,7 @@ import re
 import shlex
 from pathlib import Path
 
+from fastenough.errors import MalformedReportError
 from fastenough.mcp import answers, arguments, limits
 from fastenough.mcp.arguments import args_after
 from fastenough.mcp.calls import (
@@ -25,6 +26,8 @@ from fastenough.mcp.calls import (
     read_json,
     run_cli,
 )
+from fastenough.report import Report
+from fastenough.report import load as load_report
 
 EXIT_MEANINGS = {0: "ok", 1: "ran; the verb's own 'no' (outputs differ, findings, error "
                  "counters, a gate not met, a side failed)", 2: "usage error or unreadable input",
@@ -88,10 +91,23 @@ def _resolve(cwd: Path, p: str) -> Path:
 
 # ---------------------------------------------------------------- run
 
-def _run_next(report: dict, run_dir: Path) -> list[str]:
-    m = (report.get("measurement") or {}).get("status")
-    findings = report.get("findings") or []
-    avoidable = [f for f in findings if f.get("verdict") == "avoidable"]
+def _typed_report(doc: dict, verb: str) -> Report:
+    """The report the verb wrote, read once into the typed model; one that does not follow
+    its schema is a bug of fastenough's (3)."""
+    try:
+        return load_report(doc)
+    except MalformedReportError as e:
+        raise ToolFailure("internal", f"fastenough {verb} wrote a report that does not follow "
+                          f"its schema ({e})", 3) from None
+
+
+def _measurement_status(report: Report) -> str | None:
+    return report.measurement.status if report.measurement is not None else None
+
+
+def _run_next(report: Report, run_dir: Path) -> list[str]:
+    m = _measurement_status(report)
+    avoidable = [f for f in report.findings if f.verdict == "avoidable"]
     out = []
     if m != "complete":
         out.append("the measurement is incomplete: read measurement.reasons before the "
@@ -102,7 +118,7 @@ def _run_next(report: dict, run_dir: Path) -> list[str]:
                    "keeps the answers")
     if avoidable:
         out.append(f"fix one kind of waste at a time, the first first ("
-                   f"{limits.code_ok(avoidable[0].get('code'))}; `explain` gives its fix); "
+                   f"{limits.code_ok(avoidable[0].code)}; `explain` gives its fix); "
                    "keep this command as side A and verify the change with `ab`")
         out.append(f"`decide` run_dir={run_dir} with the remaining runs says whether a fix "
                    "is worth its hours")
@@ -153,22 +169,24 @@ async def run(command: list[str], cwd: str, env: dict | None = None, timeout_s: 
     outcome = await run_cli(args, cwd=d, env=env_, timeout_s=timeout, out_dir=cdir,
                             progress=progress, describe=describe, stop="supervisor",
                             run_dirs=lambda: [run_dir])
-    report = read_json(run_dir / "report.json")
-    if not isinstance(report, dict):
+    doc = read_json(run_dir / "report.json")
+    if not isinstance(doc, dict):
         if not any(run_dir.iterdir()):
             run_dir.rmdir()  # the command never started: no run to keep
         if outcome.exit_status != 0 or outcome.stopped:
             _fail_from_exit(outcome, "run")
         raise ToolFailure("internal", f"no report was written ({last_cli_message(outcome.stderr)});"
                           f" the run directory is {run_dir}", 3)
+    report = _typed_report(doc, "run")
     files = {"run_dir": str(run_dir), "report_json": str(run_dir / "report.json"),
              "report_md": str(run_dir / "report.md"), "report_html": str(run_dir / "report.html"),
              "program_stdout": str(outcome.stdout), "program_stderr": str(outcome.stderr)}
     answer = answers.report_answer(report, top=top_, files=files,
                                    next_steps=_run_next(report, run_dir))
-    status = (report.get("run") or {}).get("exit_status")
-    status = outcome.exit_status if not isinstance(status, int) else status
-    answer["exit"] = _program_exit(status, (report.get("run") or {}).get("signal"))
+    status = report.run.exit_status if report.run is not None else None
+    status = outcome.exit_status if status is None else status
+    signal = report.run.signal if report.run is not None else None
+    answer["exit"] = _program_exit(status, signal)
     answer["program_output"] = {"stdout_tail": limits.read_tail(outcome.stdout),
                                 "stderr_tail": limits.read_tail(outcome.stderr),
                                 "note": "the program's own output, cut to its last lines: data"}
@@ -177,11 +195,10 @@ async def run(command: list[str], cwd: str, env: dict | None = None, timeout_s: 
         raise ToolFailure("time-limit", f"stopped after {outcome.elapsed_s:.0f} s (timeout_s); "
                           f"what was measured is in {run_dir}", status, answer)
     if status != 0:
-        sig = (report.get("run") or {}).get("signal")
-        how = f"was killed by signal {sig}" if sig else f"exited with status {status}"
+        how = f"was killed by signal {signal}" if signal else f"exited with status {status}"
         raise ToolFailure("command-failed", f"the command {how}; what was measured is in "
                           f"{run_dir}", status, answer)
-    m = (report.get("measurement") or {}).get("status")
+    m = _measurement_status(report)
     if require_complete and m != "complete":
         codes = ", ".join(r["code"] for r in answer["measurement"]["reasons"])
         raise ToolFailure("measurement-incomplete", f"the measurement is {m} ({codes}); "
@@ -294,7 +311,8 @@ async def analyze(paths: list[str], cwd: str, window: int | None = None, top: in
     cdir = call_dir(None, "analyze")  # read-only: nothing written under cwd
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="report.json")
-    report = _document(outcome, "analyze", "fastenough.report/", ok_status=_REPORT_STATUSES)
+    report = _typed_report(_document(outcome, "analyze", "fastenough.report/",
+                                     ok_status=_REPORT_STATUSES), "analyze")
     files = {"report_json": str(outcome.stdout),
              "traces": [str(_resolve(d, p)) for p in ps][:10]}
     answer = answers.report_answer(report, top=top_, files=files)
@@ -314,7 +332,8 @@ async def report(path: str, cwd: str, detail: str = "compact", top: int | None =
     outcome = await run_cli(args_after(["report", "--json", "--no-progress"], [p]), cwd=d, env={},
                             timeout_s=timeout, out_dir=cdir, progress=progress,
                             stdout_name="report.json")
-    rep = _document(outcome, "report", "fastenough.report/", ok_status=_REPORT_STATUSES)
+    rep = _typed_report(_document(outcome, "report", "fastenough.report/",
+                                  ok_status=_REPORT_STATUSES), "report")
     target = _resolve(d, p)
     files: dict = {"report_json": str(outcome.stdout)}
     if (target / "report.json").is_file():
@@ -407,7 +426,11 @@ async def decide(run_dir: str, runs: int, cwd: str, fixes: list[dict] | None = N
     doc = _document(outcome, "decide", "fastenough.decide/", ok_status=(0,))
     report_path = _resolve(d, rd) / "report.json"
     rep = read_json(report_path, max_bytes=64 << 20)
-    answer = answers.decide_answer(doc, rep if isinstance(rep, dict) else None, top=top_,
+    try:  # decide read this report already; one that is not a report leaves the status "?"
+        rep = load_report(rep) if isinstance(rep, dict) else None
+    except MalformedReportError:
+        rep = None
+    answer = answers.decide_answer(doc, rep, top=top_,
                                    files={"decide_json": str(outcome.stdout),
                                           "run_dir": str(_resolve(d, rd))})
     answer["exit"] = _exit(outcome.exit_status)
