@@ -56,8 +56,9 @@ class MalformedReportError(BadInputError):
     (python/fastenough/report/load.py): the message names the JSON path of the first
     value wrong, e.g. report.findings[3].saving.share_of_step."""
 
-    def __init__(self, path: str, what: str):
-        super().__init__(f"not a valid fastenough.report/1 document: {path}: {what}")
+    def __init__(self, path: str, what: str, source: str | None = None):
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}not a valid fastenough.report/1 document: {path}: {what}")
         self.path = path
         self.what = what
 

@@ -8,24 +8,31 @@ import subprocess
 import sys
 
 import pytest
+from report_docs import finding_doc, phase_doc, report_doc
 
 from fastenough.cli.main import main
+
+
+def _finding(f: dict) -> dict:
+    """A finding written as {code, verdict, saving: {per_step_ns} or None, title}, whole."""
+    per_step = (f.get("saving") or {}).get("per_step_ns")
+    return finding_doc(f["code"], f["verdict"], None if per_step is None else round(per_step),
+                       title=f.get("title", "t"))
 
 
 def _run_dir(tmp_path, step_ms=40.0, steps=36000, load_s=0.0, warmup_s=0.0, saving_ms=10.0):
     d = tmp_path / "run"
     d.mkdir()
-    report = {
-        "schema": "fastenough.report/1", "tool_version": "0.1.0",
-        "meta": {"command": ["python", "eval.py"], "fastenough_version": "0.1.0",
-                 "agent_opts": {"trace": True}},
-        "phases": [{"name": "load", "rank": 0, "host_ns": load_s * 1e9},
-                   {"name": "warmup", "rank": 0, "host_ns": warmup_s * 1e9}],
-        "steps": {"count": steps, "median_ns": step_ms * 1e6, "steady_median_ns": step_ms * 1e6,
-                  "steady_p10_ns": 0.9 * step_ms * 1e6, "steady_p90_ns": 1.2 * step_ms * 1e6},
-        "findings": [{"code": "sync-in-loop", "verdict": "avoidable",
-                      "saving": {"per_step_ns": saving_ms * 1e6}}],
-    }
+    report = report_doc(
+        meta={"command": ["python", "eval.py"], "fastenough_version": "0.1.0",
+              "agent_opts": {"trace": True}},
+        phases=[phase_doc("load", round(load_s * 1e9)),
+                phase_doc("warmup", round(warmup_s * 1e9))],
+        steps={"count": steps, "median_ns": step_ms * 1e6, "steady_median_ns": step_ms * 1e6,
+               "steady_p10_ns": 0.9 * step_ms * 1e6, "steady_p90_ns": 1.2 * step_ms * 1e6},
+        findings=[_finding({"code": "sync-in-loop", "verdict": "avoidable",
+                            "saving": {"per_step_ns": saving_ms * 1e6}})],
+    )
     (d / "report.json").write_text(json.dumps(report))
     return d
 
@@ -105,8 +112,9 @@ def test_the_run_is_the_measured_one_start_up_included(tmp_path, capsys):
     d = _run_dir(tmp_path, step_ms=118.8, steps=255, load_s=0.66, warmup_s=0.5,
                  saving_ms=118.8)
     report = json.loads((d / "report.json").read_text())
-    report["run"] = {"wall_ns": 51.68e9}
-    report["phases"].append({"name": "startup", "rank": 0, "host_ns": 13.43e9})
+    run = report_doc(run={"wall_ns": 51_680_000_000})
+    report.update({k: run[k] for k in ("run", "measurement", "run_details")})
+    report["phases"].append(phase_doc("startup", 13_430_000_000))
     (d / "report.json").write_text(json.dumps(report))
     out = _json(capsys, str(d), "--runs", "10")
     assert out["run_ns"] == pytest.approx(51.68e9)
@@ -123,12 +131,12 @@ def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
     # without an estimated saving is named, not dropped; 14.5 us keeps its unit.
     d = _run_dir(tmp_path, step_ms=1.0, steps=1000, saving_ms=0.0100)
     report = json.loads((d / "report.json").read_text())
-    report["findings"] += [
+    report["findings"] += map(_finding, [
         {"code": "sync-in-loop", "verdict": "avoidable", "saving": {"per_step_ns": 4500}},
         {"code": "autograd-in-eval", "verdict": "avoidable", "title": "eval builds graphs",
          "saving": None},
         # What bounds the step is no fix: not priced, not listed.
-        {"code": "step-bound", "verdict": "bounded", "saving": {"per_step_ns": 0}}]
+        {"code": "step-bound", "verdict": "bounded", "saving": {"per_step_ns": 0}}])
     (d / "report.json").write_text(json.dumps(report))
     out = _json(capsys, str(d), "--runs", "5", "--fix", "sync-in-loop=0.1,0.05,0")
     (f,) = out["fixes"]
@@ -200,7 +208,7 @@ def _with_findings(parent, findings, **kw):
     parent.mkdir(exist_ok=True)
     d = _run_dir(parent, **kw)
     report = json.loads((d / "report.json").read_text())
-    report["findings"] = findings
+    report["findings"] = [_finding(f) for f in findings]
     (d / "report.json").write_text(json.dumps(report))
     return d
 

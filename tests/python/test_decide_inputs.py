@@ -10,6 +10,7 @@ import json
 import math
 
 import pytest
+from report_docs import STEPS, finding_doc, phase_doc, report_doc
 from test_decide import _run_dir
 
 from fastenough.cli.main import main
@@ -127,19 +128,35 @@ def test_the_largest_plan_is_decided_and_its_json_is_json(tmp_path, capsys):
     _strict_json((d / "freeze.json").read_text())
 
 
+def _report_text(**parts) -> str:
+    """A valid report (tests/python/report_docs.py) with `parts` replaced."""
+    return json.dumps({**report_doc(steps={"count": 10, "steady_median_ns": 1e6},
+                                    findings=[finding_doc("x", per_step_ns=1)]), **parts})
+
+
+# A report must follow the schema (fastenough.report.load names the JSON path of the
+# first value wrong); decide then bounds the figures it multiplies.
 REPORTS = {
     "deep": ('{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested more than"),
     "nan": ('{"steps": {"count": 10, "steady_median_ns": NaN}}', "NaN is not a JSON number"),
     "overflow": ('{"steps": {"count": 10, "steady_median_ns": 1e999}}', "beyond the range"),
-    "steps-string": ('{"steps": "fast"}', "steps: not an object"),
-    "count-word": ('{"steps": {"count": "ten"}}', "steps.count = ten: not a whole number"),
-    "phases-not-list": ('{"phases": 3}', "phases: not a list of objects"),
-    "phase-negative": ('{"phases": [{"name": "load", "host_ns": -5}]}', "host_ns = -5"),
-    "saving-string": ('{"findings": [{"code": "x", "saving": {"per_step_ns": "a"}}]}',
-                      "per_step_ns = a: not a number"),
-    "not-object": ("[1, 2]", "not an object"),
-    "count-huge": ('{"steps": {"count": 1000000000000000000000000000000}}', "out of range"),
-    "step-huge": ('{"steps": {"count": 10, "steady_median_ns": 1e300}}', "out of range"),
+    "steps-string": (_report_text(steps="fast"),
+                     "report.steps: expected an object, got 'fast'"),
+    "count-word": (_report_text(steps={**STEPS, "count": "ten"}),
+                   "report.steps.count: expected an integer, got 'ten'"),
+    "phases-not-list": (_report_text(phases=3), "report.phases: expected an array, got 3"),
+    "phase-negative": (_report_text(phases=[phase_doc("load", -5)]),
+                       "phases[0].host_ns = -5"),
+    "saving-string": (_report_text(findings=[finding_doc("x", per_step_ns="a")]),
+                      "report.findings[0].saving.per_step_ns: expected an integer or null, "
+                      "got 'a'"),
+    "not-object": ("[1, 2]", "report: expected an object"),
+    "not-a-report": ('{"steps": {"count": 10}}', "report.schema: expected"),
+    "key-missing": (_report_text(launch=None).replace('"launch": null, ', ""),
+                    "report: the required key 'launch' is missing"),
+    "count-huge": (_report_text(steps={**STEPS, "count": 10**30}), "out of range"),
+    "step-huge": (_report_text(steps={**STEPS, "count": 10, "steady_median_ns": 1e300}),
+                  "out of range"),
     "not-utf8": (b'{"steps": "\xff"}', "not UTF-8"),
 }
 

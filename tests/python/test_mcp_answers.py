@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_cli
+from report_docs import report_doc
 
 from fastenough.errors import MalformedReportError
 from fastenough.mcp import answers, limits, skill_text
@@ -18,32 +19,10 @@ from fastenough.report import load
 
 TRACE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
 
-_STEPS = {"count": 0, "median_ns": None, "p10_ns": None, "p90_ns": None, "steady_count": 0,
-          "steady_median_ns": None, "steady_p10_ns": None, "steady_p90_ns": None,
-          "steady_steps_per_s": None, "items_per_s": None, "tokens_per_s": None,
-          "real_tokens_per_s": None, "mode": None, "per_rank": []}
-
-
-def _report(*, steps: dict | None = None, measurement: dict | None = None, **parts):
-    """A fastenough.report/1 that holds only `parts` (the rest empty), loaded: the answers
-    read the typed report."""
-    doc = {"schema": "fastenough.report/1", "tool_version": "0", "inputs": [],
-           "meta": {"device_properties": [], "world_size": 1, "backend": "",
-                    "base_time_ns": None},
-           "counters": [], "phases": [], "steps": {**_STEPS, **(steps or {})}, "devices": [],
-           "top_kernels": [], "top_ops": [], "top_ops_by_self": [],
-           "launch": {"kernel_count": 0, "launched_count": 0, "short_kernel_count": 0,
-                      "per_rank": []},
-           "shapes": [], "findings": [], "decision": None, **parts}
-    if measurement is not None:  # a run's report
-        doc["run"] = {"command": ["python", "x.py"], "exit_status": 0, "signal": None,
-                      "wall_ns": None, "run_dir": "/r", "missing": []}
-        doc["measurement"] = {"processes": 1, "steady_steps": 0, "reasons": [],
-                              "tool_pause_ns": 0, "tool_pauses": 0, "profile_cost_ns": 0,
-                              "profile_peak_rss_rise_bytes": 0, **measurement}
-        doc["run_details"] = {"phases": [], "steps_per_rank": [], "steps_by_mode": [],
-                              "traces": [], "problems": []}
-    return load(doc)
+def _report(**parts):
+    """A fastenough.report/1 holding only `parts`, loaded: the answers read the typed
+    report."""
+    return load(report_doc(**parts))
 
 
 def _finding(code, share, title="t", verdict="avoidable"):

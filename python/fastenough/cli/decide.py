@@ -36,6 +36,7 @@ from fastenough.cli.decide_inputs import (
 )
 from fastenough.cli.numbers import check_whole, finite_float, whole_number
 from fastenough.errors import InputNotFoundError, UsageError
+from fastenough.report.model import Finding, Report
 
 HELP = "is fixing a finding worth its cost over the remaining runs?"
 
@@ -89,22 +90,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _load_report(run_dir: Path) -> dict:
+def _load_report(run_dir: Path) -> Report:
     path = run_dir / "report.json"
     if not path.is_file():
         raise InputNotFoundError(f"{path}: not found (is {run_dir} a run directory?)")
     return load_report(str(path))
 
 
-def figures(report: dict) -> dict:
+def figures(report: Report) -> dict:
     """The run's measured step time and one-time costs, from report.json."""
-    steps = report.get("steps") or {}
-    step_ns = steps.get("steady_median_ns") or steps.get("median_ns") or 0.0
-    count = steps.get("count") or 0
+    steps = report.steps
+    step_ns = steps.steady_median_ns or steps.median_ns or 0.0
+    count = steps.count
     phase_ns: dict[str, float] = {}
-    for ph in report.get("phases") or []:
-        if ph.get("rank", 0) == 0 and ph.get("host_ns") is not None:
-            phase_ns[ph["name"]] = phase_ns.get(ph["name"], 0.0) + float(ph["host_ns"])
+    for ph in report.phases:
+        if ph.rank == 0 and ph.host_ns is not None:
+            phase_ns[ph.name] = phase_ns.get(ph.name, 0.0) + float(ph.host_ns)
     return {
         "steady_step_ns": float(step_ns),
         "steps_per_run": int(count),
@@ -114,7 +115,7 @@ def figures(report: dict) -> dict:
         "startup_ns": phase_ns.get("startup", 0.0),
         # The whole run as the supervisor measured it: start-up, the exit and
         # whatever ran outside the steps are part of a run (issue 24).
-        "wall_ns": float((report.get("run") or {}).get("wall_ns") or 0.0),
+        "wall_ns": float((report.run.wall_ns if report.run is not None else None) or 0.0),
     }
 
 
@@ -140,12 +141,12 @@ def _plan(args: argparse.Namespace) -> tuple[int, float, dict]:
     return runs or 0, wait, costs
 
 
-def reopen_conditions(report: dict, fig: dict) -> list[str]:
+def reopen_conditions(report: Report, fig: dict) -> list[str]:
     """When the question is worth asking again, from this run's figures."""
-    steps = report.get("steps") or {}
+    steps = report.steps
     median = fig["steady_step_ns"]
-    p90 = steps.get("steady_p90_ns") or steps.get("p90_ns") or median
-    p10 = steps.get("steady_p10_ns") or steps.get("p10_ns") or median
+    p90 = steps.steady_p90_ns or steps.p90_ns or median
+    p10 = steps.steady_p10_ns or steps.p10_ns or median
     band = max(p90 - median, median - p10, 0.05 * median)
     out = []
     if median > 0:
@@ -161,7 +162,7 @@ def reopen_conditions(report: dict, fig: dict) -> list[str]:
     return out
 
 
-def priced_fixes(findings: list[dict], costs: dict) -> tuple[list[dict], list[dict]]:
+def priced_fixes(findings: tuple[Finding, ...], costs: dict) -> tuple[list[dict], list[dict]]:
     """One fix per finding code, its saving the sum of that code's findings'
     (two sync-in-loop findings at two lines are one kind of fix; the core caps
     the sum at the step; a `bounded` finding says what bounds the step and is
@@ -171,15 +172,15 @@ def priced_fixes(findings: list[dict], costs: dict) -> tuple[list[dict], list[di
     fixes: dict[str, dict] = {}
     unpriced: list[dict] = []
     for f in findings:
-        per_step = (f.get("saving") or {}).get("per_step_ns")
-        if f.get("verdict") == "bounded":
+        per_step = f.saving.per_step_ns
+        if f.verdict == "bounded":
             continue  # what bounds the step once the avoidable is gone: no fix to price
         if per_step is None:
-            if f.get("verdict") == "avoidable":
-                unpriced.append({"code": f.get("code"), "title": f.get("title") or ""})
+            if f.verdict == "avoidable":
+                unpriced.append({"code": f.code, "title": f.title})
             continue
-        fix = fixes.setdefault(f["code"], {"code": f["code"], "saving_per_step_ns": 0.0,
-                                           "findings": 0, **costs.get(f["code"], {})})
+        fix = fixes.setdefault(f.code, {"code": f.code, "saving_per_step_ns": 0.0,
+                                        "findings": 0, **costs.get(f.code, {})})
         fix["saving_per_step_ns"] += float(per_step)
         fix["findings"] += 1
     priced = {f["code"] for f in fixes.values()}
@@ -208,12 +209,12 @@ def environment_versions(run_dir: Path) -> dict:
     return out
 
 
-def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
-    meta = report.get("meta") or {}
+def _freeze(run_dir: Path, report: Report, fig: dict, plan: dict) -> Path:
+    meta = report.meta.to_json()  # open-ended (meta.json of the run): its keys as written
     record = {
         "schema": "fastenough.freeze/1",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "tool_version": report.get("tool_version"),
+        "tool_version": report.tool_version,
         "versions": {k: meta.get(k) for k in ("fastenough_version", "supervisor_python",
                                               "torch_version", "python", "git", "host")
                      if k in meta},
@@ -223,7 +224,7 @@ def _freeze(run_dir: Path, report: dict, fig: dict, plan: dict) -> Path:
         "configuration": {k: meta.get(k) for k in ("agent_opts", "world_size", "backend",
                                                    "device_properties") if k in meta},
         "figures": fig,
-        "steps": report.get("steps"),
+        "steps": report.steps.to_json(),
         "plan": plan,
     }
     path = run_dir / "freeze.json"
@@ -249,21 +250,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("Worth asking again when:\n" + "".join(f"  - {r}\n" for r in reopen))
         return 0
     runs, wait, costs = _plan(args)
-    fixes, unpriced = priced_fixes(report.get("findings") or [], costs)
+    fixes, unpriced = priced_fixes(report.findings, costs)
     for code in costs:
         if code not in {x["code"] for x in fixes}:
             raise UsageError(f"--fix {code}: no finding with that code and a saving in {run_dir}")
     from fastenough import _core
 
     plan = {"remaining_runs": runs, "wait_hour_value": wait}
-    found = [f for f in report.get("findings") or [] if isinstance(f, dict)]
+    found = report.findings
     # Every open finding (a `bounded` one is no fix): the core reads from the
     # catalog which change results, and those come before any pricing.
-    open_codes = [str(f.get("code")) for f in found if f.get("verdict") != "bounded"]
+    open_codes = [f.code for f in found if f.verdict != "bounded"]
     d = _core.decide(fig, plan, fixes, open_codes, [u["code"] for u in unpriced])
     titles: dict[str, str] = {}
     for f in found:
-        titles.setdefault(str(f.get("code")), f.get("title") or "")
+        titles.setdefault(f.code, f.title)
     measure = set(d.pop("measure"))
     out = {"schema": "fastenough.decide/1", "run_dir": str(run_dir), "plan": plan,
            "figures": fig, **d,

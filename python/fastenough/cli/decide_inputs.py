@@ -21,6 +21,7 @@ from __future__ import annotations
 from fastenough.cli.numbers import MAX_COUNT, check_float, check_whole
 from fastenough.errors import BadInputError, InputNotFoundError, UsageError
 from fastenough.render.escape import visible
+from fastenough.report import Report, load
 
 # The plan's numbers, wherever they come from (--runs, --wait-value, --fix,
 # plan.toml): finite and within these (cli/numbers.py checks them).
@@ -106,45 +107,30 @@ def parse_plan(data: bytes, path: str) -> tuple[int | None, float | None, dict]:
     return runs, wait, costs
 
 
-# report.json: decide reads only these; a report nests a few levels (findings'
-# evidence), far below this. Its figures are bounded so that no product of
-# them and the plan overflows a double: a year is 3.2e16 ns.
+# report.json: a report nests a few levels (findings' evidence), far below this.
+# The figures decide reads are bounded so that no product of them and the plan
+# overflows a double: a year is 3.2e16 ns.
 REPORT_MAX_DEPTH = 256
 MAX_NS = 1e18
 MAX_STEPS = 2**53
 
 
-def load_report(path: str) -> dict:
-    """report.json of a run directory, read bounded (cli/json_input.py) and
-    checked where decide reads it."""
+def load_report(path: str) -> Report:
+    """report.json of a run directory, read bounded (cli/json_input.py), validated
+    against the schema (fastenough.report.load: a damaged one names the file and the
+    JSON path) and checked where decide reads it."""
     from fastenough.cli.json_input import load_json_file
 
-    report = load_json_file(path, max_depth=REPORT_MAX_DEPTH)
-    check_report(report, visible(path))
-    return report  # type: ignore[return-value]
+    where = visible(path)
+    report = load(load_json_file(path, max_depth=REPORT_MAX_DEPTH), source=where)
+    check_report(report, where)
+    return report
 
 
-def check_report(report: object, where: str) -> None:
-    """The fields decide reads: each of its type, numbers finite and not
-    negative (a report that says otherwise is damaged or not fastenough's)."""
-    def fail(what: str, problem: str) -> None:
-        raise BadInputError(f"{where}: {what}: {problem}; not a report fastenough wrote")
-
-    def table(value: object, what: str) -> dict:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            fail(what, "not an object")
-        return value  # type: ignore[return-value]
-
-    def rows(value: object, what: str) -> list[dict]:
-        if value is None:
-            return []
-        if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
-            fail(what, "not a list of objects")
-        return value  # type: ignore[return-value]
-
-    def number(value: object, what: str, whole: bool = False) -> None:
+def check_report(report: Report, where: str) -> None:
+    """The figures decide reads beyond what the schema says: not negative, and small
+    enough to multiply (a report that says otherwise is damaged or not fastenough's)."""
+    def number(value: float | None, what: str, whole: bool = False) -> None:
         if value is None:
             return
         if whole:
@@ -152,20 +138,14 @@ def check_report(report: object, where: str) -> None:
         else:
             check_float(value, f"{where}: {what}", 0, MAX_NS, error=BadInputError)
 
-    if not isinstance(report, dict):
-        fail("the document", "not an object")
-    steps = table(report.get("steps"), "steps")  # type: ignore[union-attr]
-    number(steps.get("count"), "steps.count", whole=True)
-    for key, value in steps.items():
-        if key.endswith("_ns"):
-            number(value, f"steps.{key}")
-    for i, ph in enumerate(rows(report.get("phases"), "phases")):  # type: ignore[union-attr]
-        if ph.get("host_ns") is not None and not isinstance(ph.get("name"), str):
-            fail(f"phases[{i}].name", "not a string")
-        number(ph.get("host_ns"), f"phases[{i}].host_ns")
-    number(table(report.get("run"), "run").get("wall_ns"), "run.wall_ns")  # type: ignore[union-attr]
-    for i, f in enumerate(rows(report.get("findings"), "findings")):  # type: ignore[union-attr]
-        if not isinstance(f.get("code"), str):
-            fail(f"findings[{i}].code", "not a string")
-        saving = table(f.get("saving"), f"findings[{i}].saving")
-        number(saving.get("per_step_ns"), f"findings[{i}].saving.per_step_ns")
+    steps = report.steps
+    number(steps.count, "steps.count", whole=True)
+    for key in ("median_ns", "p10_ns", "p90_ns", "steady_median_ns", "steady_p10_ns",
+                "steady_p90_ns"):
+        number(getattr(steps, key), f"steps.{key}")
+    for i, ph in enumerate(report.phases):
+        number(ph.host_ns, f"phases[{i}].host_ns")
+    if report.run is not None:
+        number(report.run.wall_ns, "run.wall_ns")
+    for i, f in enumerate(report.findings):
+        number(f.saving.per_step_ns, f"findings[{i}].saving.per_step_ns")
