@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/report_json.h"
 
 namespace fastenough::report {
@@ -10,17 +12,6 @@ namespace {
 
 using analysis::kStepCategoryCount;
 using analysis::StepCategoryName;
-
-void WriteCategories(JsonWriter& w, const analysis::CategoryNs& ns) {
-  for (size_t k = 0; k < kStepCategoryCount; ++k) w.Field(std::string(StepCategoryName(k)) + "_ns", ns[k]);
-}
-
-void WriteMean(JsonWriter& w, std::string_view key, const analysis::CategoryMean& m, double step) {
-  w.Key(key).BeginObject();
-  for (size_t k = 0; k < kStepCategoryCount; ++k) w.Field(std::string(StepCategoryName(k)) + "_ns", m[k]);
-  w.Field("step_ns", step);
-  w.EndObject();
-}
 
 void WriteStepBreakdown(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("step_breakdown").BeginObject();
@@ -33,17 +24,6 @@ void WriteStepBreakdown(JsonWriter& w, const Report& r, const std::vector<RankRo
   }
   w.EndArray();
   w.EndObject();
-}
-
-void WriteFigures(JsonWriter& w, const analysis::EfficiencyFigures& f) {
-  w.Field("window_ns", f.window_ns);
-  w.Field("kernel_busy_ns", f.kernel_busy_ns);
-  w.Field("gpu_utilization", f.gpu_utilization);
-  w.Field("sm_efficiency", f.sm_efficiency);
-  w.Field("achieved_occupancy_pct", f.achieved_occupancy_pct);
-  w.Field("kernel_ns", f.kernel_ns);
-  w.Field("tensor_core_ns", f.tensor_core_ns);
-  w.Field("tensor_core_share", f.tensor_core_share);
 }
 
 void WriteEfficiency(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
@@ -160,232 +140,29 @@ bool KeepsMemoryRow(const RankRows& rows, const analysis::MemoryTimeline& m) {
 }
 
 void WriteRankStepBreakdown(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
-  const auto& sb = ra.step_breakdown;
-  const std::vector<size_t> kept = KeptStepRows(rows, sb.steps.size());
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Field("whole_trace", sb.whole_trace);
-  w.Field("steady_begin", static_cast<int64_t>(sb.steady_begin));
-  w.Field("steady_count", static_cast<int64_t>(sb.steps.size() - sb.steady_begin));
-  WriteMean(w, "steady_mean", sb.steady_mean_ns, sb.steady_mean_step_ns);
-  w.Field("plugin_steady_count", static_cast<int64_t>(sb.plugin_steady_count));
-  WriteMean(w, "plugin_steady_mean", sb.plugin_steady_mean_ns, sb.plugin_steady_mean_step_ns);
-  w.Key("worst_step");
-  if (sb.worst_step < 0) w.Null(); else w.Int(sb.steps[static_cast<size_t>(sb.worst_step)].number);
-  WriteOmitted(w, kept, sb.steps.size());
-  w.Key("steps").BeginArray();
-  for (size_t i : kept) {
-    const auto& s = sb.steps[i];
-    w.BeginObject();
-    w.Field("number", s.number);
-    w.Field("start_ns", s.start_ns);
-    w.Field("end_ns", s.end_ns);
-    w.Field("dur_ns", s.end_ns - s.start_ns);
-    WriteCategories(w, s.ns);
-    w.Key("plugin");
-    if (!s.plugin_kept) {
-      w.Null();
-    } else {
-      w.BeginObject();
-      w.Field("start_ns", s.plugin_start_ns);
-      w.Field("end_ns", s.plugin_end_ns);
-      w.Field("dur_ns", s.plugin_end_ns - s.plugin_start_ns);
-      WriteCategories(w, s.plugin_ns);
-      w.EndObject();
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, ra.step_breakdown, {ra.rank, rows, &ra});
 }
 
 void WriteEfficiencyDevice(JsonWriter& w, const analysis::RankAnalysis& ra,
                            const analysis::DeviceEfficiency& d, const RankRows* rows) {
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Field("device", static_cast<int64_t>(d.device));
-  w.FieldOrNull("num_sms", d.num_sms > 0 ? d.num_sms : -1);
-  w.FieldOrNull("max_warps_per_sm", d.max_warps_per_sm > 0 ? d.max_warps_per_sm : -1);
-  w.Key("steady").BeginObject();
-  WriteFigures(w, d.steady);
-  w.EndObject();
-  // Per step only the ratios (the ns figures follow from the step's
-  // window and stay in `steady`): a long profiler window has many steps.
-  const std::vector<size_t> kept = KeptStepRows(rows, d.steps.size());
-  WriteOmitted(w, kept, d.steps.size());
-  w.Key("steps").BeginArray();
-  for (size_t i : kept) {
-    const auto& f = d.steps[i];
-    w.BeginObject();
-    w.Field("number", ra.steps.steps[i].window.number);
-    w.Field("gpu_utilization", f.gpu_utilization);
-    w.Field("sm_efficiency", f.sm_efficiency);
-    w.Field("achieved_occupancy_pct", f.achieved_occupancy_pct);
-    w.Field("tensor_core_share", f.tensor_core_share);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, d, {ra.rank, rows, &ra});
 }
 
 void WriteEfficiencyKernel(JsonWriter& w, int rank, const analysis::KernelOccupancy& k) {
-  w.BeginObject();
-  w.Field("rank", rank);
-  w.Field("device", static_cast<int64_t>(k.device));
-  w.Field("name", k.name);
-  w.Field("count", k.count);
-  w.Field("total_ns", k.total_ns);
-  w.Field("share_of_kernel_time", k.share_of_kernel_time);
-  w.Field("occupancy_pct", k.occupancy_pct);
-  w.Field("blocks_per_sm", k.blocks_per_sm);
-  w.Field("warps_per_sm", k.warps_per_sm);
-  w.Field("tensor_core", k.tensor_core);
-  w.EndObject();
+  fields::WriteObject(w, k, {rank});
 }
 
 void WriteMemoryRow(JsonWriter& w, int rank, const analysis::MemoryTimeline& m,
                     const RankRows* rows) {
-  w.BeginObject();
-  w.Field("rank", rank);
-  w.Field("device", m.device);
-  w.Field("device_type", m.device_type);
-  w.Field("device_id", m.device_id);
-  w.FieldOrNull("capacity_bytes", m.capacity_bytes);
-  w.Field("event_count", m.event_count);
-  w.Field("alloc_count", m.alloc_count);
-  w.Field("free_count", m.free_count);
-  w.Field("first_ts_ns", m.first_ts_ns);
-  w.Field("last_ts_ns", m.last_ts_ns);
-  w.FieldOrNull("start_allocated_bytes", m.start_allocated_bytes);
-  w.Field("peak_allocated_bytes", m.peak_allocated_bytes);
-  w.Field("peak_ts_ns", m.peak_ts_ns);
-  w.Key("peak_op");
-  if (m.peak_op.empty()) w.Null(); else w.String(m.peak_op);
-  w.FieldOrNull("reserved_at_peak_bytes", m.reserved_at_peak_bytes);
-  w.FieldOrNull("cache_at_peak_bytes", m.reserved_at_peak_bytes >= 0
-                                           ? m.reserved_at_peak_bytes - m.peak_allocated_bytes
-                                           : -1);
-  w.FieldOrNull("peak_reserved_bytes", m.peak_reserved_bytes);
-  w.Field("end_allocated_bytes", m.end_allocated_bytes);
-  w.FieldOrNull("end_reserved_bytes", m.end_reserved_bytes);
-  w.Key("lifetimes").BeginObject();
-  w.FieldOrNull("live_at_start_bytes", m.live_at_start_bytes);
-  w.Field("within_step_bytes", m.within_step_bytes);
-  w.Field("within_step_count", m.within_step_count);
-  w.Field("outlive_step_bytes", m.outlive_step_bytes);
-  w.Field("outlive_step_count", m.outlive_step_count);
-  w.Field("outside_steps_bytes", m.outside_steps_bytes);
-  w.Field("outside_steps_count", m.outside_steps_count);
-  w.EndObject();
-  const std::vector<size_t> kept = KeptStepRows(rows, m.steps.size());
-  WriteOmitted(w, kept, m.steps.size());
-  w.Key("steps").BeginArray();
-  for (size_t i : kept) {
-    const auto& s = m.steps[i];
-    w.BeginObject();
-    w.Field("number", s.number);
-    w.FieldOrNull("start_allocated_bytes", s.start_allocated_bytes);
-    w.FieldOrNull("peak_allocated_bytes", s.peak_allocated_bytes);
-    w.FieldOrNull("end_allocated_bytes", s.end_allocated_bytes);
-    w.FieldOrNull("peak_reserved_bytes", s.peak_reserved_bytes);
-    w.Field("alloc_count", s.alloc_count);
-    w.Field("alloc_bytes", s.alloc_bytes);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("timeline").BeginArray();
-  for (const auto& [t, v] : m.timeline) w.BeginArray().Int(t).Int(v).EndArray();
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, m, {rank, rows});
 }
 
 void WriteRankCriticalPath(JsonWriter& w, const analysis::RankAnalysis& ra) {
-  const auto& cp = ra.critical_path;
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Field("status", cp.status);
-  w.Field("cuda_sync_events", cp.cuda_sync_events);
-  w.Field("window_start_ns", cp.window_start_ns);
-  w.Field("window_end_ns", cp.window_end_ns);
-  w.Field("window_ns", cp.window_ns);
-  w.Field("steady_steps", cp.steady_steps);
-  w.Field("steps_analysed", static_cast<int64_t>(cp.steps.size()));
-  w.Field("node_count", cp.node_count);
-  w.Field("edge_count", cp.edge_count);
-  w.Field("length_ns", cp.length_ns);
-  w.Field("host_ns", cp.host_ns);
-  w.Field("device_ns", cp.device_ns);
-  w.Field("launch_delay_ns", cp.launch_delay_ns);
-  w.Field("kernel_gap_ns", cp.kernel_gap_ns);
-  w.Field("sync_ns", cp.sync_ns);
-  w.Key("streams").BeginArray();
-  for (const auto& s : cp.streams) {
-    w.BeginObject();
-    w.Field("device", static_cast<int64_t>(s.device));
-    w.Field("stream", s.stream);
-    w.Field("compute_ns", s.compute_ns);
-    w.Field("comm_ns", s.comm_ns);
-    w.Field("memcpy_ns", s.memcpy_ns);
-    w.Field("memset_ns", s.memset_ns);
-    w.Field("kernel_gap_ns", s.kernel_gap_ns);
-    w.Field("launch_delay_ns", s.launch_delay_ns);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("top").BeginArray();
-  for (const auto& t : cp.top) {
-    w.BeginObject();
-    w.Field("kind", t.kind);
-    w.Field("name", t.name);
-    w.Field("ns", t.ns);
-    w.Field("count", t.count);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("steps").BeginArray();
-  for (const auto& s : cp.steps) {
-    w.BeginObject();
-    w.Field("number", s.number);
-    w.Field("start_ns", s.start_ns);
-    w.Field("end_ns", s.end_ns);
-    w.Field("path_ns", s.path_ns);
-    w.Field("host_ns", s.host_ns);
-    w.Field("device_ns", s.device_ns);
-    w.Field("launch_delay_ns", s.launch_delay_ns);
-    w.Field("kernel_gap_ns", s.kernel_gap_ns);
-    w.Field("sync_ns", s.sync_ns);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, ra.critical_path, {ra.rank});
 }
 
 void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra) {
-  const auto& g = ra.graphs;
-  const auto& c = ra.compiled;
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Field("launch_count", g.launch_count);
-  w.Field("launches_with_activity", g.launches_with_activity);
-  w.Field("launches_without_activity", g.launches_without_activity);
-  w.Field("kernels_missing", g.kernels_missing());
-  w.Field("device_op_count", g.device_op_count);
-  w.Field("kernel_count", g.kernel_count);
-  w.Field("device_ns", g.device_ns);
-  w.Field("triton_kernel_count", c.triton_kernel_count);
-  w.Field("triton_kernels_outside_regions", c.triton_kernels_outside);
-  w.Key("compiled_regions").BeginArray();
-  for (const auto& reg : c.regions) {
-    w.BeginObject();
-    w.Field("name", reg.name);
-    w.Field("instances", reg.instances);
-    w.Field("kernel_count", reg.kernel_count);
-    w.Field("triton_kernel_count", reg.triton_kernel_count);
-    w.Field("kernel_ns", reg.kernel_ns);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject<analysis::RankAnalysis, fields::Graphs>(w, ra, {ra.rank});
 }
 
 namespace {

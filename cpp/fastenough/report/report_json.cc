@@ -37,6 +37,8 @@
 #include "fastenough/report/report_json.h"
 
 #include "fastenough/report/depth_json.h"
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::report {
@@ -131,12 +133,6 @@ void WriteSteps(JsonWriter& w, const Report& r, const std::vector<RankRows>& row
   w.EndObject();
 }
 
-void WriteIdle(JsonWriter& w, const analysis::IdleBreakdown& b) {
-  w.Field("host_wait_ns", b.host_wait_ns);
-  w.Field("kernel_wait_ns", b.kernel_wait_ns);
-  w.Field("other_ns", b.other_ns);
-}
-
 void WriteDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("devices").BeginArray();
   bool bounded = false;
@@ -165,17 +161,6 @@ void WriteDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& r
     w.EndObject();
   }
   w.EndArray();
-}
-
-void WriteLaunchFields(JsonWriter& w, const analysis::LaunchStats& l) {
-  w.Field("kernel_count", l.kernel_count);
-  w.Field("launched_count", l.launched_count);
-  w.Field("short_kernel_count", l.short_kernel_count);
-  w.Field("launch_delay_median_ns", l.launch_delay.median);
-  w.Field("launch_delay_p90_ns", l.launch_delay.p90);
-  w.Field("queue_delay_median_ns", l.queue_delay.median);
-  w.Field("queue_delay_p90_ns", l.queue_delay.p90);
-  w.Field("launch_call_median_ns", l.launch_call.median);
 }
 
 void WriteLaunch(JsonWriter& w, const Report& r) {
@@ -245,56 +230,17 @@ void WriteRun(JsonWriter& w, const std::optional<RunInfo>& run) {
 
 void WriteOps(JsonWriter& w, std::string_view key, const std::vector<analysis::OpRow>& ops) {
   w.Key(key).BeginArray();
-  for (const auto& o : ops) {
-    w.BeginObject();
-    w.Field("name", o.name);
-    w.Field("count", o.count);
-    w.Field("total_ns", o.total_ns);
-    w.Field("self_ns", o.self_ns);
-    w.EndObject();
-  }
+  for (const auto& o : ops) fields::WriteObject(w, o);
   w.EndArray();
 }
 
 }  // namespace
 
-void WriteInput(JsonWriter& w, const InputInfo& in) {
-  w.BeginObject();
-  w.Field("path", in.path);
-  w.Field("format", in.format);
-  w.Field("bytes", in.bytes);
-  w.Field("json_bytes", in.json_bytes);
-  w.Field("events", in.events);
-  w.Key("ranks").BeginArray();
-  for (int rk : in.ranks) w.Int(rk);
-  w.EndArray();
-  w.EndObject();
-}
+void WriteInput(JsonWriter& w, const InputInfo& in) { fields::WriteObject(w, in); }
 
 void WriteMeta(JsonWriter& w, const Meta& m) {
-  w.Key("meta").BeginObject();
-  w.Key("device_properties").BeginArray();
-  for (const auto& p : m.device_properties) {
-    w.BeginObject();
-    w.Field("id", p.id);
-    w.Field("name", p.name);
-    w.Field("total_memory_bytes", p.total_memory_bytes);
-    w.Field("compute_major", p.compute_major);
-    w.Field("compute_minor", p.compute_minor);
-    w.Field("num_sms", p.num_sms);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Field("world_size", m.world_size);
-  w.Field("backend", m.backend);
-  w.Key("base_time_ns");
-  if (m.base_time_ns == trace::kNone) {
-    w.Null();
-  } else {
-    w.Int(m.base_time_ns);
-  }
-  for (const auto& [k, v] : m.extra) w.Key(k).Raw(v);
-  w.EndObject();
+  w.Key("meta");
+  fields::WriteObject(w, m);
 }
 
 std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n) {
@@ -324,77 +270,15 @@ void WriteOmitted(JsonWriter& w, const std::vector<size_t>& kept, size_t n) {
 }
 
 void WriteRankSteps(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
-  const auto& s = ra.steps;
-  const std::vector<size_t> kept = KeptStepRows(rows, s.steps.size());
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  w.Field("count", s.duration.count);
-  w.Field("steady_begin", static_cast<int64_t>(s.steady_begin));
-  WriteDistribution(w, "", s.duration);
-  WriteDistribution(w, "steady_", s.steady_duration);
-  WriteOmitted(w, kept, s.steps.size());
-  w.Key("windows").BeginArray();
-  for (size_t i : kept) {
-    const auto& row = s.steps[i];
-    w.BeginObject();
-    w.Field("number", row.window.number);
-    w.Field("start_ns", row.window.start_ns);
-    w.Field("end_ns", row.window.end_ns);
-    w.Field("dur_ns", row.window.dur_ns());
-    w.Field("device_busy_ns", row.device_busy_ns);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, ra.steps, {ra.rank, rows, &ra});
 }
 
 void WriteDevice(JsonWriter& w, int rank, const analysis::DeviceBreakdown& d) {
-  w.BeginObject();
-  w.Field("rank", rank);
-  w.Field("device", static_cast<int64_t>(d.device));
-  w.Field("name", d.name);
-  w.Field("start_ns", d.start_ns);
-  w.Field("end_ns", d.end_ns);
-  w.Field("span_ns", d.span_ns);
-  w.Field("busy_ns", d.busy_ns);
-  w.Field("idle_ns", d.idle_ns);
-  w.Key("idle_breakdown").BeginObject();
-  WriteIdle(w, d.idle_breakdown);
-  w.EndObject();
-  w.Field("stream_gap_ns", d.idle_breakdown.total_ns());
-  w.Key("device_idle").BeginObject();
-  WriteIdle(w, d.device_idle);
-  w.EndObject();
-  w.Field("compute_ns", d.compute_ns);
-  w.Field("comm_ns", d.comm_ns);
-  w.Field("memcpy_ns", d.memcpy_ns);
-  w.Field("memset_ns", d.memset_ns);
-  w.Field("kernel_count", d.kernel_count);
-  w.Field("comm_kernel_count", d.comm_kernel_count);
-  w.Field("memcpy_count", d.memcpy_count);
-  w.Field("memset_count", d.memset_count);
-  w.Field("short_kernel_count", d.short_kernel_count);
-  w.Key("streams").BeginArray();
-  for (const auto& s : d.streams) {
-    w.BeginObject();
-    w.Field("stream", s.stream);
-    w.Field("op_count", s.op_count);
-    w.Field("start_ns", s.start_ns);
-    w.Field("end_ns", s.end_ns);
-    w.Field("busy_ns", s.busy_ns);
-    w.Field("gap_count", s.gap_count);
-    WriteIdle(w, s.idle);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, d, {rank});
 }
 
 void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra) {
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  WriteLaunchFields(w, ra.launch);
-  w.EndObject();
+  fields::WriteObject(w, ra.launch, {ra.rank});
 }
 
 std::string ReportToJson(const Report& r) {
@@ -430,13 +314,7 @@ std::string ReportToJson(const Report& r) {
   WriteDevices(w, r, rows);
   w.Key("top_kernels").BeginArray();
   for (const auto& k : r.top_kernels) {
-    w.BeginObject();
-    w.Field("name", k.name);
-    w.Field("count", k.count);
-    w.Field("total_ns", k.total_ns);
-    w.Field("mean_ns", k.mean_ns);
-    w.Field("share_of_busy", k.share_of_busy);
-    w.EndObject();
+    fields::WriteObject<analysis::KernelRow, fields::TopKernels>(w, k);
   }
   w.EndArray();
   WriteOps(w, "top_ops", r.top_ops);

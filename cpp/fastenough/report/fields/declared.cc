@@ -1,0 +1,27 @@
+#include "fastenough/report/fields/declared.h"
+
+#include "fastenough/report/fields/describe.h"
+#include "fastenough/report/fields/rank_fields.h"
+
+namespace fastenough::report::fields {
+
+std::vector<FieldInfo> DescribeReport() {
+  std::vector<FieldInfo> out;
+  DescribeFields<InputInfo>("$.inputs[]", out);
+  DescribeFields<Meta>("$.meta", out);
+  DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
+  DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
+  DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);
+  DescribeFields<analysis::KernelRow, TopKernels>("$.top_kernels[]", out);
+  DescribeFields<analysis::OpRow>("$.top_ops[]", out);
+  DescribeFields<analysis::OpRow>("$.top_ops_by_self[]", out);
+  DescribeFields<analysis::StepBreakdown>("$.step_breakdown.per_rank[]", out);
+  DescribeFields<analysis::DeviceEfficiency>("$.efficiency.devices[]", out);
+  DescribeFields<analysis::KernelOccupancy>("$.efficiency.kernels[]", out);
+  DescribeFields<analysis::MemoryTimeline>("$.memory[]", out);
+  DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
+  DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
+  return out;
+}
+
+}  // namespace fastenough::report::fields

@@ -1,0 +1,19 @@
+// The declared fields (field.h) as data, for the documents the declarations
+// cover (describe.h): what cpp/tools/describe_fields prints for the JSON
+// Schema, docs/report-schema.md's tables and a typed model to be generated from.
+#pragma once
+
+#include <vector>
+
+#include "fastenough/report/fields/describe.h"
+
+namespace fastenough::report::fields {
+
+// The keys of fastenough.report/1 that the declarations cover so far: the
+// objects one rank contributes (inputs[], meta, steps.per_rank[], devices[],
+// launch.per_rank[], top_kernels[], top_ops[], top_ops_by_self[],
+// step_breakdown.per_rank[], efficiency.devices[] and .kernels[], memory[],
+// critical_path.per_rank[], graphs.per_rank[]).
+std::vector<FieldInfo> DescribeReport();
+
+}  // namespace fastenough::report::fields

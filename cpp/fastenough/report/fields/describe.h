@@ -1,0 +1,155 @@
+// The field declarations (field.h) as data: one row per key, with its path
+// from the document's root ("$.devices[].streams[].busy_ns"), JSON type,
+// unit, whether it can be null, how it is written and what it means. The
+// JSON Schema, the schema doc's tables and a typed model are generated from
+// these rows (cpp/tools/describe_fields_main.cc prints them as JSON).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "fastenough/analysis/step_breakdown.h"
+#include "fastenough/report/fields/field.h"
+
+namespace fastenough::report::fields {
+
+struct FieldInfo {
+  std::string path;     // "$.steps.windows[].start_ns"
+  std::string type;     // string | integer | number | boolean | object | array of ...
+  std::string unit;     // UnitName(); "" for none
+  bool nullable = false;
+  // "field" (a member, read back), "derived" (computed from other fields),
+  // "context" (where the object is: its rank, its step), "constant",
+  // "custom" (the declaration's own code; keys below it are not declared),
+  // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows).
+  std::string kind;
+  std::string meaning;
+};
+
+template <class T, class ViewT = void>
+void DescribeFields(const std::string& prefix, std::vector<FieldInfo>& out);
+
+template <class M>
+constexpr const char* JsonTypeOf() {
+  if constexpr (std::is_same_v<M, std::string>) {
+    return "string";
+  } else if constexpr (std::is_same_v<M, bool>) {
+    return "boolean";
+  } else if constexpr (std::is_floating_point_v<M>) {
+    return "number";
+  } else if constexpr (std::is_integral_v<M>) {
+    return "integer";
+  } else if constexpr (IsVector<M>::value) {
+    return kScalar<typename IsVector<M>::Element> ? "array of integers" : "array of objects";
+  } else {
+    return "object";
+  }
+}
+
+template <class T>
+class FieldDescriber {
+ public:
+  FieldDescriber(std::string prefix, std::vector<FieldInfo>& out)
+      : prefix_(std::move(prefix)), out_(out) {}
+
+  template <class A, class ViewT = void>
+  void Field(std::string_view key, const A&, Unit unit, std::string_view meaning, Attr attr = {},
+             View<ViewT> = {}) {
+    using M = MemberType<T, A>;
+    if (attr.per_step) Add("omitted", "object", Unit::kNone, false, "omitted",
+                           "only when the report leaves out rows of `" + std::string(key) +
+                               "` (row_bound.h): {count, kept: [[begin, end], ...]}");
+    Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "field", meaning);
+    if constexpr (IsVector<M>::value) {
+      using E = typename IsVector<M>::Element;
+      if constexpr (!kScalar<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
+    } else if constexpr (!kScalar<M>) {
+      DescribeFields<M, ViewT>(Path(key), out_);
+    }
+  }
+
+  template <class F>
+  void Derived(std::string_view key, const F&, Unit unit, std::string_view meaning,
+               Attr attr = {}) {
+    using M = std::remove_cvref_t<decltype(std::declval<F>()(std::declval<const T&>()))>;
+    Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "derived", meaning);
+  }
+  void Rank(std::string_view meaning) {
+    Add("rank", "integer", Unit::kId, false, "context", meaning);
+  }
+  void StepNumber(std::string_view meaning) {
+    Add("number", "integer", Unit::kStep, false, "context", meaning);
+  }
+  void Constant(std::string_view key, std::string_view, std::string_view meaning) {
+    Add(key, "string", Unit::kNone, false, "constant", meaning);
+  }
+
+  template <class A>
+  void Inline(const A&) {
+    DescribeFields<MemberType<T, A>>(prefix_, out_);
+  }
+
+  template <class D>
+  void Group(std::string_view key, std::string_view meaning, const D& declare,
+             bool T::*present = nullptr) {
+    Add(key, "object", Unit::kNone, present != nullptr, "field", meaning);
+    FieldDescriber<T> g(Path(key), out_);
+    declare(g);
+  }
+
+  template <class A, class P, class ViewT = void>
+  void Object(std::string_view key, const A&, std::string_view meaning, const P&,
+              View<ViewT> = {}) {
+    Add(key, "object", Unit::kNone, true, "field", meaning);
+    DescribeFields<MemberType<T, A>, ViewT>(Path(key), out_);
+  }
+
+  template <class A>
+  void PerCategory(const A&, Unit unit, std::string_view meaning) {
+    using E = std::remove_cvref_t<decltype(std::declval<MemberType<T, A>&>()[0])>;
+    for (size_t k = 0; k < analysis::kStepCategoryCount; ++k) {
+      Add(std::string(analysis::StepCategoryName(k)) + "_ns", JsonTypeOf<E>(), unit,
+          std::is_floating_point_v<E>, "field",
+          std::string(meaning) + " (" + analysis::StepCategoryName(k) + ")");
+    }
+  }
+
+  template <class W, class R>
+  void Custom(std::string_view key, std::string_view type, Unit unit, std::string_view meaning,
+              const W&, const R&) {
+    Add(key, type, unit, type.find("null") != std::string_view::npos, "custom", meaning);
+  }
+
+  template <class A>
+  void Extra(const A&, std::string_view meaning) {
+    Add("*", "any", Unit::kNone, false, "extra", meaning);
+  }
+
+  template <class C>
+  void AfterRead(const C&) {}
+
+ private:
+  template <class M>
+  static bool Nullable(Null null) {
+    return null != Null::kNever || std::is_floating_point_v<M>;
+  }
+  std::string Path(std::string_view key) const { return prefix_ + "." + std::string(key); }
+  void Add(std::string_view key, std::string_view type, Unit unit, bool nullable,
+           std::string_view kind, std::string_view meaning) {
+    out_.push_back({Path(key), std::string(type), std::string(UnitName(unit)), nullable,
+                    std::string(kind), std::string(meaning)});
+  }
+
+  std::string prefix_;
+  std::vector<FieldInfo>& out_;
+};
+
+template <class T, class ViewT>
+void DescribeFields(const std::string& prefix, std::vector<FieldInfo>& out) {
+  FieldDescriber<T> v(prefix, out);
+  Fields(v, Of<T, ViewT>{});
+}
+
+}  // namespace fastenough::report::fields

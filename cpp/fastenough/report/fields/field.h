@@ -1,0 +1,177 @@
+// One declaration of each serialised struct's fields (issue 35, item 1;
+// docs/architecture.md, "One declaration of the report").
+//
+// A struct's JSON object is declared once, as a function template that names
+// each key, the member it holds, its unit and what it means:
+//
+//   template <class V>
+//   void Fields(V& v, Of<analysis::OpRow>) {
+//     using R = analysis::OpRow;
+//     v.Field("name", &R::name, Unit::kNone, "the op's name as the trace wrote it");
+//     v.Field("total_ns", &R::total_ns, Unit::kNs, "inclusive host time, summed");
+//   }
+//
+// and visitors walk that declaration: json_fields.h writes it (declared order
+// is the JSON key order) and reads it back (ObjectReader, messages naming the
+// path), describe.h lists it as data (key path, JSON type, unit, nullable,
+// meaning) for the JSON Schema, the docs' tables and a typed model. Member
+// pointers let one declaration serve the const writer and the mutable reader.
+//
+// What a declaration can say (every visitor implements each):
+//   Field(key, member, unit, meaning[, attr][, View<X>{}])
+//       a value: string, bool, double (NaN: null), integer, a list of
+//       integers, a declared struct (an object) or a list of them (objects);
+//       View<X> picks another declaration of the element struct.
+//   Derived(key, fn, unit, meaning[, attr])  written from fn(struct), not read
+//       back (it follows from other fields: dur_ns = end_ns - start_ns).
+//   Rank(meaning) / StepNumber(meaning)  written from where the object is
+//       (the rank it belongs to; the number of the step a per-step row is
+//       of), not read back.
+//   Constant(key, text, meaning)  written as given, not read back.
+//   Inline(member)  the member struct's own fields, in this object.
+//   Group(key, meaning, declare[, present])  a JSON object of this struct's
+//       own members (present: a bool member, false written as null).
+//   Object(key, member, meaning, present, View<X>{})  a declared struct
+//       (or a view of it) as an object, null when present(value) is false.
+//   PerCategory(member, unit, meaning)  "<category>_ns" for each step
+//       category (analysis::StepCategoryName).
+//   Custom(key, type, unit, meaning, write, read)  a value the declaration
+//       cannot say (pairs, maps, free-form evidence): its own code, named here.
+//   Extra(member, meaning)  pre-serialised (key, JSON text) pairs.
+//   AfterRead(check)  a check of the whole object once read (reader only).
+// Attributes (Attr): how an absent value is written (null) and read back;
+// per_step: a per-step list the report bounds (row_bound.h), with `omitted`
+// before it when rows are left out; since_later: may be missing from older
+// documents (read as the member's default).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fastenough::analysis {
+struct RankAnalysis;
+}  // namespace fastenough::analysis
+
+namespace fastenough::report {
+struct RankRows;
+}  // namespace fastenough::report
+
+namespace fastenough::report::fields {
+
+enum class Unit {
+  kNone,       // a name, a flag, a kind
+  kNs,         // nanoseconds (integer, or a double for medians and means)
+  kBytes,
+  kCount,
+  kShare,      // a fraction, 0..1
+  kPercent,    // 0..100
+  kId,         // a rank, device, stream number as the trace numbered it
+  kStep,       // N of ProfilerStep#N
+  kIndex,      // a 0-based position
+  kPerSecond,
+  kWatts,
+};
+
+constexpr std::string_view UnitName(Unit u) {
+  switch (u) {
+    case Unit::kNone: return "";
+    case Unit::kNs: return "ns";
+    case Unit::kBytes: return "bytes";
+    case Unit::kCount: return "count";
+    case Unit::kShare: return "share";
+    case Unit::kPercent: return "percent";
+    case Unit::kId: return "id";
+    case Unit::kStep: return "step";
+    case Unit::kIndex: return "index";
+    case Unit::kPerSecond: return "per_s";
+    case Unit::kWatts: return "W";
+  }
+  return "";
+}
+
+// How an absent value is written (JSON null) and read back. A double that is
+// NaN is always null, and null reads back as NaN.
+enum class Null {
+  kNever,
+  kNegative,     // an integer below 0 is null; null reads as -1
+  kNonPositive,  // an integer of 0 or below is null; null reads as 0
+  kNone,         // trace::kNone (INT64_MIN) is null, and null reads as it
+  kEmpty,        // an empty string is null; null reads as ""
+};
+
+struct Attr {
+  Null null = Null::kNever;
+  bool per_step = false;     // a per-step list the report bounds (row_bound.h)
+  bool since_later = false;  // may be missing from older documents
+};
+
+inline constexpr Attr kNullIfNegative{Null::kNegative};
+inline constexpr Attr kNullIfNotPositive{Null::kNonPositive};
+inline constexpr Attr kNullIfNone{Null::kNone};
+inline constexpr Attr kNullIfEmpty{Null::kEmpty};
+inline constexpr Attr kPerStep{Null::kNever, true};
+
+// The declaration of T's object; View names a second declaration of the same
+// struct (another object the report writes of it).
+template <class T, class View = void>
+struct Of {};
+template <class X = void>
+struct View {};
+
+// A member of a member: Path(&StepStats::duration, &Distribution::median).
+template <class M1, class M2>
+struct PathOf {
+  M1 outer;
+  M2 inner;
+  template <class O>
+  decltype(auto) operator()(O& o) const {
+    return ((o.*outer).*inner);
+  }
+};
+template <class M1, class M2>
+constexpr PathOf<M1, M2> Path(M1 outer, M2 inner) {
+  return {outer, inner};
+}
+
+// The value an accessor (a member pointer or a callable) names in o.
+template <class O, class A>
+decltype(auto) Get(O& o, const A& acc) {
+  if constexpr (std::is_member_object_pointer_v<A>) {
+    return (o.*acc);
+  } else {
+    return acc(o);
+  }
+}
+template <class T, class A>
+using MemberType = std::remove_cvref_t<decltype(Get(std::declval<T&>(), std::declval<const A&>()))>;
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class E, class A>
+struct IsVector<std::vector<E, A>> : std::true_type {
+  using Element = E;
+};
+
+// A value with a JSON type of its own (not a declared struct).
+template <class T>
+constexpr bool kScalar = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>;
+
+// A list of declared structs (a JSON array of objects).
+template <class T>
+constexpr bool kObjectList = false;
+template <class E, class A>
+constexpr bool kObjectList<std::vector<E, A>> = !kScalar<E>;
+
+// Where an object is written: what Rank(), StepNumber() and per-step lists read.
+struct WriteContext {
+  int rank = 0;
+  const RankRows* rows = nullptr;  // the rows the report lists; null: every row
+  const analysis::RankAnalysis* analysis = nullptr;  // the rank's (StepNumber)
+  size_t step = 0;                                   // the per-step row being written
+};
+
+}  // namespace fastenough::report::fields

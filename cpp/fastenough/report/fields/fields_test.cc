@@ -1,0 +1,163 @@
+// The field declarations (report/fields): each converted struct round-trips
+// (write -> read -> write gives the same text), and the declarations cover
+// every key the writers write (a key written but not declared would drift).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fastenough/report/analyze.h"
+#include "fastenough/report/fields/declared.h"
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/rank_summary_json.h"
+
+namespace fastenough::report::fields {
+namespace {
+
+std::string Data(const std::string& rel) { return std::string(FASTENOUGH_TEST_DATA) + "/" + rel; }
+
+// The summaries of a trace with every depth analysis (memory, graphs, the
+// critical path, the plugin's steps) and of a two-rank job.
+std::vector<RankSummary> Samples() {
+  std::vector<RankSummary> out;
+  for (const auto& paths : std::vector<std::vector<std::string>>{
+           {Data("golden/depth_trace.json")},
+           {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}}) {
+    AnalyzeOptions options;
+    options.threads = 1;
+    StatusOr<AnalyzedJob> job = AnalyzeTracesWithSummaries(paths, options);
+    EXPECT_TRUE(job.ok()) << job.status().message();
+    if (!job.ok()) continue;
+    for (const auto& s : job->summaries) {
+      StatusOr<RankSummary> parsed = ParseRankSummary(s.json, "summary");
+      EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+      if (parsed.ok()) out.push_back(std::move(parsed).value());
+    }
+  }
+  return out;
+}
+
+// Writes obj, reads it back, writes that: the same text.
+template <class T, class ViewT = void>
+void ExpectRoundTrip(const T& obj, const WriteContext& ctx, const std::string& what) {
+  JsonWriter first(0);
+  WriteObject<T, ViewT>(first, obj, ctx);
+  const std::string text = first.Take();
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(text).get(root), simdjson::SUCCESS) << what;
+  Status status;
+  ObjectReader o(root, "$", &status);
+  T back{};
+  ReadFields<T, ViewT>(o, back);
+  ASSERT_TRUE(status.ok()) << what << ": " << status.message();
+  JsonWriter second(0);
+  WriteObject<T, ViewT>(second, back, ctx);
+  EXPECT_EQ(second.str(), text) << what;
+}
+
+TEST(FieldDeclarations, EveryStructRoundTrips) {
+  const std::vector<RankSummary> samples = Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  bool memory = false, critical_path = false, graphs = false, plugin = false, efficiency = false;
+  for (const RankSummary& s : samples) {
+    const analysis::RankAnalysis& a = s.analysis;
+    const WriteContext ctx{a.rank, nullptr, &a};
+    ExpectRoundTrip(s.input, ctx, "input");
+    ExpectRoundTrip(s.meta, ctx, "meta");
+    ExpectRoundTrip(a.steps, ctx, "steps");
+    ExpectRoundTrip(a.launch, ctx, "launch");
+    ExpectRoundTrip(a.step_breakdown, ctx, "step_breakdown");
+    ExpectRoundTrip(a.efficiency, ctx, "efficiency");
+    ExpectRoundTrip(a.critical_path, ctx, "critical_path");
+    ExpectRoundTrip<analysis::RankAnalysis, Graphs>(a, ctx, "graphs");
+    for (const auto& d : a.devices) ExpectRoundTrip(d, ctx, "device");
+    for (const auto& k : a.kernels) ExpectRoundTrip(k, ctx, "kernel");
+    for (const auto& k : a.kernels) ExpectRoundTrip<analysis::KernelRow, TopKernels>(k, ctx, "top kernel");
+    for (const auto& op : a.ops) ExpectRoundTrip(op, ctx, "op");
+    for (const auto& m : a.memory) ExpectRoundTrip(m, ctx, "memory");
+    for (const auto& row : s.shapes) ExpectRoundTrip(row, ctx, "shape");
+    memory |= !a.memory.empty();
+    critical_path |= a.critical_path.window_ns > 0;
+    graphs |= a.graphs.launch_count > 0 || !a.compiled.regions.empty();
+    efficiency |= !a.efficiency.devices.empty() && !a.efficiency.devices[0].steps.empty();
+    for (const auto& row : a.step_breakdown.steps) plugin |= row.plugin_kept;
+  }
+  // The samples reach every kind of object.
+  EXPECT_TRUE(memory);
+  EXPECT_TRUE(critical_path);
+  EXPECT_TRUE(graphs);
+  EXPECT_TRUE(plugin);
+  EXPECT_TRUE(efficiency);
+}
+
+// Every key path of a JSON value ("$.devices[].streams[].busy_ns").
+void KeyPaths(simdjson::dom::element e, const std::string& path, std::set<std::string>& out) {
+  simdjson::dom::object obj;
+  simdjson::dom::array arr;
+  if (e.get_object().get(obj) == simdjson::SUCCESS) {
+    for (auto kv : obj) {
+      const std::string p = path + "." + std::string(kv.key);
+      out.insert(p);
+      KeyPaths(kv.value, p, out);
+    }
+  } else if (e.get_array().get(arr) == simdjson::SUCCESS) {
+    for (auto item : arr) KeyPaths(item, path + "[]", out);
+  }
+}
+
+// Whether `path` is declared, or lies below a custom value (its own code).
+bool Declared(const std::vector<FieldInfo>& declared, const std::string& path) {
+  for (const auto& f : declared) {
+    if (f.path == path) return true;
+    if (f.kind == "custom" && path.rfind(f.path + ".", 0) == 0) return true;
+    if (f.kind == "custom" && path.rfind(f.path + "[]", 0) == 0) return true;
+  }
+  return false;
+}
+
+TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
+  const std::vector<FieldInfo> declared = DescribeReport();
+  AnalyzeOptions options;
+  options.threads = 1;
+  StatusOr<std::string> json = AnalyzeTracesToJson({Data("golden/depth_trace.json")}, options);
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.parse(json.value()).get(root), simdjson::SUCCESS);
+  std::set<std::string> written;
+  KeyPaths(root, "$", written);
+  // The objects the declarations cover: every key under them is declared.
+  const std::vector<std::string> covered = {
+      "$.inputs[].", "$.steps.per_rank[].", "$.devices[].", "$.launch.per_rank[].",
+      "$.top_kernels[].", "$.top_ops[].", "$.top_ops_by_self[].",
+      "$.step_breakdown.per_rank[].", "$.efficiency.devices[].", "$.efficiency.kernels[].",
+      "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[]."};
+  size_t checked = 0;
+  for (const auto& path : written) {
+    for (const auto& prefix : covered) {
+      if (path.rfind(prefix, 0) != 0) continue;
+      EXPECT_TRUE(Declared(declared, path)) << "not declared: " << path;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 150u);
+}
+
+TEST(FieldDeclarations, ReaderNamesThePath) {
+  const std::vector<RankSummary> samples = Samples();
+  ASSERT_FALSE(samples.empty());
+  std::string text = RankSummaryToJson(samples[0]);
+  const std::string key = "\"peak_allocated_bytes\":";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + key.size(), 0, "\"x\",\"was\":");
+  StatusOr<RankSummary> r = ParseRankSummary(text, "s.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "s.json: $.memory[0].peak_allocated_bytes: expected an integer");
+}
+
+}  // namespace
+}  // namespace fastenough::report::fields

@@ -1,0 +1,311 @@
+// The JSON writer and reader of the field declarations (field.h): one
+// generic pair instead of a hand-written writer and its mirror-image reader
+// per struct. WriteFields writes the declared keys in declared order into an
+// open object (the caller may write keys of its own around them);
+// WriteObject wraps them in { }. ReadFields reads them back from an
+// ObjectReader, which names the first missing or mistyped key by its path.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/analysis/step_breakdown.h"
+#include "fastenough/report/fields/field.h"
+#include "fastenough/report/json_object_reader.h"
+#include "fastenough/report/json_writer.h"
+#include "fastenough/report/report_json.h"
+#include "fastenough/report/row_bound.h"
+#include "fastenough/trace/event_store.h"
+
+namespace fastenough::report::fields {
+
+template <class T, class ViewT = void>
+void WriteFields(JsonWriter& w, const T& obj, const WriteContext& ctx = {});
+template <class T, class ViewT = void>
+void WriteObject(JsonWriter& w, const T& obj, const WriteContext& ctx = {}) {
+  w.BeginObject();
+  WriteFields<T, ViewT>(w, obj, ctx);
+  w.EndObject();
+}
+template <class T, class ViewT = void>
+void ReadFields(ObjectReader& o, T& obj);
+
+template <class T>
+class FieldWriter {
+ public:
+  FieldWriter(JsonWriter& w, const T& obj, const WriteContext& ctx) : w_(w), obj_(obj), ctx_(ctx) {}
+
+  template <class A, class ViewT = void>
+  void Field(std::string_view key, const A& acc, Unit, std::string_view, Attr attr = {},
+             View<ViewT> = {}) {
+    const auto& value = Get(obj_, acc);
+    using M = std::remove_cvref_t<decltype(value)>;
+    if constexpr (kObjectList<M>) {
+      using E = typename IsVector<M>::Element;
+      if (attr.per_step) {
+        const std::vector<size_t> kept = KeptStepRows(ctx_.rows, value.size());
+        WriteOmitted(w_, kept, value.size());
+        w_.Key(key).BeginArray();
+        WriteContext row = ctx_;
+        for (size_t i : kept) {
+          row.step = i;
+          WriteObject<E, ViewT>(w_, value[i], row);
+        }
+        w_.EndArray();
+        return;
+      }
+      w_.Key(key).BeginArray();
+      for (const E& e : value) WriteObject<E, ViewT>(w_, e, ctx_);
+      w_.EndArray();
+    } else {
+      w_.Key(key);
+      Value<ViewT>(value, attr.null);
+    }
+  }
+
+  template <class F>
+  void Derived(std::string_view key, const F& fn, Unit, std::string_view, Attr attr = {}) {
+    w_.Key(key);
+    Value<void>(fn(obj_), attr.null);
+  }
+
+  void Rank(std::string_view) { w_.Field("rank", ctx_.rank); }
+  void StepNumber(std::string_view) {
+    w_.Field("number", ctx_.analysis->steps.steps[ctx_.step].window.number);
+  }
+  void Constant(std::string_view key, std::string_view text, std::string_view) {
+    w_.Field(key, text);
+  }
+
+  template <class A>
+  void Inline(const A& acc) {
+    WriteFields(w_, Get(obj_, acc), ctx_);
+  }
+
+  template <class D>
+  void Group(std::string_view key, std::string_view, const D& declare) {
+    w_.Key(key).BeginObject();
+    declare(*this);
+    w_.EndObject();
+  }
+  template <class D>
+  void Group(std::string_view key, std::string_view, const D& declare, bool T::*present) {
+    w_.Key(key);
+    if (!(obj_.*present)) {
+      w_.Null();
+      return;
+    }
+    w_.BeginObject();
+    declare(*this);
+    w_.EndObject();
+  }
+
+  template <class A, class P, class ViewT = void>
+  void Object(std::string_view key, const A& acc, std::string_view, const P& present,
+              View<ViewT> = {}) {
+    const auto& value = Get(obj_, acc);
+    w_.Key(key);
+    if (!present(value)) {
+      w_.Null();
+      return;
+    }
+    WriteObject<std::remove_cvref_t<decltype(value)>, ViewT>(w_, value, ctx_);
+  }
+
+  template <class A>
+  void PerCategory(const A& acc, Unit, std::string_view) {
+    const auto& values = Get(obj_, acc);
+    for (size_t k = 0; k < analysis::kStepCategoryCount; ++k) {
+      w_.Field(std::string(analysis::StepCategoryName(k)) + "_ns", values[k]);
+    }
+  }
+
+  template <class W, class R>
+  void Custom(std::string_view key, std::string_view, Unit, std::string_view, const W& write,
+              const R&) {
+    w_.Key(key);
+    write(w_, obj_, ctx_);
+  }
+
+  template <class A>
+  void Extra(const A& acc, std::string_view) {
+    for (const auto& [k, v] : Get(obj_, acc)) w_.Key(k).Raw(v);
+  }
+
+  template <class C>
+  void AfterRead(const C&) {}
+
+ private:
+  template <class ViewT, class M>
+  void Value(const M& v, Null null) {
+    if constexpr (std::is_same_v<M, std::string>) {
+      if (null == Null::kEmpty && v.empty()) {
+        w_.Null();
+      } else {
+        w_.String(v);
+      }
+    } else if constexpr (std::is_same_v<M, bool>) {
+      w_.Bool(v);
+    } else if constexpr (std::is_floating_point_v<M>) {
+      w_.Double(v);
+    } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
+      const int64_t i = static_cast<int64_t>(v);
+      if ((null == Null::kNegative && i < 0) || (null == Null::kNonPositive && i <= 0) ||
+          (null == Null::kNone && i == trace::kNone)) {
+        w_.Null();
+      } else {
+        w_.Int(i);
+      }
+    } else if constexpr (std::is_integral_v<M>) {
+      w_.Uint(static_cast<uint64_t>(v));
+    } else if constexpr (IsVector<M>::value) {
+      w_.BeginArray();
+      for (const auto& e : v) w_.Int(static_cast<int64_t>(e));
+      w_.EndArray();
+    } else {
+      WriteObject<M, ViewT>(w_, v, ctx_);
+    }
+  }
+
+  JsonWriter& w_;
+  const T& obj_;
+  const WriteContext& ctx_;
+};
+
+template <class T>
+class FieldReader {
+ public:
+  FieldReader(ObjectReader& o, T& obj) : o_(o), obj_(obj) {}
+
+  template <class A, class ViewT = void>
+  void Field(std::string_view key, const A& acc, Unit, std::string_view, Attr attr = {},
+             View<ViewT> = {}) {
+    if (attr.since_later && !o_.Has(key)) return;
+    auto& dst = Get(obj_, acc);
+    using M = std::remove_cvref_t<decltype(dst)>;
+    if constexpr (std::is_same_v<M, std::string>) {
+      dst = attr.null == Null::kEmpty ? o_.StringOrNull(key) : o_.String(key);
+    } else if constexpr (std::is_same_v<M, bool>) {
+      dst = o_.Bool(key);
+    } else if constexpr (std::is_floating_point_v<M>) {
+      dst = static_cast<M>(o_.Double(key));
+    } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
+      switch (attr.null) {
+        case Null::kNegative: dst = static_cast<M>(o_.IntOrNull(key, -1)); break;
+        case Null::kNonPositive: dst = static_cast<M>(o_.IntOrNull(key, 0)); break;
+        case Null::kNone: dst = static_cast<M>(o_.IntOrNull(key, trace::kNone)); break;
+        default: dst = static_cast<M>(o_.Int(key)); break;
+      }
+    } else if constexpr (std::is_integral_v<M>) {
+      dst = static_cast<M>(o_.Uint(key));
+    } else if constexpr (IsVector<M>::value) {
+      using E = typename IsVector<M>::Element;
+      if constexpr (kScalar<E>) {
+        for (simdjson::dom::element e : o_.Array(key)) {
+          const std::optional<int64_t> v = ElementInt(e);
+          if (!v) {
+            o_.Fail(key, "expected integers");
+            return;
+          }
+          dst.push_back(static_cast<E>(*v));
+        }
+      } else {
+        for (ObjectReader r : o_.Objects(key)) {
+          E e;
+          ReadFields<E, ViewT>(r, e);
+          dst.push_back(std::move(e));
+        }
+      }
+    } else {
+      ObjectReader sub = o_.Object(key);
+      ReadFields<M, ViewT>(sub, dst);
+    }
+  }
+
+  template <class F>
+  void Derived(std::string_view, const F&, Unit, std::string_view, Attr = {}) {}
+  void Rank(std::string_view) {}
+  void StepNumber(std::string_view) {}
+  void Constant(std::string_view, std::string_view, std::string_view) {}
+
+  template <class A>
+  void Inline(const A& acc) {
+    ReadFields(o_, Get(obj_, acc));
+  }
+
+  template <class D>
+  void Group(std::string_view key, std::string_view, const D& declare) {
+    ObjectReader sub = o_.Object(key);
+    FieldReader<T> g(sub, obj_);
+    declare(g);
+  }
+  template <class D>
+  void Group(std::string_view key, std::string_view, const D& declare, bool T::*present) {
+    std::optional<ObjectReader> sub = o_.ObjectOrNull(key);
+    obj_.*present = sub.has_value();
+    if (!sub) return;
+    FieldReader<T> g(*sub, obj_);
+    declare(g);
+  }
+
+  template <class A, class P, class ViewT = void>
+  void Object(std::string_view key, const A& acc, std::string_view, const P&, View<ViewT> = {}) {
+    if (std::optional<ObjectReader> sub = o_.ObjectOrNull(key)) {
+      auto& dst = Get(obj_, acc);
+      ReadFields<std::remove_cvref_t<decltype(dst)>, ViewT>(*sub, dst);
+    }
+  }
+
+  template <class A>
+  void PerCategory(const A& acc, Unit, std::string_view) {
+    auto& values = Get(obj_, acc);
+    for (size_t k = 0; k < analysis::kStepCategoryCount; ++k) {
+      const std::string key = std::string(analysis::StepCategoryName(k)) + "_ns";
+      using E = std::remove_cvref_t<decltype(values[k])>;
+      if constexpr (std::is_floating_point_v<E>) {
+        values[k] = o_.Double(key);
+      } else {
+        values[k] = o_.Int(key);
+      }
+    }
+  }
+
+  template <class W, class R>
+  void Custom(std::string_view, std::string_view, Unit, std::string_view, const W&,
+              const R& read) {
+    read(o_, obj_);
+  }
+
+  template <class A>
+  void Extra(const A&, std::string_view) {}
+
+  template <class C>
+  void AfterRead(const C& check) {
+    check(o_, obj_);
+  }
+
+ private:
+  ObjectReader& o_;
+  T& obj_;
+};
+
+template <class T, class ViewT>
+void WriteFields(JsonWriter& w, const T& obj, const WriteContext& ctx) {
+  FieldWriter<T> v(w, obj, ctx);
+  Fields(v, Of<T, ViewT>{});
+}
+
+template <class T, class ViewT>
+void ReadFields(ObjectReader& o, T& obj) {
+  FieldReader<T> v(o, obj);
+  Fields(v, Of<T, ViewT>{});
+}
+
+}  // namespace fastenough::report::fields
