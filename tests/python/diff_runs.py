@@ -8,6 +8,8 @@ import json
 import math
 from pathlib import Path
 
+from report_docs import report_doc
+
 N = 40  # steady steps of a synthetic run
 
 
@@ -47,18 +49,20 @@ def make_run(path: Path, steady_ns: list[float], items: int = 32, *, device: str
     n, total_s = len(durations), sum(durations) / 1e9
     figures = {"median_ns": _quantile(durations, 0.5), "p10_ns": _quantile(durations, 0.1),
                "p90_ns": _quantile(durations, 0.9)}
-    report = {
-        "schema": "fastenough.report/1",
-        "meta": {"world_size": 1, "agents": [{"role": "main", "torch": "2.5.0",
-                                              "devices": [{"device": device, "name": "x"}]}]},
-        "steps": {"steady_count": n, **{f"steady_{k}": v for k, v in figures.items()},
-                  "steady_steps_per_s": n / total_s, "items_per_s": n * items / total_s,
-                  "tokens_per_s": None, "mode": mode},
-        "run_details": {"steps_per_rank": [{"rank": 0, "mode": mode, "steady_count": n,
-                                            **figures, "steps_per_s": n / total_s,
-                                            "items_per_s": n * items / total_s}]},
-        "phases": [], "findings": [], "measurement": {"status": "complete"},
-    }
+    report = report_doc(
+        meta={"world_size": 1, "agents": [{"pid": 1, "role": "main", "torch": "2.5.0",
+                                           "devices": [{"device": device, "name": "x"}]}]},
+        steps={"count": len(rows), "steady_count": n,
+               **{f"steady_{k}": v for k, v in figures.items()},
+               "steady_steps_per_s": n / total_s, "items_per_s": n * items / total_s,
+               "tokens_per_s": None, "mode": mode},
+        measurement={"status": "complete", "steady_steps": n})
+    # run_details.steps_per_rank holds whole nanoseconds (schema: ns)
+    report["run_details"]["steps_per_rank"] = [{
+        "rank": 0, "steps": len(rows), "mode": mode, "steady_count": n,
+        **{k: round(v) for k, v in figures.items()}, "span_ns": t - 1_000_000_000,
+        "steady_ns": sum(durations), "steps_per_s": n / total_s,
+        "items_per_s": n * items / total_s, "tokens_per_s": None, "source": "module"}]
     (path / "report.json").write_text(json.dumps(report, indent=1))
     return path
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from report_docs import report_doc
 
 pytest.importorskip("torch")
 
@@ -216,11 +217,15 @@ def test_the_demo_fixed_path_is_faster_with_a_protocol_change(tmp_path):
     assert doc["verdict"] == "B faster, with a protocol change"
 
 
-def _report(items_per_s):
+def _report(items_per_s, status=None):
+    from fastenough.report import load
+
     steps = {"steady_steps_per_s": items_per_s and items_per_s / 4, "items_per_s": items_per_s,
              "steady_count": 10 if items_per_s else 0, "steady_median_ns": 1e6}
-    return {"steps": steps, "phases": [], "meta": {}, "run": {"exit_status": 0},
-            "measurement": {"status": "complete" if items_per_s else "partial"}}
+    status = status or ("complete" if items_per_s else "partial")
+    reasons = [] if status == "complete" else [{"code": "no-steps", "level": status,
+                                                 "text": "no steady steps"}]
+    return load(report_doc(steps=steps, measurement={"status": status, "reasons": reasons}))
 
 
 def test_a_pair_without_steady_steps_is_left_out_whole(tmp_path):
@@ -269,9 +274,8 @@ def test_identical_inputs_with_different_steady_windows_are_no_protocol_change(t
         for i, v in enumerate((10.0, 11.0, 10.5)):
             d = tmp_path / f"{side}{i + 1}"
             _steps(d, tokens, warmup)
-            report = _report(v if side == "A" else 2 * v)
-            if side == "A" and i == 1:
-                report["measurement"]["status"] = "partial"
+            report = _report(v if side == "A" else 2 * v,
+                             "partial" if side == "A" and i == 1 else None)
             runs[side].append(SideRun(side, i + 1, d, 0, report))
     doc = document(Side("A", ["a"]), Side("B", ["b"]), runs, None, None, tmp_path)
     assert doc["protocol_changes"] == []

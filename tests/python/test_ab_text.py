@@ -11,18 +11,22 @@ import textwrap
 
 import pytest
 from conftest import run_cli
+from report_docs import report_doc
 
 from fastenough.ab.document import document
 from fastenough.ab.runner import SideRun
 from fastenough.ab.sides import Side
 from fastenough.render.ab_text import render_text
+from fastenough.report import load
 
 
 def _report(items_per_s, measurement="complete"):
     steps = {"steady_steps_per_s": items_per_s / 4, "items_per_s": items_per_s,
              "steady_count": 10, "steady_median_ns": 1e6}
-    return {"steps": steps, "phases": [], "meta": {}, "run": {"exit_status": 0},
-            "measurement": {"status": measurement}}
+    reasons = [] if measurement == "complete" else [{"code": "few-steady-steps",
+                                                     "level": measurement, "text": "few"}]
+    return load(report_doc(steps=steps,
+                           measurement={"status": measurement, "reasons": reasons}))
 
 
 def _differs():

@@ -37,30 +37,31 @@ from fastenough.ab.protocol import protocol_changes, protocol_of, steady_window_
 from fastenough.ab.runner import SideRun
 from fastenough.ab.sides import Side
 from fastenough.ab.verdict import decide
+from fastenough.report.model import Report
 
 
 def _finite(x):
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
 
 
-def _result_changing(report: dict | None) -> dict[str, dict]:
+def _result_changing(report: Report | None) -> dict[str, dict]:
     """code -> {"where", "source"}: the findings of a report that change results
     (the catalog's changes_results), measured or seen by lint's cross-reference."""
     from fastenough import _core
 
     codes = {e["code"]: e["title"] for e in _core.finding_catalog() if e.get("changes_results")}
     out: dict[str, dict] = {}
-    report = report or {}
-    for f in report.get("findings") or []:
-        if f.get("code") in codes and f["code"] not in out:
-            w = next((w for w in f.get("where") or [] if isinstance(w, dict) and w.get("file")),
-                     None)
-            out[f["code"]] = {"title": codes[f["code"]], "source": "runtime",
-                              "where": f"{w['file']}:{w.get('line')}" if w else None}
-    for f in (report.get("lint") or {}).get("unconfirmed") or []:
-        if f.get("code") in codes and f["code"] not in out:
-            out[f["code"]] = {"title": codes[f["code"]], "source": "lint",
-                              "where": f"{Path(str(f.get('file'))).name}:{f.get('line')}"}
+    if report is None:
+        return out
+    for f in report.findings:
+        if f.code in codes and f.code not in out:
+            w = next((w for w in f.where if w.file), None)
+            out[f.code] = {"title": codes[f.code], "source": "runtime",
+                           "where": f"{w.file}:{w.line}" if w else None}
+    for u in report.lint.unconfirmed if report.lint is not None else ():
+        if u.code in codes and u.code not in out:
+            out[u.code] = {"title": codes[u.code], "source": "lint",
+                           "where": f"{Path(u.file).name}:{u.line}"}
     return out
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fastenough.report.model import Report
+
 # Phases before the steady loop: a one-time cost of every run (docs/method.md, Phases).
 COLD_PHASES = ("startup", "load", "prepare", "warmup")
 
@@ -24,24 +26,23 @@ class Figures:
         return self.items_per_s if unit == "items/s" else self.steps_per_s
 
 
-def figures_of(report: dict) -> Figures:
-    steps = report.get("steps") or {}
-    first_rank = [p for p in report.get("phases") or [] if p.get("rank") in (0, None)]
-    cold = [p.get("host_ns") or 0 for p in first_rank if p.get("name") in COLD_PHASES]
-    details = (report.get("run_details") or {}).get("phases") or []
-    rss = [d.get("rss_max") for d in details if d.get("rss_max")]
-    device = [p.get(k) for p in report.get("phases") or []
-              for k in ("alloc_peak", "mem_used_max") if p.get(k)]
+def figures_of(report: Report) -> Figures:
+    steps = report.steps
+    first_rank = [p for p in report.phases if p.rank == 0]
+    cold = [p.host_ns or 0 for p in first_rank if p.name in COLD_PHASES]
+    details = report.run_details.phases if report.run_details is not None else ()
+    rss = [d.rss_max for d in details if d.rss_max]
+    device = [v for p in report.phases for v in (p.alloc_peak, p.mem_used_max) if v]
     return Figures(
-        steps_per_s=steps.get("steady_steps_per_s"),
-        items_per_s=steps.get("items_per_s"),
-        step_median_ns=steps.get("steady_median_ns"),
-        steady_steps=int(steps.get("steady_count") or 0),
+        steps_per_s=steps.steady_steps_per_s,
+        items_per_s=steps.items_per_s,
+        step_median_ns=steps.steady_median_ns,
+        steady_steps=steps.steady_count,
         cold_start_ns=sum(cold) if cold else None,
-        wall_ns=(report.get("run") or {}).get("wall_ns"),
+        wall_ns=report.run.wall_ns if report.run is not None else None,
         peak_rss_bytes=max(rss) if rss else None,
         peak_device_bytes=max(device) if device else None,
-        measurement=(report.get("measurement") or {}).get("status", "blind"),
+        measurement=report.measurement.status if report.measurement is not None else "blind",
     )
 
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fastenough.render.record import compute_dtype
+from fastenough.render.record import dtype_by_time
+from fastenough.report.model import Report
 from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 PROTOCOL_FILE = "protocol.json"
 
 
-def _main_agent(report: dict) -> dict:
-    agents = (report.get("meta") or {}).get("agents") or []
+def _main_agent(report: Report) -> dict:
+    """The main process's record in meta.agents (open objects of meta.json: dicts)."""
+    agents = report.meta.agents or ()
     for a in agents:
         if a.get("role") == "main":
             return a
@@ -99,7 +101,12 @@ def user_fields(run_dir: Path | None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def protocol_of(report: dict, run_dir: Path | None, env: dict[str, str]) -> dict:
+def compute_dtype(report: Report) -> str | None:
+    """The input dtype of the matmul-like ops, weighted by their time in the trace."""
+    return dtype_by_time((s.op, s.input_types, s.total_ns) for s in report.shapes)
+
+
+def protocol_of(report: Report, run_dir: Path | None, env: dict[str, str]) -> dict:
     """The protocol record of one run: field -> value (None: not seen). Without a
     run directory (a report.json alone) the fields from its files are None."""
     agent = _main_agent(report)
@@ -112,7 +119,7 @@ def protocol_of(report: dict, run_dir: Path | None, env: dict[str, str]) -> dict
         "compute dtype": compute_dtype(report),
         "torch": agent.get("torch"),
         "device": devices,
-        "world size": (report.get("meta") or {}).get("world_size"),
+        "world size": report.meta.world_size,
     }
     for k, v in sorted(env.items()):
         fields[f"env {k}"] = v

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.ab.sides import Side
+from fastenough.errors import InternalError, MalformedReportError
+from fastenough.report import Report, load
 from fastenough.supervisor.run_dir import read_run_file
 from fastenough.supervisor.spawn import die_with_parent
 
@@ -21,7 +23,7 @@ class SideRun:
     index: int  # 1-based within its side
     run_dir: Path
     exit_status: int | None
-    report: dict | None  # report.json, None when fastenough wrote none
+    report: Report | None  # report.json, None when fastenough wrote none
 
     @property
     def ok(self) -> bool:
@@ -47,10 +49,16 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
         # gets SIGTERM, stops its program and writes what it measured.
         proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                               preexec_fn=die_with_parent(os.getpid()))
-    report = None
+    doc = None
     with contextlib.suppress(OSError, ValueError):  # no report, or no file (a FIFO)
-        report = json.loads(read_run_file(run_dir / "report.json"))
+        doc = json.loads(read_run_file(run_dir / "report.json"))
+    report = None
+    if doc is not None:
+        try:
+            report = load(doc)
+        except MalformedReportError as e:  # `fastenough run` of this version wrote it
+            raise InternalError(f"{run_dir / 'report.json'}: {e}") from None
     status = proc.returncode
-    if report is not None:
-        status = (report.get("run") or {}).get("exit_status", status)
+    if report is not None and report.run is not None:
+        status = report.run.exit_status
     return SideRun(side.name, index, run_dir, status, report)

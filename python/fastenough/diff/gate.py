@@ -17,6 +17,7 @@ from pathlib import Path
 from fastenough.ab.protocol import protocol_changes, protocol_of
 from fastenough.diff.inputs import Side
 from fastenough.diff.steps import read_steps, steady_steps
+from fastenough.report.model import Report
 
 BATCH = "batch size (items per steady step)"
 # Protocol fields that make two runs not comparable, and why. The others
@@ -35,28 +36,27 @@ def _num(v) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _headline_mode(report: dict) -> str | None:
-    return (report.get("steps") or {}).get("mode")
+def _headline_mode(report: Report) -> str | None:
+    return report.steps.mode
 
 
-def _report_rank(report: dict) -> dict:
+def _report_rank(report: Report) -> dict:
     """The report's steady summary of the lowest rank in the headline mode
     (run_details.steps_per_rank), or its run-wide `steps` figures."""
     mode = _headline_mode(report)
-    rows = [r for r in (report.get("run_details") or {}).get("steps_per_rank") or []
-            if (r.get("steady_count") or 0) > 0 and (mode is None or r.get("mode") == mode)]
+    per_rank = report.run_details.steps_per_rank if report.run_details is not None else ()
+    rows = [r for r in per_rank if r.steady_count > 0 and (mode is None or r.mode == mode)]
     if rows:
-        r = min(rows, key=lambda r: r.get("rank") or 0)
-        sps, ips = _num(r.get("steps_per_s")), _num(r.get("items_per_s"))
-        return {"rank": r.get("rank"), "count": r.get("steady_count"),
-                "median_ns": r.get("median_ns"), "p10_ns": r.get("p10_ns"),
-                "p90_ns": r.get("p90_ns"),
+        r = min(rows, key=lambda r: r.rank)
+        sps, ips = _num(r.steps_per_s), _num(r.items_per_s)
+        return {"rank": r.rank, "count": r.steady_count,
+                "median_ns": r.median_ns, "p10_ns": r.p10_ns, "p90_ns": r.p90_ns,
                 "items_per_step": ips / sps if ips and sps else None}
-    s = report.get("steps") or {}
-    sps, ips = _num(s.get("steady_steps_per_s")), _num(s.get("items_per_s"))
-    return {"rank": None, "count": s.get("steady_count") or 0,
-            "median_ns": s.get("steady_median_ns"), "p10_ns": s.get("steady_p10_ns"),
-            "p90_ns": s.get("steady_p90_ns"),
+    s = report.steps
+    sps, ips = _num(s.steady_steps_per_s), _num(s.items_per_s)
+    return {"rank": None, "count": s.steady_count,
+            "median_ns": s.steady_median_ns, "p10_ns": s.steady_p10_ns,
+            "p90_ns": s.steady_p90_ns,
             "items_per_step": ips / sps if ips and sps else None}
 
 
@@ -64,7 +64,7 @@ class _GateSide:
     """One side's steady steps (steps.jsonl) or, without them, its report's summary."""
 
     def __init__(self, side: Side):
-        self.report = side.report or {}
+        self.report = side.report  # never None: cli/diff.py gates two reports only
         self.run_dir = Path(side.run_dir) if side.run_dir else None
         rows = read_steps(self.run_dir) if self.run_dir else []
         self.steps = steady_steps(rows, _headline_mode(self.report)) if rows else None

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 
 from fastenough.errors import BadInputError, InputNotFoundError
+from fastenough.report import Report, load
 from fastenough.supervisor.run_dir import open_run_file, read_run_file
 
 
@@ -16,13 +17,13 @@ from fastenough.supervisor.run_dir import open_run_file, read_run_file
 class Side:
     path: str
     kind: str  # "run" (a run directory), "report" (a report.json alone) or "traces"
-    report: dict | None = None
+    report: Report | None = None
     run_dir: str | None = None  # kind "run": its steps.jsonl and protocol.json are read
     traces: list[str] = field(default_factory=list)
     note: str | None = None  # e.g. "no trace in RUN": said on stderr and in the JSON
 
 
-def _load_report(path: str) -> dict:
+def _load_report(path: str) -> Report:
     try:
         report = json.loads(read_run_file(path))
     except OSError as e:  # a FIFO or device included: refused, never waited on
@@ -31,7 +32,7 @@ def _load_report(path: str) -> dict:
         raise BadInputError(f"{path}: not a fastenough report (unreadable JSON: {e})") from None
     if not isinstance(report, dict) or report.get("schema") != "fastenough.report/1":
         raise BadInputError(f"{path}: not a fastenough report (no schema fastenough.report/1)")
-    return report
+    return load(report, source=path)  # validated once: a damaged one names the JSON path
 
 
 def _is_report_file(path: str) -> bool:

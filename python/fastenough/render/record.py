@@ -36,14 +36,20 @@ def _main_agent(meta: dict) -> dict:
 
 def compute_dtype(report: dict) -> str | None:
     """The input dtype of the matmul-like ops, weighted by their time in the trace."""
+    return dtype_by_time((s.get("op"), s.get("input_types"), s.get("total_ns"))
+                         for s in report.get("shapes") or [])
+
+
+def dtype_by_time(shapes) -> str | None:
+    """compute_dtype of the shape rows given as (op, input_types, total_ns)."""
     weight: dict[str, float] = {}
-    for s in report.get("shapes") or []:
-        if s.get("op") not in _MATMUL_OPS:
+    for op, input_types, total_ns in shapes:
+        if op not in _MATMUL_OPS:
             continue
-        types = [t for t in s.get("input_types") or [] if t and t != "Scalar"]
+        types = [t for t in input_types or [] if t and t != "Scalar"]
         if types:
             t = types[0]
-            weight[t] = weight.get(t, 0) + (s.get("total_ns") or 0)
+            weight[t] = weight.get(t, 0) + (total_ns or 0)
     if not weight:
         return None
     best = max(weight, key=weight.get)
