@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "fastenough/analysis/device_breakdown.h"
@@ -178,6 +179,7 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
   std::vector<int8_t> host_role(s.strings().size(), -2);
   std::vector<int8_t> comm_name(s.strings().size(), -1);
   std::vector<std::vector<timeline::Interval>> ranges(kRoles);
+  std::vector<int64_t> items(host.size(), 0);
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.end_ns(i) <= lo || s.ts_ns[i] >= hi || s.dur_ns[i] <= 0) continue;
     int8_t role = kNoRole;
@@ -205,6 +207,18 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
       default: break;
     }
     if (role != kNoRole) ranges[static_cast<size_t>(role)].push_back({s.ts_ns[i], s.end_ns(i)});
+    if (role == static_cast<int8_t>(StepCategory::kCpuExec) ||
+        role == static_cast<int8_t>(StepCategory::kKernel)) {
+      // A work item of the host step it starts in, a kernel where it was
+      // launched (host windows are in time order).
+      const int32_t l = s.kind[i] == EventKind::kKernel ? s.launch_row[i] : trace::kNoRow;
+      const int64_t at = l != trace::kNoRow ? s.ts_ns[l] : s.ts_ns[i];
+      auto it = std::upper_bound(host.begin(), host.end(), at,
+                                 [](int64_t t, const Window& w) { return t < w.start; });
+      if (it != host.begin() && at < std::prev(it)->end) {
+        ++items[static_cast<size_t>(std::prev(it) - host.begin())];
+      }
+    }
   }
   // Exclusive parts: each role keeps what the roles before it left.
   std::vector<timeline::IntervalSet> exclusive(kRoles);
@@ -221,6 +235,7 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
     row.start_ns = host[i].start;
     row.end_ns = host[i].end;
     Split(exclusive, host[i], &row.ns);
+    row.work_items = items[i];
     row.plugin_kept = kept[i];
     if (kept[i]) {
       row.plugin_start_ns = plugin[i].start;

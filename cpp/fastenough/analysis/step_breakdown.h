@@ -58,6 +58,13 @@ struct StepBreakdownRow {
   int64_t plugin_start_ns = 0;
   int64_t plugin_end_ns = 0;
   CategoryNs plugin_ns{};
+  // The rank's work items in the step, however long they took: the host ops
+  // of CPU Exec (any depth) and the kernels that are not communication,
+  // counted where they start in the host window. Ranks that run the same op
+  // sequence count the same items whatever the scheduler does to their wall
+  // time (load-imbalance compares them on host-only jobs); 0 when unknown
+  // (a rank summary written before they were counted).
+  int64_t work_items = 0;
 };
 
 struct StepBreakdown {

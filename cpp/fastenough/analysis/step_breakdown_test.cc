@@ -66,6 +66,18 @@ TEST(StepBreakdownTest, PriorityBetweenCategories) {
   EXPECT_EQ(sb.steps[0].ns[C(StepCategory::kOther)], 40);
 }
 
+TEST(StepBreakdownTest, WorkItemsAreTheStepsOpsAndKernelsButCommunication) {
+  // Step 1: aten::linear and its gemm (the DataLoader, the runtime calls, the
+  // memcpy, the memset and the all-reduce with its kernel are not items);
+  // step 2: aten::add and its three kernels, counted where they were launched
+  // (mul and relu run after the host step ended).
+  DepthBuilder b;
+  const RankAnalysis r = AnalyzeRank(TwoSteps(b));
+  ASSERT_EQ(r.step_breakdown.steps.size(), 2u);
+  EXPECT_EQ(r.step_breakdown.steps[0].work_items, 2);
+  EXPECT_EQ(r.step_breakdown.steps[1].work_items, 4);
+}
+
 TEST(StepBreakdownTest, PluginStretchesStepsToTheirDeviceWork) {
   DepthBuilder b;
   const RankAnalysis r = AnalyzeRank(TwoSteps(b));

@@ -816,6 +816,112 @@ TEST(DetectorsLoadImbalance, EqualRanksOrOneHeavyStepAreNot) {
   EXPECT_TRUE(DetectLoadImbalance({&r0, &stretched}).empty());
 }
 
+// On a host-only job (CPU ranks over gloo) the ranks also count their work
+// items per step: the same op sequence counts alike however long it took.
+analysis::RankAnalysis ItemRank(int rank, std::vector<double> work_us, double comm_us,
+                                int64_t items) {
+  analysis::RankAnalysis a = WorkRank(rank, std::move(work_us), comm_us);
+  for (auto& row : a.step_breakdown.steps) row.work_items = items;
+  return a;
+}
+
+TEST(DetectorsLoadImbalance, EqualOpsStretchedByTheSchedulerAreNotNamedOnTheCpu) {
+  // Two ranks run the same 200 ops a step; rank 1's took 40% longer in every
+  // step (it shared its core). Wall time alone names it.
+  const auto r0 = ItemRank(0, {500, 510, 490, 500, 500}, 300, 200);
+  const auto r1 = ItemRank(1, {700, 720, 710, 700, 705}, 100, 200);
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &r1}).empty());
+  auto uncounted0 = r0, uncounted1 = r1;  // items unknown (an older summary): wall time
+  for (auto* a : {&uncounted0, &uncounted1}) {
+    for (auto& row : a->step_breakdown.steps) row.work_items = 0;
+  }
+  EXPECT_EQ(DetectLoadImbalance({&uncounted0, &uncounted1}).size(), 1u);
+  // Within the margin (1% or 2 items): the odd op one rank runs alone.
+  const auto r1_odd = ItemRank(1, {700, 720, 710, 700, 705}, 100, 201);
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &r1_odd}).empty());
+  // Four ranks, the heaviest in wall time stretched, another with more ops:
+  // the stretched one is passed over, the one with more ops is named.
+  const auto s0 = ItemRank(0, {500, 500, 500, 500, 500}, 300, 200);
+  const auto s1 = ItemRank(1, {900, 950, 920, 900, 900}, 0, 200);
+  const auto s2 = ItemRank(2, {500, 500, 500, 500, 500}, 300, 200);
+  const auto s3 = ItemRank(3, {700, 700, 700, 700, 700}, 100, 260);
+  const auto found = DetectLoadImbalance({&s0, &s1, &s2, &s3});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(found[0], "rank"), 3);
+  EXPECT_EQ(Ev<int64_t>(found[0], "other_ranks_work_ns_per_step"), 500'000);
+  EXPECT_EQ(Ev<int64_t>(found[0], "work_items_per_step"), 260);
+  EXPECT_EQ(Ev<int64_t>(found[0], "other_ranks_work_items_per_step"), 200);
+}
+
+TEST(DetectorsLoadImbalance, ExtraOpsOnOneRankAreNamedOnTheCpu) {
+  // Rank 1 runs 12 more ops a step (matmuls): 200 us more work in each step.
+  const auto r0 = ItemRank(0, {500, 510, 490, 500, 500}, 300, 200);
+  const auto r1 = ItemRank(1, {700, 710, 690, 700, 700}, 100, 212);
+  const auto found = DetectLoadImbalance({&r0, &r1});
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  EXPECT_EQ(Ev<int64_t>(f, "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(f, "work_ns_per_step"), 700'000);
+  EXPECT_EQ(Ev<int64_t>(f, "other_ranks_work_ns_per_step"), 500'000);
+  EXPECT_EQ(Ev<int64_t>(f, "work_items_per_step"), 212);
+  EXPECT_EQ(Ev<int64_t>(f, "other_ranks_work_items_per_step"), 200);
+  // Balanced, each would work the mean, 600 us: 100 us of a 1000 us step.
+  EXPECT_EQ(f.saving.per_step_ns, 100'000);
+  EXPECT_DOUBLE_EQ(f.saving.share_of_step, 0.1);
+  EXPECT_TRUE(f.saving.upper_bound);
+}
+
+TEST(DetectorsLoadImbalance, ALoaderThatHoldsARankEveryStepIsNamedOnTheCpu) {
+  // traceml's fault injection on CPU ranks: rank 1 runs 300 us of extra
+  // matmuls (more ops), rank 2's DataLoader sleeps 400 us a batch (the same
+  // ops); ranks 0 and 3 do neither.
+  const auto r0 = ItemRank(0, {50, 50, 50, 50}, 800, 100);
+  const auto r1 = ItemRank(1, {350, 350, 350, 350}, 500, 400);
+  auto r2 = ItemRank(2, {50, 50, 50, 50}, 100, 100);
+  for (auto& row : r2.step_breakdown.steps) {
+    row.ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)] = 400'000;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] -= 400'000;
+  }
+  const auto r3 = ItemRank(3, {50, 50, 50, 50}, 800, 100);
+  const auto found = DetectLoadImbalance({&r0, &r1, &r2, &r3});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(Ev<int64_t>(found[0], "rank"), 2);
+  EXPECT_EQ(Ev<int64_t>(found[0], "dataloader_ns_per_step"), 400'000);
+  EXPECT_EQ(found[0].saving.per_step_ns, 400'000);
+  EXPECT_EQ(Ev<int64_t>(found[1], "rank"), 1);
+  EXPECT_EQ(found[1].saving.per_step_ns, 300'000);
+  // A loader stretched in some steps only (its lightest step loads as the
+  // others do), with the same ops: not named.
+  auto spiky = ItemRank(2, {50, 50, 50, 50}, 100, 100);
+  for (size_t i = 0; i < spiky.step_breakdown.steps.size(); ++i) {
+    auto& row = spiky.step_breakdown.steps[i];
+    const int64_t load = i == 2 ? 0 : 400'000;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)] = load;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kCpuExec)] += 400'000 - load;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] -= 400'000;
+  }
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &spiky, &r3}).empty());
+}
+
+TEST(DetectorsLoadImbalance, DeviceWorkIsReadInTimeWithTheSameOps) {
+  // GPU ranks: a kernel's time is the device's, not the scheduler's, so a
+  // rank with the same ops on larger inputs is named by its work time.
+  auto gpu = [](int rank, double kernel_us) {
+    analysis::RankAnalysis a = ItemRank(rank, {100, 100, 100, 100, 100}, 300, 200);
+    for (auto& row : a.step_breakdown.steps) {
+      const auto k = static_cast<int64_t>(kernel_us * 1000);
+      row.ns[static_cast<size_t>(analysis::StepCategory::kKernel)] = k;
+      row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] -= k;
+    }
+    return a;
+  };
+  const auto r0 = gpu(0, 400), r1 = gpu(1, 600);
+  const auto found = DetectLoadImbalance({&r0, &r1});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(found[0], "rank"), 1);
+  for (const auto& [k, v] : found[0].evidence) EXPECT_NE(k, "work_items_per_step");
+}
+
 // ---- devices-take-turns across the ranks of a job ----
 // A rank whose steady work is [offset, offset + work) us of each 1000 us step.
 analysis::RankAnalysis StageRank(int rank, double offset_us, double work_us, int steps = 6) {

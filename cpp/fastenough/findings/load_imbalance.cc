@@ -10,8 +10,19 @@
 // waits for it at the next collective; then the next heaviest, against the
 // ranks lighter than it, and so on while one passes. Balanced, a step would
 // shorten by at most the rank's excess over the mean work (over the typical
-// step of the ranks not named, when several are): the saving, an upper bound. It reads the ranks' step breakdowns only, which rank
-// summaries keep (report/rank_summary.h).
+// step of the ranks not named, when several are): the saving, an upper bound.
+//
+// On a host-only job (no rank has device work: CPU ranks over gloo) a rank's
+// wall time is not its work: ranks share cores, and an op that waits for a
+// core lasts longer with no more to do (the DDP tutorial's two equal ranks
+// read 5.6% of a step apart under load). There a rank is heavier only for
+// what the scheduler cannot make: more work items per step (ops and kernels,
+// StepBreakdownRow::work_items, which ranks running the same op sequence
+// count alike however long the ops took) or a data loader that holds it in
+// every step, even its lightest (a loader that sleeps or reads, which no op
+// count sees). A rank heavier in wall time for neither is passed over. It
+// reads the ranks' step breakdowns only, which rank summaries keep
+// (report/rank_summary.h).
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -46,6 +57,9 @@ struct RankWork {
   std::vector<double> steps;  // work per steady step
   double median = 0, min = 0, step_median = 0;
   double dataloader = 0;  // median data loading per steady step
+  double dataloader_min = 0;  // the least data loading of a steady step
+  double items = 0;       // median work items per steady step; 0: not counted
+  int64_t device_ns = 0;  // device work (kernel, memcpy, memset) in the steady steps
 };
 
 }  // namespace
@@ -74,7 +88,7 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     if (sb.whole_trace) return out;  // no steps to compare
     RankWork w;
     w.rank = ra->rank;
-    std::vector<double> durations, loading;
+    std::vector<double> durations, loading, items;
     // Not the window's last step: the profiler's stop, on this rank or on the
     // one it waits for, cuts or stretches it (0.9 ms of work where the others
     // held 5 ms, in a real gloo job).
@@ -84,12 +98,19 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
       durations.push_back(static_cast<double>(sb.steps[i].end_ns - sb.steps[i].start_ns));
       loading.push_back(static_cast<double>(
           sb.steps[i].ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)]));
+      items.push_back(static_cast<double>(sb.steps[i].work_items));
+      for (auto c : {analysis::StepCategory::kKernel, analysis::StepCategory::kMemcpy,
+                     analysis::StepCategory::kMemset}) {
+        w.device_ns += sb.steps[i].ns[static_cast<size_t>(c)];
+      }
     }
     if (w.steps.size() < 3) return out;  // too few steps to call it consistent
     w.median = Median(w.steps);
     w.min = *std::min_element(w.steps.begin(), w.steps.end());
     w.step_median = Median(durations);
     w.dataloader = Median(loading);
+    w.dataloader_min = *std::min_element(loading.begin(), loading.end());
+    w.items = Median(items);
     work.push_back(std::move(w));
   }
   if (work.size() < 2) return out;
@@ -111,11 +132,16 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
   // DataLoader sleeps 40 ms) are both named, the second against the ranks
   // that do neither (with both in the typical step the second read as
   // typical). At least one rank stays unnamed: the typical step is its.
+  // Host-only with the items counted on every rank: wall time alone names nobody.
+  const bool by_items = std::all_of(work.begin(), work.end(), [](const RankWork& w) {
+    return w.device_ns == 0 && w.items > 0;
+  });
   std::vector<const RankWork*> order;
   for (const RankWork& w : work) order.push_back(&w);
   std::stable_sort(order.begin(), order.end(),
                    [](const RankWork* a, const RankWork* b) { return a->median > b->median; });
   double unnamed_typical = 0;
+  std::vector<const RankWork*> named;
   for (size_t h = 0; h + 1 < order.size(); ++h) {
     const RankWork& heavy = *order[h];
     // The other ranks' typical step (with two ranks, the other one's).
@@ -131,6 +157,22 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     // ever lasts longer, so a rank's lightest step is its truest (a two-stage
     // pipeline of equal stages under load: 4.9, 4.5, 8.7 ms against 4.3).
     if (heavy.min < 1.10 * typical || heavy.median - typical < 0.10 * step) break;
+    double others_items = 0;
+    if (by_items) {
+      // More work items than the others' typical step (ranks running the same
+      // op sequence count alike: a margin of 1% or 2 items for the odd op a
+      // rank runs alone), or a data loader that holds it longer in every step
+      // (its lightest loading over the others' typical) by 10% of a step.
+      std::vector<double> item_counts, loading;
+      for (size_t o = h + 1; o < order.size(); ++o) {
+        item_counts.push_back(order[o]->items);
+        loading.push_back(order[o]->dataloader);
+      }
+      others_items = Median(item_counts);
+      const bool more_items = heavy.items >= others_items + std::max(2.0, 0.01 * others_items);
+      const bool loads = heavy.dataloader_min - Median(loading) >= 0.10 * step;
+      if (!more_items && !loads) continue;  // the same work, stretched: not named
+    }
     Finding f = NewFinding("load-imbalance", Verdict::kAvoidable, -1);
     AddEvidence(f, "rank", static_cast<int64_t>(heavy.rank));
     AddEvidence(f, "ranks", static_cast<int64_t>(work.size()));
@@ -146,11 +188,16 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     }
     AddEvidence(f, "steady_steps", static_cast<int64_t>(heavy.steps.size()));
     AddEvidence(f, "step_median_ns", static_cast<int64_t>(step));
-    if (h > 0) AddEvidence(f, "heavier_ranks_named", static_cast<int64_t>(h));
+    if (by_items) {
+      AddEvidence(f, "work_items_per_step", static_cast<int64_t>(heavy.items));
+      AddEvidence(f, "other_ranks_work_items_per_step", static_cast<int64_t>(others_items));
+    }
+    if (!named.empty()) AddEvidence(f, "heavier_ranks_named", static_cast<int64_t>(named.size()));
     Location loc;
     loc.rank = heavy.rank;
     f.where.push_back(loc);
     out.push_back(std::move(f));
+    named.push_back(&heavy);
     unnamed_typical = typical;
   }
   // Balanced, a step would shorten by at most the rank's excess over the mean
@@ -160,7 +207,7 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
   // (overlaps.cc).
   for (size_t h = 0; h < out.size(); ++h) {
     const double base = out.size() == 1 ? mean : unnamed_typical;
-    const double saving = std::max(0.0, order[h]->median - base);
+    const double saving = std::max(0.0, named[h]->median - base);
     out[h].saving.per_step_ns = static_cast<int64_t>(saving);
     out[h].saving.share_of_step = std::min(1.0, saving / step);
     out[h].saving.upper_bound = true;

@@ -88,6 +88,11 @@ std::string RankSummaryToJson(const RankSummary& s) {
     w.EndArray();
   }
   w.EndArray();
+  // The work items of each step of step_breakdown.steps, in order: what
+  // load-imbalance compares on host-only jobs (not in the report itself).
+  w.Key("step_work_items").BeginArray();
+  for (const auto& row : a.step_breakdown.steps) w.Int(row.work_items);
+  w.EndArray();
   w.Key("shapes").BeginArray();
   for (const auto& row : s.shapes) {
     // The argument texts as the trace wrote them, as strings: the report
@@ -605,6 +610,22 @@ StatusOr<RankSummary> ParseRankSummary(std::string_view json, const std::string&
       work.push_back({*lo, *hi});
     }
     a.step_breakdown.steady_work = timeline::IntervalSet::FromUnsorted(std::move(work));
+  }
+  // (absent in summaries written before work items were counted: 0, unknown)
+  if (o.Has("step_work_items")) {
+    const auto items = o.Array("step_work_items");
+    if (items.size() != a.step_breakdown.steps.size()) {
+      o.Fail("step_work_items", "expected one count per step of step_breakdown");
+    } else {
+      for (size_t i = 0; i < items.size(); ++i) {
+        const std::optional<int64_t> n = ElementInt(items[i]);
+        if (!n || *n < 0) {
+          o.Fail("step_work_items", "expected counts of 0 or more");
+          break;
+        }
+        a.step_breakdown.steps[i].work_items = *n;
+      }
+    }
   }
   // (absent in summaries written before device_turns existed: no devices taking turns)
   if (o.Has("device_turns")) {

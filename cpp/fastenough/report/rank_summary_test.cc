@@ -120,6 +120,22 @@ TEST(RankSummaryJson, ReadsBackWhatItWrote) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(RankSummaryToJson(back.value()), text);
   EXPECT_EQ(back->collectives.by_name, s.collectives.by_name);
+  // The steps' work items (load-imbalance on host-only jobs) come back too.
+  const auto& steps = back->analysis.step_breakdown.steps;
+  ASSERT_EQ(steps.size(), s.analysis.step_breakdown.steps.size());
+  ASSERT_FALSE(steps.empty());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].work_items, s.analysis.step_breakdown.steps[i].work_items);
+  }
+  EXPECT_GT(steps.back().work_items, 0);
+  // A count per step or none: a list of another length is named.
+  std::string broken = text;
+  const size_t at = broken.find("\"step_work_items\":[");
+  ASSERT_NE(at, std::string::npos);
+  broken.insert(at + 19, "7,");
+  StatusOr<RankSummary> bad = ParseRankSummary(broken, "rank3.summary.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("step_work_items"), std::string::npos);
 }
 
 std::string Data(const std::string& rel) { return std::string(FASTENOUGH_TEST_DATA) + "/" + rel; }
