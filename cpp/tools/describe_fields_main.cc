@@ -3,7 +3,7 @@
 // kind, meaning}: what the JSON Schema, docs/report-schema.md's tables and a
 // typed model are to be generated from.
 //
-//   describe_fields report
+//   describe_fields rank-summary | report
 #include <cstdio>
 #include <string_view>
 
@@ -13,11 +13,11 @@
 int main(int argc, char** argv) {
   using namespace fastenough::report;
   const std::string_view which = argc == 2 ? argv[1] : "";
-  if (which != "report") {
-    std::fprintf(stderr, "usage: describe_fields report\n");
+  if (which != "rank-summary" && which != "report") {
+    std::fprintf(stderr, "usage: describe_fields rank-summary|report\n");
     return 2;
   }
-  const auto rows = fields::DescribeReport();
+  const auto rows = which == "report" ? fields::DescribeReport() : fields::DescribeRankSummary();
   JsonWriter w(1);
   w.BeginArray();
   for (const auto& f : rows) {

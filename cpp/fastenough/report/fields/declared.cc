@@ -2,8 +2,15 @@
 
 #include "fastenough/report/fields/describe.h"
 #include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/fields/rank_summary_fields.h"
 
 namespace fastenough::report::fields {
+
+std::vector<FieldInfo> DescribeRankSummary() {
+  std::vector<FieldInfo> out;
+  DescribeFields<RankSummary>("$", out);
+  return out;
+}
 
 std::vector<FieldInfo> DescribeReport() {
   std::vector<FieldInfo> out;

@@ -9,6 +9,8 @@
 
 namespace fastenough::report::fields {
 
+// Every key of fastenough.rank-summary/1, from "$".
+std::vector<FieldInfo> DescribeRankSummary();
 // The keys of fastenough.report/1 that the declarations cover so far: the
 // objects one rank contributes (inputs[], meta, steps.per_rank[], devices[],
 // launch.per_rank[], top_kernels[], top_ops[], top_ops_by_self[],

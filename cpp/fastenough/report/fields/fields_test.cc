@@ -11,6 +11,7 @@
 #include "fastenough/report/fields/declared.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/fields/rank_summary_fields.h"
 #include "fastenough/report/rank_summary_json.h"
 
 namespace fastenough::report::fields {
@@ -65,6 +66,7 @@ TEST(FieldDeclarations, EveryStructRoundTrips) {
   for (const RankSummary& s : samples) {
     const analysis::RankAnalysis& a = s.analysis;
     const WriteContext ctx{a.rank, nullptr, &a};
+    ExpectRoundTrip(s, ctx, "summary");
     ExpectRoundTrip(s.input, ctx, "input");
     ExpectRoundTrip(s.meta, ctx, "meta");
     ExpectRoundTrip(a.steps, ctx, "steps");
@@ -116,6 +118,26 @@ bool Declared(const std::vector<FieldInfo>& declared, const std::string& path) {
     if (f.kind == "custom" && path.rfind(f.path + "[]", 0) == 0) return true;
   }
   return false;
+}
+
+TEST(FieldDeclarations, DescribeEveryKeyTheSummaryWrites) {
+  const std::vector<FieldInfo> declared = DescribeRankSummary();
+  std::set<std::string> unique;
+  for (const auto& f : declared) {
+    EXPECT_TRUE(unique.insert(f.path).second) << "declared twice: " << f.path;
+    EXPECT_FALSE(f.meaning.empty()) << f.path;
+    EXPECT_FALSE(f.type.empty()) << f.path;
+  }
+  std::set<std::string> written;
+  for (const RankSummary& s : Samples()) {
+    const std::string text = RankSummaryToJson(s);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(text).get(root), simdjson::SUCCESS);
+    KeyPaths(root, "$", written);
+  }
+  ASSERT_GT(written.size(), 200u);
+  for (const auto& path : written) EXPECT_TRUE(Declared(declared, path)) << "not declared: " << path;
 }
 
 TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
