@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,16 @@ def test_the_error_names_the_json_path_of_the_value(trace_report):
 def test_load_of_text_that_is_no_report_is_a_bad_input(text):
     with pytest.raises(BadInputError):
         load(text)
+
+
+# The readers converted to the typed Report: none of them indexes the report's JSON.
+TYPED_READERS = ["mcp/answers.py", "cli/decide.py", "cli/decide_inputs.py", "diff/inputs.py",
+                 "diff/runs.py", "diff/gate.py", "ab/figures.py", "ab/protocol.py",
+                 "ab/document.py", "ab/runner.py"]
+
+
+@pytest.mark.parametrize("name", TYPED_READERS)
+def test_a_typed_reader_never_indexes_the_report_dict(name):
+    text = (REPO / "python" / "fastenough" / name).read_text(encoding="utf-8")
+    raw = re.findall(r"\b(?:report|rep)(?:\.get\(|\[|\) or \{\}| or \{\})", text)
+    assert raw == [], f"{name} reads the report as a dict: {raw}"
