@@ -16,45 +16,34 @@ from conftest import run_cli
 from fastenough.render.markdown import report_to_markdown
 from fastenough.render.repeatability import lines
 from fastenough.store.history import HistoryDB
-from fastenough.store.repeatability import earlier_runs, note, summarize
+from fastenough.store.repeatability import earlier_runs
 
+# Comparing the findings (keys, spreads, the runs whose report cannot be read)
+# is the core's: cpp/fastenough/rundir/repeatability_test.cc. Here: the history
+# read, the section rendered, and real runs.
 
-def finding(code, per_step=None, share=None, rank=None, verdict="avoidable"):
-    f = {"code": code, "verdict": verdict, "title": code, "source": "agent",
-         "saving": {"per_step_ns": per_step, "share_of_step": share, "total_ns": None,
-                    "upper_bound": True}}
-    if rank is not None:
-        f["rank"] = rank
-    return f
-
-
-def test_stable_findings_with_spread_and_those_that_came_and_went():
-    this = {"findings": [finding("sync-in-loop", 1_200_000, 0.05),
-                         finding("serial-small-gemm", 300_000, 0.01),
-                         finding("dataloader-bound", None, None, rank=1),
-                         finding("step-bound", 0, 0.0, rank=0)]}
-    earlier = [{"id": 2, "run_dir": "/r/2", "started_at": "t2",
-                "report": {"findings": [finding("sync-in-loop", 1_500_000, 0.06),
-                                        finding("dataloader-bound", None, None, rank=1),
-                                        finding("step-bound", 0, 0.0, rank=0),
-                                        finding("autograd-in-eval", 9_000_000, 0.3)]}},
-               {"id": 1, "run_dir": "/r/1", "started_at": "t1",
-                "report": {"findings": [finding("sync-in-loop", 1_000_000, 0.04),
-                                        finding("dataloader-bound", None, None, rank=1),
-                                        finding("step-bound", 0, 0.0, rank=0)]}}]
-    r = summarize(this, earlier)
-    assert r["runs"] == 3
-    assert [e["id"] for e in r["earlier"]] == [2, 1]
-    [sync, loader, bound] = r["stable"]
-    assert sync["code"] == "sync-in-loop"
-    assert sync["per_step_ns"] == {"min": 1_000_000, "max": 1_500_000, "runs": 3}
-    assert sync["share_of_step"] == {"min": 0.04, "max": 0.06, "runs": 3}
-    assert loader == {"code": "dataloader-bound", "rank": 1, "verdict": "avoidable"}
-    assert bound["per_step_ns"] == {"min": 0, "max": 0, "runs": 3}
-    assert r["varied"] == [
+# The section the core writes for this run against two earlier ones (the
+# findings of repeatability_test.cc's first test).
+SECTION = {
+    "runs": 3,
+    "earlier": [{"id": 2, "run_dir": "/r/2", "started_at": "t2"},
+                {"id": 1, "run_dir": "/r/1", "started_at": "t1"}],
+    "stable": [
+        {"code": "sync-in-loop", "verdict": "avoidable",
+         "per_step_ns": {"min": 1_000_000, "max": 1_500_000, "runs": 3},
+         "share_of_step": {"min": 0.04, "max": 0.06, "runs": 3}},
+        {"code": "dataloader-bound", "rank": 1, "verdict": "avoidable"},
+        {"code": "step-bound", "rank": 0, "verdict": "avoidable",
+         "per_step_ns": {"min": 0, "max": 0, "runs": 3},
+         "share_of_step": {"min": 0, "max": 0, "runs": 3}}],
+    "varied": [
         {"code": "serial-small-gemm", "verdict": "avoidable", "runs": 1, "in_this_run": True},
-        {"code": "autograd-in-eval", "verdict": "avoidable", "runs": 1, "in_this_run": False}]
-    text = lines({"repeatability": r})
+        {"code": "autograd-in-eval", "verdict": "avoidable", "runs": 1, "in_this_run": False}],
+}
+
+
+def test_stable_findings_with_spread_and_those_that_came_and_went_are_rendered():
+    text = lines({"repeatability": SECTION})
     assert text[0].startswith("This run and 2 earlier runs of the same command in the "
                               "history: 3 findings in all 3, 2 came and went")
     assert "stable: sync-in-loop in all 3 runs; saving 1.00 ms to 1.50 ms/step, " \
@@ -65,12 +54,9 @@ def test_stable_findings_with_spread_and_those_that_came_and_went():
     assert "came and went: autograd-in-eval in 1 of 3 runs (not in this run)" in text
 
 
-def test_no_section_without_earlier_runs(tmp_path):
-    assert summarize({"findings": [finding("sync-in-loop")]}, []) is None
-    report = {"findings": []}
-    note(report, tmp_path, "python x.py", tmp_path / "run", 0)  # no runs.db at all
-    assert "repeatability" not in report
-    assert lines(report) == []
+def test_no_history_no_earlier_runs(tmp_path):
+    assert earlier_runs(tmp_path, "python x.py", tmp_path / "run", 0) == []  # no runs.db
+    assert lines({"findings": []}) == []
 
 
 def test_earlier_runs_are_the_same_command_ended_the_same_way(tmp_path):
@@ -81,15 +67,15 @@ def test_earlier_runs_are_the_same_command_ended_the_same_way(tmp_path):
                                            ("python a.py", 0)]):
         d = tmp_path / f"run{i}"
         d.mkdir()
-        if i != 3:  # run 3's directory has no report.json any more
-            (d / "report.json").write_text(json.dumps({"findings": [finding("x")]}))
         dirs.append(d)
-        db.add_run({"command": command, "exit_status": status, "run_dir": str(d)})
+        db.add_run({"command": command, "exit_status": status, "run_dir": str(d),
+                    "started_at": f"t{i}"})
     db.close()
-    # Run 4 is this run: of the others only run 0 is the same command, exited 0,
-    # with a report.
+    # Run 4 is this run: of the others runs 3 and 0 are the same command, exited
+    # 0, newest first (the core skips those whose report.json is gone).
     found = earlier_runs(tmp_path, "python a.py", dirs[4], 0)
-    assert [e["run_dir"] for e in found] == [str(dirs[0])]
+    assert [(e[1], e[2]) for e in found] == [(str(dirs[3]), "t3"), (str(dirs[0]), "t0")]
+    assert all(isinstance(e[0], int) for e in found)
 
 
 PROGRAM = """

@@ -40,6 +40,14 @@ struct Location {
   std::string inside;
 };
 
+// A place in the program's source that lint matched: file, line, and the rule.
+struct SourceSite {
+  std::string file;
+  int line = 0;
+  std::string rule;
+  bool operator==(const SourceSite&) const = default;
+};
+
 struct Saving {
   int64_t per_step_ns = -1;   // -1: not known
   double share_of_step = -1;  // fraction of a steady step; -1: not known
@@ -86,6 +94,8 @@ struct Finding {
   // Codes of the findings whose savings count some of the same time: their
   // savings are not to be added up (findings/overlaps.h).
   std::vector<std::string> overlaps;
+  // Where lint saw the same in the source (a run's report, rundir/lint_cross_reference.h).
+  std::vector<SourceSite> also_in_source;
 };
 
 // Marks kept per finding: enough to find the pattern in a viewer, few enough

@@ -118,7 +118,6 @@ struct Report {
   // once): at most a step (findings/overlaps.h).
   std::vector<findings::AvoidableTotal> avoidable;
   std::optional<RunInfo> run;
-  std::optional<std::string> decision_json;  // pre-serialised; null when absent
 };
 
 // Orders findings: those that change results first (catalog: changes_results),

@@ -39,6 +39,7 @@
 #include "fastenough/report/depth_json.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/fields/report_fields.h"
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::report {
@@ -102,6 +103,14 @@ void WriteFinding(JsonWriter& w, const findings::Finding& f) {
     w.Null();
   } else {
     w.Int(f.rank);
+  }
+  if (!f.also_in_source.empty()) {
+    w.Key("also_in_source").BeginArray();
+    for (const auto& site : f.also_in_source) {
+      w.BeginObject().Field("file", site.file).Field("line", site.line);
+      w.Field("rule", site.rule).EndObject();
+    }
+    w.EndArray();
   }
   w.EndObject();
 }
@@ -182,23 +191,7 @@ void WriteLaunch(JsonWriter& w, const Report& r) {
 
 void WritePhases(JsonWriter& w, const std::vector<PhaseRow>& phases) {
   w.Key("phases").BeginArray();
-  for (const auto& p : phases) {
-    w.BeginObject();
-    w.Field("name", p.name);
-    w.Key("mode");
-    if (p.mode.empty()) w.Null(); else w.String(p.mode);
-    w.Field("rank", p.rank);
-    w.Field("start_ns", p.start_ns);
-    w.Field("end_ns", p.end_ns);
-    w.FieldOrNull("host_ns", p.host_ns);
-    w.Field("device_busy_share", p.device_busy_share);
-    w.Field("util_mean", p.util_mean);
-    w.Field("power_mean_w", p.power_mean_w);
-    w.FieldOrNull("mem_used_max", p.mem_used_max);
-    w.FieldOrNull("alloc_peak", p.alloc_peak);
-    w.FieldOrNull("reserved_peak", p.reserved_peak);
-    w.EndObject();
-  }
+  for (const auto& p : phases) fields::WriteObject(w, p);
   w.EndArray();
 }
 
@@ -281,7 +274,7 @@ void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra) {
   fields::WriteObject(w, ra.launch, {ra.rank});
 }
 
-std::string ReportToJson(const Report& r) {
+std::string ReportToJson(const Report& r, const std::function<void(JsonWriter&)>& more) {
   JsonWriter w(1);
   w.BeginObject();
   w.Field("schema", r.schema);
@@ -292,19 +285,7 @@ std::string ReportToJson(const Report& r) {
   WriteRun(w, r.run);
   WriteMeta(w, r.meta);
   w.Key("counters").BeginArray();
-  for (const auto& c : r.counters) {
-    w.BeginObject();
-    w.Field("name", c.name);
-    w.Field("severity", c.severity);
-    w.Field("count", c.count);
-    w.Field("description", c.description);
-    w.Key("per_input").BeginArray();
-    for (const auto& [path, n] : c.per_input) {
-      w.BeginObject().Field("path", path).Field("count", n).EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
+  for (const auto& c : r.counters) fields::WriteObject(w, c);
   w.EndArray();
   WritePhases(w, r.phases);
   std::vector<RankRows> rows;
@@ -330,22 +311,11 @@ std::string ReportToJson(const Report& r) {
   // avoidable: [{rank, share_of_step, per_step_ns, findings, groups}]: what
   // the avoidable findings of a rank save together, overlapping ones once.
   w.Key("avoidable").BeginArray();
-  for (const auto& t : r.avoidable) {
-    w.BeginObject();
-    w.Field("rank", t.rank);
-    w.Field("share_of_step", t.share_of_step);
-    w.Field("per_step_ns", t.per_step_ns);
-    w.Field("findings", t.findings);
-    w.Field("groups", t.groups);
-    w.EndObject();
-  }
+  for (const auto& t : r.avoidable) fields::WriteObject(w, t);
   w.EndArray();
-  w.Key("decision");
-  if (r.decision_json) {
-    w.Raw(*r.decision_json);
-  } else {
-    w.Null();
-  }
+  // Reserved for a decision of the report itself; no writer sets one yet.
+  w.Key("decision").Null();
+  if (more) more(w);
   w.EndObject();
   std::string out = w.Take();
   out.push_back('\n');

@@ -1,6 +1,7 @@
 // Serialises a Report as fastenough.report/1 JSON (the one place that does).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "fastenough/report/json_writer.h"
@@ -9,7 +10,10 @@
 
 namespace fastenough::report {
 
-std::string ReportToJson(const Report& report);
+// `more` writes the keys a caller adds after the report's own (a run's
+// measurement and run details, rundir/run_report.h), in the same document.
+std::string ReportToJson(const Report& report,
+                         const std::function<void(JsonWriter&)>& more = {});
 
 // The objects one rank contributes to the report, as the report writes them;
 // a rank summary (report/rank_summary_json.h) writes the same objects, so a

@@ -131,6 +131,11 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
 
 std::string MeasurementJson(const Measurement& m) {
   report::JsonWriter w(1);
+  WriteMeasurement(w, m);
+  return w.Take();
+}
+
+void WriteMeasurement(report::JsonWriter& w, const Measurement& m) {
   w.BeginObject();
   w.Field("status", m.status);
   w.Key("reasons").BeginArray();
@@ -154,7 +159,6 @@ std::string MeasurementJson(const Measurement& m) {
   if (!m.profile_moved.empty()) w.Field("profile_moved", m.profile_moved);
   if (!m.profile_not_moved.empty()) w.Field("profile_not_moved", m.profile_not_moved);
   w.EndObject();
-  return w.Take();
 }
 
 }  // namespace fastenough::rundir

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fastenough/report/json_writer.h"
 #include "fastenough/rundir/agent_records.h"
 #include "fastenough/rundir/step_summary.h"
 
@@ -65,6 +66,9 @@ struct Measurement {
 
 Measurement AssessMeasurement(const MeasurementInputs& in);
 
+// The report's "measurement" object, written where the writer stands.
+void WriteMeasurement(report::JsonWriter& w, const Measurement& m);
+// The same object as a document of its own (tests).
 std::string MeasurementJson(const Measurement& m);
 
 }  // namespace fastenough::rundir

@@ -27,6 +27,8 @@ MetaFacts ReadMeta(const std::string& path, std::vector<std::string>* problems) 
       if (e.get_string().get(s) == simdjson::SUCCESS) m.command.emplace_back(s);
     }
   }
+  std::string_view cwd;
+  if (o["cwd"].get_string().get(cwd) == simdjson::SUCCESS) m.cwd = cwd;
   bool trace = true;
   if (o["agent_opts"]["trace"].get_bool().get(trace) == simdjson::SUCCESS) m.trace_wanted = trace;
   m.start_wall_ns = IntField(o, "start_wall_ns");

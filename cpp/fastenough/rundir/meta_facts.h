@@ -10,12 +10,13 @@
 namespace fastenough::rundir {
 
 // meta.json as the supervisor writes it (the fields used here):
-//   {"command":["python","x.py"],"start_wall_ns":..,"end_wall_ns":..,"exit_status":0,
+//   {"command":["python","x.py"],"cwd":"/home/a/proj","start_wall_ns":..,"end_wall_ns":..,"exit_status":0,
 //    "signal":null,"visible_devices":{"physical":[1,0]},
 //    "devices":[{"source":"nvml","index":0,"name":..,"mem_total_bytes":..}],
 //    "other_processes":[{"source":"nvml","device":0,"pid":77,"max_used_bytes":..}]}
 struct MetaFacts {
   std::vector<std::string> command;
+  std::string cwd;  // where the command ran ("" when unknown)
   std::optional<int64_t> start_wall_ns, end_wall_ns, exit_status, signal;
   std::vector<int> visible_physical;
   struct Other {

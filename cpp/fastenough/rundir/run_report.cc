@@ -96,8 +96,23 @@ std::vector<ModeFigures> ByMode(const RunReport& rr) {
   return out;
 }
 
-std::string DetailsJson(const RunReport& rr) {
-  report::JsonWriter w(1);
+void WriteInJob(report::JsonWriter& w, const InJobChoice& c) {
+  w.BeginObject();
+  w.Field("used", c.used);
+  w.Key("ranks").BeginArray();
+  for (int64_t r : c.ranks) w.Int(r);
+  w.EndArray();
+  w.Key("missing_ranks").BeginArray();
+  for (int64_t r : c.missing_ranks) w.Int(r);
+  w.EndArray();
+  w.Key("why_missing").BeginObject();
+  for (const auto& [k, why] : c.why_missing) w.Field(k, why);
+  w.EndObject();
+  if (!c.note.empty()) w.Field("note", c.note);
+  w.EndObject();
+}
+
+void WriteRunDetails(report::JsonWriter& w, const RunReport& rr) {
   w.BeginObject();
   w.Key("phases").BeginArray();
   for (const PhaseRow& p : MergePhaseRows(rr.phases)) {  // as report.phases lists them
@@ -152,8 +167,11 @@ std::string DetailsJson(const RunReport& rr) {
   w.Key("problems").BeginArray();
   for (const auto& t : rr.problems) w.String(t);
   w.EndArray();
+  if (rr.in_job) {
+    w.Key("in_job");
+    WriteInJob(w, *rr.in_job);
+  }
   w.EndObject();
-  return w.Take();
 }
 
 // The process tree's mean CPU use over the loop: the steady phases, weighted by
@@ -260,7 +278,14 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
                          merged.status().message());
     }
   }
+  const bool summaries_merged = !rr.traces.empty();
   if (options.rank_summaries.empty() || rr.traces.empty()) AnalyzeTraceFiles(dir, options, ao, &rr);
+  rr.in_job = options.in_job;
+  if (rr.in_job && rr.in_job->used && !summaries_merged) {
+    // Not merged: the summaries could not be read (a problem above).
+    rr.in_job->used = false;
+    rr.in_job->note = "the summaries could not be read; the report was made from the traces";
+  }
   report::Report& r = rr.report;
 
   MetaFacts meta = ReadMeta(dir + "/meta.json", &problems);
@@ -337,6 +362,11 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   run.exit_status = static_cast<int>(meta.exit_status.value_or(-1));
   run.signal = static_cast<int>(meta.signal.value_or(0));
   if (meta.start_wall_ns && meta.end_wall_ns) run.wall_ns = *meta.end_wall_ns - *meta.start_wall_ns;
+  if (options.ended) {  // meta.json was not rewritten at the end: the supervisor knows
+    run.exit_status = options.ended->exit_status;
+    run.signal = options.ended->signal;
+    run.wall_ns = options.ended->wall_ns;
+  }
   run.run_dir = fs::absolute(dir, ec).lexically_normal().string();
   const char* expected[] = {"meta.json", "phases.jsonl", "steps.jsonl", "samples.csv"};
   for (const char* name : expected) {
@@ -431,19 +461,33 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   AddStepBoundFindings(sb, &r.findings);
   r.avoidable = findings::BoundAvoidable(r.findings);
   report::RankFindings(r.findings);
+  if (options.cross_reference_lint && !meta.cwd.empty()) {
+    rr.lint = CrossReferenceLint(&r.findings, meta.cwd, meta.command);
+  }
+  if (!options.earlier_runs.empty()) {
+    rr.repeatability = CompareWithEarlierRuns(r.findings, options.earlier_runs);
+  }
   return rr;
 }
 
 StatusOr<std::string> AnalyzeRunDirToJson(const std::string& dir, const RunReportOptions& options) {
   StatusOr<RunReport> rr = AnalyzeRunDir(dir, options);
   if (!rr.ok()) return rr.status();
-  std::string json = report::ReportToJson(rr->report);
-  // ReportToJson writes one object; the run details go in as its last key.
-  size_t close = json.find_last_of('}');
-  if (close == std::string::npos) return Internal("report JSON is not an object");
-  json.insert(close, ",\n \"measurement\": " + MeasurementJson(rr->measurement) +
-                         ",\n \"run_details\": " + DetailsJson(*rr) + "\n");
-  return json;
+  const RunReport& run = *rr;
+  return report::ReportToJson(run.report, [&](report::JsonWriter& w) {
+    w.Key("measurement");
+    WriteMeasurement(w, run.measurement);
+    w.Key("run_details");
+    WriteRunDetails(w, run);
+    if (run.lint) {
+      w.Key("lint");
+      WriteLintCrossReference(w, *run.lint);
+    }
+    if (run.repeatability) {
+      w.Key("repeatability");
+      WriteRepeatability(w, *run.repeatability);
+    }
+  });
 }
 
 }  // namespace fastenough::rundir

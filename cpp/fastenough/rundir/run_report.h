@@ -14,12 +14,33 @@
 #include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/report/report.h"
 #include "fastenough/rundir/agent_records.h"
+#include "fastenough/rundir/lint_cross_reference.h"
 #include "fastenough/rundir/measurement.h"
 #include "fastenough/rundir/phase_table.h"
+#include "fastenough/rundir/repeatability.h"
 #include "fastenough/rundir/step_summary.h"
 #include "fastenough/util/status.h"
 
 namespace fastenough::rundir {
+
+// What `run --analyze-in-job` found before the analysis (supervisor/in_job.py
+// reads the ranks' manifest): the report's run_details.in_job.
+struct InJobChoice {
+  bool used = false;  // every trace has a summary: they are merged
+  std::vector<int64_t> ranks;          // the ranks that sent one
+  std::vector<int64_t> missing_ranks;  // the ranks that did not
+  // Why each one is missing, by rank (or trace name), in the manifest's order.
+  std::vector<std::pair<std::string, std::string>> why_missing;
+  std::string note;  // why the traces were read instead; "" when used
+};
+
+// How the program ended, when meta.json could not be written at its end: the
+// report's run block takes these instead of meta.json's (those of the start).
+struct RunEnd {
+  int exit_status = -1;
+  int signal = 0;
+  int64_t wall_ns = -1;
+};
 
 struct RunReportOptions {
   int threads = 0;  // trace loading threads; 0: automatic
@@ -39,6 +60,18 @@ struct RunReportOptions {
   // the order of the traces they were taken from, and trace/ is not read.
   // When one cannot be read, that is a problem and the traces are analysed.
   std::vector<std::string> rank_summaries;
+  // run --analyze-in-job: written as run_details.in_job. When the summaries
+  // were to be merged but could not be read, the report says it was made
+  // from the traces.
+  std::optional<InJobChoice> in_job;
+  std::optional<RunEnd> ended;
+  // Lint the program's files the findings and the command name (meta.json's
+  // command, run in its cwd) and say which findings the source shows too: the
+  // report's "lint" and the findings' also_in_source (lint_cross_reference.h).
+  bool cross_reference_lint = false;
+  // Earlier runs of the same command (newest first, from the history): the
+  // report's "repeatability" compares their findings with these (repeatability.h).
+  std::vector<EarlierRun> earlier_runs;
 };
 
 struct RunReport {
@@ -52,12 +85,16 @@ struct RunReport {
   Measurement measurement;
   std::vector<std::string> problems;
   std::vector<std::string> traces;   // trace files analysed (or summarised, see above)
+  std::optional<InJobChoice> in_job;  // as written in run_details.in_job
+  std::optional<LintCrossReference> lint;  // the report's "lint"
+  std::optional<Repeatability> repeatability;  // the report's "repeatability"
 };
 
 // NotFound when `dir` is not a directory; otherwise always a report.
 StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options = {});
 
-// AnalyzeRunDir + ReportToJson, with two more top-level keys:
+// AnalyzeRunDir + ReportToJson, with more top-level keys ("lint" is
+// lint_cross_reference.h's and "repeatability" repeatability.h's, when asked for):
 //   "measurement": see measurement.h (what the run saw and what it did not)
 //   "run_details": {"phases": [{name, mode, rank, pid, auto, complete, busy_source,
 //                               cpu_mean_pct, rss_max, mem_total, device_samples}],
@@ -67,7 +104,9 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
 //                   "steps_by_mode": [{mode, ranks, steady_count, median_ns, p10_ns,
 //                                      p90_ns, steps_per_s, items_per_s, tokens_per_s,
 //                                      real_tokens_per_s}],
-//                   "traces": [path...], "problems": [text...]}
+//                   "traces": [path...], "problems": [text...],
+//                   "in_job": {used, ranks, missing_ranks, why_missing, note?}
+//                             (run --analyze-in-job only)}
 // report.steps describes the headline mode (the one with the most steady time);
 // steps_per_s is rank 0's (ranks step together), items and tokens per second
 // are summed over ranks.

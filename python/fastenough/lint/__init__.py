@@ -6,11 +6,13 @@ value kinds, one file per rule family, suppression comments, the threaded
 driver); this package is the Python side:
 
   walker.py     the .py files under the paths; lint them on threads in the core
-  check.py      one file's text (tests, and the cross-reference of `fastenough run`)
+  check.py      one file's text (tests)
   rules.py      rule and code tables from the core, for --explain and SARIF
   finding.py    LintFinding and FileError
-  crossref.py   runtime findings that lint also sees in source
   formats/      human, json, sarif output
+
+Which runtime findings of `fastenough run` lint also sees in the source is the
+core's (cpp/fastenough/rundir/lint_cross_reference.h): it writes the report.
 """
 
 from fastenough.lint.finding import FileError, LintFinding

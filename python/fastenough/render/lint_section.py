@@ -1,4 +1,5 @@
-"""Lines of the report that come from lint's cross-reference (fastenough/lint/crossref.py)."""
+"""Lines of the report that come from lint's cross-reference
+(cpp/fastenough/rundir/lint_cross_reference.h)."""
 
 from __future__ import annotations
 

@@ -58,18 +58,6 @@ def choose(run_dir: Path, traces: list[Path]) -> Choice:
     return Choice([str(s) for _, s in wanted] if used else None, details)
 
 
-def attach(report: dict, choice: Choice) -> dict:
-    details = dict(choice.details)
-    rd = report.get("run_details")
-    if isinstance(rd, dict):
-        merged = any(p.startswith("rank summaries not merged") for p in rd.get("problems") or [])
-        if merged and details["used"]:  # the core could not read them: it read the traces
-            details["used"] = False
-            details["note"] = "the summaries could not be read; the report was made from the traces"
-        rd["in_job"] = details
-    return report
-
-
 def stderr_note(report: dict | None) -> str | None:
     """The line `fastenough run` prints when the in-job analysis was not whole
     (the rendered reports say it always: render/view/run.py)."""

@@ -89,38 +89,54 @@ def trace_files(run_dir: Path) -> list[Path]:
 
 
 def analyze_run_dir(run_dir: Path, show_progress: bool | None = None,
-                    rank_summaries: list[str] | None = None) -> dict:
-    """The report of a run directory; a progress bar on stderr while large traces load
-    (None: when stderr is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1).
-    rank_summaries: the ranks' own summaries (run --analyze-in-job), merged instead of
-    reading the traces."""
+                    rank_summaries: list[str] | None = None, in_job: dict | None = None,
+                    ended: tuple[int | None, int | None, int] | None = None,
+                    cross_reference_lint: bool = False,
+                    earlier_runs: list[tuple[int | None, str, str | None]] | None = None) -> dict:
+    """The report of a run directory, written whole by the core; a progress bar on
+    stderr while large traces load (None: when stderr is a terminal and the traces
+    are large, or FASTENOUGH_FORCE_PROGRESS=1). rank_summaries: the ranks' own
+    summaries (run --analyze-in-job), merged instead of reading the traces; in_job:
+    what run --analyze-in-job chose (run_details.in_job); ended: (exit status,
+    signal, wall ns) when meta.json could not be rewritten at the program's end;
+    cross_reference_lint: lint the program's files and mark the findings the source
+    shows too (the report's "lint", cpp/fastenough/rundir/lint_cross_reference.h);
+    earlier_runs: (id, run dir, started at) of earlier runs of the same command,
+    newest first, whose findings the report compares (its "repeatability")."""
     from fastenough import _core
 
-    if rank_summaries:
-        return json.loads(_core.analyze_run_dir(str(run_dir), rank_summaries=rank_summaries))
-    traces = trace_files(run_dir)
+    kwargs: dict = {"rank_summaries": rank_summaries or [], "in_job": in_job,
+                    "cross_reference_lint": cross_reference_lint,
+                    "earlier_runs": list(earlier_runs or [])}
+    if ended is not None:
+        kwargs.update(ended=(ended[0], ended[1]), ended_wall_ns=ended[2])
+    traces = [] if rank_summaries else trace_files(run_dir)
     if show_progress is None:
         big = sum(p.stat().st_size for p in traces) >= PROGRESS_MIN_BYTES
         show_progress = (big and sys.stderr.isatty()) or \
             os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
     if not show_progress or not traces:
-        return json.loads(_core.analyze_run_dir(str(run_dir)))
+        return json.loads(_core.analyze_run_dir(str(run_dir), **kwargs))
     from fastenough.render.progress import files_progress
 
     with files_progress("analysing traces", len(traces)) as update:
-        return json.loads(_core.analyze_run_dir(str(run_dir), progress=update))
+        return json.loads(_core.analyze_run_dir(str(run_dir), progress=update, **kwargs))
 
 
-def _analyze(run_dir: Path, log, in_job: bool = False) -> tuple[dict | None, str | None]:
+def _analyze(run_dir: Path, log, in_job: bool = False,
+             ended: tuple[int | None, int | None, int] | None = None,
+             earlier: list | None = None) -> tuple[dict | None, str | None]:
     try:
         if not in_job:
-            return analyze_run_dir(run_dir), None
-        from fastenough.supervisor.in_job import attach, choose
+            return analyze_run_dir(run_dir, ended=ended, cross_reference_lint=True,
+                                   earlier_runs=earlier), None
+        from fastenough.supervisor.in_job import choose
 
         choice = choose(run_dir, trace_files(run_dir))
         log(f"in-job analysis: {json.dumps(choice.details)}")
-        report = analyze_run_dir(run_dir, rank_summaries=choice.summaries)
-        return attach(report, choice), None
+        return analyze_run_dir(run_dir, rank_summaries=choice.summaries,
+                               in_job=choice.details, ended=ended,
+                               cross_reference_lint=True, earlier_runs=earlier), None
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
@@ -262,33 +278,28 @@ def execute(opts: RunOptions) -> RunOutcome:
         meta_written = writes.attempt(
             "meta.json", lambda: _rd.write_json_atomic(run_dir / "meta.json", meta))
 
-    report, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")))
+    # The analysis reads meta.json; when it could not be rewritten at the end,
+    # how the program ended is only in memory here.
+    ended = None if meta_written else (meta["exit_status"], meta["signal"],
+                                       meta["end_wall_ns"] - meta["start_wall_ns"])
+    try:
+        from fastenough.store.repeatability import earlier_runs
+
+        # Earlier runs of the same command in this directory's history: the report
+        # says which findings held in all of them (issue 37, item 10).
+        earlier = earlier_runs(opts.cwd, shlex.join(meta.get("command") or []), run_dir,
+                               meta.get("exit_status"))
+    except Exception as e:  # noqa: BLE001 - the report stands without the comparison
+        log(f"repeatability note skipped: {type(e).__name__}: {e}")
+        earlier = []
+    report, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")), ended,
+                             earlier)
     if report is not None:
         skipped += _rd.skipped_files((report.get("run_details") or {}).get("problems") or [])
     skipped = list(dict.fromkeys(skipped))
     for note in skipped:
         log(f"run directory: {note}")
-    if report is not None and not meta_written and isinstance(report.get("run"), dict):
-        # The analysis read the meta.json of the start; how the program ended is
-        # only in memory here.
-        report["run"].update(exit_status=meta["exit_status"], signal=meta["signal"],
-                             wall_ns=meta["end_wall_ns"] - meta["start_wall_ns"])
     if report is not None:
-        try:
-            from fastenough.lint.crossref import cross_reference
-
-            cross_reference(report, meta["cwd"], list(opts.cmd))
-        except Exception as e:  # noqa: BLE001 - the measured report stands without lint
-            log(f"lint cross-reference skipped: {type(e).__name__}: {e}")
-        try:
-            from fastenough.store.repeatability import note as note_repeatability
-
-            # Earlier runs of the same command in this directory's history: which
-            # findings held in all of them (issue 37, item 10).
-            note_repeatability(report, opts.cwd, shlex.join(meta.get("command") or []),
-                               run_dir, meta.get("exit_status"))
-        except Exception as e:  # noqa: BLE001 - the report stands without the note
-            log(f"repeatability note skipped: {type(e).__name__}: {e}")
         writes.attempt("report.json", lambda: _rd.write_json_atomic(run_dir / "report.json",
                                                                     report))
 
