@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import keyword
+import re
 import sys
 from pathlib import Path
 
@@ -49,6 +50,7 @@ class Gen:
         self.classes: dict[str, dict] = {}  # class name -> spec
         self.order: list[str] = []
         self.def_class: dict[str, str] = {}  # $defs name -> class name
+        self.convs: dict[str, str] = {}  # converter expression -> its module-level name
 
     # ------------------------------------------------------------ resolution
     def deref(self, node):
@@ -122,10 +124,16 @@ class Gen:
             f["conv"], f["ann"] = self.converter(f["node"], f["cls_hint"], f"{where}.{f['key']}")
 
     # ------------------------------------------------------------ converters
+    def conv_name(self, expr: str) -> str:
+        """A module-level converter (v, path) -> value, made once: `expr` builds it."""
+        if expr not in self.convs:
+            self.convs[expr] = f"_c{len(self.convs)}"
+        return self.convs[expr]
+
     def converter(self, node, hint: str, where: str) -> tuple[str, str]:
-        """(a Python expression of `v` and `p` that checks and converts, the annotation)."""
+        """(the name of a converter that checks and converts a value, the annotation)."""
         if node is True:
-            return "v", "object"
+            return self.conv_name("_any"), "object"
         raw = node
         node_d = self.deref(node)
         for comb in ("oneOf", "anyOf"):
@@ -135,48 +143,47 @@ class Gen:
                 objs = [a for a in alts if self.deref(a).get("type") != "null"]
                 assert len(nulls) == 1 and len(objs) == 1, where
                 conv, ann = self.converter(objs[0], hint, where)
-                return f"None if v is None else {conv}", f"{ann} | None"
+                return self.conv_name(f"_nullable({conv})"), f"{ann} | None"
         types = self.types(node_d)
         nullable = "null" in types
         types = [t for t in types if t != "null"]
         if "enum" in node_d:
             vals = node_d["enum"]
             nullable = nullable or None in vals
-            return f"_enum(v, p, {tuple(vals)!r})", ("str | None" if nullable else "str")
+            return (self.conv_name(f"_enum_fn({tuple(vals)!r})"),
+                    "str | None" if nullable else "str")
         if "const" in node_d:
-            return f"_const(v, p, {node_d['const']!r})", "str"
+            return self.conv_name(f"_const_fn({node_d['const']!r})"), "str"
         if self.is_object_class(raw):
             cls = self.class_for(raw if "$ref" in raw else node_d, hint, where)
-            conv = f"{cls}._load(v, p)"
+            conv = self.conv_name(f"{cls}._load")
             if nullable:
-                return f"None if v is None else {conv}", f"{cls} | None"
+                return self.conv_name(f"_nullable({conv})"), f"{cls} | None"
             return conv, cls
         if types == ["array"]:
             if "items" in node_d and "prefixItems" not in node_d:
                 item_conv, item_ann = self.converter(node_d["items"], _singular(hint),
                                                      where + "[]")
                 lo, hi = node_d.get("minItems"), node_d.get("maxItems")
-                fn = f"lambda v, p: {item_conv}"
-                conv = f"_array(v, p, {fn}, {lo!r}, {hi!r})"
+                conv = self.conv_name(f"_array_fn({item_conv}, {lo!r}, {hi!r})")
                 ann = f"tuple[{item_ann}, ...]"
             else:
-                conv, ann = "_json_array(v, p)", "tuple"
+                conv, ann = self.conv_name("_json_array"), "tuple"
             if nullable:
-                return f"None if v is None else {conv}", f"{ann} | None"
+                return self.conv_name(f"_nullable({conv})"), f"{ann} | None"
             return conv, ann
         if types == ["object"] or (not types and not self.all_properties(node_d)):
             if types == ["object"]:
                 add = node_d.get("additionalProperties")
+                kinds = None
                 if isinstance(add, dict) and add.get("type"):
                     t = add["type"]
-                    t = tuple([t] if isinstance(t, str) else t)
-                    conv = f"_json_object(v, p, {t!r})"
-                else:
-                    conv = "_json_object(v, p)"
+                    kinds = tuple([t] if isinstance(t, str) else t)
+                conv = self.conv_name(f"_json_object_fn({kinds!r})")
                 if nullable:
-                    return f"None if v is None else {conv}", "dict | None"
+                    return self.conv_name(f"_nullable({conv})"), "dict | None"
                 return conv, "dict"
-            return "v", "object"
+            return self.conv_name("_any"), "object"
         # scalars
         assert types and all(t in ("integer", "number", "string", "boolean") for t in types), \
             (where, types)
@@ -187,7 +194,7 @@ class Gen:
                 extra.append(f"{key}={node_d[key]!r}")
         if "pattern" in node_d:
             extra.append(f"pattern={node_d['pattern']!r}")
-        conv = f"_scalar(v, p, {kinds!r}{''.join(', ' + e for e in extra)})"
+        conv = self.conv_name(f"_scalar_fn({kinds!r}{''.join(', ' + e for e in extra)})")
         ann = " | ".join(_JSON_TYPES[t] for t in types) + (" | None" if nullable else "")
         if types == ["number"]:
             ann = "float | int" + (" | None" if nullable else "")
@@ -198,6 +205,8 @@ class Gen:
         out = [HEADER]
         for name in self.order:
             out.append(self.render_class(name))
+        out.append("\n\n# The converters the loaders call: (value, path) -> value, checked.")
+        out += [f"{n} = {expr}" for expr, n in self.convs.items()]
         out.append(FOOTER)
         return "\n".join(out)
 
@@ -222,16 +231,22 @@ class Gen:
         lines.append("    key_order: tuple[str, ...] = field(default=(), repr=False,"
                      " compare=False)")
         lines.append(f"    _KEYS: ClassVar[tuple[str, ...]] = {tuple(f['key'] for f in fields)!r}")
+        lines.append("    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)")
+        lines.append(f"    _REQUIRED: ClassVar[tuple[str, ...]] = {tuple(req)!r}")
+        lines.append("    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)")
         renamed = sorted(f["key"] for f in fields if f["attr"] != f["key"])
         lines.append(f"    _RENAMED: ClassVar[frozenset] = frozenset({renamed!r})")
         lines.append("")
         lines.append("    @classmethod")
-        lines.append(f"    def _load(cls, d, p: str) -> {name}:")
-        lines.append("        d = _object(d, p)")
+        lines.append(f"    def _load(cls, d, p) -> {name}:")
+        lines.append("        if type(d) is not dict:")
+        lines.append("            _not_object(d, p)")
         if req:
-            lines.append(f"        _required(d, p, {tuple(req)!r})")
+            lines.append("        if not d.keys() >= cls._REQUIRED_SET:")
+            lines.append("            _required(d, p, cls._REQUIRED)")
         if spec["closed"]:
-            lines.append("        _closed(d, p, cls._KEYS)")
+            lines.append("        if not d.keys() <= cls._KEY_SET:")
+            lines.append("            _closed(d, p, cls._KEYS)")
         for k, deps in node.get("dependentRequired", {}).items():
             lines.append(f"        _dependent(d, p, {k!r}, {tuple(deps)!r})")
         cond = node.get("if")
@@ -240,16 +255,13 @@ class Gen:
                          f"{node.get('else')!r})")
         lines.append("        return cls(")
         for f in ordered:
-            expr = f["conv"]
-            sub = f"p + {('.' + f['key'])!r}"
             if f["required"]:
-                lines.append(f"            {f['attr']}=_at(d, {f['key']!r}, {sub}, "
-                             f"lambda v, p: {expr}),")
+                lines.append(f"            {f['attr']}={f['conv']}(d[{f['key']!r}], "
+                             f"(p, {f['key']!r})),")
             else:
-                lines.append(f"            {f['attr']}=_opt(d, {f['key']!r}, {sub}, "
-                             f"lambda v, p: {expr}),")
+                lines.append(f"            {f['attr']}=_opt(d, {f['key']!r}, p, {f['conv']}),")
         if not spec["closed"]:
-            lines.append("            extra={k: v for k, v in d.items() if k not in cls._KEYS},")
+            lines.append("            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},")
         lines.append("            key_order=tuple(d),")
         lines.append("        )")
         lines.append("")
@@ -298,32 +310,26 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from fastenough.report._validate import (
-    _array,
-    _at,
-    _closed,
-    _const,
-    _dependent,
-    _enum,
-    _if_then_else,
-    _json_array,
-    _json_object,
-    _object,
-    _opt,
-    _required,
-    _scalar,
-    _to_json,
-)
+{imports})
 
 SCHEMA_ID = {schema_id!r}
 '''
 
 FOOTER = ""
 
+# What model.py may import from _validate.py (those it uses).
+HELPERS = ("_any", "_array_fn", "_closed", "_const_fn", "_dependent", "_enum_fn",
+           "_if_then_else", "_json_array", "_json_object_fn", "_not_object", "_nullable", "_opt",
+           "_required", "_scalar_fn", "_to_json")
+
 
 def generate(schema: dict) -> str:
     g = Gen(schema)
     g.add_class("Report", schema, "report")
-    text = g.render().replace("{schema_id!r}", repr(schema["title"]))
+    text = g.render()
+    used = sorted(n for n in HELPERS if re.search(r"\b" + n + r"\b", text))
+    text = text.replace("{schema_id!r}", repr(schema["title"]))
+    text = text.replace("{imports}", "".join(f"    {name},\n" for name in used))
     return text.rstrip("\n") + "\n"
 
 

@@ -1,18 +1,29 @@
-"""The checks the generated model (model.py) runs while it loads a report: each names
-the JSON path of the value it rejects (report.findings[3].saving.share_of_step) and
-raises MalformedReportError. Hand-written; model.py is generated."""
+"""The checks the generated model (model.py) runs while it loads a report. A value's
+path is kept as a chain of (parent, key) tuples, made into text
+(report.findings[3].saving.share_of_step) only when a check fails and raises
+MalformedReportError. Hand-written; model.py is generated."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from functools import cache
 
 from fastenough.errors import MalformedReportError
 
 _ABSENT = object()
 _KIND = {"integer": "an integer", "number": "a number", "string": "a string",
          "boolean": "true or false", "null": "null", "array": "an array", "object": "an object"}
+# The Python types of each JSON kind; type(v) in ..., so that true is no integer.
+_TYPES = {"integer": (int,), "number": (int, float), "string": (str,), "boolean": (bool,),
+          "null": (type(None),)}
+
+
+def _path(p) -> str:
+    keys = []
+    while isinstance(p, tuple):
+        p, key = p
+        keys.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return p + "".join(reversed(keys))
 
 
 def _show(v) -> str:
@@ -24,50 +35,33 @@ def _show(v) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _fail(p: str, what: str):
-    raise MalformedReportError(p, what)
+def _fail(p, what: str):
+    raise MalformedReportError(_path(p), what)
 
 
-def _is(v, kind: str) -> bool:
-    if kind == "integer":
-        return isinstance(v, int) and not isinstance(v, bool)
-    if kind == "number":
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-    if kind == "string":
-        return isinstance(v, str)
-    if kind == "boolean":
-        return isinstance(v, bool)
-    if kind == "null":
-        return v is None
-    return False
+def _not_object(d, p) -> None:
+    _fail(p, f"expected an object, got {_show(d)}")
 
 
-def _object(d, p: str) -> dict:
-    if not isinstance(d, dict):
-        _fail(p, f"expected an object, got {_show(d)}")
-    return d
-
-
-def _required(d: dict, p: str, keys: tuple) -> None:
+def _required(d: dict, p, keys: tuple) -> None:
     for k in keys:
         if k not in d:
             _fail(p, f"the required key {k!r} is missing")
 
 
-def _closed(d: dict, p: str, keys: tuple) -> None:
-    if len(d) > len(keys) or any(k not in keys for k in d):
-        other = next(k for k in d if k not in keys)
-        _fail(p, f"the key {other!r} is not one of this object's (the schema closes it)")
+def _closed(d: dict, p, keys: tuple) -> None:
+    other = next(k for k in d if k not in keys)
+    _fail(p, f"the key {other!r} is not one of this object's (the schema closes it)")
 
 
-def _dependent(d: dict, p: str, key: str, deps: tuple) -> None:
+def _dependent(d: dict, p, key: str, deps: tuple) -> None:
     if key in d:
         for k in deps:
             if k not in d:
                 _fail(p, f"{key!r} is present, so {k!r} must be too")
 
 
-def _if_then_else(d: dict, p: str, cond: dict, then: dict | None, other: dict | None) -> None:
+def _if_then_else(d: dict, p, cond: dict, then: dict | None, other: dict | None) -> None:
     """The one conditional the schema uses: if a key has a constant, then/else bound the
     length of an array."""
     holds = all(d.get(k) == s.get("const") for k, s in cond.get("properties", {}).items())
@@ -76,84 +70,103 @@ def _if_then_else(d: dict, p: str, cond: dict, then: dict | None, other: dict | 
         v = d.get(k)
         if isinstance(v, list):
             if "maxItems" in s and len(v) > s["maxItems"]:
-                _fail(f"{p}.{k}", f"at most {s['maxItems']} item(s) here, got {len(v)}")
+                _fail((p, k), f"at most {s['maxItems']} item(s) here, got {len(v)}")
             if "minItems" in s and len(v) < s["minItems"]:
-                _fail(f"{p}.{k}", f"at least {s['minItems']} item(s) here, got {len(v)}")
+                _fail((p, k), f"at least {s['minItems']} item(s) here, got {len(v)}")
 
 
-def _at(d: dict, key: str, p: str, conv):
-    return conv(d[key], p)
-
-
-def _opt(d: dict, key: str, p: str, conv):
+def _opt(d: dict, key: str, p, conv):
     v = d.get(key, _ABSENT)
-    return None if v is _ABSENT else conv(v, p)
+    return None if v is _ABSENT else conv(v, (p, key))
 
 
-def _enum(v, p: str, values: tuple):
-    if v not in values or isinstance(v, bool):
-        _fail(p, f"expected one of {', '.join('null' if x is None else x for x in values)}, "
-                 f"got {_show(v)}")
+def _any(v, p):
     return v
 
 
-def _const(v, p: str, value):
-    if v != value:
-        _fail(p, f"expected {value!r}, got {_show(v)}")
-    return v
+def _nullable(conv):
+    def check(v, p):
+        return None if v is None else conv(v, p)
+    return check
 
 
-@cache
-def _regex(pattern: str):
-    return re.compile(pattern)
-
-
-def _scalar(v, p: str, kinds: tuple, minimum=None, maximum=None, minLength=None,  # noqa: N803
-            pattern=None):
-    if not any(_is(v, k) for k in kinds):
-        _fail(p, f"expected {' or '.join(_KIND[k] for k in kinds)}, got {_show(v)}")
-    if v is None or isinstance(v, bool):
+def _enum_fn(values: tuple):
+    def check(v, p):
+        if isinstance(v, bool) or v not in values:
+            _fail(p, f"expected one of {', '.join('null' if x is None else x for x in values)}, "
+                     f"got {_show(v)}")
         return v
-    if isinstance(v, str):
-        if minLength is not None and len(v) < minLength:
-            _fail(p, f"expected at least {minLength} character(s), got {_show(v)}")
-        if pattern is not None and not _regex(pattern).search(v):
-            _fail(p, f"{_show(v)} does not match {pattern}")
+    return check
+
+
+def _const_fn(value):
+    def check(v, p):
+        if v != value:
+            _fail(p, f"expected {value!r}, got {_show(v)}")
         return v
-    if minimum is not None and v < minimum:
-        _fail(p, f"expected at least {minimum}, got {_show(v)}")
-    if maximum is not None and v > maximum:
-        _fail(p, f"expected at most {maximum}, got {_show(v)}")
-    return v
+    return check
 
 
-def _array(v, p: str, conv, min_items=None, max_items=None) -> tuple:
-    if not isinstance(v, list):
-        _fail(p, f"expected an array, got {_show(v)}")
-    if min_items is not None and len(v) < min_items:
-        _fail(p, f"expected at least {min_items} item(s), got {len(v)}")
-    if max_items is not None and len(v) > max_items:
-        _fail(p, f"expected at most {max_items} item(s), got {len(v)}")
-    return tuple(conv(x, f"{p}[{i}]") for i, x in enumerate(v))
+def _scalar_fn(kinds: tuple, minimum=None, maximum=None, minLength=None,  # noqa: N803
+               pattern=None):
+    """A check of a JSON scalar of one of `kinds`, with the schema's bounds."""
+    types = frozenset(t for k in kinds for t in _TYPES[k])
+    expected = " or ".join(_KIND[k] for k in kinds)
+    bounded = minimum is not None or maximum is not None
+    regex = re.compile(pattern) if pattern is not None else None
+
+    def check(v, p):
+        t = type(v)
+        if t not in types:
+            _fail(p, f"expected {expected}, got {_show(v)}")
+        if bounded and (t is int or t is float):
+            if minimum is not None and v < minimum:
+                _fail(p, f"expected at least {minimum}, got {_show(v)}")
+            if maximum is not None and v > maximum:
+                _fail(p, f"expected at most {maximum}, got {_show(v)}")
+        elif t is str:
+            if minLength is not None and len(v) < minLength:
+                _fail(p, f"expected at least {minLength} character(s), got {_show(v)}")
+            if regex is not None and not regex.search(v):
+                _fail(p, f"{_show(v)} does not match {pattern}")
+        return v
+    return check
 
 
-def _json_array(v, p: str) -> tuple:
+def _array_fn(conv, min_items=None, max_items=None):
+    def check(v, p) -> tuple:
+        if type(v) is not list:
+            _fail(p, f"expected an array, got {_show(v)}")
+        if min_items is not None and len(v) < min_items:
+            _fail(p, f"expected at least {min_items} item(s), got {len(v)}")
+        if max_items is not None and len(v) > max_items:
+            _fail(p, f"expected at most {max_items} item(s), got {len(v)}")
+        return tuple([conv(x, (p, i)) for i, x in enumerate(v)])
+    return check
+
+
+def _json_array(v, p) -> tuple:
     """An array the schema leaves open (shapes' dims, the memory timeline): kept as JSON."""
-    if not isinstance(v, list):
+    if type(v) is not list:
         _fail(p, f"expected an array, got {_show(v)}")
     return tuple(v)
 
 
-def _json_object(v, p: str, value_kinds: tuple | None = None) -> dict:
+def _json_object_fn(value_kinds: tuple | None):
     """An object the schema leaves open (a finding's evidence, the decision): a dict."""
-    if not isinstance(v, dict):
-        _fail(p, f"expected an object, got {_show(v)}")
-    if value_kinds is not None:
-        for k, x in v.items():
-            if not any(_is(x, kind) for kind in value_kinds):
-                _fail(f"{p}.{k}", f"expected {' or '.join(_KIND[t] for t in value_kinds)}, "
+    types = None if value_kinds is None else frozenset(t for k in value_kinds
+                                                       for t in _TYPES[k])
+
+    def check(v, p) -> dict:
+        if type(v) is not dict:
+            _fail(p, f"expected an object, got {_show(v)}")
+        if types is not None:
+            for k, x in v.items():
+                if type(x) not in types:
+                    _fail((p, k), f"expected {' or '.join(_KIND[t] for t in value_kinds)}, "
                                   f"got {_show(x)}")
-    return v
+        return v
+    return check
 
 
 def _plain(v):

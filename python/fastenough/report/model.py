@@ -12,19 +12,19 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from fastenough.report._validate import (
-    _array,
-    _at,
+    _array_fn,
     _closed,
-    _const,
+    _const_fn,
     _dependent,
-    _enum,
+    _enum_fn,
     _if_then_else,
     _json_array,
-    _json_object,
-    _object,
+    _json_object_fn,
+    _not_object,
+    _nullable,
     _opt,
     _required,
-    _scalar,
+    _scalar_fn,
     _to_json,
 )
 
@@ -70,45 +70,51 @@ class Report:
     lint: Lint | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'repeatability', 'lint')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings', 'decision')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Report:
-        d = _object(d, p)
-        _required(d, p, ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings', 'decision'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Report:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         _dependent(d, p, 'run', ('measurement', 'run_details'))
         _dependent(d, p, 'measurement', ('run',))
         _dependent(d, p, 'run_details', ('run',))
         return cls(
-            schema=_at(d, 'schema', p + '.schema', lambda v, p: _const(v, p, 'fastenough.report/1')),
-            tool_version=_at(d, 'tool_version', p + '.tool_version', lambda v, p: _scalar(v, p, ('string',))),
-            inputs=_at(d, 'inputs', p + '.inputs', lambda v, p: _array(v, p, lambda v, p: Input._load(v, p), None, None)),
-            meta=_at(d, 'meta', p + '.meta', lambda v, p: Meta._load(v, p)),
-            counters=_at(d, 'counters', p + '.counters', lambda v, p: _array(v, p, lambda v, p: Counter._load(v, p), None, None)),
-            phases=_at(d, 'phases', p + '.phases', lambda v, p: _array(v, p, lambda v, p: Phase._load(v, p), None, None)),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: Steps._load(v, p)),
-            devices=_at(d, 'devices', p + '.devices', lambda v, p: _array(v, p, lambda v, p: Device._load(v, p), None, None)),
-            top_kernels=_at(d, 'top_kernels', p + '.top_kernels', lambda v, p: _array(v, p, lambda v, p: KernelRow._load(v, p), None, None)),
-            top_ops=_at(d, 'top_ops', p + '.top_ops', lambda v, p: _array(v, p, lambda v, p: OpRow._load(v, p), None, None)),
-            top_ops_by_self=_at(d, 'top_ops_by_self', p + '.top_ops_by_self', lambda v, p: _array(v, p, lambda v, p: OpRow._load(v, p), None, None)),
-            launch=_at(d, 'launch', p + '.launch', lambda v, p: Launch._load(v, p)),
-            shapes=_at(d, 'shapes', p + '.shapes', lambda v, p: _array(v, p, lambda v, p: ShapeRow._load(v, p), None, None)),
-            findings=_at(d, 'findings', p + '.findings', lambda v, p: _array(v, p, lambda v, p: Finding._load(v, p), None, None)),
-            decision=_at(d, 'decision', p + '.decision', lambda v, p: None if v is None else _json_object(v, p)),
-            run=_opt(d, 'run', p + '.run', lambda v, p: Run._load(v, p)),
-            devices_omitted=_opt(d, 'devices_omitted', p + '.devices_omitted', lambda v, p: _array(v, p, lambda v, p: DevicesOmittedItem._load(v, p), None, None)),
-            step_breakdown=_opt(d, 'step_breakdown', p + '.step_breakdown', lambda v, p: StepBreakdown._load(v, p)),
-            efficiency=_opt(d, 'efficiency', p + '.efficiency', lambda v, p: Efficiency._load(v, p)),
-            memory=_opt(d, 'memory', p + '.memory', lambda v, p: _array(v, p, lambda v, p: MemoryRow._load(v, p), None, None)),
-            critical_path=_opt(d, 'critical_path', p + '.critical_path', lambda v, p: CriticalPath._load(v, p)),
-            graphs=_opt(d, 'graphs', p + '.graphs', lambda v, p: Graphs._load(v, p)),
-            device_turns=_opt(d, 'device_turns', p + '.device_turns', lambda v, p: DeviceTurns._load(v, p)),
-            avoidable=_opt(d, 'avoidable', p + '.avoidable', lambda v, p: _array(v, p, lambda v, p: AvoidableItem._load(v, p), None, None)),
-            measurement=_opt(d, 'measurement', p + '.measurement', lambda v, p: Measurement._load(v, p)),
-            run_details=_opt(d, 'run_details', p + '.run_details', lambda v, p: RunDetails._load(v, p)),
-            repeatability=_opt(d, 'repeatability', p + '.repeatability', lambda v, p: Repeatability._load(v, p)),
-            lint=_opt(d, 'lint', p + '.lint', lambda v, p: Lint._load(v, p)),
+            schema=_c0(d['schema'], (p, 'schema')),
+            tool_version=_c1(d['tool_version'], (p, 'tool_version')),
+            inputs=_c7(d['inputs'], (p, 'inputs')),
+            meta=_c22(d['meta'], (p, 'meta')),
+            counters=_c27(d['counters'], (p, 'counters')),
+            phases=_c31(d['phases'], (p, 'phases')),
+            steps=_c41(d['steps'], (p, 'steps')),
+            devices=_c46(d['devices'], (p, 'devices')),
+            top_kernels=_c50(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c52(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c55(d['launch'], (p, 'launch')),
+            shapes=_c110(d['shapes'], (p, 'shapes')),
+            findings=_c123(d['findings'], (p, 'findings')),
+            decision=_c83(d['decision'], (p, 'decision')),
+            run=_opt(d, 'run', p, _c12),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c48),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c67),
+            efficiency=_opt(d, 'efficiency', p, _c75),
+            memory=_opt(d, 'memory', p, _c82),
+            critical_path=_opt(d, 'critical_path', p, _c94),
+            graphs=_opt(d, 'graphs', p, _c99),
+            device_turns=_opt(d, 'device_turns', p, _c107),
+            avoidable=_opt(d, 'avoidable', p, _c126),
+            measurement=_opt(d, 'measurement', p, _c132),
+            run_details=_opt(d, 'run_details', p, _c141),
+            repeatability=_opt(d, 'repeatability', p, _c150),
+            lint=_opt(d, 'lint', p, _c153),
             key_order=tuple(d),
         )
 
@@ -129,20 +135,26 @@ class Input:
     ranks: tuple[int, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('path', 'format', 'bytes', 'json_bytes', 'events', 'ranks')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('path', 'format', 'bytes', 'json_bytes', 'events', 'ranks')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Input:
-        d = _object(d, p)
-        _required(d, p, ('path', 'format', 'bytes', 'json_bytes', 'events', 'ranks'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Input:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            path=_at(d, 'path', p + '.path', lambda v, p: _scalar(v, p, ('string',))),
-            format=_at(d, 'format', p + '.format', lambda v, p: _enum(v, p, ('kineto', 'npu-trace-view', 'legacy-array'))),
-            bytes=_at(d, 'bytes', p + '.bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            json_bytes=_at(d, 'json_bytes', p + '.json_bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            events=_at(d, 'events', p + '.events', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            ranks=_at(d, 'ranks', p + '.ranks', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',)), None, None)),
+            path=_c1(d['path'], (p, 'path')),
+            format=_c2(d['format'], (p, 'format')),
+            bytes=_c3(d['bytes'], (p, 'bytes')),
+            json_bytes=_c3(d['json_bytes'], (p, 'json_bytes')),
+            events=_c3(d['events'], (p, 'events')),
+            ranks=_c5(d['ranks'], (p, 'ranks')),
             key_order=tuple(d),
         )
 
@@ -163,20 +175,26 @@ class Run:
     missing: tuple[str, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('command', 'exit_status', 'signal', 'wall_ns', 'run_dir', 'missing')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('command', 'exit_status', 'signal', 'wall_ns', 'run_dir', 'missing')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Run:
-        d = _object(d, p)
-        _required(d, p, ('command', 'exit_status', 'signal', 'wall_ns', 'run_dir', 'missing'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Run:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            command=_at(d, 'command', p + '.command', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
-            exit_status=_at(d, 'exit_status', p + '.exit_status', lambda v, p: _scalar(v, p, ('integer', 'null'), minimum=0)),
-            signal=_at(d, 'signal', p + '.signal', lambda v, p: _scalar(v, p, ('integer', 'null'), minimum=1)),
-            wall_ns=_at(d, 'wall_ns', p + '.wall_ns', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            run_dir=_at(d, 'run_dir', p + '.run_dir', lambda v, p: _scalar(v, p, ('string',))),
-            missing=_at(d, 'missing', p + '.missing', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
+            command=_c8(d['command'], (p, 'command')),
+            exit_status=_c9(d['exit_status'], (p, 'exit_status')),
+            signal=_c10(d['signal'], (p, 'signal')),
+            wall_ns=_c11(d['wall_ns'], (p, 'wall_ns')),
+            run_dir=_c1(d['run_dir'], (p, 'run_dir')),
+            missing=_c8(d['missing'], (p, 'missing')),
             key_order=tuple(d),
         )
 
@@ -200,21 +218,26 @@ class Meta:
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'command', 'agents', 'batch_sweep')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Meta:
-        d = _object(d, p)
-        _required(d, p, ('device_properties', 'world_size', 'backend', 'base_time_ns'))
+    def _load(cls, d, p) -> Meta:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
         return cls(
-            device_properties=_at(d, 'device_properties', p + '.device_properties', lambda v, p: _array(v, p, lambda v, p: MetaDeviceProperty._load(v, p), None, None)),
-            world_size=_at(d, 'world_size', p + '.world_size', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            backend=_at(d, 'backend', p + '.backend', lambda v, p: _scalar(v, p, ('string',))),
-            base_time_ns=_at(d, 'base_time_ns', p + '.base_time_ns', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            command=_opt(d, 'command', p + '.command', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
-            agents=_opt(d, 'agents', p + '.agents', lambda v, p: _array(v, p, lambda v, p: _json_object(v, p), None, None)),
-            batch_sweep=_opt(d, 'batch_sweep', p + '.batch_sweep', lambda v, p: MetaBatchSweep._load(v, p)),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS},
+            device_properties=_c14(d['device_properties'], (p, 'device_properties')),
+            world_size=_c15(d['world_size'], (p, 'world_size')),
+            backend=_c1(d['backend'], (p, 'backend')),
+            base_time_ns=_c11(d['base_time_ns'], (p, 'base_time_ns')),
+            command=_opt(d, 'command', p, _c8),
+            agents=_opt(d, 'agents', p, _c17),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c21),
+            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -235,20 +258,26 @@ class MetaDeviceProperty:
     num_sms: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('id', 'name', 'total_memory_bytes', 'compute_major', 'compute_minor', 'num_sms')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('id', 'name', 'total_memory_bytes', 'compute_major', 'compute_minor', 'num_sms')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MetaDeviceProperty:
-        d = _object(d, p)
-        _required(d, p, ('id', 'name', 'total_memory_bytes', 'compute_major', 'compute_minor', 'num_sms'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> MetaDeviceProperty:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            id=_at(d, 'id', p + '.id', lambda v, p: _scalar(v, p, ('integer',))),
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            total_memory_bytes=_at(d, 'total_memory_bytes', p + '.total_memory_bytes', lambda v, p: _scalar(v, p, ('integer',))),
-            compute_major=_at(d, 'compute_major', p + '.compute_major', lambda v, p: _scalar(v, p, ('integer',))),
-            compute_minor=_at(d, 'compute_minor', p + '.compute_minor', lambda v, p: _scalar(v, p, ('integer',))),
-            num_sms=_at(d, 'num_sms', p + '.num_sms', lambda v, p: _scalar(v, p, ('integer',))),
+            id=_c4(d['id'], (p, 'id')),
+            name=_c1(d['name'], (p, 'name')),
+            total_memory_bytes=_c4(d['total_memory_bytes'], (p, 'total_memory_bytes')),
+            compute_major=_c4(d['compute_major'], (p, 'compute_major')),
+            compute_minor=_c4(d['compute_minor'], (p, 'compute_minor')),
+            num_sms=_c4(d['num_sms'], (p, 'num_sms')),
             key_order=tuple(d),
         )
 
@@ -270,18 +299,23 @@ class MetaBatchSweep:
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('points', 'knee', 'best', 'within')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('points',)
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MetaBatchSweep:
-        d = _object(d, p)
-        _required(d, p, ('points',))
+    def _load(cls, d, p) -> MetaBatchSweep:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
         return cls(
-            points=_at(d, 'points', p + '.points', lambda v, p: _array(v, p, lambda v, p: MetaBatchSweepPoint._load(v, p), None, None)),
-            knee=_opt(d, 'knee', p + '.knee', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            best=_opt(d, 'best', p + '.best', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            within=_opt(d, 'within', p + '.within', lambda v, p: _scalar(v, p, ('number',), minimum=0)),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS},
+            points=_c19(d['points'], (p, 'points')),
+            knee=_opt(d, 'knee', p, _c11),
+            best=_opt(d, 'best', p, _c11),
+            within=_opt(d, 'within', p, _c20),
+            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -299,16 +333,21 @@ class MetaBatchSweepPoint:
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('size', 'status')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('size', 'status')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MetaBatchSweepPoint:
-        d = _object(d, p)
-        _required(d, p, ('size', 'status'))
+    def _load(cls, d, p) -> MetaBatchSweepPoint:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
         return cls(
-            size=_at(d, 'size', p + '.size', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            status=_at(d, 'status', p + '.status', lambda v, p: _scalar(v, p, ('string',))),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS},
+            size=_c15(d['size'], (p, 'size')),
+            status=_c1(d['status'], (p, 'status')),
+            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -328,19 +367,25 @@ class Counter:
     per_input: tuple[CounterPerInputItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'severity', 'count', 'description', 'per_input')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'severity', 'count', 'description', 'per_input')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Counter:
-        d = _object(d, p)
-        _required(d, p, ('name', 'severity', 'count', 'description', 'per_input'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Counter:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            severity=_at(d, 'severity', p + '.severity', lambda v, p: _enum(v, p, ('info', 'data-loss', 'error'))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            description=_at(d, 'description', p + '.description', lambda v, p: _scalar(v, p, ('string',))),
-            per_input=_at(d, 'per_input', p + '.per_input', lambda v, p: _array(v, p, lambda v, p: CounterPerInputItem._load(v, p), None, None)),
+            name=_c1(d['name'], (p, 'name')),
+            severity=_c23(d['severity'], (p, 'severity')),
+            count=_c15(d['count'], (p, 'count')),
+            description=_c1(d['description'], (p, 'description')),
+            per_input=_c25(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -357,16 +402,22 @@ class CounterPerInputItem:
     count: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('path', 'count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('path', 'count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CounterPerInputItem:
-        d = _object(d, p)
-        _required(d, p, ('path', 'count'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CounterPerInputItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            path=_at(d, 'path', p + '.path', lambda v, p: _scalar(v, p, ('string',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
+            path=_c1(d['path'], (p, 'path')),
+            count=_c15(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
 
@@ -393,26 +444,32 @@ class Phase:
     mode: str | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'mode', 'rank', 'start_ns', 'end_ns', 'host_ns', 'device_busy_share', 'util_mean', 'power_mean_w', 'mem_used_max', 'alloc_peak', 'reserved_peak')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'start_ns', 'end_ns', 'host_ns', 'device_busy_share', 'util_mean', 'power_mean_w', 'mem_used_max', 'alloc_peak', 'reserved_peak')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Phase:
-        d = _object(d, p)
-        _required(d, p, ('name', 'rank', 'start_ns', 'end_ns', 'host_ns', 'device_busy_share', 'util_mean', 'power_mean_w', 'mem_used_max', 'alloc_peak', 'reserved_peak'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Phase:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            host_ns=_at(d, 'host_ns', p + '.host_ns', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            device_busy_share=_at(d, 'device_busy_share', p + '.device_busy_share', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            util_mean=_at(d, 'util_mean', p + '.util_mean', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            power_mean_w=_at(d, 'power_mean_w', p + '.power_mean_w', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            mem_used_max=_at(d, 'mem_used_max', p + '.mem_used_max', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            alloc_peak=_at(d, 'alloc_peak', p + '.alloc_peak', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            reserved_peak=_at(d, 'reserved_peak', p + '.reserved_peak', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            mode=_opt(d, 'mode', p + '.mode', lambda v, p: _enum(v, p, ('train', 'eval', None))),
+            name=_c1(d['name'], (p, 'name')),
+            rank=_c3(d['rank'], (p, 'rank')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            host_ns=_c11(d['host_ns'], (p, 'host_ns')),
+            device_busy_share=_c29(d['device_busy_share'], (p, 'device_busy_share')),
+            util_mean=_c29(d['util_mean'], (p, 'util_mean')),
+            power_mean_w=_c29(d['power_mean_w'], (p, 'power_mean_w')),
+            mem_used_max=_c11(d['mem_used_max'], (p, 'mem_used_max')),
+            alloc_peak=_c11(d['alloc_peak'], (p, 'alloc_peak')),
+            reserved_peak=_c11(d['reserved_peak'], (p, 'reserved_peak')),
+            mode=_opt(d, 'mode', p, _c28),
             key_order=tuple(d),
         )
 
@@ -441,28 +498,34 @@ class Steps:
     per_rank: tuple[StepsPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('count', 'median_ns', 'p10_ns', 'p90_ns', 'steady_count', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'steady_steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s', 'mode', 'per_rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'median_ns', 'p10_ns', 'p90_ns', 'steady_count', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'steady_steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s', 'mode', 'per_rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Steps:
-        d = _object(d, p)
-        _required(d, p, ('count', 'median_ns', 'p10_ns', 'p90_ns', 'steady_count', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'steady_steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s', 'mode', 'per_rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Steps:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            median_ns=_at(d, 'median_ns', p + '.median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p10_ns=_at(d, 'p10_ns', p + '.p10_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p90_ns=_at(d, 'p90_ns', p + '.p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_count=_at(d, 'steady_count', p + '.steady_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_median_ns=_at(d, 'steady_median_ns', p + '.steady_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_p10_ns=_at(d, 'steady_p10_ns', p + '.steady_p10_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_p90_ns=_at(d, 'steady_p90_ns', p + '.steady_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_steps_per_s=_at(d, 'steady_steps_per_s', p + '.steady_steps_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            items_per_s=_at(d, 'items_per_s', p + '.items_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            tokens_per_s=_at(d, 'tokens_per_s', p + '.tokens_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            real_tokens_per_s=_at(d, 'real_tokens_per_s', p + '.real_tokens_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            mode=_at(d, 'mode', p + '.mode', lambda v, p: _scalar(v, p, ('string', 'null'))),
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: StepsPerRankItem._load(v, p), None, None)),
+            count=_c3(d['count'], (p, 'count')),
+            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
+            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
+            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
+            steady_count=_c3(d['steady_count'], (p, 'steady_count')),
+            steady_median_ns=_c32(d['steady_median_ns'], (p, 'steady_median_ns')),
+            steady_p10_ns=_c32(d['steady_p10_ns'], (p, 'steady_p10_ns')),
+            steady_p90_ns=_c32(d['steady_p90_ns'], (p, 'steady_p90_ns')),
+            steady_steps_per_s=_c29(d['steady_steps_per_s'], (p, 'steady_steps_per_s')),
+            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
+            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
+            real_tokens_per_s=_c29(d['real_tokens_per_s'], (p, 'real_tokens_per_s')),
+            mode=_c33(d['mode'], (p, 'mode')),
+            per_rank=_c40(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -488,25 +551,31 @@ class StepsPerRankItem:
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'count', 'steady_begin', 'median_ns', 'p10_ns', 'p90_ns', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'omitted', 'windows')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'count', 'steady_begin', 'median_ns', 'p10_ns', 'p90_ns', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'windows')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepsPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'count', 'steady_begin', 'median_ns', 'p10_ns', 'p90_ns', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'windows'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepsPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_begin=_at(d, 'steady_begin', p + '.steady_begin', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            median_ns=_at(d, 'median_ns', p + '.median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p10_ns=_at(d, 'p10_ns', p + '.p10_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p90_ns=_at(d, 'p90_ns', p + '.p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_median_ns=_at(d, 'steady_median_ns', p + '.steady_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_p10_ns=_at(d, 'steady_p10_ns', p + '.steady_p10_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steady_p90_ns=_at(d, 'steady_p90_ns', p + '.steady_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            windows=_at(d, 'windows', p + '.windows', lambda v, p: _array(v, p, lambda v, p: StepsPerRankItemWindow._load(v, p), None, None)),
-            omitted=_opt(d, 'omitted', p + '.omitted', lambda v, p: OmittedRows._load(v, p)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            count=_c3(d['count'], (p, 'count')),
+            steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
+            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
+            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
+            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
+            steady_median_ns=_c32(d['steady_median_ns'], (p, 'steady_median_ns')),
+            steady_p10_ns=_c32(d['steady_p10_ns'], (p, 'steady_p10_ns')),
+            steady_p90_ns=_c32(d['steady_p90_ns'], (p, 'steady_p90_ns')),
+            windows=_c38(d['windows'], (p, 'windows')),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -526,16 +595,22 @@ class OmittedRows:
     kept: tuple[tuple[int, ...], ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('count', 'kept')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'kept')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> OmittedRows:
-        d = _object(d, p)
-        _required(d, p, ('count', 'kept'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> OmittedRows:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            kept=_at(d, 'kept', p + '.kept', lambda v, p: _array(v, p, lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',), minimum=0), 2, 2), None, None)),
+            count=_c15(d['count'], (p, 'count')),
+            kept=_c35(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -555,19 +630,25 @@ class StepsPerRankItemWindow:
     device_busy_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'device_busy_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'device_busy_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepsPerRankItemWindow:
-        d = _object(d, p)
-        _required(d, p, ('number', 'start_ns', 'end_ns', 'dur_ns', 'device_busy_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepsPerRankItemWindow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            number=_at(d, 'number', p + '.number', lambda v, p: _scalar(v, p, ('integer',))),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            dur_ns=_at(d, 'dur_ns', p + '.dur_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            device_busy_ns=_at(d, 'device_busy_ns', p + '.device_busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            number=_c4(d['number'], (p, 'number')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            dur_ns=_c4(d['dur_ns'], (p, 'dur_ns')),
+            device_busy_ns=_c3(d['device_busy_ns'], (p, 'device_busy_ns')),
             key_order=tuple(d),
         )
 
@@ -603,35 +684,41 @@ class Device:
     streams: tuple[DeviceStream, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'start_ns', 'end_ns', 'span_ns', 'busy_ns', 'idle_ns', 'idle_breakdown', 'stream_gap_ns', 'device_idle', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_count', 'comm_kernel_count', 'memcpy_count', 'memset_count', 'short_kernel_count', 'streams')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'start_ns', 'end_ns', 'span_ns', 'busy_ns', 'idle_ns', 'idle_breakdown', 'stream_gap_ns', 'device_idle', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_count', 'comm_kernel_count', 'memcpy_count', 'memset_count', 'short_kernel_count', 'streams')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Device:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'device', 'name', 'start_ns', 'end_ns', 'span_ns', 'busy_ns', 'idle_ns', 'idle_breakdown', 'stream_gap_ns', 'device_idle', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_count', 'comm_kernel_count', 'memcpy_count', 'memset_count', 'short_kernel_count', 'streams'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Device:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            device=_at(d, 'device', p + '.device', lambda v, p: _scalar(v, p, ('integer',))),
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            span_ns=_at(d, 'span_ns', p + '.span_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            idle_ns=_at(d, 'idle_ns', p + '.idle_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            idle_breakdown=_at(d, 'idle_breakdown', p + '.idle_breakdown', lambda v, p: Idle._load(v, p)),
-            stream_gap_ns=_at(d, 'stream_gap_ns', p + '.stream_gap_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            device_idle=_at(d, 'device_idle', p + '.device_idle', lambda v, p: Idle._load(v, p)),
-            compute_ns=_at(d, 'compute_ns', p + '.compute_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            comm_ns=_at(d, 'comm_ns', p + '.comm_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            comm_kernel_count=_at(d, 'comm_kernel_count', p + '.comm_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memcpy_count=_at(d, 'memcpy_count', p + '.memcpy_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memset_count=_at(d, 'memset_count', p + '.memset_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            short_kernel_count=_at(d, 'short_kernel_count', p + '.short_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            streams=_at(d, 'streams', p + '.streams', lambda v, p: _array(v, p, lambda v, p: DeviceStream._load(v, p), None, None)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            device=_c4(d['device'], (p, 'device')),
+            name=_c1(d['name'], (p, 'name')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            span_ns=_c3(d['span_ns'], (p, 'span_ns')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            idle_ns=_c3(d['idle_ns'], (p, 'idle_ns')),
+            idle_breakdown=_c42(d['idle_breakdown'], (p, 'idle_breakdown')),
+            stream_gap_ns=_c3(d['stream_gap_ns'], (p, 'stream_gap_ns')),
+            device_idle=_c42(d['device_idle'], (p, 'device_idle')),
+            compute_ns=_c3(d['compute_ns'], (p, 'compute_ns')),
+            comm_ns=_c3(d['comm_ns'], (p, 'comm_ns')),
+            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
+            comm_kernel_count=_c3(d['comm_kernel_count'], (p, 'comm_kernel_count')),
+            memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
+            memset_count=_c3(d['memset_count'], (p, 'memset_count')),
+            short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
+            streams=_c44(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -649,17 +736,23 @@ class Idle:
     other_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('host_wait_ns', 'kernel_wait_ns', 'other_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('host_wait_ns', 'kernel_wait_ns', 'other_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Idle:
-        d = _object(d, p)
-        _required(d, p, ('host_wait_ns', 'kernel_wait_ns', 'other_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Idle:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            host_wait_ns=_at(d, 'host_wait_ns', p + '.host_wait_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_wait_ns=_at(d, 'kernel_wait_ns', p + '.kernel_wait_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            host_wait_ns=_c3(d['host_wait_ns'], (p, 'host_wait_ns')),
+            kernel_wait_ns=_c3(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
+            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -683,23 +776,29 @@ class DeviceStream:
     other_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('stream', 'op_count', 'start_ns', 'end_ns', 'busy_ns', 'gap_count', 'host_wait_ns', 'kernel_wait_ns', 'other_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('stream', 'op_count', 'start_ns', 'end_ns', 'busy_ns', 'gap_count', 'host_wait_ns', 'kernel_wait_ns', 'other_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DeviceStream:
-        d = _object(d, p)
-        _required(d, p, ('stream', 'op_count', 'start_ns', 'end_ns', 'busy_ns', 'gap_count', 'host_wait_ns', 'kernel_wait_ns', 'other_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DeviceStream:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            stream=_at(d, 'stream', p + '.stream', lambda v, p: _scalar(v, p, ('integer',))),
-            op_count=_at(d, 'op_count', p + '.op_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            gap_count=_at(d, 'gap_count', p + '.gap_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            host_wait_ns=_at(d, 'host_wait_ns', p + '.host_wait_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_wait_ns=_at(d, 'kernel_wait_ns', p + '.kernel_wait_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            stream=_c4(d['stream'], (p, 'stream')),
+            op_count=_c3(d['op_count'], (p, 'op_count')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            gap_count=_c3(d['gap_count'], (p, 'gap_count')),
+            host_wait_ns=_c3(d['host_wait_ns'], (p, 'host_wait_ns')),
+            kernel_wait_ns=_c3(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
+            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -718,18 +817,24 @@ class DevicesOmittedItem:
     kernel_count: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'count', 'busy_ns', 'kernel_count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'count', 'busy_ns', 'kernel_count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DevicesOmittedItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'count', 'busy_ns', 'kernel_count'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DevicesOmittedItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            count=_c15(d['count'], (p, 'count')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             key_order=tuple(d),
         )
 
@@ -749,19 +854,25 @@ class KernelRow:
     share_of_busy: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'mean_ns', 'share_of_busy')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'mean_ns', 'share_of_busy')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> KernelRow:
-        d = _object(d, p)
-        _required(d, p, ('name', 'count', 'total_ns', 'mean_ns', 'share_of_busy'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> KernelRow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            total_ns=_at(d, 'total_ns', p + '.total_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            mean_ns=_at(d, 'mean_ns', p + '.mean_ns', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            share_of_busy=_at(d, 'share_of_busy', p + '.share_of_busy', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
+            name=_c1(d['name'], (p, 'name')),
+            count=_c3(d['count'], (p, 'count')),
+            total_ns=_c3(d['total_ns'], (p, 'total_ns')),
+            mean_ns=_c29(d['mean_ns'], (p, 'mean_ns')),
+            share_of_busy=_c29(d['share_of_busy'], (p, 'share_of_busy')),
             key_order=tuple(d),
         )
 
@@ -780,18 +891,24 @@ class OpRow:
     self_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'self_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'self_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> OpRow:
-        d = _object(d, p)
-        _required(d, p, ('name', 'count', 'total_ns', 'self_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> OpRow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            total_ns=_at(d, 'total_ns', p + '.total_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            self_ns=_at(d, 'self_ns', p + '.self_ns', lambda v, p: _scalar(v, p, ('integer',))),
+            name=_c1(d['name'], (p, 'name')),
+            count=_c3(d['count'], (p, 'count')),
+            total_ns=_c4(d['total_ns'], (p, 'total_ns')),
+            self_ns=_c4(d['self_ns'], (p, 'self_ns')),
             key_order=tuple(d),
         )
 
@@ -815,23 +932,29 @@ class Launch:
     launch_call_median_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'per_rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'per_rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Launch:
-        d = _object(d, p)
-        _required(d, p, ('kernel_count', 'launched_count', 'short_kernel_count', 'per_rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Launch:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launched_count=_at(d, 'launched_count', p + '.launched_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            short_kernel_count=_at(d, 'short_kernel_count', p + '.short_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: LaunchPerRankItem._load(v, p), None, None)),
-            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p + '.launch_delay_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p + '.launch_delay_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p + '.queue_delay_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p + '.queue_delay_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p + '.launch_call_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
+            launched_count=_c3(d['launched_count'], (p, 'launched_count')),
+            short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
+            per_rank=_c54(d['per_rank'], (p, 'per_rank')),
+            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
+            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
+            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
+            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
+            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -855,23 +978,29 @@ class LaunchPerRankItem:
     rank: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> LaunchPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> LaunchPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launched_count=_at(d, 'launched_count', p + '.launched_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            short_kernel_count=_at(d, 'short_kernel_count', p + '.short_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launch_delay_median_ns=_at(d, 'launch_delay_median_ns', p + '.launch_delay_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            launch_delay_p90_ns=_at(d, 'launch_delay_p90_ns', p + '.launch_delay_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            queue_delay_median_ns=_at(d, 'queue_delay_median_ns', p + '.queue_delay_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            queue_delay_p90_ns=_at(d, 'queue_delay_p90_ns', p + '.queue_delay_p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            launch_call_median_ns=_at(d, 'launch_call_median_ns', p + '.launch_call_median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
+            launched_count=_c3(d['launched_count'], (p, 'launched_count')),
+            short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
+            launch_delay_median_ns=_c32(d['launch_delay_median_ns'], (p, 'launch_delay_median_ns')),
+            launch_delay_p90_ns=_c32(d['launch_delay_p90_ns'], (p, 'launch_delay_p90_ns')),
+            queue_delay_median_ns=_c32(d['queue_delay_median_ns'], (p, 'queue_delay_median_ns')),
+            queue_delay_p90_ns=_c32(d['queue_delay_p90_ns'], (p, 'queue_delay_p90_ns')),
+            launch_call_median_ns=_c32(d['launch_call_median_ns'], (p, 'launch_call_median_ns')),
+            rank=_c4(d['rank'], (p, 'rank')),
             key_order=tuple(d),
         )
 
@@ -888,16 +1017,22 @@ class StepBreakdown:
     per_rank: tuple[StepBreakdownPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('categories', 'per_rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('categories', 'per_rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepBreakdown:
-        d = _object(d, p)
-        _required(d, p, ('categories', 'per_rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepBreakdown:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            categories=_at(d, 'categories', p + '.categories', lambda v, p: _array(v, p, lambda v, p: _enum(v, p, ('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other')), None, None)),
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: StepBreakdownPerRankItem._load(v, p), None, None)),
+            categories=_c57(d['categories'], (p, 'categories')),
+            per_rank=_c66(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -922,24 +1057,30 @@ class StepBreakdownPerRankItem:
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'worst_step', 'omitted', 'steps')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'worst_step', 'steps')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepBreakdownPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'worst_step', 'steps'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepBreakdownPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            whole_trace=_at(d, 'whole_trace', p + '.whole_trace', lambda v, p: _scalar(v, p, ('boolean',))),
-            steady_begin=_at(d, 'steady_begin', p + '.steady_begin', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_count=_at(d, 'steady_count', p + '.steady_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_mean=_at(d, 'steady_mean', p + '.steady_mean', lambda v, p: StepBreakdownPerRankItemSteadyMean._load(v, p)),
-            plugin_steady_count=_at(d, 'plugin_steady_count', p + '.plugin_steady_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            plugin_steady_mean=_at(d, 'plugin_steady_mean', p + '.plugin_steady_mean', lambda v, p: StepBreakdownPerRankItemPluginSteadyMean._load(v, p)),
-            worst_step=_at(d, 'worst_step', p + '.worst_step', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _array(v, p, lambda v, p: StepBreakdownPerRankItemStep._load(v, p), None, None)),
-            omitted=_opt(d, 'omitted', p + '.omitted', lambda v, p: OmittedRows._load(v, p)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            whole_trace=_c58(d['whole_trace'], (p, 'whole_trace')),
+            steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
+            steady_count=_c3(d['steady_count'], (p, 'steady_count')),
+            steady_mean=_c59(d['steady_mean'], (p, 'steady_mean')),
+            plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
+            plugin_steady_mean=_c60(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            worst_step=_c11(d['worst_step'], (p, 'worst_step')),
+            steps=_c64(d['steps'], (p, 'steps')),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -963,23 +1104,29 @@ class StepBreakdownPerRankItemSteadyMean:
     step_ns: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepBreakdownPerRankItemSteadyMean:
-        d = _object(d, p)
-        _required(d, p, ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepBreakdownPerRankItemSteadyMean:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            communication_ns=_at(d, 'communication_ns', p + '.communication_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            runtime_ns=_at(d, 'runtime_ns', p + '.runtime_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            dataloader_ns=_at(d, 'dataloader_ns', p + '.dataloader_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            cpu_exec_ns=_at(d, 'cpu_exec_ns', p + '.cpu_exec_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            step_ns=_at(d, 'step_ns', p + '.step_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
+            kernel_ns=_c32(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c32(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c32(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c32(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c32(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c32(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c32(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c32(d['other_ns'], (p, 'other_ns')),
+            step_ns=_c32(d['step_ns'], (p, 'step_ns')),
             key_order=tuple(d),
         )
 
@@ -1003,23 +1150,29 @@ class StepBreakdownPerRankItemPluginSteadyMean:
     step_ns: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepBreakdownPerRankItemPluginSteadyMean:
-        d = _object(d, p)
-        _required(d, p, ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepBreakdownPerRankItemPluginSteadyMean:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            communication_ns=_at(d, 'communication_ns', p + '.communication_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            runtime_ns=_at(d, 'runtime_ns', p + '.runtime_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            dataloader_ns=_at(d, 'dataloader_ns', p + '.dataloader_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            cpu_exec_ns=_at(d, 'cpu_exec_ns', p + '.cpu_exec_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            step_ns=_at(d, 'step_ns', p + '.step_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
+            kernel_ns=_c32(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c32(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c32(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c32(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c32(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c32(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c32(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c32(d['other_ns'], (p, 'other_ns')),
+            step_ns=_c32(d['step_ns'], (p, 'step_ns')),
             key_order=tuple(d),
         )
 
@@ -1047,27 +1200,33 @@ class StepBreakdownPerRankItemStep:
     plugin: PluginWindow | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'plugin')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'plugin')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> StepBreakdownPerRankItemStep:
-        d = _object(d, p)
-        _required(d, p, ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'plugin'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> StepBreakdownPerRankItemStep:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            number=_at(d, 'number', p + '.number', lambda v, p: _scalar(v, p, ('integer',))),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            dur_ns=_at(d, 'dur_ns', p + '.dur_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            communication_ns=_at(d, 'communication_ns', p + '.communication_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            runtime_ns=_at(d, 'runtime_ns', p + '.runtime_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            dataloader_ns=_at(d, 'dataloader_ns', p + '.dataloader_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            cpu_exec_ns=_at(d, 'cpu_exec_ns', p + '.cpu_exec_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            plugin=_at(d, 'plugin', p + '.plugin', lambda v, p: None if v is None else PluginWindow._load(v, p)),
+            number=_c4(d['number'], (p, 'number')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            dur_ns=_c3(d['dur_ns'], (p, 'dur_ns')),
+            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c3(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c3(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c3(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c3(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
+            plugin=_c62(d['plugin'], (p, 'plugin')),
             key_order=tuple(d),
         )
 
@@ -1093,25 +1252,31 @@ class PluginWindow:
     other_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> PluginWindow:
-        d = _object(d, p)
-        _required(d, p, ('start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> PluginWindow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            dur_ns=_at(d, 'dur_ns', p + '.dur_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            communication_ns=_at(d, 'communication_ns', p + '.communication_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            runtime_ns=_at(d, 'runtime_ns', p + '.runtime_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            dataloader_ns=_at(d, 'dataloader_ns', p + '.dataloader_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            cpu_exec_ns=_at(d, 'cpu_exec_ns', p + '.cpu_exec_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            other_ns=_at(d, 'other_ns', p + '.other_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            dur_ns=_c3(d['dur_ns'], (p, 'dur_ns')),
+            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c3(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c3(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c3(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c3(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -1129,17 +1294,23 @@ class Efficiency:
     kernels: tuple[EfficiencyKernel, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('has_launch_args', 'devices', 'kernels')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('has_launch_args', 'devices', 'kernels')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Efficiency:
-        d = _object(d, p)
-        _required(d, p, ('has_launch_args', 'devices', 'kernels'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Efficiency:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            has_launch_args=_at(d, 'has_launch_args', p + '.has_launch_args', lambda v, p: _scalar(v, p, ('boolean',))),
-            devices=_at(d, 'devices', p + '.devices', lambda v, p: _array(v, p, lambda v, p: EfficiencyDevice._load(v, p), None, None)),
-            kernels=_at(d, 'kernels', p + '.kernels', lambda v, p: _array(v, p, lambda v, p: EfficiencyKernel._load(v, p), None, None)),
+            has_launch_args=_c58(d['has_launch_args'], (p, 'has_launch_args')),
+            devices=_c72(d['devices'], (p, 'devices')),
+            kernels=_c74(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -1161,21 +1332,27 @@ class EfficiencyDevice:
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'num_sms', 'max_warps_per_sm', 'steady', 'omitted', 'steps')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'num_sms', 'max_warps_per_sm', 'steady', 'steps')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> EfficiencyDevice:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'device', 'num_sms', 'max_warps_per_sm', 'steady', 'steps'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> EfficiencyDevice:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            device=_at(d, 'device', p + '.device', lambda v, p: _scalar(v, p, ('integer',))),
-            num_sms=_at(d, 'num_sms', p + '.num_sms', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            max_warps_per_sm=_at(d, 'max_warps_per_sm', p + '.max_warps_per_sm', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            steady=_at(d, 'steady', p + '.steady', lambda v, p: EfficiencyFigures._load(v, p)),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _array(v, p, lambda v, p: EfficiencyDeviceStep._load(v, p), None, None)),
-            omitted=_opt(d, 'omitted', p + '.omitted', lambda v, p: OmittedRows._load(v, p)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            device=_c4(d['device'], (p, 'device')),
+            num_sms=_c11(d['num_sms'], (p, 'num_sms')),
+            max_warps_per_sm=_c11(d['max_warps_per_sm'], (p, 'max_warps_per_sm')),
+            steady=_c68(d['steady'], (p, 'steady')),
+            steps=_c70(d['steps'], (p, 'steps')),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1198,22 +1375,28 @@ class EfficiencyFigures:
     tensor_core_share: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('window_ns', 'kernel_busy_ns', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'kernel_ns', 'tensor_core_ns', 'tensor_core_share')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('window_ns', 'kernel_busy_ns', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'kernel_ns', 'tensor_core_ns', 'tensor_core_share')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> EfficiencyFigures:
-        d = _object(d, p)
-        _required(d, p, ('window_ns', 'kernel_busy_ns', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'kernel_ns', 'tensor_core_ns', 'tensor_core_share'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> EfficiencyFigures:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            window_ns=_at(d, 'window_ns', p + '.window_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_busy_ns=_at(d, 'kernel_busy_ns', p + '.kernel_busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            gpu_utilization=_at(d, 'gpu_utilization', p + '.gpu_utilization', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            sm_efficiency=_at(d, 'sm_efficiency', p + '.sm_efficiency', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            achieved_occupancy_pct=_at(d, 'achieved_occupancy_pct', p + '.achieved_occupancy_pct', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            tensor_core_ns=_at(d, 'tensor_core_ns', p + '.tensor_core_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            tensor_core_share=_at(d, 'tensor_core_share', p + '.tensor_core_share', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
+            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
+            kernel_busy_ns=_c3(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
+            gpu_utilization=_c29(d['gpu_utilization'], (p, 'gpu_utilization')),
+            sm_efficiency=_c29(d['sm_efficiency'], (p, 'sm_efficiency')),
+            achieved_occupancy_pct=_c29(d['achieved_occupancy_pct'], (p, 'achieved_occupancy_pct')),
+            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
+            tensor_core_ns=_c3(d['tensor_core_ns'], (p, 'tensor_core_ns')),
+            tensor_core_share=_c29(d['tensor_core_share'], (p, 'tensor_core_share')),
             key_order=tuple(d),
         )
 
@@ -1233,19 +1416,25 @@ class EfficiencyDeviceStep:
     tensor_core_share: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'tensor_core_share')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'tensor_core_share')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> EfficiencyDeviceStep:
-        d = _object(d, p)
-        _required(d, p, ('number', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'tensor_core_share'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> EfficiencyDeviceStep:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            number=_at(d, 'number', p + '.number', lambda v, p: _scalar(v, p, ('integer',))),
-            gpu_utilization=_at(d, 'gpu_utilization', p + '.gpu_utilization', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            sm_efficiency=_at(d, 'sm_efficiency', p + '.sm_efficiency', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            achieved_occupancy_pct=_at(d, 'achieved_occupancy_pct', p + '.achieved_occupancy_pct', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            tensor_core_share=_at(d, 'tensor_core_share', p + '.tensor_core_share', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
+            number=_c4(d['number'], (p, 'number')),
+            gpu_utilization=_c29(d['gpu_utilization'], (p, 'gpu_utilization')),
+            sm_efficiency=_c29(d['sm_efficiency'], (p, 'sm_efficiency')),
+            achieved_occupancy_pct=_c29(d['achieved_occupancy_pct'], (p, 'achieved_occupancy_pct')),
+            tensor_core_share=_c29(d['tensor_core_share'], (p, 'tensor_core_share')),
             key_order=tuple(d),
         )
 
@@ -1270,24 +1459,30 @@ class EfficiencyKernel:
     tensor_core: bool
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'count', 'total_ns', 'share_of_kernel_time', 'occupancy_pct', 'blocks_per_sm', 'warps_per_sm', 'tensor_core')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'count', 'total_ns', 'share_of_kernel_time', 'occupancy_pct', 'blocks_per_sm', 'warps_per_sm', 'tensor_core')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> EfficiencyKernel:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'device', 'name', 'count', 'total_ns', 'share_of_kernel_time', 'occupancy_pct', 'blocks_per_sm', 'warps_per_sm', 'tensor_core'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> EfficiencyKernel:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            device=_at(d, 'device', p + '.device', lambda v, p: _scalar(v, p, ('integer',))),
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            total_ns=_at(d, 'total_ns', p + '.total_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            share_of_kernel_time=_at(d, 'share_of_kernel_time', p + '.share_of_kernel_time', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            occupancy_pct=_at(d, 'occupancy_pct', p + '.occupancy_pct', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            blocks_per_sm=_at(d, 'blocks_per_sm', p + '.blocks_per_sm', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            warps_per_sm=_at(d, 'warps_per_sm', p + '.warps_per_sm', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            tensor_core=_at(d, 'tensor_core', p + '.tensor_core', lambda v, p: _scalar(v, p, ('boolean',))),
+            rank=_c4(d['rank'], (p, 'rank')),
+            device=_c4(d['device'], (p, 'device')),
+            name=_c1(d['name'], (p, 'name')),
+            count=_c3(d['count'], (p, 'count')),
+            total_ns=_c3(d['total_ns'], (p, 'total_ns')),
+            share_of_kernel_time=_c29(d['share_of_kernel_time'], (p, 'share_of_kernel_time')),
+            occupancy_pct=_c29(d['occupancy_pct'], (p, 'occupancy_pct')),
+            blocks_per_sm=_c29(d['blocks_per_sm'], (p, 'blocks_per_sm')),
+            warps_per_sm=_c29(d['warps_per_sm'], (p, 'warps_per_sm')),
+            tensor_core=_c58(d['tensor_core'], (p, 'tensor_core')),
             key_order=tuple(d),
         )
 
@@ -1325,37 +1520,43 @@ class MemoryRow:
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'device_type', 'device_id', 'capacity_bytes', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'start_allocated_bytes', 'peak_allocated_bytes', 'peak_ts_ns', 'peak_op', 'reserved_at_peak_bytes', 'cache_at_peak_bytes', 'peak_reserved_bytes', 'end_allocated_bytes', 'end_reserved_bytes', 'lifetimes', 'omitted', 'steps', 'timeline')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'device_type', 'device_id', 'capacity_bytes', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'start_allocated_bytes', 'peak_allocated_bytes', 'peak_ts_ns', 'peak_op', 'reserved_at_peak_bytes', 'cache_at_peak_bytes', 'peak_reserved_bytes', 'end_allocated_bytes', 'end_reserved_bytes', 'lifetimes', 'steps', 'timeline')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MemoryRow:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'device', 'device_type', 'device_id', 'capacity_bytes', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'start_allocated_bytes', 'peak_allocated_bytes', 'peak_ts_ns', 'peak_op', 'reserved_at_peak_bytes', 'cache_at_peak_bytes', 'peak_reserved_bytes', 'end_allocated_bytes', 'end_reserved_bytes', 'lifetimes', 'steps', 'timeline'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> MemoryRow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            device=_at(d, 'device', p + '.device', lambda v, p: _scalar(v, p, ('string',))),
-            device_type=_at(d, 'device_type', p + '.device_type', lambda v, p: _scalar(v, p, ('integer',))),
-            device_id=_at(d, 'device_id', p + '.device_id', lambda v, p: _scalar(v, p, ('integer',))),
-            capacity_bytes=_at(d, 'capacity_bytes', p + '.capacity_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            event_count=_at(d, 'event_count', p + '.event_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            alloc_count=_at(d, 'alloc_count', p + '.alloc_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            free_count=_at(d, 'free_count', p + '.free_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            first_ts_ns=_at(d, 'first_ts_ns', p + '.first_ts_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            last_ts_ns=_at(d, 'last_ts_ns', p + '.last_ts_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            start_allocated_bytes=_at(d, 'start_allocated_bytes', p + '.start_allocated_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            peak_allocated_bytes=_at(d, 'peak_allocated_bytes', p + '.peak_allocated_bytes', lambda v, p: _scalar(v, p, ('integer',))),
-            peak_ts_ns=_at(d, 'peak_ts_ns', p + '.peak_ts_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            peak_op=_at(d, 'peak_op', p + '.peak_op', lambda v, p: _scalar(v, p, ('string', 'null'))),
-            reserved_at_peak_bytes=_at(d, 'reserved_at_peak_bytes', p + '.reserved_at_peak_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            cache_at_peak_bytes=_at(d, 'cache_at_peak_bytes', p + '.cache_at_peak_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            peak_reserved_bytes=_at(d, 'peak_reserved_bytes', p + '.peak_reserved_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            end_allocated_bytes=_at(d, 'end_allocated_bytes', p + '.end_allocated_bytes', lambda v, p: _scalar(v, p, ('integer',))),
-            end_reserved_bytes=_at(d, 'end_reserved_bytes', p + '.end_reserved_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            lifetimes=_at(d, 'lifetimes', p + '.lifetimes', lambda v, p: MemoryRowLifetimes._load(v, p)),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _array(v, p, lambda v, p: MemoryRowStep._load(v, p), None, None)),
-            timeline=_at(d, 'timeline', p + '.timeline', lambda v, p: _array(v, p, lambda v, p: _json_array(v, p), None, None)),
-            omitted=_opt(d, 'omitted', p + '.omitted', lambda v, p: OmittedRows._load(v, p)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            device=_c1(d['device'], (p, 'device')),
+            device_type=_c4(d['device_type'], (p, 'device_type')),
+            device_id=_c4(d['device_id'], (p, 'device_id')),
+            capacity_bytes=_c11(d['capacity_bytes'], (p, 'capacity_bytes')),
+            event_count=_c3(d['event_count'], (p, 'event_count')),
+            alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
+            free_count=_c3(d['free_count'], (p, 'free_count')),
+            first_ts_ns=_c4(d['first_ts_ns'], (p, 'first_ts_ns')),
+            last_ts_ns=_c4(d['last_ts_ns'], (p, 'last_ts_ns')),
+            start_allocated_bytes=_c11(d['start_allocated_bytes'], (p, 'start_allocated_bytes')),
+            peak_allocated_bytes=_c4(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
+            peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
+            peak_op=_c33(d['peak_op'], (p, 'peak_op')),
+            reserved_at_peak_bytes=_c11(d['reserved_at_peak_bytes'], (p, 'reserved_at_peak_bytes')),
+            cache_at_peak_bytes=_c11(d['cache_at_peak_bytes'], (p, 'cache_at_peak_bytes')),
+            peak_reserved_bytes=_c11(d['peak_reserved_bytes'], (p, 'peak_reserved_bytes')),
+            end_allocated_bytes=_c4(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
+            end_reserved_bytes=_c11(d['end_reserved_bytes'], (p, 'end_reserved_bytes')),
+            lifetimes=_c76(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c78(d['steps'], (p, 'steps')),
+            timeline=_c80(d['timeline'], (p, 'timeline')),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1377,21 +1578,27 @@ class MemoryRowLifetimes:
     outside_steps_count: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('live_at_start_bytes', 'within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('live_at_start_bytes', 'within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MemoryRowLifetimes:
-        d = _object(d, p)
-        _required(d, p, ('live_at_start_bytes', 'within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> MemoryRowLifetimes:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            live_at_start_bytes=_at(d, 'live_at_start_bytes', p + '.live_at_start_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            within_step_bytes=_at(d, 'within_step_bytes', p + '.within_step_bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            within_step_count=_at(d, 'within_step_count', p + '.within_step_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            outlive_step_bytes=_at(d, 'outlive_step_bytes', p + '.outlive_step_bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            outlive_step_count=_at(d, 'outlive_step_count', p + '.outlive_step_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            outside_steps_bytes=_at(d, 'outside_steps_bytes', p + '.outside_steps_bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            outside_steps_count=_at(d, 'outside_steps_count', p + '.outside_steps_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            live_at_start_bytes=_c11(d['live_at_start_bytes'], (p, 'live_at_start_bytes')),
+            within_step_bytes=_c3(d['within_step_bytes'], (p, 'within_step_bytes')),
+            within_step_count=_c3(d['within_step_count'], (p, 'within_step_count')),
+            outlive_step_bytes=_c3(d['outlive_step_bytes'], (p, 'outlive_step_bytes')),
+            outlive_step_count=_c3(d['outlive_step_count'], (p, 'outlive_step_count')),
+            outside_steps_bytes=_c3(d['outside_steps_bytes'], (p, 'outside_steps_bytes')),
+            outside_steps_count=_c3(d['outside_steps_count'], (p, 'outside_steps_count')),
             key_order=tuple(d),
         )
 
@@ -1413,21 +1620,27 @@ class MemoryRowStep:
     alloc_bytes: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_allocated_bytes', 'peak_allocated_bytes', 'end_allocated_bytes', 'peak_reserved_bytes', 'alloc_count', 'alloc_bytes')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_allocated_bytes', 'peak_allocated_bytes', 'end_allocated_bytes', 'peak_reserved_bytes', 'alloc_count', 'alloc_bytes')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MemoryRowStep:
-        d = _object(d, p)
-        _required(d, p, ('number', 'start_allocated_bytes', 'peak_allocated_bytes', 'end_allocated_bytes', 'peak_reserved_bytes', 'alloc_count', 'alloc_bytes'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> MemoryRowStep:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            number=_at(d, 'number', p + '.number', lambda v, p: _scalar(v, p, ('integer',))),
-            start_allocated_bytes=_at(d, 'start_allocated_bytes', p + '.start_allocated_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            peak_allocated_bytes=_at(d, 'peak_allocated_bytes', p + '.peak_allocated_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            end_allocated_bytes=_at(d, 'end_allocated_bytes', p + '.end_allocated_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            peak_reserved_bytes=_at(d, 'peak_reserved_bytes', p + '.peak_reserved_bytes', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            alloc_count=_at(d, 'alloc_count', p + '.alloc_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            alloc_bytes=_at(d, 'alloc_bytes', p + '.alloc_bytes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            number=_c4(d['number'], (p, 'number')),
+            start_allocated_bytes=_c11(d['start_allocated_bytes'], (p, 'start_allocated_bytes')),
+            peak_allocated_bytes=_c11(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
+            end_allocated_bytes=_c11(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
+            peak_reserved_bytes=_c11(d['peak_reserved_bytes'], (p, 'peak_reserved_bytes')),
+            alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
+            alloc_bytes=_c3(d['alloc_bytes'], (p, 'alloc_bytes')),
             key_order=tuple(d),
         )
 
@@ -1444,16 +1657,22 @@ class CriticalPath:
     job: dict | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CriticalPath:
-        d = _object(d, p)
-        _required(d, p, ('per_rank',))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CriticalPath:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: CriticalPathPerRankItem._load(v, p), None, None)),
-            job=_opt(d, 'job', p + '.job', lambda v, p: None if v is None else _json_object(v, p)),
+            per_rank=_c93(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c83),
             key_order=tuple(d),
         )
 
@@ -1487,33 +1706,39 @@ class CriticalPathPerRankItem:
     steps: tuple[CriticalPathPerRankItemStep, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'status', 'cuda_sync_events', 'window_start_ns', 'window_end_ns', 'window_ns', 'steady_steps', 'steps_analysed', 'node_count', 'edge_count', 'length_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns', 'streams', 'top', 'steps')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'status', 'cuda_sync_events', 'window_start_ns', 'window_end_ns', 'window_ns', 'steady_steps', 'steps_analysed', 'node_count', 'edge_count', 'length_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns', 'streams', 'top', 'steps')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CriticalPathPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'status', 'cuda_sync_events', 'window_start_ns', 'window_end_ns', 'window_ns', 'steady_steps', 'steps_analysed', 'node_count', 'edge_count', 'length_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns', 'streams', 'top', 'steps'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CriticalPathPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            status=_at(d, 'status', p + '.status', lambda v, p: _enum(v, p, ('ok', 'no-events', 'cycle'))),
-            cuda_sync_events=_at(d, 'cuda_sync_events', p + '.cuda_sync_events', lambda v, p: _scalar(v, p, ('boolean',))),
-            window_start_ns=_at(d, 'window_start_ns', p + '.window_start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            window_end_ns=_at(d, 'window_end_ns', p + '.window_end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            window_ns=_at(d, 'window_ns', p + '.window_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_steps=_at(d, 'steady_steps', p + '.steady_steps', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steps_analysed=_at(d, 'steps_analysed', p + '.steps_analysed', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            node_count=_at(d, 'node_count', p + '.node_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            edge_count=_at(d, 'edge_count', p + '.edge_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            length_ns=_at(d, 'length_ns', p + '.length_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            host_ns=_at(d, 'host_ns', p + '.host_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            device_ns=_at(d, 'device_ns', p + '.device_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launch_delay_ns=_at(d, 'launch_delay_ns', p + '.launch_delay_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_gap_ns=_at(d, 'kernel_gap_ns', p + '.kernel_gap_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            sync_ns=_at(d, 'sync_ns', p + '.sync_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            streams=_at(d, 'streams', p + '.streams', lambda v, p: _array(v, p, lambda v, p: CriticalPathPerRankItemStream._load(v, p), None, None)),
-            top=_at(d, 'top', p + '.top', lambda v, p: _array(v, p, lambda v, p: CriticalPathPerRankItemTopItem._load(v, p), None, None)),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _array(v, p, lambda v, p: CriticalPathPerRankItemStep._load(v, p), None, None)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            status=_c84(d['status'], (p, 'status')),
+            cuda_sync_events=_c58(d['cuda_sync_events'], (p, 'cuda_sync_events')),
+            window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
+            window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
+            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
+            steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
+            steps_analysed=_c3(d['steps_analysed'], (p, 'steps_analysed')),
+            node_count=_c3(d['node_count'], (p, 'node_count')),
+            edge_count=_c3(d['edge_count'], (p, 'edge_count')),
+            length_ns=_c3(d['length_ns'], (p, 'length_ns')),
+            host_ns=_c3(d['host_ns'], (p, 'host_ns')),
+            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
+            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
+            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            sync_ns=_c3(d['sync_ns'], (p, 'sync_ns')),
+            streams=_c86(d['streams'], (p, 'streams')),
+            top=_c89(d['top'], (p, 'top')),
+            steps=_c91(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -1536,22 +1761,28 @@ class CriticalPathPerRankItemStream:
     launch_delay_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('device', 'stream', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_gap_ns', 'launch_delay_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('device', 'stream', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_gap_ns', 'launch_delay_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CriticalPathPerRankItemStream:
-        d = _object(d, p)
-        _required(d, p, ('device', 'stream', 'compute_ns', 'comm_ns', 'memcpy_ns', 'memset_ns', 'kernel_gap_ns', 'launch_delay_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CriticalPathPerRankItemStream:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            device=_at(d, 'device', p + '.device', lambda v, p: _scalar(v, p, ('integer',))),
-            stream=_at(d, 'stream', p + '.stream', lambda v, p: _scalar(v, p, ('integer',))),
-            compute_ns=_at(d, 'compute_ns', p + '.compute_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            comm_ns=_at(d, 'comm_ns', p + '.comm_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memcpy_ns=_at(d, 'memcpy_ns', p + '.memcpy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            memset_ns=_at(d, 'memset_ns', p + '.memset_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_gap_ns=_at(d, 'kernel_gap_ns', p + '.kernel_gap_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launch_delay_ns=_at(d, 'launch_delay_ns', p + '.launch_delay_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            device=_c4(d['device'], (p, 'device')),
+            stream=_c4(d['stream'], (p, 'stream')),
+            compute_ns=_c3(d['compute_ns'], (p, 'compute_ns')),
+            comm_ns=_c3(d['comm_ns'], (p, 'comm_ns')),
+            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
+            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             key_order=tuple(d),
         )
 
@@ -1570,18 +1801,24 @@ class CriticalPathPerRankItemTopItem:
     count: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kind', 'name', 'ns', 'count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kind', 'name', 'ns', 'count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CriticalPathPerRankItemTopItem:
-        d = _object(d, p)
-        _required(d, p, ('kind', 'name', 'ns', 'count'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CriticalPathPerRankItemTopItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            kind=_at(d, 'kind', p + '.kind', lambda v, p: _enum(v, p, ('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))),
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            ns=_at(d, 'ns', p + '.ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            kind=_c87(d['kind'], (p, 'kind')),
+            name=_c1(d['name'], (p, 'name')),
+            ns=_c3(d['ns'], (p, 'ns')),
+            count=_c3(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
 
@@ -1605,23 +1842,29 @@ class CriticalPathPerRankItemStep:
     sync_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'path_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'path_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> CriticalPathPerRankItemStep:
-        d = _object(d, p)
-        _required(d, p, ('number', 'start_ns', 'end_ns', 'path_ns', 'host_ns', 'device_ns', 'launch_delay_ns', 'kernel_gap_ns', 'sync_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> CriticalPathPerRankItemStep:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            number=_at(d, 'number', p + '.number', lambda v, p: _scalar(v, p, ('integer',))),
-            start_ns=_at(d, 'start_ns', p + '.start_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            end_ns=_at(d, 'end_ns', p + '.end_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            path_ns=_at(d, 'path_ns', p + '.path_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            host_ns=_at(d, 'host_ns', p + '.host_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            device_ns=_at(d, 'device_ns', p + '.device_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launch_delay_ns=_at(d, 'launch_delay_ns', p + '.launch_delay_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_gap_ns=_at(d, 'kernel_gap_ns', p + '.kernel_gap_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            sync_ns=_at(d, 'sync_ns', p + '.sync_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            number=_c4(d['number'], (p, 'number')),
+            start_ns=_c4(d['start_ns'], (p, 'start_ns')),
+            end_ns=_c4(d['end_ns'], (p, 'end_ns')),
+            path_ns=_c3(d['path_ns'], (p, 'path_ns')),
+            host_ns=_c3(d['host_ns'], (p, 'host_ns')),
+            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
+            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
+            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            sync_ns=_c3(d['sync_ns'], (p, 'sync_ns')),
             key_order=tuple(d),
         )
 
@@ -1637,15 +1880,21 @@ class Graphs:
     per_rank: tuple[GraphsPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Graphs:
-        d = _object(d, p)
-        _required(d, p, ('per_rank',))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Graphs:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: GraphsPerRankItem._load(v, p), None, None)),
+            per_rank=_c98(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1671,25 +1920,31 @@ class GraphsPerRankItem:
     compiled_regions: tuple[GraphsPerRankItemCompiledRegion, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'launch_count', 'launches_with_activity', 'launches_without_activity', 'kernels_missing', 'device_op_count', 'kernel_count', 'device_ns', 'triton_kernel_count', 'triton_kernels_outside_regions', 'compiled_regions')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'launch_count', 'launches_with_activity', 'launches_without_activity', 'kernels_missing', 'device_op_count', 'kernel_count', 'device_ns', 'triton_kernel_count', 'triton_kernels_outside_regions', 'compiled_regions')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> GraphsPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'launch_count', 'launches_with_activity', 'launches_without_activity', 'kernels_missing', 'device_op_count', 'kernel_count', 'device_ns', 'triton_kernel_count', 'triton_kernels_outside_regions', 'compiled_regions'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> GraphsPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            launch_count=_at(d, 'launch_count', p + '.launch_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launches_with_activity=_at(d, 'launches_with_activity', p + '.launches_with_activity', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            launches_without_activity=_at(d, 'launches_without_activity', p + '.launches_without_activity', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernels_missing=_at(d, 'kernels_missing', p + '.kernels_missing', lambda v, p: _scalar(v, p, ('boolean',))),
-            device_op_count=_at(d, 'device_op_count', p + '.device_op_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            device_ns=_at(d, 'device_ns', p + '.device_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            triton_kernel_count=_at(d, 'triton_kernel_count', p + '.triton_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            triton_kernels_outside_regions=_at(d, 'triton_kernels_outside_regions', p + '.triton_kernels_outside_regions', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            compiled_regions=_at(d, 'compiled_regions', p + '.compiled_regions', lambda v, p: _array(v, p, lambda v, p: GraphsPerRankItemCompiledRegion._load(v, p), None, None)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            launch_count=_c3(d['launch_count'], (p, 'launch_count')),
+            launches_with_activity=_c3(d['launches_with_activity'], (p, 'launches_with_activity')),
+            launches_without_activity=_c3(d['launches_without_activity'], (p, 'launches_without_activity')),
+            kernels_missing=_c58(d['kernels_missing'], (p, 'kernels_missing')),
+            device_op_count=_c3(d['device_op_count'], (p, 'device_op_count')),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
+            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
+            triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
+            triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
+            compiled_regions=_c96(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -1709,19 +1964,25 @@ class GraphsPerRankItemCompiledRegion:
     kernel_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'instances', 'kernel_count', 'triton_kernel_count', 'kernel_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'instances', 'kernel_count', 'triton_kernel_count', 'kernel_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> GraphsPerRankItemCompiledRegion:
-        d = _object(d, p)
-        _required(d, p, ('name', 'instances', 'kernel_count', 'triton_kernel_count', 'kernel_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> GraphsPerRankItemCompiledRegion:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            instances=_at(d, 'instances', p + '.instances', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_count=_at(d, 'kernel_count', p + '.kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            triton_kernel_count=_at(d, 'triton_kernel_count', p + '.triton_kernel_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            kernel_ns=_at(d, 'kernel_ns', p + '.kernel_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            name=_c1(d['name'], (p, 'name')),
+            instances=_c3(d['instances'], (p, 'instances')),
+            kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
+            triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
+            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
             key_order=tuple(d),
         )
 
@@ -1739,16 +2000,22 @@ class DeviceTurns:
     per_rank: tuple[DeviceTurnsPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DeviceTurns:
-        d = _object(d, p)
-        _required(d, p, ('job', 'per_rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DeviceTurns:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            job=_at(d, 'job', p + '.job', lambda v, p: None if v is None else DeviceTurnsJob._load(v, p)),
-            per_rank=_at(d, 'per_rank', p + '.per_rank', lambda v, p: _array(v, p, lambda v, p: DeviceTurnsPerRankItem._load(v, p), None, None)),
+            job=_c103(d['job'], (p, 'job')),
+            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1771,22 +2038,28 @@ class DeviceTurnsJob:
     overlap_bound_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DeviceTurnsJob:
-        d = _object(d, p)
-        _required(d, p, ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DeviceTurnsJob:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_at(d, 'ranks', p + '.ranks', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',)), 2, None)),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',), minimum=0), 2, None)),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            window_ns=_at(d, 'window_ns', p + '.window_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            all_busy_ns=_at(d, 'all_busy_ns', p + '.all_busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            taking_turns_ns=_at(d, 'taking_turns_ns', p + '.taking_turns_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            all_idle_ns=_at(d, 'all_idle_ns', p + '.all_idle_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            overlap_bound_ns=_at(d, 'overlap_bound_ns', p + '.overlap_bound_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            ranks=_c100(d['ranks'], (p, 'ranks')),
+            busy_ns=_c101(d['busy_ns'], (p, 'busy_ns')),
+            steps=_c3(d['steps'], (p, 'steps')),
+            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
+            all_busy_ns=_c3(d['all_busy_ns'], (p, 'all_busy_ns')),
+            taking_turns_ns=_c3(d['taking_turns_ns'], (p, 'taking_turns_ns')),
+            all_idle_ns=_c3(d['all_idle_ns'], (p, 'all_idle_ns')),
+            overlap_bound_ns=_c3(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
             key_order=tuple(d),
         )
 
@@ -1811,24 +2084,30 @@ class DeviceTurnsPerRankItem:
     omitted: DeviceTurnsPerRankItemOmitted | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'devices', 'busy_ns', 'omitted', 'windows', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'devices', 'busy_ns', 'windows', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DeviceTurnsPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'devices', 'busy_ns', 'windows', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DeviceTurnsPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            devices=_at(d, 'devices', p + '.devices', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',)), 2, None)),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',), minimum=0), 2, None)),
-            windows=_at(d, 'windows', p + '.windows', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            window_ns=_at(d, 'window_ns', p + '.window_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            all_busy_ns=_at(d, 'all_busy_ns', p + '.all_busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            taking_turns_ns=_at(d, 'taking_turns_ns', p + '.taking_turns_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            all_idle_ns=_at(d, 'all_idle_ns', p + '.all_idle_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            overlap_bound_ns=_at(d, 'overlap_bound_ns', p + '.overlap_bound_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            omitted=_opt(d, 'omitted', p + '.omitted', lambda v, p: DeviceTurnsPerRankItemOmitted._load(v, p)),
+            rank=_c4(d['rank'], (p, 'rank')),
+            devices=_c100(d['devices'], (p, 'devices')),
+            busy_ns=_c101(d['busy_ns'], (p, 'busy_ns')),
+            windows=_c3(d['windows'], (p, 'windows')),
+            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
+            all_busy_ns=_c3(d['all_busy_ns'], (p, 'all_busy_ns')),
+            taking_turns_ns=_c3(d['taking_turns_ns'], (p, 'taking_turns_ns')),
+            all_idle_ns=_c3(d['all_idle_ns'], (p, 'all_idle_ns')),
+            overlap_bound_ns=_c3(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
+            omitted=_opt(d, 'omitted', p, _c104),
             key_order=tuple(d),
         )
 
@@ -1846,16 +2125,22 @@ class DeviceTurnsPerRankItemOmitted:
     busy_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> DeviceTurnsPerRankItemOmitted:
-        d = _object(d, p)
-        _required(d, p, ('count', 'busy_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> DeviceTurnsPerRankItemOmitted:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            busy_ns=_at(d, 'busy_ns', p + '.busy_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            count=_c15(d['count'], (p, 'count')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
             key_order=tuple(d),
         )
 
@@ -1878,22 +2163,28 @@ class ShapeRow:
     device_ns: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'input_strides', 'input_concrete', 'count', 'total_ns', 'device_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'input_strides', 'input_concrete', 'count', 'total_ns', 'device_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> ShapeRow:
-        d = _object(d, p)
-        _required(d, p, ('op', 'input_dims', 'input_types', 'input_strides', 'input_concrete', 'count', 'total_ns', 'device_ns'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> ShapeRow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            op=_at(d, 'op', p + '.op', lambda v, p: _scalar(v, p, ('string',))),
-            input_dims=_at(d, 'input_dims', p + '.input_dims', lambda v, p: None if v is None else _json_array(v, p)),
-            input_types=_at(d, 'input_types', p + '.input_types', lambda v, p: None if v is None else _json_array(v, p)),
-            input_strides=_at(d, 'input_strides', p + '.input_strides', lambda v, p: None if v is None else _json_array(v, p)),
-            input_concrete=_at(d, 'input_concrete', p + '.input_concrete', lambda v, p: None if v is None else _json_array(v, p)),
-            count=_at(d, 'count', p + '.count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            total_ns=_at(d, 'total_ns', p + '.total_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            device_ns=_at(d, 'device_ns', p + '.device_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            op=_c1(d['op'], (p, 'op')),
+            input_dims=_c108(d['input_dims'], (p, 'input_dims')),
+            input_types=_c108(d['input_types'], (p, 'input_types')),
+            input_strides=_c108(d['input_strides'], (p, 'input_strides')),
+            input_concrete=_c108(d['input_concrete'], (p, 'input_concrete')),
+            count=_c3(d['count'], (p, 'count')),
+            total_ns=_c3(d['total_ns'], (p, 'total_ns')),
+            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
             key_order=tuple(d),
         )
 
@@ -1919,25 +2210,31 @@ class Finding:
     also_in_source: tuple[FindingAlsoInSourceItem, ...] | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank', 'overlaps', 'also_in_source')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Finding:
-        d = _object(d, p)
-        _required(d, p, ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Finding:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            code=_at(d, 'code', p + '.code', lambda v, p: _scalar(v, p, ('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')),
-            verdict=_at(d, 'verdict', p + '.verdict', lambda v, p: _enum(v, p, ('avoidable', 'bounded', 'insufficient-evidence'))),
-            title=_at(d, 'title', p + '.title', lambda v, p: _scalar(v, p, ('string',), minLength=1)),
-            source=_at(d, 'source', p + '.source', lambda v, p: _enum(v, p, ('trace', 'agent', 'sampler', 'lint'))),
-            evidence=_at(d, 'evidence', p + '.evidence', lambda v, p: _json_object(v, p, ('integer', 'number', 'string'))),
-            where=_at(d, 'where', p + '.where', lambda v, p: _array(v, p, lambda v, p: Location._load(v, p), None, None)),
-            saving=_at(d, 'saving', p + '.saving', lambda v, p: FindingSaving._load(v, p)),
-            action=_at(d, 'action', p + '.action', lambda v, p: _scalar(v, p, ('string',), minLength=1)),
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer', 'null'), minimum=0)),
-            overlaps=_opt(d, 'overlaps', p + '.overlaps', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), 1, None)),
-            also_in_source=_opt(d, 'also_in_source', p + '.also_in_source', lambda v, p: _array(v, p, lambda v, p: FindingAlsoInSourceItem._load(v, p), None, None)),
+            code=_c111(d['code'], (p, 'code')),
+            verdict=_c112(d['verdict'], (p, 'verdict')),
+            title=_c113(d['title'], (p, 'title')),
+            source=_c114(d['source'], (p, 'source')),
+            evidence=_c115(d['evidence'], (p, 'evidence')),
+            where=_c117(d['where'], (p, 'where')),
+            saving=_c118(d['saving'], (p, 'saving')),
+            action=_c113(d['action'], (p, 'action')),
+            rank=_c9(d['rank'], (p, 'rank')),
+            overlaps=_opt(d, 'overlaps', p, _c119),
+            also_in_source=_opt(d, 'also_in_source', p, _c121),
             key_order=tuple(d),
         )
 
@@ -1964,22 +2261,27 @@ class Location:
     rank: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'def_line', 'inside', 'function', 'op', 'kernel', 'stream', 'rank')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Location:
-        d = _object(d, p)
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Location:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            file=_opt(d, 'file', p + '.file', lambda v, p: _scalar(v, p, ('string',))),
-            line=_opt(d, 'line', p + '.line', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            def_line=_opt(d, 'def_line', p + '.def_line', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            inside=_opt(d, 'inside', p + '.inside', lambda v, p: _scalar(v, p, ('string',))),
-            function=_opt(d, 'function', p + '.function', lambda v, p: _scalar(v, p, ('string',))),
-            op=_opt(d, 'op', p + '.op', lambda v, p: _scalar(v, p, ('string',))),
-            kernel=_opt(d, 'kernel', p + '.kernel', lambda v, p: _scalar(v, p, ('string',))),
-            stream=_opt(d, 'stream', p + '.stream', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            rank=_opt(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            file=_opt(d, 'file', p, _c1),
+            line=_opt(d, 'line', p, _c15),
+            def_line=_opt(d, 'def_line', p, _c15),
+            inside=_opt(d, 'inside', p, _c1),
+            function=_opt(d, 'function', p, _c1),
+            op=_opt(d, 'op', p, _c1),
+            kernel=_opt(d, 'kernel', p, _c1),
+            stream=_opt(d, 'stream', p, _c3),
+            rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
 
@@ -1998,18 +2300,24 @@ class FindingSaving:
     upper_bound: bool
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('per_step_ns', 'share_of_step', 'total_ns', 'upper_bound')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_step_ns', 'share_of_step', 'total_ns', 'upper_bound')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> FindingSaving:
-        d = _object(d, p)
-        _required(d, p, ('per_step_ns', 'share_of_step', 'total_ns', 'upper_bound'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> FindingSaving:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            per_step_ns=_at(d, 'per_step_ns', p + '.per_step_ns', lambda v, p: _scalar(v, p, ('integer', 'null'), minimum=0)),
-            share_of_step=_at(d, 'share_of_step', p + '.share_of_step', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            total_ns=_at(d, 'total_ns', p + '.total_ns', lambda v, p: _scalar(v, p, ('integer', 'null'), minimum=0)),
-            upper_bound=_at(d, 'upper_bound', p + '.upper_bound', lambda v, p: _scalar(v, p, ('boolean',))),
+            per_step_ns=_c9(d['per_step_ns'], (p, 'per_step_ns')),
+            share_of_step=_c29(d['share_of_step'], (p, 'share_of_step')),
+            total_ns=_c9(d['total_ns'], (p, 'total_ns')),
+            upper_bound=_c58(d['upper_bound'], (p, 'upper_bound')),
             key_order=tuple(d),
         )
 
@@ -2028,17 +2336,22 @@ class FindingAlsoInSourceItem:
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'rule')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('file', 'line', 'rule')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> FindingAlsoInSourceItem:
-        d = _object(d, p)
-        _required(d, p, ('file', 'line', 'rule'))
+    def _load(cls, d, p) -> FindingAlsoInSourceItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
         return cls(
-            file=_at(d, 'file', p + '.file', lambda v, p: _scalar(v, p, ('string',))),
-            line=_at(d, 'line', p + '.line', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            rule=_at(d, 'rule', p + '.rule', lambda v, p: _scalar(v, p, ('string',))),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS},
+            file=_c1(d['file'], (p, 'file')),
+            line=_c15(d['line'], (p, 'line')),
+            rule=_c1(d['rule'], (p, 'rule')),
+            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -2058,19 +2371,25 @@ class AvoidableItem:
     groups: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'share_of_step', 'per_step_ns', 'findings', 'groups')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'share_of_step', 'per_step_ns', 'findings', 'groups')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> AvoidableItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'share_of_step', 'per_step_ns', 'findings', 'groups'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> AvoidableItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            share_of_step=_at(d, 'share_of_step', p + '.share_of_step', lambda v, p: _scalar(v, p, ('number',), minimum=0, maximum=1)),
-            per_step_ns=_at(d, 'per_step_ns', p + '.per_step_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            findings=_at(d, 'findings', p + '.findings', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            groups=_at(d, 'groups', p + '.groups', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
+            rank=_c3(d['rank'], (p, 'rank')),
+            share_of_step=_c124(d['share_of_step'], (p, 'share_of_step')),
+            per_step_ns=_c3(d['per_step_ns'], (p, 'per_step_ns')),
+            findings=_c15(d['findings'], (p, 'findings')),
+            groups=_c15(d['groups'], (p, 'groups')),
             key_order=tuple(d),
         )
 
@@ -2098,28 +2417,34 @@ class Measurement:
     profile_not_moved: str | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('status', 'reasons', 'processes', 'steady_steps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'profile_peak_rss_rise_bytes', 'profile_memory_bound_bytes', 'profile_stopped_early', 'profile_mode', 'profile_moved', 'profile_not_moved')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('status', 'reasons', 'processes', 'steady_steps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'profile_peak_rss_rise_bytes')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Measurement:
-        d = _object(d, p)
-        _required(d, p, ('status', 'reasons', 'processes', 'steady_steps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'profile_peak_rss_rise_bytes'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Measurement:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_at(d, 'status', p + '.status', lambda v, p: _enum(v, p, ('complete', 'partial', 'blind'))),
-            reasons=_at(d, 'reasons', p + '.reasons', lambda v, p: _array(v, p, lambda v, p: MeasurementReason._load(v, p), None, None)),
-            processes=_at(d, 'processes', p + '.processes', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_steps=_at(d, 'steady_steps', p + '.steady_steps', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            tool_pause_ns=_at(d, 'tool_pause_ns', p + '.tool_pause_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            tool_pauses=_at(d, 'tool_pauses', p + '.tool_pauses', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            profile_cost_ns=_at(d, 'profile_cost_ns', p + '.profile_cost_ns', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            profile_peak_rss_rise_bytes=_at(d, 'profile_peak_rss_rise_bytes', p + '.profile_peak_rss_rise_bytes', lambda v, p: _scalar(v, p, ('integer',))),
-            profile_memory_bound_bytes=_opt(d, 'profile_memory_bound_bytes', p + '.profile_memory_bound_bytes', lambda v, p: _scalar(v, p, ('integer',))),
-            profile_stopped_early=_opt(d, 'profile_stopped_early', p + '.profile_stopped_early', lambda v, p: _scalar(v, p, ('string',))),
-            profile_mode=_opt(d, 'profile_mode', p + '.profile_mode', lambda v, p: _scalar(v, p, ('string',))),
-            profile_moved=_opt(d, 'profile_moved', p + '.profile_moved', lambda v, p: _scalar(v, p, ('string',))),
-            profile_not_moved=_opt(d, 'profile_not_moved', p + '.profile_not_moved', lambda v, p: _scalar(v, p, ('string',))),
+            status=_c127(d['status'], (p, 'status')),
+            reasons=_c131(d['reasons'], (p, 'reasons')),
+            processes=_c3(d['processes'], (p, 'processes')),
+            steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
+            tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
+            tool_pauses=_c3(d['tool_pauses'], (p, 'tool_pauses')),
+            profile_cost_ns=_c3(d['profile_cost_ns'], (p, 'profile_cost_ns')),
+            profile_peak_rss_rise_bytes=_c4(d['profile_peak_rss_rise_bytes'], (p, 'profile_peak_rss_rise_bytes')),
+            profile_memory_bound_bytes=_opt(d, 'profile_memory_bound_bytes', p, _c4),
+            profile_stopped_early=_opt(d, 'profile_stopped_early', p, _c1),
+            profile_mode=_opt(d, 'profile_mode', p, _c1),
+            profile_moved=_opt(d, 'profile_moved', p, _c1),
+            profile_not_moved=_opt(d, 'profile_not_moved', p, _c1),
             key_order=tuple(d),
         )
 
@@ -2137,17 +2462,23 @@ class MeasurementReason:
     text: str
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('code', 'level', 'text')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'level', 'text')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> MeasurementReason:
-        d = _object(d, p)
-        _required(d, p, ('code', 'level', 'text'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> MeasurementReason:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            code=_at(d, 'code', p + '.code', lambda v, p: _enum(v, p, ('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))),
-            level=_at(d, 'level', p + '.level', lambda v, p: _enum(v, p, ('partial', 'blind'))),
-            text=_at(d, 'text', p + '.text', lambda v, p: _scalar(v, p, ('string',), minLength=1)),
+            code=_c128(d['code'], (p, 'code')),
+            level=_c129(d['level'], (p, 'level')),
+            text=_c113(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -2168,20 +2499,26 @@ class RunDetails:
     in_job: RunDetailsInJob | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('phases', 'steps_per_rank', 'steps_by_mode', 'traces', 'problems', 'in_job')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('phases', 'steps_per_rank', 'steps_by_mode', 'traces', 'problems')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RunDetails:
-        d = _object(d, p)
-        _required(d, p, ('phases', 'steps_per_rank', 'steps_by_mode', 'traces', 'problems'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RunDetails:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            phases=_at(d, 'phases', p + '.phases', lambda v, p: _array(v, p, lambda v, p: RunDetailsPhase._load(v, p), None, None)),
-            steps_per_rank=_at(d, 'steps_per_rank', p + '.steps_per_rank', lambda v, p: _array(v, p, lambda v, p: RunDetailsStepsPerRankItem._load(v, p), None, None)),
-            steps_by_mode=_at(d, 'steps_by_mode', p + '.steps_by_mode', lambda v, p: _array(v, p, lambda v, p: RunDetailsStepsByModeItem._load(v, p), None, None)),
-            traces=_at(d, 'traces', p + '.traces', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
-            problems=_at(d, 'problems', p + '.problems', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
-            in_job=_opt(d, 'in_job', p + '.in_job', lambda v, p: RunDetailsInJob._load(v, p)),
+            phases=_c134(d['phases'], (p, 'phases')),
+            steps_per_rank=_c136(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c138(d['steps_by_mode'], (p, 'steps_by_mode')),
+            traces=_c8(d['traces'], (p, 'traces')),
+            problems=_c8(d['problems'], (p, 'problems')),
+            in_job=_opt(d, 'in_job', p, _c140),
             key_order=tuple(d),
         )
 
@@ -2208,26 +2545,32 @@ class RunDetailsPhase:
     instances: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'rank', 'pid', 'instances', 'mode', 'auto', 'complete', 'busy_source', 'cpu_mean_pct', 'rss_max', 'mem_total', 'device_samples')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'pid', 'mode', 'auto', 'complete', 'busy_source', 'cpu_mean_pct', 'rss_max', 'mem_total', 'device_samples')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RunDetailsPhase:
-        d = _object(d, p)
-        _required(d, p, ('name', 'rank', 'pid', 'mode', 'auto', 'complete', 'busy_source', 'cpu_mean_pct', 'rss_max', 'mem_total', 'device_samples'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RunDetailsPhase:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            name=_at(d, 'name', p + '.name', lambda v, p: _scalar(v, p, ('string',))),
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            pid=_at(d, 'pid', p + '.pid', lambda v, p: _scalar(v, p, ('integer',))),
-            mode=_at(d, 'mode', p + '.mode', lambda v, p: _enum(v, p, ('train', 'eval', None))),
-            auto=_at(d, 'auto', p + '.auto', lambda v, p: _scalar(v, p, ('boolean',))),
-            complete=_at(d, 'complete', p + '.complete', lambda v, p: _scalar(v, p, ('boolean',))),
-            busy_source=_at(d, 'busy_source', p + '.busy_source', lambda v, p: _scalar(v, p, ('string', 'null'))),
-            cpu_mean_pct=_at(d, 'cpu_mean_pct', p + '.cpu_mean_pct', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            rss_max=_at(d, 'rss_max', p + '.rss_max', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            mem_total=_at(d, 'mem_total', p + '.mem_total', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            device_samples=_at(d, 'device_samples', p + '.device_samples', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            instances=_opt(d, 'instances', p + '.instances', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
+            name=_c1(d['name'], (p, 'name')),
+            rank=_c4(d['rank'], (p, 'rank')),
+            pid=_c4(d['pid'], (p, 'pid')),
+            mode=_c28(d['mode'], (p, 'mode')),
+            auto=_c58(d['auto'], (p, 'auto')),
+            complete=_c58(d['complete'], (p, 'complete')),
+            busy_source=_c33(d['busy_source'], (p, 'busy_source')),
+            cpu_mean_pct=_c29(d['cpu_mean_pct'], (p, 'cpu_mean_pct')),
+            rss_max=_c11(d['rss_max'], (p, 'rss_max')),
+            mem_total=_c11(d['mem_total'], (p, 'mem_total')),
+            device_samples=_c3(d['device_samples'], (p, 'device_samples')),
+            instances=_opt(d, 'instances', p, _c15),
             key_order=tuple(d),
         )
 
@@ -2255,28 +2598,34 @@ class RunDetailsStepsPerRankItem:
     steady_ns: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'steps', 'steady_count', 'mode', 'median_ns', 'p10_ns', 'p90_ns', 'span_ns', 'steady_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'source')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'steps', 'steady_count', 'mode', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'source')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RunDetailsStepsPerRankItem:
-        d = _object(d, p)
-        _required(d, p, ('rank', 'steps', 'steady_count', 'mode', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'source'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RunDetailsStepsPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         _dependent(d, p, 'median_ns', ('p10_ns', 'p90_ns', 'span_ns', 'steady_ns'))
         return cls(
-            rank=_at(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',))),
-            steps=_at(d, 'steps', p + '.steps', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_count=_at(d, 'steady_count', p + '.steady_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            mode=_at(d, 'mode', p + '.mode', lambda v, p: _enum(v, p, ('train', 'eval', None))),
-            steps_per_s=_at(d, 'steps_per_s', p + '.steps_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            items_per_s=_at(d, 'items_per_s', p + '.items_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            tokens_per_s=_at(d, 'tokens_per_s', p + '.tokens_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            source=_at(d, 'source', p + '.source', lambda v, p: _scalar(v, p, ('string',))),
-            median_ns=_opt(d, 'median_ns', p + '.median_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            p10_ns=_opt(d, 'p10_ns', p + '.p10_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            p90_ns=_opt(d, 'p90_ns', p + '.p90_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            span_ns=_opt(d, 'span_ns', p + '.span_ns', lambda v, p: _scalar(v, p, ('integer',))),
-            steady_ns=_opt(d, 'steady_ns', p + '.steady_ns', lambda v, p: _scalar(v, p, ('integer',))),
+            rank=_c4(d['rank'], (p, 'rank')),
+            steps=_c3(d['steps'], (p, 'steps')),
+            steady_count=_c3(d['steady_count'], (p, 'steady_count')),
+            mode=_c28(d['mode'], (p, 'mode')),
+            steps_per_s=_c29(d['steps_per_s'], (p, 'steps_per_s')),
+            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
+            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
+            source=_c1(d['source'], (p, 'source')),
+            median_ns=_opt(d, 'median_ns', p, _c4),
+            p10_ns=_opt(d, 'p10_ns', p, _c4),
+            p90_ns=_opt(d, 'p90_ns', p, _c4),
+            span_ns=_opt(d, 'span_ns', p, _c4),
+            steady_ns=_opt(d, 'steady_ns', p, _c4),
             key_order=tuple(d),
         )
 
@@ -2301,24 +2650,30 @@ class RunDetailsStepsByModeItem:
     real_tokens_per_s: float | int | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('mode', 'ranks', 'steady_count', 'median_ns', 'p10_ns', 'p90_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('mode', 'ranks', 'steady_count', 'median_ns', 'p10_ns', 'p90_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RunDetailsStepsByModeItem:
-        d = _object(d, p)
-        _required(d, p, ('mode', 'ranks', 'steady_count', 'median_ns', 'p10_ns', 'p90_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RunDetailsStepsByModeItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            mode=_at(d, 'mode', p + '.mode', lambda v, p: _enum(v, p, ('train', 'eval', None))),
-            ranks=_at(d, 'ranks', p + '.ranks', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            steady_count=_at(d, 'steady_count', p + '.steady_count', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            median_ns=_at(d, 'median_ns', p + '.median_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p10_ns=_at(d, 'p10_ns', p + '.p10_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            p90_ns=_at(d, 'p90_ns', p + '.p90_ns', lambda v, p: _scalar(v, p, ('number', 'null'))),
-            steps_per_s=_at(d, 'steps_per_s', p + '.steps_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            items_per_s=_at(d, 'items_per_s', p + '.items_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            tokens_per_s=_at(d, 'tokens_per_s', p + '.tokens_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
-            real_tokens_per_s=_at(d, 'real_tokens_per_s', p + '.real_tokens_per_s', lambda v, p: _scalar(v, p, ('number', 'null'), minimum=0)),
+            mode=_c28(d['mode'], (p, 'mode')),
+            ranks=_c3(d['ranks'], (p, 'ranks')),
+            steady_count=_c3(d['steady_count'], (p, 'steady_count')),
+            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
+            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
+            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
+            steps_per_s=_c29(d['steps_per_s'], (p, 'steps_per_s')),
+            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
+            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
+            real_tokens_per_s=_c29(d['real_tokens_per_s'], (p, 'real_tokens_per_s')),
             key_order=tuple(d),
         )
 
@@ -2339,19 +2694,25 @@ class RunDetailsInJob:
     note: str | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('used', 'ranks', 'missing_ranks', 'why_missing', 'note')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('used', 'ranks', 'missing_ranks', 'why_missing')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RunDetailsInJob:
-        d = _object(d, p)
-        _required(d, p, ('used', 'ranks', 'missing_ranks', 'why_missing'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RunDetailsInJob:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            used=_at(d, 'used', p + '.used', lambda v, p: _scalar(v, p, ('boolean',))),
-            ranks=_at(d, 'ranks', p + '.ranks', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',)), None, None)),
-            missing_ranks=_at(d, 'missing_ranks', p + '.missing_ranks', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('integer',)), None, None)),
-            why_missing=_at(d, 'why_missing', p + '.why_missing', lambda v, p: _json_object(v, p, ('string',))),
-            note=_opt(d, 'note', p + '.note', lambda v, p: _scalar(v, p, ('string',))),
+            used=_c58(d['used'], (p, 'used')),
+            ranks=_c5(d['ranks'], (p, 'ranks')),
+            missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
+            why_missing=_c139(d['why_missing'], (p, 'why_missing')),
+            note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
 
@@ -2373,18 +2734,24 @@ class Repeatability:
     varied: tuple[RepeatabilityVariedItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('runs', 'earlier', 'stable', 'varied')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('runs', 'earlier', 'stable', 'varied')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Repeatability:
-        d = _object(d, p)
-        _required(d, p, ('runs', 'earlier', 'stable', 'varied'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Repeatability:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            runs=_at(d, 'runs', p + '.runs', lambda v, p: _scalar(v, p, ('integer',), minimum=2)),
-            earlier=_at(d, 'earlier', p + '.earlier', lambda v, p: _array(v, p, lambda v, p: RepeatabilityEarlierItem._load(v, p), None, None)),
-            stable=_at(d, 'stable', p + '.stable', lambda v, p: _array(v, p, lambda v, p: RepeatabilityStableItem._load(v, p), None, None)),
-            varied=_at(d, 'varied', p + '.varied', lambda v, p: _array(v, p, lambda v, p: RepeatabilityVariedItem._load(v, p), None, None)),
+            runs=_c142(d['runs'], (p, 'runs')),
+            earlier=_c144(d['earlier'], (p, 'earlier')),
+            stable=_c147(d['stable'], (p, 'stable')),
+            varied=_c149(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -2402,17 +2769,23 @@ class RepeatabilityEarlierItem:
     started_at: str | None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('id', 'run_dir', 'started_at')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('id', 'run_dir', 'started_at')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RepeatabilityEarlierItem:
-        d = _object(d, p)
-        _required(d, p, ('id', 'run_dir', 'started_at'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RepeatabilityEarlierItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            id=_at(d, 'id', p + '.id', lambda v, p: _scalar(v, p, ('integer', 'null'))),
-            run_dir=_at(d, 'run_dir', p + '.run_dir', lambda v, p: _scalar(v, p, ('string',))),
-            started_at=_at(d, 'started_at', p + '.started_at', lambda v, p: _scalar(v, p, ('string', 'null'))),
+            id=_c11(d['id'], (p, 'id')),
+            run_dir=_c1(d['run_dir'], (p, 'run_dir')),
+            started_at=_c33(d['started_at'], (p, 'started_at')),
             key_order=tuple(d),
         )
 
@@ -2432,19 +2805,25 @@ class RepeatabilityStableItem:
     share_of_step: RepeatSpread | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('code', 'rank', 'verdict', 'per_step_ns', 'share_of_step')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RepeatabilityStableItem:
-        d = _object(d, p)
-        _required(d, p, ('code', 'verdict'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RepeatabilityStableItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            code=_at(d, 'code', p + '.code', lambda v, p: _scalar(v, p, ('string',))),
-            verdict=_at(d, 'verdict', p + '.verdict', lambda v, p: _scalar(v, p, ('string',))),
-            rank=_opt(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            per_step_ns=_opt(d, 'per_step_ns', p + '.per_step_ns', lambda v, p: RepeatSpread._load(v, p)),
-            share_of_step=_opt(d, 'share_of_step', p + '.share_of_step', lambda v, p: RepeatSpread._load(v, p)),
+            code=_c1(d['code'], (p, 'code')),
+            verdict=_c1(d['verdict'], (p, 'verdict')),
+            rank=_opt(d, 'rank', p, _c3),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c145),
+            share_of_step=_opt(d, 'share_of_step', p, _c145),
             key_order=tuple(d),
         )
 
@@ -2462,17 +2841,23 @@ class RepeatSpread:
     runs: int
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('min', 'max', 'runs')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('min', 'max', 'runs')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RepeatSpread:
-        d = _object(d, p)
-        _required(d, p, ('min', 'max', 'runs'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RepeatSpread:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            min=_at(d, 'min', p + '.min', lambda v, p: _scalar(v, p, ('number',), minimum=0)),
-            max=_at(d, 'max', p + '.max', lambda v, p: _scalar(v, p, ('number',), minimum=0)),
-            runs=_at(d, 'runs', p + '.runs', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
+            min=_c20(d['min'], (p, 'min')),
+            max=_c20(d['max'], (p, 'max')),
+            runs=_c15(d['runs'], (p, 'runs')),
             key_order=tuple(d),
         )
 
@@ -2492,19 +2877,25 @@ class RepeatabilityVariedItem:
     rank: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('code', 'rank', 'verdict', 'runs', 'in_this_run')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'runs', 'in_this_run')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> RepeatabilityVariedItem:
-        d = _object(d, p)
-        _required(d, p, ('code', 'verdict', 'runs', 'in_this_run'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> RepeatabilityVariedItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            code=_at(d, 'code', p + '.code', lambda v, p: _scalar(v, p, ('string',))),
-            verdict=_at(d, 'verdict', p + '.verdict', lambda v, p: _scalar(v, p, ('string',))),
-            runs=_at(d, 'runs', p + '.runs', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            in_this_run=_at(d, 'in_this_run', p + '.in_this_run', lambda v, p: _scalar(v, p, ('boolean',))),
-            rank=_opt(d, 'rank', p + '.rank', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
+            code=_c1(d['code'], (p, 'code')),
+            verdict=_c1(d['verdict'], (p, 'verdict')),
+            runs=_c15(d['runs'], (p, 'runs')),
+            in_this_run=_c58(d['in_this_run'], (p, 'in_this_run')),
+            rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
 
@@ -2525,18 +2916,24 @@ class Lint:
     errors: tuple[dict, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> Lint:
-        d = _object(d, p)
-        _required(d, p, ('files', 'confirmed', 'unconfirmed', 'errors'))
-        _closed(d, p, cls._KEYS)
+    def _load(cls, d, p) -> Lint:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            files=_at(d, 'files', p + '.files', lambda v, p: _array(v, p, lambda v, p: _scalar(v, p, ('string',)), None, None)),
-            confirmed=_at(d, 'confirmed', p + '.confirmed', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            unconfirmed=_at(d, 'unconfirmed', p + '.unconfirmed', lambda v, p: _array(v, p, lambda v, p: LintUnconfirmedItem._load(v, p), None, None)),
-            errors=_at(d, 'errors', p + '.errors', lambda v, p: _array(v, p, lambda v, p: _json_object(v, p), None, None)),
+            files=_c8(d['files'], (p, 'files')),
+            confirmed=_c3(d['confirmed'], (p, 'confirmed')),
+            unconfirmed=_c152(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c17(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -2558,23 +2955,185 @@ class LintUnconfirmedItem:
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
     @classmethod
-    def _load(cls, d, p: str) -> LintUnconfirmedItem:
-        d = _object(d, p)
-        _required(d, p, ('file', 'line', 'col', 'code', 'rule', 'message'))
+    def _load(cls, d, p) -> LintUnconfirmedItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
         return cls(
-            file=_at(d, 'file', p + '.file', lambda v, p: _scalar(v, p, ('string',))),
-            line=_at(d, 'line', p + '.line', lambda v, p: _scalar(v, p, ('integer',), minimum=1)),
-            col=_at(d, 'col', p + '.col', lambda v, p: _scalar(v, p, ('integer',), minimum=0)),
-            code=_at(d, 'code', p + '.code', lambda v, p: _scalar(v, p, ('string',))),
-            rule=_at(d, 'rule', p + '.rule', lambda v, p: _scalar(v, p, ('string',))),
-            message=_at(d, 'message', p + '.message', lambda v, p: _scalar(v, p, ('string',))),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS},
+            file=_c1(d['file'], (p, 'file')),
+            line=_c15(d['line'], (p, 'line')),
+            col=_c3(d['col'], (p, 'col')),
+            code=_c1(d['code'], (p, 'code')),
+            rule=_c1(d['rule'], (p, 'rule')),
+            message=_c1(d['message'], (p, 'message')),
+            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
     def to_json(self) -> dict:
         """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
         return _to_json(self)
+
+
+# The converters the loaders call: (value, path) -> value, checked.
+_c0 = _const_fn('fastenough.report/1')
+_c1 = _scalar_fn(('string',))
+_c2 = _enum_fn(('kineto', 'npu-trace-view', 'legacy-array'))
+_c3 = _scalar_fn(('integer',), minimum=0)
+_c4 = _scalar_fn(('integer',))
+_c5 = _array_fn(_c4, None, None)
+_c6 = Input._load
+_c7 = _array_fn(_c6, None, None)
+_c8 = _array_fn(_c1, None, None)
+_c9 = _scalar_fn(('integer', 'null'), minimum=0)
+_c10 = _scalar_fn(('integer', 'null'), minimum=1)
+_c11 = _scalar_fn(('integer', 'null'))
+_c12 = Run._load
+_c13 = MetaDeviceProperty._load
+_c14 = _array_fn(_c13, None, None)
+_c15 = _scalar_fn(('integer',), minimum=1)
+_c16 = _json_object_fn(None)
+_c17 = _array_fn(_c16, None, None)
+_c18 = MetaBatchSweepPoint._load
+_c19 = _array_fn(_c18, None, None)
+_c20 = _scalar_fn(('number',), minimum=0)
+_c21 = MetaBatchSweep._load
+_c22 = Meta._load
+_c23 = _enum_fn(('info', 'data-loss', 'error'))
+_c24 = CounterPerInputItem._load
+_c25 = _array_fn(_c24, None, None)
+_c26 = Counter._load
+_c27 = _array_fn(_c26, None, None)
+_c28 = _enum_fn(('train', 'eval', None))
+_c29 = _scalar_fn(('number', 'null'), minimum=0)
+_c30 = Phase._load
+_c31 = _array_fn(_c30, None, None)
+_c32 = _scalar_fn(('number', 'null'))
+_c33 = _scalar_fn(('string', 'null'))
+_c34 = _array_fn(_c3, 2, 2)
+_c35 = _array_fn(_c34, None, None)
+_c36 = OmittedRows._load
+_c37 = StepsPerRankItemWindow._load
+_c38 = _array_fn(_c37, None, None)
+_c39 = StepsPerRankItem._load
+_c40 = _array_fn(_c39, None, None)
+_c41 = Steps._load
+_c42 = Idle._load
+_c43 = DeviceStream._load
+_c44 = _array_fn(_c43, None, None)
+_c45 = Device._load
+_c46 = _array_fn(_c45, None, None)
+_c47 = DevicesOmittedItem._load
+_c48 = _array_fn(_c47, None, None)
+_c49 = KernelRow._load
+_c50 = _array_fn(_c49, None, None)
+_c51 = OpRow._load
+_c52 = _array_fn(_c51, None, None)
+_c53 = LaunchPerRankItem._load
+_c54 = _array_fn(_c53, None, None)
+_c55 = Launch._load
+_c56 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c57 = _array_fn(_c56, None, None)
+_c58 = _scalar_fn(('boolean',))
+_c59 = StepBreakdownPerRankItemSteadyMean._load
+_c60 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c61 = PluginWindow._load
+_c62 = _nullable(_c61)
+_c63 = StepBreakdownPerRankItemStep._load
+_c64 = _array_fn(_c63, None, None)
+_c65 = StepBreakdownPerRankItem._load
+_c66 = _array_fn(_c65, None, None)
+_c67 = StepBreakdown._load
+_c68 = EfficiencyFigures._load
+_c69 = EfficiencyDeviceStep._load
+_c70 = _array_fn(_c69, None, None)
+_c71 = EfficiencyDevice._load
+_c72 = _array_fn(_c71, None, None)
+_c73 = EfficiencyKernel._load
+_c74 = _array_fn(_c73, None, None)
+_c75 = Efficiency._load
+_c76 = MemoryRowLifetimes._load
+_c77 = MemoryRowStep._load
+_c78 = _array_fn(_c77, None, None)
+_c79 = _json_array
+_c80 = _array_fn(_c79, None, None)
+_c81 = MemoryRow._load
+_c82 = _array_fn(_c81, None, None)
+_c83 = _nullable(_c16)
+_c84 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c85 = CriticalPathPerRankItemStream._load
+_c86 = _array_fn(_c85, None, None)
+_c87 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c88 = CriticalPathPerRankItemTopItem._load
+_c89 = _array_fn(_c88, None, None)
+_c90 = CriticalPathPerRankItemStep._load
+_c91 = _array_fn(_c90, None, None)
+_c92 = CriticalPathPerRankItem._load
+_c93 = _array_fn(_c92, None, None)
+_c94 = CriticalPath._load
+_c95 = GraphsPerRankItemCompiledRegion._load
+_c96 = _array_fn(_c95, None, None)
+_c97 = GraphsPerRankItem._load
+_c98 = _array_fn(_c97, None, None)
+_c99 = Graphs._load
+_c100 = _array_fn(_c4, 2, None)
+_c101 = _array_fn(_c3, 2, None)
+_c102 = DeviceTurnsJob._load
+_c103 = _nullable(_c102)
+_c104 = DeviceTurnsPerRankItemOmitted._load
+_c105 = DeviceTurnsPerRankItem._load
+_c106 = _array_fn(_c105, None, None)
+_c107 = DeviceTurns._load
+_c108 = _nullable(_c79)
+_c109 = ShapeRow._load
+_c110 = _array_fn(_c109, None, None)
+_c111 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c112 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c113 = _scalar_fn(('string',), minLength=1)
+_c114 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c115 = _json_object_fn(('integer', 'number', 'string'))
+_c116 = Location._load
+_c117 = _array_fn(_c116, None, None)
+_c118 = FindingSaving._load
+_c119 = _array_fn(_c1, 1, None)
+_c120 = FindingAlsoInSourceItem._load
+_c121 = _array_fn(_c120, None, None)
+_c122 = Finding._load
+_c123 = _array_fn(_c122, None, None)
+_c124 = _scalar_fn(('number',), minimum=0, maximum=1)
+_c125 = AvoidableItem._load
+_c126 = _array_fn(_c125, None, None)
+_c127 = _enum_fn(('complete', 'partial', 'blind'))
+_c128 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c129 = _enum_fn(('partial', 'blind'))
+_c130 = MeasurementReason._load
+_c131 = _array_fn(_c130, None, None)
+_c132 = Measurement._load
+_c133 = RunDetailsPhase._load
+_c134 = _array_fn(_c133, None, None)
+_c135 = RunDetailsStepsPerRankItem._load
+_c136 = _array_fn(_c135, None, None)
+_c137 = RunDetailsStepsByModeItem._load
+_c138 = _array_fn(_c137, None, None)
+_c139 = _json_object_fn(('string',))
+_c140 = RunDetailsInJob._load
+_c141 = RunDetails._load
+_c142 = _scalar_fn(('integer',), minimum=2)
+_c143 = RepeatabilityEarlierItem._load
+_c144 = _array_fn(_c143, None, None)
+_c145 = RepeatSpread._load
+_c146 = RepeatabilityStableItem._load
+_c147 = _array_fn(_c146, None, None)
+_c148 = RepeatabilityVariedItem._load
+_c149 = _array_fn(_c148, None, None)
+_c150 = Repeatability._load
+_c151 = LintUnconfirmedItem._load
+_c152 = _array_fn(_c151, None, None)
+_c153 = Lint._load
