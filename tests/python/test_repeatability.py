@@ -76,6 +76,8 @@ def test_earlier_runs_are_the_same_command_ended_the_same_way(tmp_path):
     found = earlier_runs(tmp_path, "python a.py", dirs[4], 0)
     assert [(e[1], e[2]) for e in found] == [(str(dirs[3]), "t3"), (str(dirs[0]), "t0")]
     assert all(isinstance(e[0], int) for e in found)
+    # Run 3 analysed again (the history lists it): only the runs before it.
+    assert [e[1] for e in earlier_runs(tmp_path, "python a.py", dirs[3], 0)] == [str(dirs[0])]
 
 
 PROGRAM = """
@@ -122,6 +124,17 @@ def test_two_real_runs_one_finding_planted_in_one(tmp_path):
     [run_dir] = [e for e in (tmp_path / ".fastenough" / "runs").iterdir()
                  if e.name != rep["earlier"][0]["run_dir"].rsplit("/", 1)[-1]]
     assert json.loads((run_dir / "report.json").read_text())["repeatability"] == rep
+    # Analysed again, the run is compared with the same earlier run (not with
+    # itself), and the first run, analysed again, with none.
+    again = run_cli("report", "--reanalyze", "--json", "--no-progress", str(run_dir),
+                    cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["repeatability"] == rep
+    first_dir = (run_dir.parent / rep["earlier"][0]["run_dir"].rsplit("/", 1)[-1])
+    again = run_cli("report", "--reanalyze", "--json", "--no-progress", str(first_dir),
+                    cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "repeatability" not in json.loads(again.stdout)
     line = "came and went: autograd-in-eval in 1 of 2 runs (this run among them)"
     assert line in (run_dir / "report.md").read_text()
     term = run_cli("report", "--terminal", str(run_dir), cwd=tmp_path, env={"COLUMNS": "200"})

@@ -110,10 +110,15 @@ def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict
                 "fastenough.report/"):
             raise InputNotFoundError(f"{report_path}: not a fastenough report")
         return report
+    from fastenough.store.repeatability import earlier_runs_of
     from fastenough.supervisor.session import analyze_run_dir
 
     try:
-        return analyze_run_dir(Path(path), None if not no_progress else False)
+        # The same report as the run wrote: lint's cross-reference, and the
+        # comparison with the runs of the same command before this one.
+        return analyze_run_dir(Path(path), None if not no_progress else False,
+                               cross_reference_lint=True,
+                               earlier_runs=earlier_runs_of(path))
     except Exception as e:  # noqa: BLE001 - the core's errors name the file
         raise InputNotFoundError(f"{path}: {e}") from None
 
