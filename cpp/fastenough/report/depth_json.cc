@@ -4,6 +4,7 @@
 
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/fields/report_fields.h"
 #include "fastenough/report/report_json.h"
 
 namespace fastenough::report {
@@ -64,36 +65,7 @@ void WriteMemory(JsonWriter& w, const Report& r, const std::vector<RankRows>& ro
 }
 
 void WriteJobCriticalPath(JsonWriter& w, const analysis::JobCriticalPath& p) {
-  w.BeginObject();
-  w.Field("status", p.status);
-  w.Field("ranks", p.ranks);
-  w.Field("collectives", p.collectives);
-  w.Field("window_start_ns", p.window_start_ns);
-  w.Field("window_end_ns", p.window_end_ns);
-  w.Field("length_ns", p.length_ns);
-  w.Field("work_ns", p.work_ns);
-  w.Field("transfer_ns", p.transfer_ns);
-  w.Key("per_rank").BeginArray();
-  for (const auto& r : p.per_rank) {
-    w.BeginObject();
-    w.Field("rank", static_cast<int64_t>(r.rank));
-    w.Field("gating_ns", r.gating_ns);
-    w.Field("gating_collectives", r.gating_collectives);
-    w.Field("waited_ns", r.waited_ns);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("top").BeginArray();
-  for (const auto& t : p.top) {
-    w.BeginObject();
-    w.Field("collective", t.collective);
-    w.Field("rank", static_cast<int64_t>(t.rank));
-    w.Field("ns", t.ns);
-    w.Field("count", t.count);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  fields::WriteObject(w, p);
 }
 
 void WriteCriticalPath(JsonWriter& w, const Report& r) {

@@ -3,6 +3,7 @@
 #include "fastenough/report/fields/describe.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
+#include "fastenough/report/fields/report_fields.h"
 
 namespace fastenough::report::fields {
 
@@ -28,6 +29,10 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<analysis::MemoryTimeline>("$.memory[]", out);
   DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
   DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
+  DescribeFields<analysis::JobCriticalPath>("$.critical_path.job", out);
+  DescribeFields<CounterRow>("$.counters[]", out);
+  DescribeFields<PhaseRow>("$.phases[]", out);
+  DescribeFields<findings::AvoidableTotal>("$.avoidable[]", out);
   return out;
 }
 

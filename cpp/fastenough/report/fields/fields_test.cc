@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "fastenough/report/analyze.h"
+#include "fastenough/report/assemble.h"
 #include "fastenough/report/fields/declared.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
+#include "fastenough/report/fields/report_fields.h"
 #include "fastenough/report/rank_summary_json.h"
 
 namespace fastenough::report::fields {
@@ -95,6 +97,33 @@ TEST(FieldDeclarations, EveryStructRoundTrips) {
   EXPECT_TRUE(efficiency);
 }
 
+TEST(FieldDeclarations, TheJobsRowsRoundTrip) {
+  AnalyzeOptions options;
+  options.threads = 1;
+  StatusOr<AnalyzedJob> job = AnalyzeTracesWithSummaries(
+      {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}, options);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  std::vector<RankSummary> summaries;
+  for (const auto& s : job->summaries) summaries.push_back(ParseRankSummary(s.json, "s").value());
+  const Report r = AssembleReport(std::move(summaries), options.top_n);
+  ASSERT_EQ(r.job_critical_path.status, "ok");
+  ASSERT_FALSE(r.job_critical_path.per_rank.empty());
+  ExpectRoundTrip(r.job_critical_path, {}, "job critical path");
+  for (const auto& c : r.counters) ExpectRoundTrip(c, {}, "counter");
+  for (const auto& t : r.avoidable) ExpectRoundTrip(t, {}, "avoidable");
+  PhaseRow phase;
+  phase.name = "steady";
+  phase.mode = "train";
+  phase.rank = 1;
+  phase.start_ns = 5;
+  phase.end_ns = 1005;
+  phase.util_mean = 97.5;
+  phase.alloc_peak = 1 << 20;
+  ExpectRoundTrip(phase, {}, "phase");
+  CounterRow counter{"dropped", "data-loss", 3, "events dropped", {{"a.json", 2}, {"b.json", 1}}};
+  ExpectRoundTrip(counter, {}, "counter");
+}
+
 // Every key path of a JSON value ("$.devices[].streams[].busy_ns").
 void KeyPaths(simdjson::dom::element e, const std::string& path, std::set<std::string>& out) {
   simdjson::dom::object obj;
@@ -144,28 +173,36 @@ TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
   const std::vector<FieldInfo> declared = DescribeReport();
   AnalyzeOptions options;
   options.threads = 1;
-  StatusOr<std::string> json = AnalyzeTracesToJson({Data("golden/depth_trace.json")}, options);
-  ASSERT_TRUE(json.ok()) << json.status().message();
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  ASSERT_EQ(parser.parse(json.value()).get(root), simdjson::SUCCESS);
   std::set<std::string> written;
-  KeyPaths(root, "$", written);
+  for (const auto& paths : std::vector<std::vector<std::string>>{
+           {Data("golden/depth_trace.json")},
+           {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}}) {
+    StatusOr<std::string> json = AnalyzeTracesToJson(paths, options);
+    ASSERT_TRUE(json.ok()) << json.status().message();
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(json.value()).get(root), simdjson::SUCCESS);
+    KeyPaths(root, "$", written);
+  }
   // The objects the declarations cover: every key under them is declared.
   const std::vector<std::string> covered = {
       "$.inputs[].", "$.steps.per_rank[].", "$.devices[].", "$.launch.per_rank[].",
       "$.top_kernels[].", "$.top_ops[].", "$.top_ops_by_self[].",
       "$.step_breakdown.per_rank[].", "$.efficiency.devices[].", "$.efficiency.kernels[].",
-      "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[]."};
+      "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[].",
+      "$.critical_path.job.", "$.counters[].", "$.phases[].", "$.avoidable[]."};
   size_t checked = 0;
+  std::set<std::string> reached;
   for (const auto& path : written) {
     for (const auto& prefix : covered) {
       if (path.rfind(prefix, 0) != 0) continue;
       EXPECT_TRUE(Declared(declared, path)) << "not declared: " << path;
+      reached.insert(prefix);
       ++checked;
     }
   }
   EXPECT_GT(checked, 150u);
+  EXPECT_TRUE(reached.count("$.critical_path.job."));
 }
 
 TEST(FieldDeclarations, ReaderNamesThePath) {

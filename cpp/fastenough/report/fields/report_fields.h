@@ -1,0 +1,100 @@
+// The declared fields (field.h) of the report's job-wide rows: phases[],
+// counters[], avoidable[] and critical_path.job (report_json.cc,
+// depth_json.cc write them through json_fields.h).
+#pragma once
+
+#include "fastenough/analysis/job_critical_path.h"
+#include "fastenough/findings/overlaps.h"
+#include "fastenough/report/fields/field.h"
+#include "fastenough/report/json_object_reader.h"
+#include "fastenough/report/json_writer.h"
+#include "fastenough/report/report.h"
+
+namespace fastenough::report::fields {
+
+template <class V>
+void Fields(V& v, Of<PhaseRow>) {
+  using T = PhaseRow;
+  v.Field("name", &T::name, Unit::kNone, "load, compile, warmup, steady, ...");
+  v.Field("mode", &T::mode, Unit::kNone, "train | eval; null unknown", kNullIfEmpty);
+  v.Field("rank", &T::rank, Unit::kId, "the rank of the phase");
+  v.Field("start_ns", &T::start_ns, Unit::kNs, "its start, wall clock");
+  v.Field("end_ns", &T::end_ns, Unit::kNs, "its end, wall clock");
+  v.Field("host_ns", &T::host_ns, Unit::kNs, "host (CPU) time in the phase; null absent",
+          kNullIfNegative);
+  v.Field("device_busy_share", &T::device_busy_share, Unit::kShare,
+          "the device's busy share in the phase; null absent");
+  v.Field("util_mean", &T::util_mean, Unit::kPercent, "sampled device utilisation, mean");
+  v.Field("power_mean_w", &T::power_mean_w, Unit::kWatts, "sampled device power, mean");
+  v.Field("mem_used_max", &T::mem_used_max, Unit::kBytes, "device memory used at most (sampler)",
+          kNullIfNegative);
+  v.Field("alloc_peak", &T::alloc_peak, Unit::kBytes, "torch allocator peak", kNullIfNegative);
+  v.Field("reserved_peak", &T::reserved_peak, Unit::kBytes, "torch reserved peak", kNullIfNegative);
+}
+
+template <class V>
+void Fields(V& v, Of<CounterRow>) {
+  using T = CounterRow;
+  v.Field("name", &T::name, Unit::kNone, "the counter's name (trace/counters.h)");
+  v.Field("severity", &T::severity, Unit::kNone, "info | data-loss | error");
+  v.Field("count", &T::count, Unit::kCount, "over every input");
+  v.Field("description", &T::description, Unit::kNone, "what it counts");
+  v.Custom(
+      "per_input", "array of {path, count}", Unit::kCount, "the inputs where it is not 0",
+      [](JsonWriter& w, const T& c, const WriteContext&) {
+        w.BeginArray();
+        for (const auto& [path, n] : c.per_input) {
+          w.BeginObject().Field("path", path).Field("count", n).EndObject();
+        }
+        w.EndArray();
+      },
+      [](ObjectReader& o, T& c) {
+        for (ObjectReader p : o.Objects("per_input")) c.per_input.emplace_back(p.String("path"), p.Uint("count"));
+      });
+}
+
+template <class V>
+void Fields(V& v, Of<findings::AvoidableTotal>) {
+  using T = findings::AvoidableTotal;
+  v.Field("rank", &T::rank, Unit::kId, "the rank");
+  v.Field("share_of_step", &T::share_of_step, Unit::kShare,
+          "what its avoidable findings save together, overlapping ones once");
+  v.Field("per_step_ns", &T::per_step_ns, Unit::kNs, "likewise per step, where known");
+  v.Field("findings", &T::findings, Unit::kCount, "avoidable findings with a saving");
+  v.Field("groups", &T::groups, Unit::kCount, "of which groups of overlapping findings");
+}
+
+template <class V>
+void Fields(V& v, Of<analysis::JobPathRank>) {
+  using T = analysis::JobPathRank;
+  v.Field("rank", &T::rank, Unit::kId, "the rank");
+  v.Field("gating_ns", &T::gating_ns, Unit::kNs, "its work before collectives it arrived last at");
+  v.Field("gating_collectives", &T::gating_collectives, Unit::kCount, "collectives it arrived last at");
+  v.Field("waited_ns", &T::waited_ns, Unit::kNs, "its time in collectives before the last arrival");
+}
+
+template <class V>
+void Fields(V& v, Of<analysis::JobPathItem>) {
+  using T = analysis::JobPathItem;
+  v.Field("collective", &T::collective, Unit::kNone, "the collective's name");
+  v.Field("rank", &T::rank, Unit::kId, "the rank whose work gated it");
+  v.Field("ns", &T::ns, Unit::kNs, "that work, summed");
+  v.Field("count", &T::count, Unit::kCount, "times");
+}
+
+template <class V>
+void Fields(V& v, Of<analysis::JobCriticalPath>) {
+  using T = analysis::JobCriticalPath;
+  v.Field("status", &T::status, Unit::kNone, "ok | no-collectives");
+  v.Field("ranks", &T::ranks, Unit::kCount, "ranks linked");
+  v.Field("collectives", &T::collectives, Unit::kCount, "collectives matched on every rank");
+  v.Field("window_start_ns", &T::window_start_ns, Unit::kNs, "the first collective's last arrival");
+  v.Field("window_end_ns", &T::window_end_ns, Unit::kNs, "the last collective's end");
+  v.Field("length_ns", &T::length_ns, Unit::kNs, "work_ns + transfer_ns");
+  v.Field("work_ns", &T::work_ns, Unit::kNs, "the gating ranks' work on the path");
+  v.Field("transfer_ns", &T::transfer_ns, Unit::kNs, "collectives' time on the path");
+  v.Field("per_rank", &T::per_rank, Unit::kNone, "in input order");
+  v.Field("top", &T::top, Unit::kNone, "the heaviest gating work, by collective and rank");
+}
+
+}  // namespace fastenough::report::fields
