@@ -7,7 +7,6 @@ import json
 import os
 import sys
 
-from fastenough.cli import json_output
 from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.errors import (
     EXIT_DATA_LOSS,
@@ -152,6 +151,12 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
                   summaries_dir: str | None = None) -> dict:
     """Run the C++ analysis and return the report as a dict; with summaries_dir,
     write each rank's summary there too (rank_summaries.py)."""
+    return json.loads(analyze_paths_text(paths, threads, show_progress, summaries_dir))
+
+
+def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool = False,
+                       summaries_dir: str | None = None) -> str:
+    """analyze_paths, the report as the core wrote it (fastenough.report/1 JSON text)."""
     from fastenough import _core
 
     if threads < 0:
@@ -170,13 +175,12 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
         return job["report"]
 
     if not show_progress:
-        return json.loads(call(None))
+        return call(None)
 
     from fastenough.render.progress import byte_progress
 
     with byte_progress("reading traces") as update:
-        text = call(update)
-    return json.loads(text)
+        return call(update)
 
 
 def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
@@ -203,11 +207,11 @@ def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
                 with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
                     f.write(text)
         names = file_names([r for r, _ in summaries])
-        return json.loads(_core.merge_to_json([os.path.join(directory, n) for n in names]))
+        return _core.merge_to_json([os.path.join(directory, n) for n in names])
 
 
-def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> dict:
-    """Analyse one trace, write it to `out` with its findings annotated; the report.
+def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> str:
+    """Analyse one trace, write it to `out` with its findings annotated; the report's text.
     `out` is written as cli/output_file.py writes every file the user names."""
     from fastenough import _core
     from fastenough.cli.output_file import open_output, resolve
@@ -232,7 +236,7 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
     sys.stderr.write(f"fastenough: annotated trace written to {visible(out)}: "
                      f"{c['findings']} finding(s), {c['slices']} place(s), {c['flows']} "
                      "arrow(s); open it in https://ui.perfetto.dev or chrome://tracing\n")
-    return json.loads(result["report"])
+    return result["report"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -249,21 +253,23 @@ def run(args: argparse.Namespace) -> int:
         if args.rank_summaries or args.dask:
             raise UsageError(f"--annotate and {'--dask' if args.dask else '--rank-summaries'}:"
                              " give one of them")
-        report = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
+        text = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
     elif args.dask:
-        report = analyze_on_dask(args.dask, args.paths, args.rank_summaries,
-                                 progress=show_progress or sys.stderr.isatty())
+        text = analyze_on_dask(args.dask, args.paths, args.rank_summaries,
+                               progress=show_progress or sys.stderr.isatty())
     else:
-        report = analyze_paths(args.paths, threads=args.threads, show_progress=show_progress,
-                               summaries_dir=args.rank_summaries)
-    return show_report(report, args)
+        text = analyze_paths_text(args.paths, threads=args.threads, show_progress=show_progress,
+                                  summaries_dir=args.rank_summaries)
+    return show_report(text, args)
 
 
-def show_report(report: dict, args: argparse.Namespace) -> int:
-    """Print the report as --json / --md / the terminal asks; the exit status its
-    counters give (also `fastenough merge`'s)."""
+def show_report(text: str, args: argparse.Namespace) -> int:
+    """Print the core's report text as --json (as it is: the core is its one
+    writer) / --md / the terminal asks; the exit status its counters give (also
+    `fastenough merge`'s)."""
+    report = json.loads(text)
     if args.json:
-        json_output.dump(report)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     elif args.md:
         from fastenough.render.markdown import report_to_markdown
 

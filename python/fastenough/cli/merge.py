@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 from fastenough.errors import UsageError
@@ -61,13 +60,14 @@ def summary_paths(paths: list[str]) -> list[str]:
     return paths
 
 
-def merge_paths(paths: list[str]) -> dict:
+def merge_paths_text(paths: list[str]) -> str:
+    """The merged report as the core wrote it."""
     from fastenough import _core
 
-    return json.loads(_core.merge_to_json(summary_paths(paths)))
+    return _core.merge_to_json(summary_paths(paths))
 
 
 def run(args: argparse.Namespace) -> int:
     from fastenough.cli.analyze import show_report
 
-    return show_report(merge_paths(args.paths), args)
+    return show_report(merge_paths_text(args.paths), args)
