@@ -8,7 +8,7 @@ namespace fastenough::analysis {
 
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) {
+bool PathStartsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
 }
 
@@ -25,7 +25,7 @@ std::string Join(const std::string& root, const std::string& rel) {
 // Under root (a directory): the path starts with it at a component boundary.
 bool Under(std::string_view path, std::string_view root) {
   while (!root.empty() && root.back() == '/') root.remove_suffix(1);
-  return !root.empty() && StartsWith(path, root) &&
+  return !root.empty() && PathStartsWith(path, root) &&
          (path.size() == root.size() || path[root.size()] == '/');
 }
 
@@ -49,11 +49,11 @@ FrameKind ClassifyByName(std::string_view file) {
   if (file.empty() || file.front() == '<') return FrameKind::kLibrary;  // <built-in ...>, <frozen ...>
   if (file.find("/site-packages/") != std::string_view::npos ||
       file.find("/dist-packages/") != std::string_view::npos ||
-      StartsWith(file, "site-packages/") || StartsWith(file, "dist-packages/")) {
+      PathStartsWith(file, "site-packages/") || PathStartsWith(file, "dist-packages/")) {
     // fastenough installed as a package is still fastenough.
     const size_t at = file.find("-packages/");
     const std::string_view rest = file.substr(at + 10);
-    return StartsWith(rest, "fastenough/") ? FrameKind::kTool : FrameKind::kLibrary;
+    return PathStartsWith(rest, "fastenough/") ? FrameKind::kTool : FrameKind::kLibrary;
   }
   if (file.front() == '/') {
     if (file.find("/lib/python3") != std::string_view::npos) return FrameKind::kLibrary;
@@ -109,7 +109,7 @@ FrameKind FrameClassifier::Decide(const std::string& file) const {
   }
   // A relative name is the file under one of the program's sys.path entries.
   // fastenough's own, whatever the entry: "fastenough/agent/...".
-  if (StartsWith(file, "fastenough/")) return FrameKind::kTool;
+  if (PathStartsWith(file, "fastenough/")) return FrameKind::kTool;
   for (const auto& [roots, k] : order) {
     if (k == FrameKind::kTool) continue;
     for (const std::string& r : *roots) {

@@ -7,7 +7,7 @@ namespace {
 
 constexpr int kMaxFStringNesting = 150;
 
-bool IsNameByte(unsigned char c) {
+bool IsFStringNameByte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          c == '_' || c >= 0x80;
 }
@@ -233,9 +233,9 @@ size_t FStringScanner::ScanField(size_t open, FStringVisitor* visitor) {
       if (pos == kScanFailed) return kScanFailed;
       continue;
     }
-    if (IsNameByte(c)) {
+    if (IsFStringNameByte(c)) {
       size_t start = pos;
-      while (pos < n && IsNameByte(static_cast<unsigned char>(src_[pos]))) ++pos;
+      while (pos < n && IsFStringNameByte(static_cast<unsigned char>(src_[pos]))) ++pos;
       if (pos - start <= 2 && pos < n && IsQuote(src_[pos]) &&
           StringPrefixLength(src_, start) == static_cast<int>(pos - start)) {
         pos = SkipStringLiteral(start);

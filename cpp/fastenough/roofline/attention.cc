@@ -34,7 +34,7 @@ enum class Layout { kBHLE, kBLHE };  // [..., H, L, E] (SDPA) or [B, L, H, E] (f
 enum class Causal { kBool, kMaskType };  // is_causal flag, or custom_mask_type (0 = none)
 enum class Lse { kNone, kAlways, kIfFlag };
 
-struct Signature {
+struct AttentionSignature {
   std::string_view name;
   bool backward;
   size_t q;  // index of query; key and value follow
@@ -47,7 +47,7 @@ struct Signature {
   long varlen;      // cum_seq_q / cu_seqlens_q index, -1 none
 };
 
-constexpr Signature kSignatures[] = {
+constexpr AttentionSignature kAttentionSignatures[] = {
     {"aten::scaled_dot_product_attention", false, 0, 5, Causal::kBool, Layout::kBHLE, Lse::kNone, 0, 3, -1},
     {"aten::_scaled_dot_product_flash_attention", false, 0, 4, Causal::kBool, Layout::kBHLE, Lse::kAlways, 0, -1, -1},
     {"aten::_scaled_dot_product_flash_attention_for_cpu", false, 0, 4, Causal::kBool, Layout::kBHLE, Lse::kAlways, 0, 5, -1},
@@ -65,8 +65,8 @@ constexpr Signature kSignatures[] = {
     {"aten::_efficient_attention_backward", true, 1, 14, Causal::kMaskType, Layout::kBLHE, Lse::kNone, 0, -1, 6},
 };
 
-const Signature* Find(std::string_view n) {
-  for (const Signature& s : kSignatures) {
+const AttentionSignature* FindAttention(std::string_view n) {
+  for (const AttentionSignature& s : kAttentionSignatures) {
     if (s.name == n) return &s;
   }
   return nullptr;
@@ -94,10 +94,10 @@ std::optional<Geometry> Geom(const OpArg* a, Layout layout) {
 
 }  // namespace
 
-bool IsAttentionName(std::string_view n) { return Find(n) != nullptr; }
+bool IsAttentionName(std::string_view n) { return FindAttention(n) != nullptr; }
 
 StatusOr<OpWork> ModelAttention(const OpCall& c) {
-  const Signature* sig = Find(c.name);
+  const AttentionSignature* sig = FindAttention(c.name);
   if (sig == nullptr) return NoModel(c.name + " is not an attention op");
   if (sig->varlen >= 0) {
     if (const OpArg* cu = TensorArg(c, static_cast<size_t>(sig->varlen)); cu != nullptr) {

@@ -29,13 +29,13 @@ using detail::TensorArg;
 
 namespace {
 
-struct Signature {
+struct ConvolutionSignature {
   std::string_view name;
   int input, weight, bias, stride, padding, dilation, transposed, output_padding, groups;
   int fixed_transposed;  // -1: read the transposed argument; 0 / 1: fixed by the op
 };
 
-constexpr Signature kSignatures[] = {
+constexpr ConvolutionSignature kConvolutionSignatures[] = {
     {"aten::convolution", 0, 1, 2, 3, 4, 5, 6, 7, 8, -1},
     {"aten::_convolution", 0, 1, 2, 3, 4, 5, 6, 7, 8, -1},
     {"aten::conv1d", 0, 1, 2, 3, 4, 5, -1, -1, 6, 0},
@@ -52,8 +52,8 @@ constexpr Signature kSignatures[] = {
     {"aten::convolution_backward", 1, 2, -1, 4, 5, 6, 7, 8, 9, -1},
 };
 
-const Signature* Find(std::string_view n) {
-  for (const Signature& s : kSignatures) {
+const ConvolutionSignature* FindConvolution(std::string_view n) {
+  for (const ConvolutionSignature& s : kConvolutionSignatures) {
     if (s.name == n) return &s;
   }
   return nullptr;
@@ -76,10 +76,10 @@ std::optional<std::vector<int64_t>> IntList(const OpCall& c, int index, size_t r
 
 }  // namespace
 
-bool IsConvolutionName(std::string_view n) { return Find(n) != nullptr; }
+bool IsConvolutionName(std::string_view n) { return FindConvolution(n) != nullptr; }
 
 StatusOr<OpWork> ModelConvolution(const OpCall& c) {
-  const Signature* sig = Find(c.name);
+  const ConvolutionSignature* sig = FindConvolution(c.name);
   if (sig == nullptr) return NoModel(c.name + " is not a convolution op");
   const bool backward = c.name == "aten::convolution_backward";
   const OpArg* x = TensorArg(c, sig->input, 2, 5);

@@ -80,13 +80,13 @@ constexpr Entry kEntries[] = {
     {"_log_softmax_backward_data", Kind::kSoftmaxBwd, 2},
 };
 
-struct Lookup {
+struct ElementwiseLookup {
   const Entry* entry = nullptr;
   bool inplace = false;
 };
 
-Lookup Find(std::string_view n) {
-  Lookup l;
+ElementwiseLookup FindElementwise(std::string_view n) {
+  ElementwiseLookup l;
   if (n.rfind("aten::", 0) != 0) return l;
   n.remove_prefix(6);
   // In-place variants end in one "_" (add_, zero_); names that end in "_"
@@ -232,10 +232,10 @@ std::optional<double> NormalizedSize(const OpCall& c, size_t shape_arg, size_t w
 
 }  // namespace
 
-bool IsElementwiseName(std::string_view n) { return Find(n).entry != nullptr; }
+bool IsElementwiseName(std::string_view n) { return FindElementwise(n).entry != nullptr; }
 
 StatusOr<OpWork> ModelElementwise(const OpCall& c) {
-  const Lookup l = Find(c.name);
+  const ElementwiseLookup l = FindElementwise(c.name);
   if (l.entry == nullptr) return NoModel(c.name + " is not an elementwise / reduction / norm op");
   const Entry& e = *l.entry;
   switch (e.kind) {

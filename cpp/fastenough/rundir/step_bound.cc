@@ -44,7 +44,7 @@ std::string Pct(double share) {
   return buf;
 }
 
-std::string Ms(int64_t ns) {
+std::string MsOrUs(int64_t ns) {
   char buf[32];
   if (ns >= 1000000) {
     std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
@@ -194,7 +194,7 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     std::string title = (avoidable > 0 ? "Beyond the avoidable findings (together at most " +
                                              Pct(std::min(1.0, avoidable)) + " of a step), s"
                                        : std::string("S")) +
-                        "teady " + kind + "steps (median " + Ms(s->median_ns) + flags +
+                        "teady " + kind + "steps (median " + MsOrUs(s->median_ns) + flags +
                         ") are bound by " + bound + ": " + why;
     if (have_split) {
       title += " (forward " + Pct(fwd) + ", backward " + Pct(bwd) + ", optimizer " + Pct(opt) +

@@ -5,7 +5,7 @@
 namespace fastenough::stats {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kPairedNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Continued fraction of the incomplete beta function, evaluated by the
 // modified Lentz method (Numerical Recipes, `betacf`). It converges fast for
@@ -93,7 +93,7 @@ double TwoSidedTail(double dof, double t) {
 
 struct LogRatios {
   std::vector<double> d;     // log(b_i / a_i) of the pairs that counted
-  double first_ratio = kNaN;  // b_0 / a_0 of the first pair that counted
+  double first_ratio = kPairedNaN;  // b_0 / a_0 of the first pair that counted
 };
 
 // A log ratio needs two positive, finite times; anything else (a failed
@@ -122,8 +122,8 @@ bool AllEqual(const std::vector<double>& d) {
 }  // namespace
 
 double StudentTCritical(double dof, double confidence) {
-  if (!(std::isfinite(dof) && dof >= 1.0)) return kNaN;
-  if (!(confidence > 0.0 && confidence < 1.0)) return kNaN;
+  if (!(std::isfinite(dof) && dof >= 1.0)) return kPairedNaN;
+  if (!(confidence > 0.0 && confidence < 1.0)) return kPairedNaN;
   const double alpha = 1.0 - confidence;
   // Bracket: double hi until its tail is at most alpha. confidence < 1 means
   // alpha >= 2^-53, so even dof = 1 (tail ~ 2 / (pi t)) stops near t = 6e15.
@@ -131,7 +131,7 @@ double StudentTCritical(double dof, double confidence) {
   while (TwoSidedTail(dof, hi) > alpha) {
     lo = hi;
     hi *= 2.0;
-    if (!std::isfinite(hi)) return kNaN;
+    if (!std::isfinite(hi)) return kPairedNaN;
   }
   // Bisection: the tail is monotone, so this cannot fail to converge; ~45
   // halvings past the bracket reach 1e-13 relative, below the rounding of the

@@ -11,7 +11,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(softmax over q @ k.transpose(-2, -1) (scaled, masked, then multiplied by v) is
+constexpr std::string_view kAttentionExplain = R"(softmax over q @ k.transpose(-2, -1) (scaled, masked, then multiplied by v) is
 attention written by hand: it materialises the [batch, heads, query, key] score
 matrix in memory and runs three or more kernels. torch.nn.functional.
 scaled_dot_product_attention(q, k, v, attn_mask=..., is_causal=..., scale=...)
@@ -38,7 +38,7 @@ bool IsQk(const Node* n) {
          IsTransposed(n->args().back());
 }
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckAttention(const ModuleContext& ctx, std::vector<Hit>& out) {
   for (const Function& fn : ctx.scope().functions()) {
     for (const Site* site : fn.calls) {
       const Node& call = *site->node;
@@ -56,13 +56,14 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kAttentionRules[] = {
     {"manual-attention", "softmax-of-qk",
-     "attention written by hand where scaled_dot_product_attention applies", kExplain, Check},
+     "attention written by hand where scaled_dot_product_attention applies",
+     kAttentionExplain, CheckAttention},
 };
 
 }  // namespace
 
-std::span<const Rule> AttentionRules() { return kRules; }
+std::span<const Rule> AttentionRules() { return kAttentionRules; }
 
 }  // namespace fastenough::lint::rules

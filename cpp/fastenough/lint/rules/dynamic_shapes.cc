@@ -12,7 +12,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(nonzero(), unique(), unique_consecutive(), argwhere(), masked_select() and
+constexpr std::string_view kDynamicShapeExplain = R"(nonzero(), unique(), unique_consecutive(), argwhere(), masked_select() and
 one-argument torch.where(cond) return a tensor whose size depends on the data:
 the host must wait for the device to finish before it can allocate the result,
 so each call is a hidden host sync, and the shapes that follow change from step
@@ -25,7 +25,7 @@ bool IsDynamic(std::string_view attr) {
   return IsAnyOf(attr, {"nonzero", "unique", "unique_consecutive", "argwhere", "masked_select"});
 }
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckDynamicShape(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleScope& scope = ctx.scope();
   for (const Site& site : scope.calls()) {
     const Node& call = *site.node;
@@ -62,13 +62,14 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kDynamicShapeRules[] = {
     {"sync-in-loop", "dynamic-shape-in-loop",
-     "nonzero/unique/one-argument torch.where inside a loop", kExplain, Check},
+     "nonzero/unique/one-argument torch.where inside a loop",
+     kDynamicShapeExplain, CheckDynamicShape},
 };
 
 }  // namespace
 
-std::span<const Rule> DynamicShapeRules() { return kRules; }
+std::span<const Rule> DynamicShapeRules() { return kDynamicShapeRules; }
 
 }  // namespace fastenough::lint::rules

@@ -101,7 +101,7 @@ void CheckTrainMode(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kEvalModeRules[] = {
     {"autograd-in-eval", "eval-without-inference-mode",
      "an evaluation function runs the model without no_grad/inference_mode", kExplainAutograd,
      CheckAutograd},
@@ -111,6 +111,6 @@ constexpr Rule kRules[] = {
 
 }  // namespace
 
-std::span<const Rule> EvalModeRules() { return kRules; }
+std::span<const Rule> EvalModeRules() { return kEvalModeRules; }
 
 }  // namespace fastenough::lint::rules

@@ -11,7 +11,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(A Python loop over experts, heads or segments whose body calls a module or a
+constexpr std::string_view kGroupedGemmExplain = R"(A Python loop over experts, heads or segments whose body calls a module or a
 matmul launches one small GEMM per iteration: the device runs many short
 kernels back to back, each too small to fill it, with launch overhead between
 them. Stack the weights once and run one batched matmul (torch.bmm / einsum on
@@ -84,7 +84,7 @@ bool RunsGemm(std::initializer_list<const Node*> parts, NodeList body,
   return false;
 }
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckGroupedGemm(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleScope& scope = ctx.scope();
   for (const Site& site : scope.fors()) {
     const Node& loop = *site.node;
@@ -120,13 +120,14 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kGroupedGemmRules[] = {
     {"serial-small-gemm", "loop-over-experts",
-     "a loop over experts/heads/segments calling a module or matmul", kExplain, Check},
+     "a loop over experts/heads/segments calling a module or matmul",
+     kGroupedGemmExplain, CheckGroupedGemm},
 };
 
 }  // namespace
 
-std::span<const Rule> GroupedGemmRules() { return kRules; }
+std::span<const Rule> GroupedGemmRules() { return kGroupedGemmRules; }
 
 }  // namespace fastenough::lint::rules

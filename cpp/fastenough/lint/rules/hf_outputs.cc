@@ -91,7 +91,7 @@ void CheckOutputs(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kHfOutputRules[] = {
     {"kv-cache-in-scoring", "use-cache-in-forward", "use_cache=True in a forward call",
      kExplainCache, CheckCache},
     {"kv-cache-in-scoring", "causal-lm-cache-by-default",
@@ -104,6 +104,6 @@ constexpr Rule kRules[] = {
 
 }  // namespace
 
-std::span<const Rule> HfOutputRules() { return kRules; }
+std::span<const Rule> HfOutputRules() { return kHfOutputRules; }
 
 }  // namespace fastenough::lint::rules

@@ -14,7 +14,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(Each of these reads a device value on the host, so the host blocks until the
+constexpr std::string_view kHostSyncExplain = R"(Each of these reads a device value on the host, so the host blocks until the
 device has run everything queued before it: .item(), .cpu(), .tolist(),
 .numpy(), float(t)/int(t)/bool(t), `if t:` / `while t:` / `assert t`, print(t),
 torch.cuda.synchronize(), torch.cuda.empty_cache(). Inside the step loop this
@@ -105,19 +105,19 @@ void CheckExplicit(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kHostSyncRules[] = {
     {"sync-in-loop", "sync-method-in-loop",
-     ".item()/.cpu()/.tolist()/.numpy()/float(t) inside a loop", kExplain, CheckMethods},
+     ".item()/.cpu()/.tolist()/.numpy()/float(t) inside a loop", kHostSyncExplain, CheckMethods},
     {"sync-in-loop", "tensor-condition-in-loop",
-     "a tensor as an if/while/assert condition inside a loop", kExplain, CheckTests},
-    {"sync-in-loop", "print-tensor-in-loop", "print(tensor) inside a loop", kExplain,
+     "a tensor as an if/while/assert condition inside a loop", kHostSyncExplain, CheckTests},
+    {"sync-in-loop", "print-tensor-in-loop", "print(tensor) inside a loop", kHostSyncExplain,
      CheckPrint},
     {"sync-in-loop", "explicit-sync-in-loop", "synchronize() or empty_cache() inside a loop",
-     kExplain, CheckExplicit},
+     kHostSyncExplain, CheckExplicit},
 };
 
 }  // namespace
 
-std::span<const Rule> HostSyncRules() { return kRules; }
+std::span<const Rule> HostSyncRules() { return kHostSyncRules; }
 
 }  // namespace fastenough::lint::rules

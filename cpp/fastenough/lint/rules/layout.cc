@@ -9,7 +9,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(x.transpose(...).contiguous() (or .permute(...).contiguous(), .t().contiguous())
+constexpr std::string_view kLayoutExplain = R"(x.transpose(...).contiguous() (or .permute(...).contiguous(), .t().contiguous())
 inside forward copies the whole tensor into a new layout at every call. Often
 the copy is avoidable: let the next op take the strided view (matmul, reshape
 where it can, scaled_dot_product_attention accept non-contiguous inputs), keep
@@ -19,7 +19,7 @@ torch.compile. Keep it where a kernel really needs contiguous memory, and
 measure: the copy is cheap next to a large GEMM, expensive in a chain of small
 ops.)";
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckLayout(const ModuleContext& ctx, std::vector<Hit>& out) {
   for (const Function& fn : ctx.scope().functions()) {
     if (fn.name != "forward") continue;
     for (const Site* site : fn.calls) {
@@ -35,13 +35,13 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kLayoutRules[] = {
     {"transpose-contiguous", "contiguous-after-transpose",
-     ".contiguous() right after .transpose()/.permute() in forward", kExplain, Check},
+     ".contiguous() right after .transpose()/.permute() in forward", kLayoutExplain, CheckLayout},
 };
 
 }  // namespace
 
-std::span<const Rule> LayoutRules() { return kRules; }
+std::span<const Rule> LayoutRules() { return kLayoutRules; }
 
 }  // namespace fastenough::lint::rules

@@ -13,7 +13,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(log_softmax (or softmax) over the logits of every position, followed by a gather
+constexpr std::string_view kLogitsExplain = R"(log_softmax (or softmax) over the logits of every position, followed by a gather
 of the target tokens and a slice down to a few positions (the continuation of a
 multiple-choice item, the last token): the LM head and the normalisation ran
 over positions x vocabulary, and almost all of it is dropped. Select the
@@ -36,7 +36,7 @@ bool ComputedIndex(const Node& subscript) {
   });
 }
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckLogits(const ModuleContext& ctx, std::vector<Hit>& out) {
   const ModuleAliases& aliases = ctx.scope().aliases();
   for (const Function& fn : ctx.scope().functions()) {
     std::vector<const Node*> gathers;
@@ -96,13 +96,13 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kLogitsRules[] = {
     {"full-vocab-logits", "log-softmax-then-gather",
-     "log_softmax over all positions, then a few positions gathered", kExplain, Check},
+     "log_softmax over all positions, then a few positions gathered", kLogitsExplain, CheckLogits},
 };
 
 }  // namespace
 
-std::span<const Rule> LogitsRules() { return kRules; }
+std::span<const Rule> LogitsRules() { return kLogitsRules; }
 
 }  // namespace fastenough::lint::rules

@@ -9,7 +9,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(A torch.optim optimizer built without fused= or foreach= in a file that uses a
+constexpr std::string_view kOptimizerExplain = R"(A torch.optim optimizer built without fused= or foreach= in a file that uses a
 device. The plain per-parameter implementation launches several small kernels
 per parameter tensor at every step; foreach=True groups them across parameters
 and fused=True (Adam, AdamW, SGD, Adagrad on CUDA and other supported devices)
@@ -18,7 +18,7 @@ on CUDA when every parameter is there, but not fused, and not on every device:
 state the choice. Compare a few steps' losses before and after: fused and
 foreach change the order of floating-point operations slightly.)";
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckOptimizer(const ModuleContext& ctx, std::vector<Hit>& out) {
   if (!ctx.UsesDevice()) return;
   const bool imports_optim = ctx.text().find("torch.optim") != std::string_view::npos;
   for (const Site& site : ctx.scope().calls()) {
@@ -39,13 +39,14 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kOptimizerRules[] = {
     {"optimizer-not-fused", "optimizer-without-foreach-or-fused",
-     "a torch.optim optimizer without foreach=/fused= on a device", kExplain, Check},
+     "a torch.optim optimizer without foreach=/fused= on a device",
+     kOptimizerExplain, CheckOptimizer},
 };
 
 }  // namespace
 
-std::span<const Rule> OptimizerRules() { return kRules; }
+std::span<const Rule> OptimizerRules() { return kOptimizerRules; }
 
 }  // namespace fastenough::lint::rules

@@ -14,7 +14,7 @@ namespace fastenough::lint::rules {
 
 namespace {
 
-constexpr std::string_view kExplain = R"(Two or more projections of the same input (q_proj(x), k_proj(x), v_proj(x), or
+constexpr std::string_view kProjectionExplain = R"(Two or more projections of the same input (q_proj(x), k_proj(x), v_proj(x), or
 gate_proj(x) and up_proj(x)) launch one GEMM each, each reading the input again.
 One linear with the weights concatenated (qkv_proj, gate_up_proj) does the same
 arithmetic in one larger GEMM; split its output with .split() or .chunk(). When
@@ -47,7 +47,7 @@ struct Projection {
   std::string role;
 };
 
-void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
+void CheckProjection(const ModuleContext& ctx, std::vector<Hit>& out) {
   for (const Function& fn : ctx.scope().functions()) {
     // self.<proj>(x) calls grouped by their input expression, in first-seen order.
     std::vector<std::pair<std::string, std::vector<Projection>>> by_input;
@@ -102,13 +102,13 @@ void Check(const ModuleContext& ctx, std::vector<Hit>& out) {
   }
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kProjectionRules[] = {
     {"unfused-projections", "separate-qkv-or-gate-up",
-     "separate q/k/v or gate/up projections of one input", kExplain, Check},
+     "separate q/k/v or gate/up projections of one input", kProjectionExplain, CheckProjection},
 };
 
 }  // namespace
 
-std::span<const Rule> ProjectionRules() { return kRules; }
+std::span<const Rule> ProjectionRules() { return kProjectionRules; }
 
 }  // namespace fastenough::lint::rules

@@ -118,7 +118,7 @@ void CheckNumWorkers(const ModuleContext& ctx, std::vector<Hit>& out) {
   });
 }
 
-constexpr Rule kRules[] = {
+constexpr Rule kTransferRules[] = {
     {"transfer-in-loop", "to-device-in-loop",
      ".to(device)/.cuda() inside a loop without non_blocking=True", kExplainTo, CheckToDevice},
     {"pageable-memcpy", "dataloader-no-pin-memory",
@@ -129,6 +129,6 @@ constexpr Rule kRules[] = {
 
 }  // namespace
 
-std::span<const Rule> TransferRules() { return kRules; }
+std::span<const Rule> TransferRules() { return kTransferRules; }
 
 }  // namespace fastenough::lint::rules
