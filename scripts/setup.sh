@@ -117,9 +117,11 @@ echo "setup: Python packages in place ($((SECONDS - t0)) s)"
 
 # The build, one line per compiled file: ninja's "[3/171] Building CXX object
 # cpp/CMakeFiles/fastenough_core.dir/fastenough/x.cc.o" becomes
-# "  [3/171] fastenough/x.cc" (make's "[ 12%] ..." likewise).
+# "  [3/171] fastenough/x.cc" (make's "[ 12%] ..." likewise); a batch of the
+# unity build (CMakeLists.txt, FASTENOUGH_UNITY_BUILD) "  [3/25] fastenough_core, batch 2".
 progress() {
   sed -u -n -E \
+    -e 's#^ *\[ *([0-9]+/[0-9]+|[0-9]+%)\] Building [A-Z]+ object (.*/)?([^/]+)\.dir/Unity/unity_([0-9]+)_[a-z]+\.[a-z]+\.o$#  [\1] \3, batch \4#p' \
     -e 's#^ *\[ *([0-9]+/[0-9]+|[0-9]+%)\] Building [A-Z]+ object .*\.dir/(__/)*(.*)\.o$#  [\1] \3#p' \
     -e 's#^ *\[ *([0-9]+/[0-9]+|[0-9]+%)\] Linking [A-Z]+ [a-z ]+ (.*)$#  [\1] linking \2#p'
 }
