@@ -21,12 +21,18 @@ if not (BOOT / "sitecustomize.py").exists():
 OPTS = ("--no-history", "--json", "-", "--trace-steps", "3", "--warmup-steps", "2")
 
 
+def _report_start(stdout: str) -> int:
+    """Where the report printed by --json - begins after the program's own output."""
+    key = stdout.find('"schema": "fastenough.report/')
+    return stdout.rfind("{", 0, key) if key >= 0 else -1
+
+
 def run_script(tmp_path: Path, body: str, *args: str, timeout: float = 300):
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(body))
     r = run_cli("run", *OPTS, "--", sys.executable, str(script), *args, cwd=tmp_path,
                 timeout=timeout)
-    start = r.stdout.find('{\n  "schema"')
+    start = _report_start(r.stdout)
     assert start >= 0, (r.returncode, r.stdout[-2000:], r.stderr[-3000:])
     return r, json.loads(r.stdout[start:])
 
@@ -137,7 +143,7 @@ def test_torchrun_two_gloo_ranks(tmp_path):
     """))
     r = run_cli("run", *OPTS, "--", "torchrun", "--standalone", "--nproc_per_node=2",
                 str(script), cwd=tmp_path, timeout=300)
-    start = r.stdout.find('{\n  "schema"')
+    start = _report_start(r.stdout)
     assert r.returncode == 0 and start >= 0, r.stderr[-4000:]
     report = json.loads(r.stdout[start:])
     d = Path(report["run"]["run_dir"])

@@ -132,15 +132,18 @@ def _parse_command(args: argparse.Namespace) -> list[str]:
     return cmd
 
 
-def _write_json(report: dict, dest: str) -> None:
+def _write_json(outcome, dest: str) -> None:
+    """report.json's content (the core's text) to `dest`."""
+    text = outcome.report_text if outcome.report_text is not None else \
+        json_output.dumps(outcome.report) + "\n"
     if dest == "-":
-        json_output.dump(report)
+        sys.stdout.write(text)
         return
     from fastenough.cli.output_file import write_output
     from fastenough.errors import FastenoughError
 
     try:
-        write_output(dest, json_output.dumps(report) + "\n", what="--json")
+        write_output(dest, text, what="--json")
     except FastenoughError as e:  # the run happened: its status stands, report.json is kept
         sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
@@ -234,13 +237,13 @@ def run(args: argparse.Namespace) -> int:
     err = sys.stderr
     not_measured = _not_measured(outcome)
     if not_measured and args.json:
-        _write_json(report, args.json)
+        _write_json(outcome, args.json)
     if not_measured:
         err.write(f"fastenough: {visible(not_measured)}\n")
     elif report is None:
         err.write(f"fastenough: no report: {visible(outcome.report_error)}\n")
     elif args.json:
-        _write_json(report, args.json)
+        _write_json(outcome, args.json)
     elif args.md:
         from fastenough.render.markdown import report_to_markdown
 

@@ -49,6 +49,9 @@ class RunOutcome:
     # something else there (a FIFO, a device, a huge sparse file): "steps.jsonl: not
     # a regular file (a FIFO or pipe); skipped".
     skipped: list[str] = field(default_factory=list)
+    # report.json's text as the core wrote it (the one writer of the document);
+    # `report` is its parse.
+    report_text: str | None = None
 
 
 class _Writes:
@@ -88,21 +91,28 @@ def trace_files(run_dir: Path) -> list[Path]:
                   if p.is_file() and not p.name.endswith(".callsites.json"))
 
 
-def analyze_run_dir(run_dir: Path, show_progress: bool | None = None,
-                    rank_summaries: list[str] | None = None, in_job: dict | None = None,
-                    ended: tuple[int | None, int | None, int] | None = None,
-                    cross_reference_lint: bool = False,
-                    earlier_runs: list[tuple[int | None, str, str | None]] | None = None) -> dict:
-    """The report of a run directory, written whole by the core; a progress bar on
-    stderr while large traces load (None: when stderr is a terminal and the traces
-    are large, or FASTENOUGH_FORCE_PROGRESS=1). rank_summaries: the ranks' own
-    summaries (run --analyze-in-job), merged instead of reading the traces; in_job:
-    what run --analyze-in-job chose (run_details.in_job); ended: (exit status,
-    signal, wall ns) when meta.json could not be rewritten at the program's end;
-    cross_reference_lint: lint the program's files and mark the findings the source
-    shows too (the report's "lint", cpp/fastenough/rundir/lint_cross_reference.h);
-    earlier_runs: (id, run dir, started at) of earlier runs of the same command,
-    newest first, whose findings the report compares (its "repeatability")."""
+def analyze_run_dir(run_dir: Path, show_progress: bool | None = None, **kwargs) -> dict:
+    """analyze_run_dir_text, parsed."""
+    return json.loads(analyze_run_dir_text(run_dir, show_progress, **kwargs))
+
+
+def analyze_run_dir_text(run_dir: Path, show_progress: bool | None = None,
+                         rank_summaries: list[str] | None = None, in_job: dict | None = None,
+                         ended: tuple[int | None, int | None, int] | None = None,
+                         cross_reference_lint: bool = False,
+                         earlier_runs: list[tuple[int | None, str, str | None]] | None = None
+                         ) -> str:
+    """The report of a run directory as the core writes it, whole (its one
+    writer); a progress bar on stderr while large traces load (None: when stderr
+    is a terminal and the traces are large, or FASTENOUGH_FORCE_PROGRESS=1).
+    rank_summaries: the ranks' own summaries (run --analyze-in-job), merged
+    instead of reading the traces; in_job: what run --analyze-in-job chose
+    (run_details.in_job); ended: (exit status, signal, wall ns) when meta.json
+    could not be rewritten at the program's end; cross_reference_lint: lint the
+    program's files and mark the findings the source shows too (the report's
+    "lint", cpp/fastenough/rundir/lint_cross_reference.h); earlier_runs: (id,
+    run dir, started at) of earlier runs of the same command, newest first,
+    whose findings the report compares (its "repeatability")."""
     from fastenough import _core
 
     kwargs: dict = {"rank_summaries": rank_summaries or [], "in_job": in_job,
@@ -116,27 +126,28 @@ def analyze_run_dir(run_dir: Path, show_progress: bool | None = None,
         show_progress = (big and sys.stderr.isatty()) or \
             os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
     if not show_progress or not traces:
-        return json.loads(_core.analyze_run_dir(str(run_dir), **kwargs))
+        return _core.analyze_run_dir(str(run_dir), **kwargs)
     from fastenough.render.progress import files_progress
 
     with files_progress("analysing traces", len(traces)) as update:
-        return json.loads(_core.analyze_run_dir(str(run_dir), progress=update, **kwargs))
+        return _core.analyze_run_dir(str(run_dir), progress=update, **kwargs)
 
 
 def _analyze(run_dir: Path, log, in_job: bool = False,
              ended: tuple[int | None, int | None, int] | None = None,
-             earlier: list | None = None) -> tuple[dict | None, str | None]:
+             earlier: list | None = None) -> tuple[str | None, str | None]:
+    """The report's text, or None and why there is none."""
     try:
         if not in_job:
-            return analyze_run_dir(run_dir, ended=ended, cross_reference_lint=True,
-                                   earlier_runs=earlier), None
+            return analyze_run_dir_text(run_dir, ended=ended, cross_reference_lint=True,
+                                        earlier_runs=earlier), None
         from fastenough.supervisor.in_job import choose
 
         choice = choose(run_dir, trace_files(run_dir))
         log(f"in-job analysis: {json.dumps(choice.details)}")
-        return analyze_run_dir(run_dir, rank_summaries=choice.summaries,
-                               in_job=choice.details, ended=ended,
-                               cross_reference_lint=True, earlier_runs=earlier), None
+        return analyze_run_dir_text(run_dir, rank_summaries=choice.summaries,
+                                    in_job=choice.details, ended=ended,
+                                    cross_reference_lint=True, earlier_runs=earlier), None
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
@@ -292,16 +303,17 @@ def execute(opts: RunOptions) -> RunOutcome:
     except Exception as e:  # noqa: BLE001 - the report stands without the comparison
         log(f"repeatability note skipped: {type(e).__name__}: {e}")
         earlier = []
-    report, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")), ended,
-                             earlier)
+    report_text, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")),
+                                  ended, earlier)
+    report = json.loads(report_text) if report_text is not None else None
     if report is not None:
         skipped += _rd.skipped_files((report.get("run_details") or {}).get("problems") or [])
     skipped = list(dict.fromkeys(skipped))
     for note in skipped:
         log(f"run directory: {note}")
     if report is not None:
-        writes.attempt("report.json", lambda: _rd.write_json_atomic(run_dir / "report.json",
-                                                                    report))
+        writes.attempt("report.json", lambda: _rd.write_text_atomic(run_dir / "report.json",
+                                                                    report_text))
 
         def markdown() -> None:
             from fastenough.render.markdown import report_to_markdown
@@ -329,4 +341,4 @@ def execute(opts: RunOptions) -> RunOutcome:
         writes.attempt(HISTORY_ROW, history)
     log.close()
     return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed,
-                      skipped)
+                      skipped, report_text)
