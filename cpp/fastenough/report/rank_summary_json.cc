@@ -2,9 +2,6 @@
 
 #include <simdjson.h>
 
-#include <cmath>
-#include <limits>
-
 #include "fastenough/report/depth_json.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
@@ -41,77 +38,6 @@ bool ReadPairs(ObjectReader& o, std::string_view key, std::string_view what,
     out.emplace_back(*lo, *hi);
   }
   return true;
-}
-
-std::optional<findings::Verdict> VerdictByName(std::string_view name) {
-  for (auto v : {findings::Verdict::kAvoidable, findings::Verdict::kBounded,
-                 findings::Verdict::kInsufficientEvidence}) {
-    if (name == findings::VerdictName(v)) return v;
-  }
-  return std::nullopt;
-}
-
-findings::Finding ReadFinding(ObjectReader o) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  findings::Finding f;
-  f.code = o.String("code");
-  const std::string verdict = o.String("verdict");
-  if (auto v = VerdictByName(verdict)) {
-    f.verdict = *v;
-  } else {
-    o.Fail("verdict", "unknown verdict '" + verdict + "'");
-  }
-  f.title = o.String("title");
-  f.source = o.String("source");
-  ObjectReader evidence = o.Object("evidence");
-  // Typed as the JSON is: an integer, a number (null: a number that was not
-  // finite), a string.
-  for (auto& [key, value] : evidence.Members()) {
-    int64_t i;
-    double d;
-    std::string_view text;
-    if (value.get_int64().get(i) == simdjson::SUCCESS) {
-      f.evidence.emplace_back(key, i);
-    } else if (value.is_null()) {
-      f.evidence.emplace_back(key, kNaN);
-    } else if (value.get_double().get(d) == simdjson::SUCCESS) {
-      f.evidence.emplace_back(key, d);
-    } else if (value.get_string().get(text) == simdjson::SUCCESS) {
-      f.evidence.emplace_back(key, std::string(text));
-    } else {
-      evidence.Fail(key, "expected an integer, a number, null or a string");
-    }
-  }
-  for (ObjectReader w : o.Objects("where")) {
-    // Every key is optional: the report writes those that are set.
-    findings::Location loc;
-    if (w.Has("file")) loc.file = w.String("file");
-    if (w.Has("line")) loc.line = static_cast<int>(w.Int("line"));
-    if (w.Has("def_line")) loc.def_line = static_cast<int>(w.Int("def_line"));
-    if (w.Has("inside")) loc.inside = w.String("inside");
-    if (w.Has("function")) loc.function = w.String("function");
-    if (w.Has("op")) loc.op = w.String("op");
-    if (w.Has("kernel")) loc.kernel = w.String("kernel");
-    if (w.Has("stream")) loc.stream = w.Int("stream");
-    if (w.Has("rank")) loc.rank = static_cast<int>(w.Int("rank"));
-    f.where.push_back(std::move(loc));
-  }
-  ObjectReader saving = o.Object("saving");
-  f.saving.per_step_ns = saving.IntOrNull("per_step_ns");
-  const double share = saving.Double("share_of_step");
-  f.saving.share_of_step = std::isnan(share) ? -1 : share;
-  f.saving.total_ns = saving.IntOrNull("total_ns");
-  f.saving.upper_bound = saving.Bool("upper_bound");
-  f.action = o.String("action");
-  if (o.Has("overlaps")) {
-    for (dom::element e : o.Array("overlaps")) {
-      std::string_view code;
-      if (e.get_string().get(code) != simdjson::SUCCESS) o.Fail("overlaps", "expected codes");
-      f.overlaps.emplace_back(code);
-    }
-  }
-  f.rank = static_cast<int>(o.IntOrNull("rank"));
-  return f;
 }
 
 void ReadDeviceTurns(ObjectReader o, analysis::DeviceTurns& t) {
@@ -231,16 +157,6 @@ void ReadSummaryCollectives(ObjectReader& o, RankSummary& s) {
     ReadPairs(c, "calls", "expected [start_ns, end_ns] pairs of integers, end >= start", pairs);
     for (const auto& [start, end] : pairs) calls.push_back({start, end - start});
   }
-}
-
-void WriteSummaryFindings(JsonWriter& w, const RankSummary& s) {
-  w.BeginArray();
-  for (const auto& f : s.findings) WriteFinding(w, f);
-  w.EndArray();
-}
-
-void ReadSummaryFindings(ObjectReader& o, RankSummary& s) {
-  for (ObjectReader f : o.Objects("findings")) s.findings.push_back(ReadFinding(f));
 }
 
 void CheckSummary(ObjectReader& o, RankSummary& s) {

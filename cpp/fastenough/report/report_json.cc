@@ -37,6 +37,7 @@
 #include "fastenough/report/report_json.h"
 
 #include "fastenough/report/depth_json.h"
+#include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
@@ -44,76 +45,7 @@
 
 namespace fastenough::report {
 
-void WriteFinding(JsonWriter& w, const findings::Finding& f) {
-  w.BeginObject();
-  w.Field("code", f.code);
-  w.Field("verdict", findings::VerdictName(f.verdict));
-  w.Field("title", f.title);
-  w.Field("source", f.source);
-  w.Key("evidence").BeginObject();
-  for (const auto& [k, v] : f.evidence) {
-    w.Key(k);
-    if (const auto* i = std::get_if<int64_t>(&v)) {
-      w.Int(*i);
-    } else if (const auto* d = std::get_if<double>(&v)) {
-      w.Double(*d);
-    } else {
-      w.String(std::get<std::string>(v));
-    }
-  }
-  w.EndObject();
-  w.Key("where").BeginArray();
-  for (const auto& loc : f.where) {
-    w.BeginObject();
-    if (!loc.file.empty()) {
-      w.Field("file", loc.file);
-      // The line of the call; a function known only by its def has def_line.
-      if (loc.line > 0) w.Field("line", loc.line);
-      if (loc.def_line > 0 && loc.line <= 0) w.Field("def_line", loc.def_line);
-    }
-    if (!loc.inside.empty()) w.Field("inside", loc.inside);
-    if (!loc.function.empty()) w.Field("function", loc.function);
-    if (!loc.op.empty()) w.Field("op", loc.op);
-    if (!loc.kernel.empty()) w.Field("kernel", loc.kernel);
-    if (loc.stream >= 0) w.Field("stream", loc.stream);
-    if (loc.rank >= 0) w.Field("rank", loc.rank);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("saving").BeginObject();
-  w.FieldOrNull("per_step_ns", f.saving.per_step_ns);
-  w.Key("share_of_step");
-  if (f.saving.share_of_step < 0) {
-    w.Null();
-  } else {
-    w.Double(f.saving.share_of_step);
-  }
-  w.FieldOrNull("total_ns", f.saving.total_ns);
-  w.Field("upper_bound", f.saving.upper_bound);
-  w.EndObject();
-  w.Field("action", f.action);
-  if (!f.overlaps.empty()) {
-    // Findings whose savings count some of the same time: not to be added up.
-    w.Key("overlaps").BeginArray();
-    for (const auto& code : f.overlaps) w.String(code);
-    w.EndArray();
-  }
-  w.Key("rank");
-  if (f.rank < 0) {
-    w.Null();
-  } else {
-    w.Int(f.rank);
-  }
-  if (!f.also_in_source.empty()) {
-    w.Key("also_in_source").BeginArray();
-    for (const auto& site : f.also_in_source) {
-      w.BeginObject().Field("file", site.file).Field("line", site.line);
-      w.Field("rule", site.rule).EndObject();
-    }
-    w.EndArray();
-  }
-  w.EndObject();
-}
+void WriteFinding(JsonWriter& w, const findings::Finding& f) { fields::WriteObject(w, f); }
 
 namespace {
 

@@ -1,6 +1,7 @@
 #include "fastenough/report/fields/declared.h"
 
 #include "fastenough/report/fields/describe.h"
+#include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
 #include "fastenough/report/fields/report_fields.h"
@@ -33,6 +34,7 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<CounterRow>("$.counters[]", out);
   DescribeFields<PhaseRow>("$.phases[]", out);
   DescribeFields<findings::AvoidableTotal>("$.avoidable[]", out);
+  DescribeFields<findings::Finding>("$.findings[]", out);
   return out;
 }
 

@@ -20,7 +20,8 @@ struct FieldInfo {
   std::string type;     // string | integer | number | boolean | object | array of ...
   std::string unit;     // UnitName(); "" for none
   bool nullable = false;
-  // "field" (a member, read back), "derived" (computed from other fields),
+  // "field" (a member, read back), "optional" (a member, the key only
+  // when it is set), "derived" (computed from other fields),
   // "context" (where the object is: its rank, its step), "constant",
   // "custom" (the declaration's own code; keys below it are not declared),
   // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows).
@@ -42,7 +43,9 @@ constexpr const char* JsonTypeOf() {
   } else if constexpr (std::is_integral_v<M>) {
     return "integer";
   } else if constexpr (IsVector<M>::value) {
-    return kScalar<typename IsVector<M>::Element> ? "array of integers" : "array of objects";
+    using E = typename IsVector<M>::Element;
+    if constexpr (std::is_same_v<E, std::string>) return "array of strings";
+    return kScalar<E> ? "array of integers" : "array of objects";
   } else {
     return "object";
   }
@@ -68,6 +71,13 @@ class FieldDescriber {
     } else if constexpr (!kScalar<M>) {
       DescribeFields<M, ViewT>(Path(key), out_);
     }
+  }
+
+  template <class A, class P>
+  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&) {
+    const size_t at = out_.size();
+    Field(key, acc, unit, meaning);
+    out_[at].kind = "optional";
   }
 
   template <class F>

@@ -22,6 +22,8 @@
 //       a value: string, bool, double (NaN: null), integer, a list of
 //       integers, a declared struct (an object) or a list of them (objects);
 //       View<X> picks another declaration of the element struct.
+//   FieldIf(key, member, unit, meaning, present)  an optional key: written
+//       when present(struct), read when there.
 //   Derived(key, fn, unit, meaning[, attr])  written from fn(struct), not read
 //       back (it follows from other fields: dur_ns = end_ns - start_ns).
 //   Rank(meaning) / StepNumber(meaning)  written from where the object is
@@ -97,7 +99,7 @@ constexpr std::string_view UnitName(Unit u) {
 // NaN is always null, and null reads back as NaN.
 enum class Null {
   kNever,
-  kNegative,     // an integer below 0 is null; null reads as -1
+  kNegative,     // a number below 0 is null; null reads as -1
   kNonPositive,  // an integer of 0 or below is null; null reads as 0
   kNone,         // trace::kNone (INT64_MIN) is null, and null reads as it
   kEmpty,        // an empty string is null; null reads as ""

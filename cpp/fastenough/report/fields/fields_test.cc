@@ -10,6 +10,7 @@
 #include "fastenough/report/analyze.h"
 #include "fastenough/report/assemble.h"
 #include "fastenough/report/fields/declared.h"
+#include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
@@ -111,6 +112,17 @@ TEST(FieldDeclarations, TheJobsRowsRoundTrip) {
   ExpectRoundTrip(r.job_critical_path, {}, "job critical path");
   for (const auto& c : r.counters) ExpectRoundTrip(c, {}, "counter");
   for (const auto& t : r.avoidable) ExpectRoundTrip(t, {}, "avoidable");
+  ASSERT_FALSE(r.findings.empty());
+  for (const auto& f : r.findings) ExpectRoundTrip(f, {}, "finding");
+  // Every optional key of a finding once, and the absent ones.
+  findings::Finding f;
+  f.code = "c";
+  f.where = {{"a.py", 3, "fn", "aten::mm", "k", 7, 2, 0, "outer"}, {"b.py", 0, "", "", "", -1, -1, 9, ""}, {}};
+  f.saving.share_of_step = 0.25;
+  f.overlaps = {"x", "y"};
+  f.also_in_source = {{"a.py", 3, "FE101"}};
+  f.evidence = {{"i", int64_t{3}}, {"d", 0.5}, {"s", std::string("t")}};
+  ExpectRoundTrip(f, {}, "finding with every optional key");
   PhaseRow phase;
   phase.name = "steady";
   phase.mode = "train";
@@ -190,7 +202,7 @@ TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
       "$.top_kernels[].", "$.top_ops[].", "$.top_ops_by_self[].",
       "$.step_breakdown.per_rank[].", "$.efficiency.devices[].", "$.efficiency.kernels[].",
       "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[].",
-      "$.critical_path.job.", "$.counters[].", "$.phases[].", "$.avoidable[]."};
+      "$.critical_path.job.", "$.counters[].", "$.phases[].", "$.avoidable[].", "$.findings[]."};
   size_t checked = 0;
   std::set<std::string> reached;
   for (const auto& path : written) {
@@ -203,6 +215,7 @@ TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
   }
   EXPECT_GT(checked, 150u);
   EXPECT_TRUE(reached.count("$.critical_path.job."));
+  EXPECT_TRUE(reached.count("$.findings[]."));
 }
 
 TEST(FieldDeclarations, ReaderNamesThePath) {

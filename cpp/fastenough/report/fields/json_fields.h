@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -68,6 +69,13 @@ class FieldWriter {
       w_.Key(key);
       Value<ViewT>(value, attr.null);
     }
+  }
+
+  // Written only when present(struct) (an optional key); read when there.
+  template <class A, class P>
+  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
+               const P& present) {
+    if (present(obj_)) Field(key, acc, unit, meaning);
   }
 
   template <class F>
@@ -154,7 +162,11 @@ class FieldWriter {
     } else if constexpr (std::is_same_v<M, bool>) {
       w_.Bool(v);
     } else if constexpr (std::is_floating_point_v<M>) {
-      w_.Double(v);
+      if (null == Null::kNegative && v < 0) {
+        w_.Null();
+      } else {
+        w_.Double(v);
+      }
     } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
       const int64_t i = static_cast<int64_t>(v);
       if ((null == Null::kNegative && i < 0) || (null == Null::kNonPositive && i <= 0) ||
@@ -167,7 +179,13 @@ class FieldWriter {
       w_.Uint(static_cast<uint64_t>(v));
     } else if constexpr (IsVector<M>::value) {
       w_.BeginArray();
-      for (const auto& e : v) w_.Int(static_cast<int64_t>(e));
+      for (const auto& e : v) {
+        if constexpr (std::is_same_v<typename IsVector<M>::Element, std::string>) {
+          w_.String(e);
+        } else {
+          w_.Int(static_cast<int64_t>(e));
+        }
+      }
       w_.EndArray();
     } else {
       WriteObject<M, ViewT>(w_, v, ctx_);
@@ -196,6 +214,7 @@ class FieldReader {
       dst = o_.Bool(key);
     } else if constexpr (std::is_floating_point_v<M>) {
       dst = static_cast<M>(o_.Double(key));
+      if (attr.null == Null::kNegative && std::isnan(dst)) dst = -1;
     } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
       switch (attr.null) {
         case Null::kNegative: dst = static_cast<M>(o_.IntOrNull(key, -1)); break;
@@ -207,7 +226,16 @@ class FieldReader {
       dst = static_cast<M>(o_.Uint(key));
     } else if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
-      if constexpr (kScalar<E>) {
+      if constexpr (std::is_same_v<E, std::string>) {
+        for (simdjson::dom::element e : o_.Array(key)) {
+          std::string_view text;
+          if (e.get_string().get(text) != simdjson::SUCCESS) {
+            o_.Fail(key, "expected strings");
+            return;
+          }
+          dst.emplace_back(text);
+        }
+      } else if constexpr (kScalar<E>) {
         for (simdjson::dom::element e : o_.Array(key)) {
           const std::optional<int64_t> v = ElementInt(e);
           if (!v) {
@@ -227,6 +255,11 @@ class FieldReader {
       ObjectReader sub = o_.Object(key);
       ReadFields<M, ViewT>(sub, dst);
     }
+  }
+
+  template <class A, class P>
+  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&) {
+    if (o_.Has(key)) Field(key, acc, unit, meaning);
   }
 
   template <class F>

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "fastenough/report/fields/field.h"
+#include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
@@ -25,8 +26,6 @@ void WriteStepWorkItems(JsonWriter& w, const RankSummary& s);
 void ReadStepWorkItems(ObjectReader& o, RankSummary& s);
 void WriteSummaryCollectives(JsonWriter& w, const RankSummary& s);
 void ReadSummaryCollectives(ObjectReader& o, RankSummary& s);
-void WriteSummaryFindings(JsonWriter& w, const RankSummary& s);
-void ReadSummaryFindings(ObjectReader& o, RankSummary& s);
 void CheckSummary(ObjectReader& o, RankSummary& s);
 
 template <class V>
@@ -85,8 +84,7 @@ void Fields(V& v, Of<RankSummary>) {
   custom("collectives", "array of {name, calls: [[start_ns, end_ns], ...]}", Unit::kNs,
          "its collectives' calls by name, for the cross-rank detectors",
          WriteSummaryCollectives, ReadSummaryCollectives);
-  custom("findings", "array of objects", Unit::kNone, "the rank's own findings, as the report's",
-         WriteSummaryFindings, ReadSummaryFindings);
+  v.Field("findings", &T::findings, Unit::kNone, "the rank's own findings, as the report's");
   v.AfterRead(CheckSummary);
 }
 
