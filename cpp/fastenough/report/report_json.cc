@@ -49,25 +49,9 @@ void WriteFinding(JsonWriter& w, const findings::Finding& f) { fields::WriteObje
 
 namespace {
 
-void WriteDistribution(JsonWriter& w, std::string_view prefix, const analysis::Distribution& d) {
-  const std::string p(prefix);
-  w.Field(p + "median_ns", d.median);
-  w.Field(p + "p10_ns", d.p10);
-  w.Field(p + "p90_ns", d.p90);
-}
-
 void WriteSteps(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
   w.Key("steps").BeginObject();
-  w.Field("count", r.steps.duration.count);
-  WriteDistribution(w, "", r.steps.duration);
-  w.Field("steady_count", r.steps.steady_duration.count);
-  WriteDistribution(w, "steady_", r.steps.steady_duration);
-  w.Field("steady_steps_per_s", r.steps.steady_steps_per_s);
-  w.Field("items_per_s", r.steps.items_per_s);
-  w.Field("tokens_per_s", r.steps.tokens_per_s);
-  w.Field("real_tokens_per_s", r.steps.real_tokens_per_s);
-  w.Key("mode");
-  if (r.steps.mode.empty()) w.Null(); else w.String(r.steps.mode);
+  fields::WriteFields(w, r.steps);
   w.Key("per_rank").BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) WriteRankSteps(w, r.ranks[i], &rows[i]);
   w.EndArray();
@@ -129,28 +113,8 @@ void WritePhases(JsonWriter& w, const std::vector<PhaseRow>& phases) {
 
 void WriteRun(JsonWriter& w, const std::optional<RunInfo>& run) {
   if (!run) return;  // `analyze` reports have no run block
-  w.Key("run").BeginObject();
-  w.Key("command").BeginArray();
-  for (const auto& c : run->command) w.String(c);
-  w.EndArray();
-  w.Key("exit_status");
-  if (run->exit_status < 0) {
-    w.Null();
-  } else {
-    w.Int(run->exit_status);
-  }
-  w.Key("signal");
-  if (run->signal == 0) {
-    w.Null();
-  } else {
-    w.Int(run->signal);
-  }
-  w.FieldOrNull("wall_ns", run->wall_ns);
-  w.Field("run_dir", run->run_dir);
-  w.Key("missing").BeginArray();
-  for (const auto& m : run->missing) w.String(m);
-  w.EndArray();
-  w.EndObject();
+  w.Key("run");
+  fields::WriteObject(w, *run);
 }
 
 void WriteOps(JsonWriter& w, std::string_view key, const std::vector<analysis::OpRow>& ops) {

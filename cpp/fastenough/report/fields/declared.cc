@@ -18,7 +18,11 @@ std::vector<FieldInfo> DescribeReport() {
   std::vector<FieldInfo> out;
   DescribeFields<InputInfo>("$.inputs[]", out);
   DescribeFields<Meta>("$.meta", out);
+  out.push_back({"$.steps", "object", "", false, "field", "the job's steps"});
+  DescribeFields<StepsSummary>("$.steps", out);
+  out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps"});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
+  DescribeFields<RunInfo>("$.run", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
   DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);
   DescribeFields<analysis::KernelRow, TopKernels>("$.top_kernels[]", out);

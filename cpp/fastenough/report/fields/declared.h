@@ -16,7 +16,7 @@ std::vector<FieldInfo> DescribeRankSummary();
 // launch.per_rank[], top_kernels[], top_ops[], top_ops_by_self[],
 // step_breakdown.per_rank[], efficiency.devices[] and .kernels[], memory[],
 // critical_path.per_rank[], graphs.per_rank[]) and the job's rows
-// (critical_path.job, counters[], phases[], avoidable[], findings[]).
+// (steps, run, critical_path.job, counters[], phases[], avoidable[], findings[]).
 std::vector<FieldInfo> DescribeReport();
 
 }  // namespace fastenough::report::fields

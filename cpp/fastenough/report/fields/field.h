@@ -101,6 +101,7 @@ enum class Null {
   kNever,
   kNegative,     // a number below 0 is null; null reads as -1
   kNonPositive,  // an integer of 0 or below is null; null reads as 0
+  kZero,         // an integer 0 is null; null reads as 0
   kNone,         // trace::kNone (INT64_MIN) is null, and null reads as it
   kEmpty,        // an empty string is null; null reads as ""
 };
@@ -113,6 +114,7 @@ struct Attr {
 
 inline constexpr Attr kNullIfNegative{Null::kNegative};
 inline constexpr Attr kNullIfNotPositive{Null::kNonPositive};
+inline constexpr Attr kNullIfZero{Null::kZero};
 inline constexpr Attr kNullIfNone{Null::kNone};
 inline constexpr Attr kNullIfEmpty{Null::kEmpty};
 inline constexpr Attr kPerStep{Null::kNever, true};

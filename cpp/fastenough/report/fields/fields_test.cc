@@ -110,6 +110,13 @@ TEST(FieldDeclarations, TheJobsRowsRoundTrip) {
   ASSERT_EQ(r.job_critical_path.status, "ok");
   ASSERT_FALSE(r.job_critical_path.per_rank.empty());
   ExpectRoundTrip(r.job_critical_path, {}, "job critical path");
+  ExpectRoundTrip(r.steps, {}, "steps");
+  RunInfo run{{"python", "train.py", "--lr=0.1"}, 1, 0, 123456789, "/tmp/rd", {"meta.json"}};
+  ExpectRoundTrip(run, {}, "run");
+  run.exit_status = -1;
+  run.signal = 9;
+  run.wall_ns = -1;
+  ExpectRoundTrip(run, {}, "run killed");
   for (const auto& c : r.counters) ExpectRoundTrip(c, {}, "counter");
   for (const auto& t : r.avoidable) ExpectRoundTrip(t, {}, "avoidable");
   ASSERT_FALSE(r.findings.empty());
@@ -198,7 +205,7 @@ TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
   }
   // The objects the declarations cover: every key under them is declared.
   const std::vector<std::string> covered = {
-      "$.inputs[].", "$.steps.per_rank[].", "$.devices[].", "$.launch.per_rank[].",
+      "$.inputs[].", "$.steps.", "$.run.", "$.devices[].", "$.launch.per_rank[].",
       "$.top_kernels[].", "$.top_ops[].", "$.top_ops_by_self[].",
       "$.step_breakdown.per_rank[].", "$.efficiency.devices[].", "$.efficiency.kernels[].",
       "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[].",

@@ -170,6 +170,7 @@ class FieldWriter {
     } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
       const int64_t i = static_cast<int64_t>(v);
       if ((null == Null::kNegative && i < 0) || (null == Null::kNonPositive && i <= 0) ||
+          (null == Null::kZero && i == 0) ||
           (null == Null::kNone && i == trace::kNone)) {
         w_.Null();
       } else {
@@ -218,7 +219,8 @@ class FieldReader {
     } else if constexpr (std::is_integral_v<M> && std::is_signed_v<M>) {
       switch (attr.null) {
         case Null::kNegative: dst = static_cast<M>(o_.IntOrNull(key, -1)); break;
-        case Null::kNonPositive: dst = static_cast<M>(o_.IntOrNull(key, 0)); break;
+        case Null::kNonPositive:
+        case Null::kZero: dst = static_cast<M>(o_.IntOrNull(key, 0)); break;
         case Null::kNone: dst = static_cast<M>(o_.IntOrNull(key, trace::kNone)); break;
         default: dst = static_cast<M>(o_.Int(key)); break;
       }

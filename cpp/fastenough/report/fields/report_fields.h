@@ -1,5 +1,5 @@
-// The declared fields (field.h) of the report's job-wide rows: phases[],
-// counters[], avoidable[] and critical_path.job (report_json.cc,
+// The declared fields (field.h) of the report's job-wide objects: steps
+// (less per_rank), run, phases[], counters[], avoidable[] and critical_path.job (report_json.cc,
 // depth_json.cc write them through json_fields.h).
 #pragma once
 
@@ -11,6 +11,45 @@
 #include "fastenough/report/report.h"
 
 namespace fastenough::report::fields {
+
+// The report's `steps` less its per_rank[] (steps.per_rank[]: StepStats).
+template <class V>
+void Fields(V& v, Of<StepsSummary>) {
+  using T = StepsSummary;
+  using D = analysis::Distribution;
+  v.Field("count", Path(&T::duration, &D::count), Unit::kCount, "steps, over every rank");
+  v.Field("median_ns", Path(&T::duration, &D::median), Unit::kNs, "step time, median (null: no steps)");
+  v.Field("p10_ns", Path(&T::duration, &D::p10), Unit::kNs, "step time, 10th percentile");
+  v.Field("p90_ns", Path(&T::duration, &D::p90), Unit::kNs, "step time, 90th percentile");
+  v.Field("steady_count", Path(&T::steady_duration, &D::count), Unit::kCount,
+          "steady steps, over every rank");
+  v.Field("steady_median_ns", Path(&T::steady_duration, &D::median), Unit::kNs,
+          "steady step time, median: the step reference of every saving");
+  v.Field("steady_p10_ns", Path(&T::steady_duration, &D::p10), Unit::kNs,
+          "steady step time, 10th percentile");
+  v.Field("steady_p90_ns", Path(&T::steady_duration, &D::p90), Unit::kNs,
+          "steady step time, 90th percentile");
+  v.Field("steady_steps_per_s", &T::steady_steps_per_s, Unit::kPerSecond, "1 / steady median; null unknown");
+  v.Field("items_per_s", &T::items_per_s, Unit::kPerSecond, "samples per second; null unknown");
+  v.Field("tokens_per_s", &T::tokens_per_s, Unit::kPerSecond, "tokens per second; null unknown");
+  v.Field("real_tokens_per_s", &T::real_tokens_per_s, Unit::kPerSecond,
+          "tokens per second without padding (run only); null unknown");
+  v.Field("mode", &T::mode, Unit::kNone, "train | eval, what these figures are of (run only); null",
+          kNullIfEmpty);
+}
+
+// The `fastenough run` block.
+template <class V>
+void Fields(V& v, Of<RunInfo>) {
+  using T = RunInfo;
+  v.Field("command", &T::command, Unit::kNone, "the command run, as given");
+  v.Field("exit_status", &T::exit_status, Unit::kNone, "its exit status; null killed or unknown",
+          kNullIfNegative);
+  v.Field("signal", &T::signal, Unit::kNone, "the signal that ended it; null none", kNullIfZero);
+  v.Field("wall_ns", &T::wall_ns, Unit::kNs, "its wall time; null unknown", kNullIfNegative);
+  v.Field("run_dir", &T::run_dir, Unit::kNone, "the run directory");
+  v.Field("missing", &T::missing, Unit::kNone, "expected run-dir files that were not there");
+}
 
 template <class V>
 void Fields(V& v, Of<PhaseRow>) {
