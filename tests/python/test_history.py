@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 from conftest import run_cli
+from report_docs import report_doc
 
 from fastenough.store.history import COLUMNS, HistoryDB
 
@@ -108,9 +109,8 @@ def test_history_at_80_columns_shows_what_runs_are_compared_by(tmp_path):
 def test_a_run_is_opened_by_its_history_number(tmp_path):
     run_dir = tmp_path / ".fastenough" / "runs" / "20260101T000000Z-aaaaaa"
     run_dir.mkdir(parents=True)
-    (run_dir / "report.json").write_text(json.dumps({
-        "schema": "fastenough.report/1", "steps": {"count": 10, "steady_median_ns": 1e6},
-        "findings": []}))
+    (run_dir / "report.json").write_text(json.dumps(
+        report_doc(steps={"count": 10, "steady_median_ns": 1e6})))
     db = HistoryDB(tmp_path / ".fastenough" / "runs.db")
     db.add_run(row(1, run_dir=str(run_dir)))
     db.close()
