@@ -7,6 +7,7 @@
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/annotate/annotated_trace.h"
 #include "fastenough/report/analyze.h"
+#include "fastenough/report/fields/declared.h"
 #include "fastenough/report/merge.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
@@ -174,6 +175,16 @@ void RegisterTrace(nb::module_& m) {
         "stays open. Returns {'report': fastenough.report/1 JSON text, 'counts': {...}}.");
   m.def("trace_annotations", &TraceAnnotations, nb::arg("path"),
         "The fastenough annotation events of a trace as (ph, name, ts_ns) tuples.");
+  m.def(
+      "describe_fields",
+      [](const std::string& document) {
+        return ValueOrThrow(report::fields::DescribeFieldsJson(document));
+      },
+      nb::arg("document"),
+      "The declared keys of a document (\"report\": the parts declared so far; "
+      "\"rank-summary\": all of it) as JSON text: [{path, type, unit, nullable, kind, "
+      "meaning}] (cpp/fastenough/report/fields/), for the JSON Schema, the schema doc's "
+      "tables and a typed model to be generated from.");
 }
 
 }  // namespace fastenough::bindings

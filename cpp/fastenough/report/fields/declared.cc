@@ -1,6 +1,7 @@
 #include "fastenough/report/fields/declared.h"
 
 #include "fastenough/report/fields/describe.h"
+#include "fastenough/report/json_writer.h"
 #include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
@@ -39,6 +40,30 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<PhaseRow>("$.phases[]", out);
   DescribeFields<findings::AvoidableTotal>("$.avoidable[]", out);
   DescribeFields<findings::Finding>("$.findings[]", out);
+  return out;
+}
+
+StatusOr<std::string> DescribeFieldsJson(std::string_view document) {
+  if (document != "report" && document != "rank-summary") {
+    return InvalidArgument("no declared document '" + std::string(document) +
+                           "' (report, rank-summary)");
+  }
+  const std::vector<FieldInfo> rows = document == "report" ? DescribeReport() : DescribeRankSummary();
+  JsonWriter w(1);
+  w.BeginArray();
+  for (const FieldInfo& f : rows) {
+    w.BeginObject();
+    w.Field("path", f.path);
+    w.Field("type", f.type);
+    w.Field("unit", f.unit);
+    w.Field("nullable", f.nullable);
+    w.Field("kind", f.kind);
+    w.Field("meaning", f.meaning);
+    w.EndObject();
+  }
+  w.EndArray();
+  std::string out = w.Take();
+  out.push_back('\n');
   return out;
 }
 

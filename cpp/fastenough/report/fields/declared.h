@@ -3,9 +3,12 @@
 // Schema, docs/report-schema.md's tables and a typed model to be generated from.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastenough/report/fields/describe.h"
+#include "fastenough/util/status.h"
 
 namespace fastenough::report::fields {
 
@@ -18,5 +21,10 @@ std::vector<FieldInfo> DescribeRankSummary();
 // critical_path.per_rank[], graphs.per_rank[]) and the job's rows
 // (steps, run, critical_path.job, counters[], phases[], avoidable[], findings[]).
 std::vector<FieldInfo> DescribeReport();
+
+// The rows of `document` ("report" or "rank-summary") as one JSON array of
+// {path, type, unit, nullable, kind, meaning} (cpp/tools/describe_fields,
+// _core.describe_fields); InvalidArgument for another name.
+StatusOr<std::string> DescribeFieldsJson(std::string_view document);
 
 }  // namespace fastenough::report::fields

@@ -1,0 +1,55 @@
+"""The core's field declarations as data (_core.describe_fields, issue 35 item 1).
+
+Every key of a rank summary, and the declared parts of the report, with its
+JSON type, unit and meaning: what the JSON Schema, the schema doc's tables and
+a typed model are to be generated from. Each summary key the docs name is
+declared, with a meaning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from fastenough import _core
+from fastenough.errors import UsageError
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _rows(document: str) -> list[dict]:
+    return json.loads(_core.describe_fields(document))
+
+
+def test_rank_summary_rows_are_typed_and_explained():
+    rows = _rows("rank-summary")
+    paths = [r["path"] for r in rows]
+    assert len(paths) == len(set(paths))
+    by_path = {r["path"]: r for r in rows}
+    busy = by_path["$.devices[].streams[].busy_ns"]
+    assert (busy["type"], busy["unit"], busy["nullable"], busy["kind"]) == (
+        "integer", "ns", False, "field")
+    assert by_path["$.memory[].capacity_bytes"]["nullable"] is True
+    assert by_path["$.steps.windows[].dur_ns"]["kind"] == "derived"
+    assert by_path["$.findings[].overlaps"]["kind"] == "optional"
+    assert all(r["meaning"] and r["type"] for r in rows)
+    # Every top-level key the summary's doc lists is declared.
+    doc = (DOCS / "rank-summary.md").read_text()
+    for key in re.findall(r"^\| `([a-z_]+)` \|", doc, flags=re.M):
+        assert f"$.{key}" in by_path, key
+
+
+def test_report_rows_cover_the_rank_objects():
+    paths = {r["path"] for r in _rows("report")}
+    for path in ("$.devices[].busy_ns", "$.steps.steady_median_ns",
+                 "$.findings[].saving.share_of_step", "$.memory[].lifetimes.within_step_bytes",
+                 "$.critical_path.job.per_rank[].gating_ns"):
+        assert path in paths, path
+
+
+def test_an_unknown_document_is_a_clear_error():
+    with pytest.raises(UsageError, match="no declared document 'nope'"):
+        _core.describe_fields("nope")
