@@ -2,8 +2,8 @@
 // document, field by field in docs/rank-summary.md. `fastenough analyze
 // --rank-summaries DIR` writes one per rank and `fastenough merge` reads them
 // back into the report analyze gives: the rank's objects are those of the
-// report (report_json.h, depth_json.h write both), so a merged report is the
-// same text.
+// report (declared once in fields/rank_fields.h, the whole summary in
+// fields/rank_summary_fields.h), so a merged report is the same text.
 #pragma once
 
 #include <string>
