@@ -5,6 +5,7 @@
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/report_json.h"
 
 namespace fastenough::report {
@@ -137,56 +138,9 @@ void WriteRankGraphs(JsonWriter& w, const analysis::RankAnalysis& ra) {
   fields::WriteObject<analysis::RankAnalysis, fields::Graphs>(w, ra, {ra.rank});
 }
 
-namespace {
-
-// One turns split, as device_turns.per_rank[] (who: "devices", count:
-// "windows") and device_turns.job (who: "ranks", count: "steps") write it.
-// rows: the devices listed (row_bound.h); the others are summed in
-// `omitted`: {count, busy_ns}.
-void WriteTurns(JsonWriter& w, const analysis::DeviceTurns& t, std::string_view who,
-                std::string_view count, const RankRows* rows = nullptr) {
-  // Two listed devices at least (the schema's minimum): else every one.
-  size_t kept = 0;
-  for (int32_t id : t.devices) kept += rows == nullptr || rows->KeepsDevice(id) ? 1 : 0;
-  const bool all = kept < 2;
-  const auto listed = [&](size_t i) {
-    return all || rows == nullptr || rows->KeepsDevice(t.devices[i]);
-  };
-  int64_t omitted = 0, omitted_busy = 0;
-  w.Key(who).BeginArray();
-  for (size_t i = 0; i < t.devices.size(); ++i) {
-    if (listed(i)) w.Int(t.devices[i]);
-  }
-  w.EndArray();
-  w.Key("busy_ns").BeginArray();
-  for (size_t i = 0; i < t.busy_ns.size(); ++i) {
-    if (i >= t.devices.size() || listed(i)) {
-      w.Int(t.busy_ns[i]);
-    } else {
-      ++omitted;
-      omitted_busy += t.busy_ns[i];
-    }
-  }
-  w.EndArray();
-  if (omitted > 0) {
-    w.Key("omitted").BeginObject().Field("count", omitted).Field("busy_ns", omitted_busy);
-    w.EndObject();
-  }
-  w.Field(count, t.windows);
-  w.Field("window_ns", t.window_ns);
-  w.Field("all_busy_ns", t.all_busy_ns);
-  w.Field("taking_turns_ns", t.some_busy_ns);
-  w.Field("all_idle_ns", t.all_idle_ns);
-  w.Field("overlap_bound_ns", t.overlap_bound_ns());
-}
-
-}  // namespace
-
 void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra, const RankRows* rows) {
-  w.BeginObject();
-  w.Field("rank", ra.rank);
-  WriteTurns(w, ra.device_turns, "devices", "windows", rows);
-  w.EndObject();
+  fields::WriteObject<analysis::DeviceTurns, fields::TurnsOfRank>(w, ra.device_turns,
+                                                                  {ra.rank, rows});
 }
 
 void WriteDepth(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
@@ -205,9 +159,7 @@ void WriteDepth(JsonWriter& w, const Report& r, const std::vector<RankRows>& row
   if (!r.rank_turns.measured()) {
     w.Null();
   } else {
-    w.BeginObject();
-    WriteTurns(w, r.rank_turns, "ranks", "steps");
-    w.EndObject();
+    fields::WriteObject<analysis::DeviceTurns, fields::TurnsOfJob>(w, r.rank_turns);
   }
   w.EndObject();
 }

@@ -5,6 +5,7 @@
 #include "fastenough/report/depth_json.h"
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
+#include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report_json.h"
@@ -40,24 +41,6 @@ bool ReadPairs(ObjectReader& o, std::string_view key, std::string_view what,
   return true;
 }
 
-void ReadDeviceTurns(ObjectReader o, analysis::DeviceTurns& t) {
-  for (dom::element e : o.Array("devices")) {
-    std::optional<int64_t> d = ElementInt(e);
-    if (!d) return o.Fail("devices", "expected integers");
-    t.devices.push_back(static_cast<int32_t>(*d));
-  }
-  for (dom::element e : o.Array("busy_ns")) {
-    std::optional<int64_t> b = ElementInt(e);
-    if (!b) return o.Fail("busy_ns", "expected integers");
-    t.busy_ns.push_back(*b);
-  }
-  if (t.busy_ns.size() != t.devices.size()) return o.Fail("busy_ns", "one per device expected");
-  t.windows = o.Int("windows");
-  t.window_ns = o.Int("window_ns");
-  t.all_busy_ns = o.Int("all_busy_ns");
-  t.some_busy_ns = o.Int("taking_turns_ns");
-  t.all_idle_ns = o.Int("all_idle_ns");
-}
 
 }  // namespace
 
@@ -95,7 +78,9 @@ void WriteSummaryDeviceTurns(JsonWriter& w, const RankSummary& s) {
 void ReadSummaryDeviceTurns(ObjectReader& o, RankSummary& s) {
   // (absent in summaries written before device_turns existed: no devices taking turns)
   if (!o.Has("device_turns")) return;
-  if (auto t = o.ObjectOrNull("device_turns")) ReadDeviceTurns(*t, s.analysis.device_turns);
+  if (auto t = o.ObjectOrNull("device_turns")) {
+    ReadFields<analysis::DeviceTurns, TurnsOfRank>(*t, s.analysis.device_turns);
+  }
 }
 
 void WriteSteadyWork(JsonWriter& w, const RankSummary& s) {

@@ -6,6 +6,7 @@
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/turns_fields.h"
 
 namespace fastenough::report::fields {
 
@@ -36,6 +37,8 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
   DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
   DescribeFields<analysis::JobCriticalPath>("$.critical_path.job", out);
+  DescribeFields<analysis::DeviceTurns, TurnsOfRank>("$.device_turns.per_rank[]", out);
+  DescribeFields<analysis::DeviceTurns, TurnsOfJob>("$.device_turns.job", out);
   DescribeFields<CounterRow>("$.counters[]", out);
   DescribeFields<PhaseRow>("$.phases[]", out);
   DescribeFields<findings::AvoidableTotal>("$.avoidable[]", out);

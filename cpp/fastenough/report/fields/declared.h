@@ -18,8 +18,9 @@ std::vector<FieldInfo> DescribeRankSummary();
 // objects one rank contributes (inputs[], meta, steps.per_rank[], devices[],
 // launch.per_rank[], top_kernels[], top_ops[], top_ops_by_self[],
 // step_breakdown.per_rank[], efficiency.devices[] and .kernels[], memory[],
-// critical_path.per_rank[], graphs.per_rank[]) and the job's rows
-// (steps, run, critical_path.job, counters[], phases[], avoidable[], findings[]).
+// critical_path.per_rank[], graphs.per_rank[], device_turns.per_rank[]) and
+// the job's (steps, run, critical_path.job, device_turns.job, counters[],
+// phases[], avoidable[], findings[]).
 std::vector<FieldInfo> DescribeReport();
 
 // The rows of `document` ("report" or "rank-summary") as one JSON array of

@@ -132,6 +132,12 @@ class FieldDescriber {
     Add(key, type, unit, type.find("null") != std::string_view::npos, "custom", meaning);
   }
 
+  template <class P, class W, class R>
+  void CustomIf(std::string_view key, std::string_view type, Unit unit, std::string_view meaning,
+                const P&, const W&, const R&) {
+    Add(key, type, unit, false, "custom", meaning);
+  }
+
   template <class A>
   void Extra(const A&, std::string_view meaning) {
     Add("*", "any", Unit::kNone, false, "extra", meaning);

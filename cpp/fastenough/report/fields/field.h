@@ -39,6 +39,8 @@
 //       category (analysis::StepCategoryName).
 //   Custom(key, type, unit, meaning, write, read)  a value the declaration
 //       cannot say (pairs, maps, free-form evidence): its own code, named here.
+//   CustomIf(key, type, unit, meaning, present, write, read)  the same, the
+//       key written only when present(struct, context), read when there.
 //   Extra(member, meaning)  pre-serialised (key, JSON text) pairs.
 //   AfterRead(check)  a check of the whole object once read (reader only).
 // Attributes (Attr): how an absent value is written (null) and read back;

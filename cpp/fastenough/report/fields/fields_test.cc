@@ -15,6 +15,7 @@
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/rank_summary_json.h"
 
 namespace fastenough::report::fields {
@@ -143,6 +144,33 @@ TEST(FieldDeclarations, TheJobsRowsRoundTrip) {
   ExpectRoundTrip(counter, {}, "counter");
 }
 
+TEST(FieldDeclarations, TurnsListTheKeptDevicesAndSumTheOthers) {
+  analysis::DeviceTurns t;
+  t.devices = {0, 1, 2};
+  t.busy_ns = {10, 20, 30};
+  t.windows = 2;
+  t.window_ns = 100;
+  t.all_busy_ns = 5;
+  t.some_busy_ns = 40;
+  t.all_idle_ns = 55;
+  ExpectRoundTrip<analysis::DeviceTurns, TurnsOfRank>(t, {3}, "turns");
+  RankRows rows;
+  rows.devices_bounded = true;
+  rows.device_ids = {0, 2};
+  JsonWriter w(0);
+  WriteObject<analysis::DeviceTurns, TurnsOfRank>(w, t, {3, &rows});
+  EXPECT_EQ(w.str(),
+            "{\"rank\":3,\"devices\":[0,2],\"busy_ns\":[10,30],\"omitted\":{\"count\":1,"
+            "\"busy_ns\":20},\"windows\":2,\"window_ns\":100,\"all_busy_ns\":5,"
+            "\"taking_turns_ns\":40,\"all_idle_ns\":55,\"overlap_bound_ns\":"
+            + std::to_string(t.overlap_bound_ns()) + "}");
+  // One kept device is fewer than the two the schema asks for: every one listed.
+  rows.device_ids = {0};
+  JsonWriter all(0);
+  WriteObject<analysis::DeviceTurns, TurnsOfJob>(all, t, {0, &rows});
+  EXPECT_EQ(all.str().rfind("{\"ranks\":[0,1,2],\"busy_ns\":[10,20,30],\"steps\":2,", 0), 0u);
+}
+
 // Every key path of a JSON value ("$.devices[].streams[].busy_ns").
 void KeyPaths(simdjson::dom::element e, const std::string& path, std::set<std::string>& out) {
   simdjson::dom::object obj;
@@ -209,7 +237,8 @@ TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
       "$.top_kernels[].", "$.top_ops[].", "$.top_ops_by_self[].",
       "$.step_breakdown.per_rank[].", "$.efficiency.devices[].", "$.efficiency.kernels[].",
       "$.memory[].", "$.critical_path.per_rank[].", "$.graphs.per_rank[].",
-      "$.critical_path.job.", "$.counters[].", "$.phases[].", "$.avoidable[].", "$.findings[]."};
+      "$.critical_path.job.", "$.counters[].", "$.phases[].", "$.avoidable[].", "$.findings[].",
+      "$.device_turns.per_rank[].", "$.device_turns.job."};
   size_t checked = 0;
   std::set<std::string> reached;
   for (const auto& path : written) {

@@ -142,6 +142,13 @@ class FieldWriter {
     write(w_, obj_, ctx_);
   }
 
+  // A custom value written only when present(struct, context).
+  template <class P, class W, class R>
+  void CustomIf(std::string_view key, std::string_view type, Unit unit, std::string_view meaning,
+                const P& present, const W& write, const R& read) {
+    if (present(obj_, ctx_)) Custom(key, type, unit, meaning, write, read);
+  }
+
   template <class A>
   void Extra(const A& acc, std::string_view) {
     for (const auto& [k, v] : Get(obj_, acc)) w_.Key(k).Raw(v);
@@ -316,6 +323,12 @@ class FieldReader {
   void Custom(std::string_view, std::string_view, Unit, std::string_view, const W&,
               const R& read) {
     read(o_, obj_);
+  }
+
+  template <class P, class W, class R>
+  void CustomIf(std::string_view key, std::string_view, Unit, std::string_view, const P&, const W&,
+                const R& read) {
+    if (o_.Has(key)) read(o_, obj_);
   }
 
   template <class A>
