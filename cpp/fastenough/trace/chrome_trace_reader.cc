@@ -212,15 +212,22 @@ error_code ReadString(od::value v, std::string_view* out) {
 error_code ReadRaw(od::value v, std::string_view* out) {
   od::json_type t;
   if (auto e = v.type().get(t)) return e;
+  // An array's or object's raw text runs to the next token: the whitespace
+  // after it is no part of the value (a pretty-printed trace: '["float"]\n    '
+  // became a string in the report's shapes instead of an array).
   if (t == od::json_type::array) {
     od::array a;
     if (auto e = v.get_array().get(a)) return e;
-    return a.raw_json().get(*out);
+    if (auto e = a.raw_json().get(*out)) return e;
+    *out = TrimRight(*out);
+    return simdjson::SUCCESS;
   }
   if (t == od::json_type::object) {
     od::object o;
     if (auto e = v.get_object().get(o)) return e;
-    return o.raw_json().get(*out);
+    if (auto e = o.raw_json().get(*out)) return e;
+    *out = TrimRight(*out);
+    return simdjson::SUCCESS;
   }
   *out = v.raw_json_token();
   *out = TrimRight(*out);

@@ -160,6 +160,28 @@ TEST(ReaderLegacy, AutogradArray) {
   EXPECT_EQ(C(s, Counter::flow_unmatched), 0u);
 }
 
+TEST(ReaderKineto, ShapeArgsPrettyPrintedLastKeepNoTrailingSpace) {
+  // torch writes args pretty-printed; an array last before the newline once
+  // kept the newline and indent, and the report wrote it as a string.
+  EventStore s = MustParse(R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+    "args": {
+      "Input Dims": [[2, 3], [3, 4]],
+      "Input type": ["float", "float"]
+    }
+  },
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 20, "dur": 5,
+    "args": {"Input type": ["float"],
+      "Concrete Inputs": {"alpha": 1}
+    }
+  }
+]})");
+  ASSERT_EQ(s.input_types.size(), 2u);
+  EXPECT_EQ(s.strings().Get(s.input_types[0]), R"(["float", "float"])");
+  EXPECT_EQ(s.strings().Get(s.input_types[1]), R"(["float"])");
+  EXPECT_EQ(s.strings().Get(s.input_concrete[1]), R"({"alpha": 1})");
+}
+
 TEST(ReaderErrors, Structural) {
   struct Case {
     std::string text;
