@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <map>
 
 #include "fastenough/analysis/device_breakdown.h"
 #include "fastenough/analysis/op_roles.h"
@@ -180,6 +181,9 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
   std::vector<int8_t> comm_name(s.strings().size(), -1);
   std::vector<std::vector<timeline::Interval>> ranges(kRoles);
   std::vector<int64_t> items(host.size(), 0);
+  // Per thread: its host ops' ranges and its collectives' (host_work_ns).
+  std::map<int64_t, std::pair<std::vector<timeline::Interval>, std::vector<timeline::Interval>>>
+      by_thread;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.end_ns(i) <= lo || s.ts_ns[i] >= hi || s.dur_ns[i] <= 0) continue;
     int8_t role = kNoRole;
@@ -207,6 +211,14 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
       default: break;
     }
     if (role != kNoRole) ranges[static_cast<size_t>(role)].push_back({s.ts_ns[i], s.end_ns(i)});
+    if (s.kind[i] == EventKind::kCpuOp || s.kind[i] == EventKind::kUserAnnotation) {
+      if (role == static_cast<int8_t>(StepCategory::kCpuExec) ||
+          role == static_cast<int8_t>(StepCategory::kDataLoader)) {
+        by_thread[s.tid[i]].first.push_back({s.ts_ns[i], s.end_ns(i)});
+      } else if (role == static_cast<int8_t>(StepCategory::kCommunication)) {
+        by_thread[s.tid[i]].second.push_back({s.ts_ns[i], s.end_ns(i)});
+      }
+    }
     if (role == static_cast<int8_t>(StepCategory::kCpuExec) ||
         role == static_cast<int8_t>(StepCategory::kKernel)) {
       // A work item of the host step it starts in, a kernel where it was
@@ -219,6 +231,12 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
         ++items[static_cast<size_t>(std::prev(it) - host.begin())];
       }
     }
+  }
+  timeline::IntervalSet host_work;
+  for (auto& [tid, two] : by_thread) {
+    host_work = timeline::Union(
+        host_work, timeline::Subtract(timeline::IntervalSet::FromUnsorted(std::move(two.first)),
+                                      timeline::IntervalSet::FromUnsorted(std::move(two.second))));
   }
   // Exclusive parts: each role keeps what the roles before it left.
   std::vector<timeline::IntervalSet> exclusive(kRoles);
@@ -236,6 +254,7 @@ StepBreakdown AnalyzeStepBreakdown(const EventStore& s, const StepStats& stats) 
     row.end_ns = host[i].end;
     Split(exclusive, host[i], &row.ns);
     row.work_items = items[i];
+    row.host_work_ns = host_work.LengthWithin(host[i].start, host[i].end);
     row.plugin_kept = kept[i];
     if (kept[i]) {
       row.plugin_start_ns = plugin[i].start;

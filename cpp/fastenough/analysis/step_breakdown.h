@@ -65,6 +65,12 @@ struct StepBreakdownRow {
   // time (load-imbalance compares them on host-only jobs); 0 when unknown
   // (a rank summary written before they were counted).
   int64_t work_items = 0;
+  // The time the host's own ops (CPU Exec and data loading, any depth, any
+  // thread) ran in the step, less each thread's own collectives: on a CPU rank
+  // its work even where a collective on another thread overlaps it (gloo's
+  // all-reduce runs beside the main thread's matmuls, and `ns` books that
+  // instant as communication). -1 when unknown (an older rank summary).
+  int64_t host_work_ns = -1;
 };
 
 struct StepBreakdown {

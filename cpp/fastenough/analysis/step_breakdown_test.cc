@@ -78,6 +78,23 @@ TEST(StepBreakdownTest, WorkItemsAreTheStepsOpsAndKernelsButCommunication) {
   EXPECT_EQ(r.step_breakdown.steps[1].work_items, 4);
 }
 
+TEST(StepBreakdownTest, HostWorkIsTheHostOpsLessTheirOwnThreadsCollectives) {
+  // A CPU rank over gloo: the main thread's matmuls run while gloo's thread
+  // all-reduces; the breakdown books the overlap as communication, the host
+  // work keeps the matmuls. The main thread's own wait in a collective is not work.
+  DepthBuilder b;
+  b.Annotation("ProfilerStep#1", 0, 1000);
+  b.Op("aten::mm", 100, 400, /*tid=*/1);
+  b.Op("gloo:all_reduce", 200, 500, /*tid=*/2);
+  b.Op("c10d::allreduce_", 600, 300, /*tid=*/1);
+  b.Op("aten::view", 650, 10, /*tid=*/1);  // inside the main thread's own collective
+  const RankAnalysis r = AnalyzeRank(b.Finish());
+  ASSERT_EQ(r.step_breakdown.steps.size(), 1u);
+  const auto& row = r.step_breakdown.steps[0];
+  EXPECT_EQ(row.ns[C(StepCategory::kCpuExec)], 100);  // 100..200 only
+  EXPECT_EQ(row.host_work_ns, 400);                    // the matmul, whole
+}
+
 TEST(StepBreakdownTest, PluginStretchesStepsToTheirDeviceWork) {
   DepthBuilder b;
   const RankAnalysis r = AnalyzeRank(TwoSteps(b));

@@ -871,6 +871,32 @@ TEST(DetectorsLoadImbalance, ExtraOpsOnOneRankAreNamedOnTheCpu) {
   EXPECT_TRUE(f.saving.upper_bound);
 }
 
+TEST(DetectorsLoadImbalance, OnTheCpuTheHostOpsOwnTimeIsTheWork) {
+  // Rank 1's extra matmuls overlap gloo's all-reduce on another thread: the
+  // breakdown books them as communication (its work reads as rank 0's), its
+  // host ops ran 400 us more in every step. Read from the lightest steps.
+  auto r0 = ItemRank(0, {500, 510, 490, 500, 500}, 300, 200);
+  auto r1 = ItemRank(1, {500, 510, 490, 500, 500}, 300, 260);
+  const std::vector<int64_t> host0 = {500, 900, 520, 510, 500};  // one descheduled step
+  const std::vector<int64_t> host1 = {900, 910, 905, 1300, 900};
+  for (size_t i = 0; i < host0.size(); ++i) {
+    r0.step_breakdown.steps[i].host_work_ns = host0[i] * 1000;
+    r1.step_breakdown.steps[i].host_work_ns = host1[i] * 1000;
+  }
+  const auto found = DetectLoadImbalance({&r0, &r1});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(found[0], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(found[0], "lightest_step_work_ns"), 900'000);
+  EXPECT_EQ(Ev<int64_t>(found[0], "other_ranks_lightest_step_work_ns"), 500'000);
+  // Balanced, each would work the mean of the lightest steps, 700 us.
+  EXPECT_EQ(found[0].saving.per_step_ns, 200'000);
+  // Without the host time (an older summary): the breakdown's work, equal.
+  for (auto* a : {&r0, &r1}) {
+    for (auto& row : a->step_breakdown.steps) row.host_work_ns = -1;
+  }
+  EXPECT_TRUE(DetectLoadImbalance({&r0, &r1}).empty());
+}
+
 TEST(DetectorsLoadImbalance, ALoaderThatHoldsARankEveryStepIsNamedOnTheCpu) {
   // traceml's fault injection on CPU ranks: rank 1 runs 300 us of extra
   // matmuls (more ops), rank 2's DataLoader sleeps 400 us a batch (the same

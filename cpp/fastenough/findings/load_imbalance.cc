@@ -20,7 +20,13 @@
 // StepBreakdownRow::work_items, which ranks running the same op sequence
 // count alike however long the ops took) or a data loader that holds it in
 // every step, even its lightest (a loader that sleeps or reads, which no op
-// count sees). A rank heavier in wall time for neither is passed over. It
+// count sees). A rank heavier in wall time for neither is passed over. Its
+// time there is read from the ranks' lightest steady steps, not their typical
+// ones: a descheduled op only ever lasts longer, so the lightest step is the
+// truest, on the heavy rank and on the others alike (a 2-rank job at load 11:
+// the equal rank's typical step held 12 ms of work stretched from its 1.6 ms
+// lightest, above the heavy rank's 5 ms lightest, and the typical-step rule
+// named nobody); its excess is 10% of the lightest steady step. It
 // reads the ranks' step breakdowns only, which rank summaries keep
 // (report/rank_summary.h).
 #include <algorithm>
@@ -55,7 +61,9 @@ double Median(std::vector<double> v) { return analysis::Percentile(v, 0.5); }
 struct RankWork {
   int rank = 0;
   std::vector<double> steps;  // work per steady step
+  std::vector<double> host_steps;  // its host ops' time per steady step (-1: unknown)
   double median = 0, min = 0, step_median = 0;
+  double step_min = 0;    // the shortest steady step
   double dataloader = 0;  // median data loading per steady step
   double dataloader_min = 0;  // the least data loading of a steady step
   double items = 0;       // median work items per steady step; 0: not counted
@@ -95,6 +103,7 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     for (size_t i = sb.steady_begin; i + 1 < sb.steps.size(); ++i) {
       if (numbered && sb.steps[i].number >= common_last) break;
       w.steps.push_back(static_cast<double>(WorkOf(sb.steps[i])));
+      w.host_steps.push_back(static_cast<double>(sb.steps[i].host_work_ns));
       durations.push_back(static_cast<double>(sb.steps[i].end_ns - sb.steps[i].start_ns));
       loading.push_back(static_cast<double>(
           sb.steps[i].ns[static_cast<size_t>(analysis::StepCategory::kDataLoader)]));
@@ -108,23 +117,48 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     w.median = Median(w.steps);
     w.min = *std::min_element(w.steps.begin(), w.steps.end());
     w.step_median = Median(durations);
+    w.step_min = *std::min_element(durations.begin(), durations.end());
     w.dataloader = Median(loading);
     w.dataloader_min = *std::min_element(loading.begin(), loading.end());
     w.items = Median(items);
     work.push_back(std::move(w));
   }
   if (work.size() < 2) return out;
-  std::vector<double> medians, steps;
+  // Host-only with the items counted on every rank: wall time alone names
+  // nobody, and a rank's time is its lightest step's (see the top).
+  const bool by_items = std::all_of(work.begin(), work.end(), [](const RankWork& w) {
+    return w.device_ns == 0 && w.items > 0;
+  });
+  // There the work is the host ops' own time (StepBreakdownRow::host_work_ns),
+  // where the summaries carry it: the step breakdown books the main thread's
+  // matmuls as communication while gloo's all-reduce runs beside them on its
+  // own thread (a heavy rank's lightest step read 3.3 ms of work beside 5 ms
+  // of planted matmuls).
+  const bool host_known = by_items && std::all_of(work.begin(), work.end(), [](const RankWork& w) {
+    return std::all_of(w.host_steps.begin(), w.host_steps.end(), [](double v) { return v >= 0; });
+  });
+  if (host_known) {
+    for (RankWork& w : work) {
+      w.steps = w.host_steps;
+      w.median = Median(w.steps);
+      w.min = *std::min_element(w.steps.begin(), w.steps.end());
+    }
+  }
+  auto time_of = [&](const RankWork& w) { return by_items ? w.min : w.median; };
+  std::vector<double> times, steps, shortest;
   for (const RankWork& w : work) {
-    medians.push_back(w.median);
+    times.push_back(time_of(w));
     steps.push_back(w.step_median);
+    shortest.push_back(w.step_min);
   }
   const double step = Median(steps);
-  const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / medians.size();
-  if (step <= 0) return out;
+  // What "10% of a step" is measured against.
+  const double step_ref = by_items ? Median(shortest) : step;
+  const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
+  if (step <= 0 || step_ref <= 0) return out;
   const auto light = std::min_element(work.begin(), work.end(),
-                                      [](const RankWork& a, const RankWork& b) {
-                                        return a.median < b.median;
+                                      [&](const RankWork& a, const RankWork& b) {
+                                        return time_of(a) < time_of(b);
                                       });
   // Heaviest first. Each rank named is left out of the typical step that the
   // next is compared with: two ranks slow for two reasons (traceml's fault
@@ -132,21 +166,21 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
   // DataLoader sleeps 40 ms) are both named, the second against the ranks
   // that do neither (with both in the typical step the second read as
   // typical). At least one rank stays unnamed: the typical step is its.
-  // Host-only with the items counted on every rank: wall time alone names nobody.
-  const bool by_items = std::all_of(work.begin(), work.end(), [](const RankWork& w) {
-    return w.device_ns == 0 && w.items > 0;
-  });
   std::vector<const RankWork*> order;
   for (const RankWork& w : work) order.push_back(&w);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const RankWork* a, const RankWork* b) { return a->median > b->median; });
+  std::stable_sort(order.begin(), order.end(), [&](const RankWork* a, const RankWork* b) {
+    return time_of(*a) > time_of(*b);
+  });
   double unnamed_typical = 0;
   std::vector<const RankWork*> named;
   for (size_t h = 0; h + 1 < order.size(); ++h) {
     const RankWork& heavy = *order[h];
     // The other ranks' typical step (with two ranks, the other one's).
-    std::vector<double> others;
-    for (size_t o = h + 1; o < order.size(); ++o) others.push_back(order[o]->median);
+    std::vector<double> others, others_median;
+    for (size_t o = h + 1; o < order.size(); ++o) {
+      others.push_back(time_of(*order[o]));
+      others_median.push_back(order[o]->median);
+    }
     const double typical = Median(others);
     if (typical <= 0) break;
     // 10% of a step: on CPU ranks sharing cores, op times stretch with the
@@ -156,9 +190,11 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     // holds 10% more work. On CPU ranks that share cores a descheduled op only
     // ever lasts longer, so a rank's lightest step is its truest (a two-stage
     // pipeline of equal stages under load: 4.9, 4.5, 8.7 ms against 4.3).
-    if (heavy.min < 1.10 * typical || heavy.median - typical < 0.10 * step) break;
+    if (!by_items && (heavy.min < 1.10 * typical || heavy.median - typical < 0.10 * step)) break;
     double others_items = 0;
     if (by_items) {
+      // Its lightest step against the others' lightest (typical of them).
+      if (heavy.min < 1.10 * typical || heavy.min - typical < 0.10 * step_ref) continue;
       // More work items than the others' typical step (ranks running the same
       // op sequence count alike: a margin of 1% or 2 items for the odd op a
       // rank runs alone), or a data loader that holds it longer in every step
@@ -177,7 +213,7 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     AddEvidence(f, "rank", static_cast<int64_t>(heavy.rank));
     AddEvidence(f, "ranks", static_cast<int64_t>(work.size()));
     AddEvidence(f, "work_ns_per_step", static_cast<int64_t>(heavy.median));
-    AddEvidence(f, "other_ranks_work_ns_per_step", static_cast<int64_t>(typical));
+    AddEvidence(f, "other_ranks_work_ns_per_step", static_cast<int64_t>(Median(others_median)));
     AddEvidence(f, "lightest_rank", static_cast<int64_t>(light->rank));
     AddEvidence(f, "lightest_work_ns_per_step", static_cast<int64_t>(light->median));
     AddEvidence(f, "excess_share", Round3(heavy.median / typical - 1.0));
@@ -191,6 +227,9 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
     if (by_items) {
       AddEvidence(f, "work_items_per_step", static_cast<int64_t>(heavy.items));
       AddEvidence(f, "other_ranks_work_items_per_step", static_cast<int64_t>(others_items));
+      // What the saving reads (see the top): the lightest steady steps.
+      AddEvidence(f, "lightest_step_work_ns", static_cast<int64_t>(heavy.min));
+      AddEvidence(f, "other_ranks_lightest_step_work_ns", static_cast<int64_t>(typical));
     }
     if (!named.empty()) AddEvidence(f, "heavier_ranks_named", static_cast<int64_t>(named.size()));
     Location loc;
@@ -207,7 +246,7 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
   // (overlaps.cc).
   for (size_t h = 0; h < out.size(); ++h) {
     const double base = out.size() == 1 ? mean : unnamed_typical;
-    const double saving = std::max(0.0, named[h]->median - base);
+    const double saving = std::max(0.0, time_of(*named[h]) - base);
     out[h].saving.per_step_ns = static_cast<int64_t>(saving);
     out[h].saving.share_of_step = std::min(1.0, saving / step);
     out[h].saving.upper_bound = true;

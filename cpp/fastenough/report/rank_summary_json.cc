@@ -122,6 +122,27 @@ void ReadStepWorkItems(ObjectReader& o, RankSummary& s) {
   }
 }
 
+void WriteStepHostWork(JsonWriter& w, const RankSummary& s) {
+  w.BeginArray();
+  for (const auto& row : s.analysis.step_breakdown.steps) w.Int(row.host_work_ns);
+  w.EndArray();
+}
+
+void ReadStepHostWork(ObjectReader& o, RankSummary& s) {
+  // (absent in summaries written before it was measured: -1, unknown)
+  if (!o.Has("step_host_work_ns")) return;
+  auto& steps = s.analysis.step_breakdown.steps;
+  const auto ns = o.Array("step_host_work_ns");
+  if (ns.size() != steps.size()) {
+    return o.Fail("step_host_work_ns", "expected one time per step of step_breakdown");
+  }
+  for (size_t i = 0; i < ns.size(); ++i) {
+    const std::optional<int64_t> n = ElementInt(ns[i]);
+    if (!n || *n < -1) return o.Fail("step_host_work_ns", "expected times of -1 or more");
+    steps[i].host_work_ns = *n;
+  }
+}
+
 void WriteSummaryCollectives(JsonWriter& w, const RankSummary& s) {
   w.BeginArray();
   for (const auto& [name, calls] : s.collectives.by_name) {

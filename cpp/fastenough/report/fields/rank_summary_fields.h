@@ -24,6 +24,8 @@ void WriteSteadyWork(JsonWriter& w, const RankSummary& s);
 void ReadSteadyWork(ObjectReader& o, RankSummary& s);
 void WriteStepWorkItems(JsonWriter& w, const RankSummary& s);
 void ReadStepWorkItems(ObjectReader& o, RankSummary& s);
+void WriteStepHostWork(JsonWriter& w, const RankSummary& s);
+void ReadStepHostWork(ObjectReader& o, RankSummary& s);
 void WriteSummaryCollectives(JsonWriter& w, const RankSummary& s);
 void ReadSummaryCollectives(ObjectReader& o, RankSummary& s);
 void CheckSummary(ObjectReader& o, RankSummary& s);
@@ -80,6 +82,11 @@ void Fields(V& v, Of<RankSummary>) {
          "the work items of each step of step_breakdown.steps: what load-imbalance compares "
          "on host-only jobs (missing in older summaries)",
          WriteStepWorkItems, ReadStepWorkItems);
+  custom("step_host_work_ns", "array of integers", Unit::kNs,
+         "the time the host's own ops ran in each step of step_breakdown.steps, less each "
+         "thread's collectives: a CPU rank's work that load-imbalance compares (missing in "
+         "older summaries; -1 unknown)",
+         WriteStepHostWork, ReadStepHostWork);
   v.Field("shapes", &T::shapes, Unit::kNone, "its shape census; [] when not asked for");
   custom("collectives", "array of {name, calls: [[start_ns, end_ns], ...]}", Unit::kNs,
          "its collectives' calls by name, for the cross-rank detectors",
