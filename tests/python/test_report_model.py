@@ -88,6 +88,20 @@ def test_the_error_names_the_json_path_of_the_value(trace_report):
     assert e.value.path == "report.findings[0]" and "'code' is missing" in str(e.value)
 
 
+def test_a_report_of_an_earlier_release_lacks_the_keys_added_since(trace_report):
+    # shapes[].input_concrete came later in fastenough.report/1: a stored
+    # baseline without it still loads (for diff and the gate), reads None,
+    # and writes back as it was; a missing key that cannot be null is refused.
+    assert trace_report["shapes"], "the trace report has a shape census"
+    older = _set(trace_report, ["shapes", 0, "input_concrete"], _DELETE)
+    r = load(older)
+    assert r.shapes[0].input_concrete is None
+    assert r.to_json() == older
+    with pytest.raises(MalformedReportError) as e:
+        load(_set(trace_report, ["shapes", 0, "count"], _DELETE))
+    assert e.value.path == "report.shapes[0]" and "'count' is missing" in str(e.value)
+
+
 @pytest.mark.parametrize("text", ["", "{", "[1, 2]", '"report"', "null"])
 def test_load_of_text_that_is_no_report_is_a_bad_input(text):
     with pytest.raises(BadInputError):

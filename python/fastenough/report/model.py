@@ -54,7 +54,6 @@ class Report:
     launch: Launch
     shapes: tuple[ShapeRow, ...]
     findings: tuple[Finding, ...]
-    decision: dict | None
     run: Run | None = None
     devices_omitted: tuple[DevicesOmittedItem, ...] | None = None
     step_breakdown: StepBreakdown | None = None
@@ -64,6 +63,7 @@ class Report:
     graphs: Graphs | None = None
     device_turns: DeviceTurns | None = None
     avoidable: tuple[AvoidableItem, ...] | None = None
+    decision: dict | None = None
     measurement: Measurement | None = None
     run_details: RunDetails | None = None
     repeatability: Repeatability | None = None
@@ -71,7 +71,7 @@ class Report:
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'repeatability', 'lint')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings', 'decision')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -101,7 +101,6 @@ class Report:
             launch=_c55(d['launch'], (p, 'launch')),
             shapes=_c110(d['shapes'], (p, 'shapes')),
             findings=_c123(d['findings'], (p, 'findings')),
-            decision=_c83(d['decision'], (p, 'decision')),
             run=_opt(d, 'run', p, _c12),
             devices_omitted=_opt(d, 'devices_omitted', p, _c48),
             step_breakdown=_opt(d, 'step_breakdown', p, _c67),
@@ -111,6 +110,7 @@ class Report:
             graphs=_opt(d, 'graphs', p, _c99),
             device_turns=_opt(d, 'device_turns', p, _c107),
             avoidable=_opt(d, 'avoidable', p, _c126),
+            decision=_opt(d, 'decision', p, _c83),
             measurement=_opt(d, 'measurement', p, _c132),
             run_details=_opt(d, 'run_details', p, _c141),
             repeatability=_opt(d, 'repeatability', p, _c150),
@@ -168,15 +168,15 @@ class Run:
     """An object of the report ($defs/run)."""
 
     command: tuple[str, ...]
-    exit_status: int | None
-    signal: int | None
-    wall_ns: int | None
     run_dir: str
     missing: tuple[str, ...]
+    exit_status: int | None = None
+    signal: int | None = None
+    wall_ns: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('command', 'exit_status', 'signal', 'wall_ns', 'run_dir', 'missing')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('command', 'exit_status', 'signal', 'wall_ns', 'run_dir', 'missing')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('command', 'run_dir', 'missing')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -190,11 +190,11 @@ class Run:
             _closed(d, p, cls._KEYS)
         return cls(
             command=_c8(d['command'], (p, 'command')),
-            exit_status=_c9(d['exit_status'], (p, 'exit_status')),
-            signal=_c10(d['signal'], (p, 'signal')),
-            wall_ns=_c11(d['wall_ns'], (p, 'wall_ns')),
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
             missing=_c8(d['missing'], (p, 'missing')),
+            exit_status=_opt(d, 'exit_status', p, _c9),
+            signal=_opt(d, 'signal', p, _c10),
+            wall_ns=_opt(d, 'wall_ns', p, _c11),
             key_order=tuple(d),
         )
 
@@ -211,7 +211,7 @@ class Meta:
     device_properties: tuple[MetaDeviceProperty, ...]
     world_size: int
     backend: str
-    base_time_ns: int | None
+    base_time_ns: int | None = None
     command: tuple[str, ...] | None = None
     agents: tuple[dict, ...] | None = None
     batch_sweep: MetaBatchSweep | None = None
@@ -219,7 +219,7 @@ class Meta:
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'command', 'agents', 'batch_sweep')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -233,7 +233,7 @@ class Meta:
             device_properties=_c14(d['device_properties'], (p, 'device_properties')),
             world_size=_c15(d['world_size'], (p, 'world_size')),
             backend=_c1(d['backend'], (p, 'backend')),
-            base_time_ns=_c11(d['base_time_ns'], (p, 'base_time_ns')),
+            base_time_ns=_opt(d, 'base_time_ns', p, _c11),
             command=_opt(d, 'command', p, _c8),
             agents=_opt(d, 'agents', p, _c17),
             batch_sweep=_opt(d, 'batch_sweep', p, _c21),
@@ -434,18 +434,18 @@ class Phase:
     rank: int
     start_ns: int
     end_ns: int
-    host_ns: int | None
-    device_busy_share: float | int | None
-    util_mean: float | int | None
-    power_mean_w: float | int | None
-    mem_used_max: int | None
-    alloc_peak: int | None
-    reserved_peak: int | None
     mode: str | None = None
+    host_ns: int | None = None
+    device_busy_share: float | int | None = None
+    util_mean: float | int | None = None
+    power_mean_w: float | int | None = None
+    mem_used_max: int | None = None
+    alloc_peak: int | None = None
+    reserved_peak: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'mode', 'rank', 'start_ns', 'end_ns', 'host_ns', 'device_busy_share', 'util_mean', 'power_mean_w', 'mem_used_max', 'alloc_peak', 'reserved_peak')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'start_ns', 'end_ns', 'host_ns', 'device_busy_share', 'util_mean', 'power_mean_w', 'mem_used_max', 'alloc_peak', 'reserved_peak')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'start_ns', 'end_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -462,14 +462,14 @@ class Phase:
             rank=_c3(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            host_ns=_c11(d['host_ns'], (p, 'host_ns')),
-            device_busy_share=_c29(d['device_busy_share'], (p, 'device_busy_share')),
-            util_mean=_c29(d['util_mean'], (p, 'util_mean')),
-            power_mean_w=_c29(d['power_mean_w'], (p, 'power_mean_w')),
-            mem_used_max=_c11(d['mem_used_max'], (p, 'mem_used_max')),
-            alloc_peak=_c11(d['alloc_peak'], (p, 'alloc_peak')),
-            reserved_peak=_c11(d['reserved_peak'], (p, 'reserved_peak')),
             mode=_opt(d, 'mode', p, _c28),
+            host_ns=_opt(d, 'host_ns', p, _c11),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c29),
+            util_mean=_opt(d, 'util_mean', p, _c29),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c29),
+            mem_used_max=_opt(d, 'mem_used_max', p, _c11),
+            alloc_peak=_opt(d, 'alloc_peak', p, _c11),
+            reserved_peak=_opt(d, 'reserved_peak', p, _c11),
             key_order=tuple(d),
         )
 
@@ -483,23 +483,23 @@ class Steps:
     """An object of the report ($defs/steps)."""
 
     count: int
-    median_ns: float | int | None
-    p10_ns: float | int | None
-    p90_ns: float | int | None
     steady_count: int
-    steady_median_ns: float | int | None
-    steady_p10_ns: float | int | None
-    steady_p90_ns: float | int | None
-    steady_steps_per_s: float | int | None
-    items_per_s: float | int | None
-    tokens_per_s: float | int | None
-    real_tokens_per_s: float | int | None
-    mode: str | None
     per_rank: tuple[StepsPerRankItem, ...]
+    median_ns: float | int | None = None
+    p10_ns: float | int | None = None
+    p90_ns: float | int | None = None
+    steady_median_ns: float | int | None = None
+    steady_p10_ns: float | int | None = None
+    steady_p90_ns: float | int | None = None
+    steady_steps_per_s: float | int | None = None
+    items_per_s: float | int | None = None
+    tokens_per_s: float | int | None = None
+    real_tokens_per_s: float | int | None = None
+    mode: str | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('count', 'median_ns', 'p10_ns', 'p90_ns', 'steady_count', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'steady_steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s', 'mode', 'per_rank')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'median_ns', 'p10_ns', 'p90_ns', 'steady_count', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'steady_steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s', 'mode', 'per_rank')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'steady_count', 'per_rank')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -513,19 +513,19 @@ class Steps:
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c3(d['count'], (p, 'count')),
-            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
-            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
-            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_median_ns=_c32(d['steady_median_ns'], (p, 'steady_median_ns')),
-            steady_p10_ns=_c32(d['steady_p10_ns'], (p, 'steady_p10_ns')),
-            steady_p90_ns=_c32(d['steady_p90_ns'], (p, 'steady_p90_ns')),
-            steady_steps_per_s=_c29(d['steady_steps_per_s'], (p, 'steady_steps_per_s')),
-            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
-            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
-            real_tokens_per_s=_c29(d['real_tokens_per_s'], (p, 'real_tokens_per_s')),
-            mode=_c33(d['mode'], (p, 'mode')),
             per_rank=_c40(d['per_rank'], (p, 'per_rank')),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
+            mode=_opt(d, 'mode', p, _c33),
             key_order=tuple(d),
         )
 
@@ -541,18 +541,18 @@ class StepsPerRankItem:
     rank: int
     count: int
     steady_begin: int
-    median_ns: float | int | None
-    p10_ns: float | int | None
-    p90_ns: float | int | None
-    steady_median_ns: float | int | None
-    steady_p10_ns: float | int | None
-    steady_p90_ns: float | int | None
     windows: tuple[StepsPerRankItemWindow, ...]
+    median_ns: float | int | None = None
+    p10_ns: float | int | None = None
+    p90_ns: float | int | None = None
+    steady_median_ns: float | int | None = None
+    steady_p10_ns: float | int | None = None
+    steady_p90_ns: float | int | None = None
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'count', 'steady_begin', 'median_ns', 'p10_ns', 'p90_ns', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'omitted', 'windows')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'count', 'steady_begin', 'median_ns', 'p10_ns', 'p90_ns', 'steady_median_ns', 'steady_p10_ns', 'steady_p90_ns', 'windows')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'count', 'steady_begin', 'windows')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -568,13 +568,13 @@ class StepsPerRankItem:
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
-            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
-            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
-            steady_median_ns=_c32(d['steady_median_ns'], (p, 'steady_median_ns')),
-            steady_p10_ns=_c32(d['steady_p10_ns'], (p, 'steady_p10_ns')),
-            steady_p90_ns=_c32(d['steady_p90_ns'], (p, 'steady_p90_ns')),
             windows=_c38(d['windows'], (p, 'windows')),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
             omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
@@ -850,12 +850,12 @@ class KernelRow:
     name: str
     count: int
     total_ns: int
-    mean_ns: float | int | None
-    share_of_busy: float | int | None
+    mean_ns: float | int | None = None
+    share_of_busy: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'mean_ns', 'share_of_busy')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns', 'mean_ns', 'share_of_busy')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'count', 'total_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -871,8 +871,8 @@ class KernelRow:
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
-            mean_ns=_c29(d['mean_ns'], (p, 'mean_ns')),
-            share_of_busy=_c29(d['share_of_busy'], (p, 'share_of_busy')),
+            mean_ns=_opt(d, 'mean_ns', p, _c29),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c29),
             key_order=tuple(d),
         )
 
@@ -970,16 +970,16 @@ class LaunchPerRankItem:
     kernel_count: int
     launched_count: int
     short_kernel_count: int
-    launch_delay_median_ns: float | int | None
-    launch_delay_p90_ns: float | int | None
-    queue_delay_median_ns: float | int | None
-    queue_delay_p90_ns: float | int | None
-    launch_call_median_ns: float | int | None
     rank: int
+    launch_delay_median_ns: float | int | None = None
+    launch_delay_p90_ns: float | int | None = None
+    queue_delay_median_ns: float | int | None = None
+    queue_delay_p90_ns: float | int | None = None
+    launch_call_median_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'rank')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -995,12 +995,12 @@ class LaunchPerRankItem:
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            launch_delay_median_ns=_c32(d['launch_delay_median_ns'], (p, 'launch_delay_median_ns')),
-            launch_delay_p90_ns=_c32(d['launch_delay_p90_ns'], (p, 'launch_delay_p90_ns')),
-            queue_delay_median_ns=_c32(d['queue_delay_median_ns'], (p, 'queue_delay_median_ns')),
-            queue_delay_p90_ns=_c32(d['queue_delay_p90_ns'], (p, 'queue_delay_p90_ns')),
-            launch_call_median_ns=_c32(d['launch_call_median_ns'], (p, 'launch_call_median_ns')),
             rank=_c4(d['rank'], (p, 'rank')),
+            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
+            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
+            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
+            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
+            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1052,13 +1052,13 @@ class StepBreakdownPerRankItem:
     steady_mean: StepBreakdownPerRankItemSteadyMean
     plugin_steady_count: int
     plugin_steady_mean: StepBreakdownPerRankItemPluginSteadyMean
-    worst_step: int | None
     steps: tuple[StepBreakdownPerRankItemStep, ...]
+    worst_step: int | None = None
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'worst_step', 'omitted', 'steps')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'worst_step', 'steps')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'whole_trace', 'steady_begin', 'steady_count', 'steady_mean', 'plugin_steady_count', 'plugin_steady_mean', 'steps')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1078,8 +1078,8 @@ class StepBreakdownPerRankItem:
             steady_mean=_c59(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
             plugin_steady_mean=_c60(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            worst_step=_c11(d['worst_step'], (p, 'worst_step')),
             steps=_c64(d['steps'], (p, 'steps')),
+            worst_step=_opt(d, 'worst_step', p, _c11),
             omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
@@ -1093,19 +1093,19 @@ class StepBreakdownPerRankItem:
 class StepBreakdownPerRankItemSteadyMean:
     """An object of the report ($defs/step_breakdown.per_rank[].steady_mean)."""
 
-    kernel_ns: float | int | None
-    memcpy_ns: float | int | None
-    memset_ns: float | int | None
-    communication_ns: float | int | None
-    runtime_ns: float | int | None
-    dataloader_ns: float | int | None
-    cpu_exec_ns: float | int | None
-    other_ns: float | int | None
-    step_ns: float | int | None
+    kernel_ns: float | int | None = None
+    memcpy_ns: float | int | None = None
+    memset_ns: float | int | None = None
+    communication_ns: float | int | None = None
+    runtime_ns: float | int | None = None
+    dataloader_ns: float | int | None = None
+    cpu_exec_ns: float | int | None = None
+    other_ns: float | int | None = None
+    step_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1113,20 +1113,18 @@ class StepBreakdownPerRankItemSteadyMean:
     def _load(cls, d, p) -> StepBreakdownPerRankItemSteadyMean:
         if type(d) is not dict:
             _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_c32(d['kernel_ns'], (p, 'kernel_ns')),
-            memcpy_ns=_c32(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c32(d['memset_ns'], (p, 'memset_ns')),
-            communication_ns=_c32(d['communication_ns'], (p, 'communication_ns')),
-            runtime_ns=_c32(d['runtime_ns'], (p, 'runtime_ns')),
-            dataloader_ns=_c32(d['dataloader_ns'], (p, 'dataloader_ns')),
-            cpu_exec_ns=_c32(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
-            other_ns=_c32(d['other_ns'], (p, 'other_ns')),
-            step_ns=_c32(d['step_ns'], (p, 'step_ns')),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
+            memset_ns=_opt(d, 'memset_ns', p, _c32),
+            communication_ns=_opt(d, 'communication_ns', p, _c32),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
+            other_ns=_opt(d, 'other_ns', p, _c32),
+            step_ns=_opt(d, 'step_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1139,19 +1137,19 @@ class StepBreakdownPerRankItemSteadyMean:
 class StepBreakdownPerRankItemPluginSteadyMean:
     """An object of the report ($defs/step_breakdown.per_rank[].plugin_steady_mean)."""
 
-    kernel_ns: float | int | None
-    memcpy_ns: float | int | None
-    memset_ns: float | int | None
-    communication_ns: float | int | None
-    runtime_ns: float | int | None
-    dataloader_ns: float | int | None
-    cpu_exec_ns: float | int | None
-    other_ns: float | int | None
-    step_ns: float | int | None
+    kernel_ns: float | int | None = None
+    memcpy_ns: float | int | None = None
+    memset_ns: float | int | None = None
+    communication_ns: float | int | None = None
+    runtime_ns: float | int | None = None
+    dataloader_ns: float | int | None = None
+    cpu_exec_ns: float | int | None = None
+    other_ns: float | int | None = None
+    step_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'step_ns')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1159,20 +1157,18 @@ class StepBreakdownPerRankItemPluginSteadyMean:
     def _load(cls, d, p) -> StepBreakdownPerRankItemPluginSteadyMean:
         if type(d) is not dict:
             _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_c32(d['kernel_ns'], (p, 'kernel_ns')),
-            memcpy_ns=_c32(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c32(d['memset_ns'], (p, 'memset_ns')),
-            communication_ns=_c32(d['communication_ns'], (p, 'communication_ns')),
-            runtime_ns=_c32(d['runtime_ns'], (p, 'runtime_ns')),
-            dataloader_ns=_c32(d['dataloader_ns'], (p, 'dataloader_ns')),
-            cpu_exec_ns=_c32(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
-            other_ns=_c32(d['other_ns'], (p, 'other_ns')),
-            step_ns=_c32(d['step_ns'], (p, 'step_ns')),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
+            memset_ns=_opt(d, 'memset_ns', p, _c32),
+            communication_ns=_opt(d, 'communication_ns', p, _c32),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
+            other_ns=_opt(d, 'other_ns', p, _c32),
+            step_ns=_opt(d, 'step_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1197,11 +1193,11 @@ class StepBreakdownPerRankItemStep:
     dataloader_ns: int
     cpu_exec_ns: int
     other_ns: int
-    plugin: PluginWindow | None
+    plugin: PluginWindow | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'plugin')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns', 'plugin')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_ns', 'end_ns', 'dur_ns', 'kernel_ns', 'memcpy_ns', 'memset_ns', 'communication_ns', 'runtime_ns', 'dataloader_ns', 'cpu_exec_ns', 'other_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1226,7 +1222,7 @@ class StepBreakdownPerRankItemStep:
             dataloader_ns=_c3(d['dataloader_ns'], (p, 'dataloader_ns')),
             cpu_exec_ns=_c3(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
             other_ns=_c3(d['other_ns'], (p, 'other_ns')),
-            plugin=_c62(d['plugin'], (p, 'plugin')),
+            plugin=_opt(d, 'plugin', p, _c62),
             key_order=tuple(d),
         )
 
@@ -1325,15 +1321,15 @@ class EfficiencyDevice:
 
     rank: int
     device: int
-    num_sms: int | None
-    max_warps_per_sm: int | None
     steady: EfficiencyFigures
     steps: tuple[EfficiencyDeviceStep, ...]
+    num_sms: int | None = None
+    max_warps_per_sm: int | None = None
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'num_sms', 'max_warps_per_sm', 'steady', 'omitted', 'steps')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'num_sms', 'max_warps_per_sm', 'steady', 'steps')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'steady', 'steps')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1348,10 +1344,10 @@ class EfficiencyDevice:
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            num_sms=_c11(d['num_sms'], (p, 'num_sms')),
-            max_warps_per_sm=_c11(d['max_warps_per_sm'], (p, 'max_warps_per_sm')),
             steady=_c68(d['steady'], (p, 'steady')),
             steps=_c70(d['steps'], (p, 'steps')),
+            num_sms=_opt(d, 'num_sms', p, _c11),
+            max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c11),
             omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
@@ -1367,16 +1363,16 @@ class EfficiencyFigures:
 
     window_ns: int
     kernel_busy_ns: int
-    gpu_utilization: float | int | None
-    sm_efficiency: float | int | None
-    achieved_occupancy_pct: float | int | None
     kernel_ns: int
     tensor_core_ns: int
-    tensor_core_share: float | int | None
+    gpu_utilization: float | int | None = None
+    sm_efficiency: float | int | None = None
+    achieved_occupancy_pct: float | int | None = None
+    tensor_core_share: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('window_ns', 'kernel_busy_ns', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'kernel_ns', 'tensor_core_ns', 'tensor_core_share')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('window_ns', 'kernel_busy_ns', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'kernel_ns', 'tensor_core_ns', 'tensor_core_share')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('window_ns', 'kernel_busy_ns', 'kernel_ns', 'tensor_core_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1391,12 +1387,12 @@ class EfficiencyFigures:
         return cls(
             window_ns=_c3(d['window_ns'], (p, 'window_ns')),
             kernel_busy_ns=_c3(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
-            gpu_utilization=_c29(d['gpu_utilization'], (p, 'gpu_utilization')),
-            sm_efficiency=_c29(d['sm_efficiency'], (p, 'sm_efficiency')),
-            achieved_occupancy_pct=_c29(d['achieved_occupancy_pct'], (p, 'achieved_occupancy_pct')),
             kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
             tensor_core_ns=_c3(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            tensor_core_share=_c29(d['tensor_core_share'], (p, 'tensor_core_share')),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
             key_order=tuple(d),
         )
 
@@ -1410,14 +1406,14 @@ class EfficiencyDeviceStep:
     """An object of the report ($defs/efficiency.devices[].steps[])."""
 
     number: int
-    gpu_utilization: float | int | None
-    sm_efficiency: float | int | None
-    achieved_occupancy_pct: float | int | None
-    tensor_core_share: float | int | None
+    gpu_utilization: float | int | None = None
+    sm_efficiency: float | int | None = None
+    achieved_occupancy_pct: float | int | None = None
+    tensor_core_share: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'tensor_core_share')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'gpu_utilization', 'sm_efficiency', 'achieved_occupancy_pct', 'tensor_core_share')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1431,10 +1427,10 @@ class EfficiencyDeviceStep:
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_c29(d['gpu_utilization'], (p, 'gpu_utilization')),
-            sm_efficiency=_c29(d['sm_efficiency'], (p, 'sm_efficiency')),
-            achieved_occupancy_pct=_c29(d['achieved_occupancy_pct'], (p, 'achieved_occupancy_pct')),
-            tensor_core_share=_c29(d['tensor_core_share'], (p, 'tensor_core_share')),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
             key_order=tuple(d),
         )
 
@@ -1452,15 +1448,15 @@ class EfficiencyKernel:
     name: str
     count: int
     total_ns: int
-    share_of_kernel_time: float | int | None
-    occupancy_pct: float | int | None
-    blocks_per_sm: float | int | None
-    warps_per_sm: float | int | None
     tensor_core: bool
+    share_of_kernel_time: float | int | None = None
+    occupancy_pct: float | int | None = None
+    blocks_per_sm: float | int | None = None
+    warps_per_sm: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'count', 'total_ns', 'share_of_kernel_time', 'occupancy_pct', 'blocks_per_sm', 'warps_per_sm', 'tensor_core')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'count', 'total_ns', 'share_of_kernel_time', 'occupancy_pct', 'blocks_per_sm', 'warps_per_sm', 'tensor_core')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'name', 'count', 'total_ns', 'tensor_core')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1478,11 +1474,11 @@ class EfficiencyKernel:
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
-            share_of_kernel_time=_c29(d['share_of_kernel_time'], (p, 'share_of_kernel_time')),
-            occupancy_pct=_c29(d['occupancy_pct'], (p, 'occupancy_pct')),
-            blocks_per_sm=_c29(d['blocks_per_sm'], (p, 'blocks_per_sm')),
-            warps_per_sm=_c29(d['warps_per_sm'], (p, 'warps_per_sm')),
             tensor_core=_c58(d['tensor_core'], (p, 'tensor_core')),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c29),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c29),
+            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c29),
+            warps_per_sm=_opt(d, 'warps_per_sm', p, _c29),
             key_order=tuple(d),
         )
 
@@ -1499,29 +1495,29 @@ class MemoryRow:
     device: str
     device_type: int
     device_id: int
-    capacity_bytes: int | None
     event_count: int
     alloc_count: int
     free_count: int
     first_ts_ns: int
     last_ts_ns: int
-    start_allocated_bytes: int | None
     peak_allocated_bytes: int
     peak_ts_ns: int
-    peak_op: str | None
-    reserved_at_peak_bytes: int | None
-    cache_at_peak_bytes: int | None
-    peak_reserved_bytes: int | None
     end_allocated_bytes: int
-    end_reserved_bytes: int | None
     lifetimes: MemoryRowLifetimes
     steps: tuple[MemoryRowStep, ...]
     timeline: tuple[tuple, ...]
+    capacity_bytes: int | None = None
+    start_allocated_bytes: int | None = None
+    peak_op: str | None = None
+    reserved_at_peak_bytes: int | None = None
+    cache_at_peak_bytes: int | None = None
+    peak_reserved_bytes: int | None = None
+    end_reserved_bytes: int | None = None
     omitted: OmittedRows | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'device', 'device_type', 'device_id', 'capacity_bytes', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'start_allocated_bytes', 'peak_allocated_bytes', 'peak_ts_ns', 'peak_op', 'reserved_at_peak_bytes', 'cache_at_peak_bytes', 'peak_reserved_bytes', 'end_allocated_bytes', 'end_reserved_bytes', 'lifetimes', 'omitted', 'steps', 'timeline')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'device_type', 'device_id', 'capacity_bytes', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'start_allocated_bytes', 'peak_allocated_bytes', 'peak_ts_ns', 'peak_op', 'reserved_at_peak_bytes', 'cache_at_peak_bytes', 'peak_reserved_bytes', 'end_allocated_bytes', 'end_reserved_bytes', 'lifetimes', 'steps', 'timeline')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'device', 'device_type', 'device_id', 'event_count', 'alloc_count', 'free_count', 'first_ts_ns', 'last_ts_ns', 'peak_allocated_bytes', 'peak_ts_ns', 'end_allocated_bytes', 'lifetimes', 'steps', 'timeline')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1538,24 +1534,24 @@ class MemoryRow:
             device=_c1(d['device'], (p, 'device')),
             device_type=_c4(d['device_type'], (p, 'device_type')),
             device_id=_c4(d['device_id'], (p, 'device_id')),
-            capacity_bytes=_c11(d['capacity_bytes'], (p, 'capacity_bytes')),
             event_count=_c3(d['event_count'], (p, 'event_count')),
             alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
             free_count=_c3(d['free_count'], (p, 'free_count')),
             first_ts_ns=_c4(d['first_ts_ns'], (p, 'first_ts_ns')),
             last_ts_ns=_c4(d['last_ts_ns'], (p, 'last_ts_ns')),
-            start_allocated_bytes=_c11(d['start_allocated_bytes'], (p, 'start_allocated_bytes')),
             peak_allocated_bytes=_c4(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
-            peak_op=_c33(d['peak_op'], (p, 'peak_op')),
-            reserved_at_peak_bytes=_c11(d['reserved_at_peak_bytes'], (p, 'reserved_at_peak_bytes')),
-            cache_at_peak_bytes=_c11(d['cache_at_peak_bytes'], (p, 'cache_at_peak_bytes')),
-            peak_reserved_bytes=_c11(d['peak_reserved_bytes'], (p, 'peak_reserved_bytes')),
             end_allocated_bytes=_c4(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            end_reserved_bytes=_c11(d['end_reserved_bytes'], (p, 'end_reserved_bytes')),
             lifetimes=_c76(d['lifetimes'], (p, 'lifetimes')),
             steps=_c78(d['steps'], (p, 'steps')),
             timeline=_c80(d['timeline'], (p, 'timeline')),
+            capacity_bytes=_opt(d, 'capacity_bytes', p, _c11),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c11),
+            peak_op=_opt(d, 'peak_op', p, _c33),
+            reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c11),
+            cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c11),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c11),
+            end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c11),
             omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
@@ -1569,17 +1565,17 @@ class MemoryRow:
 class MemoryRowLifetimes:
     """An object of the report ($defs/memory_row.lifetimes)."""
 
-    live_at_start_bytes: int | None
     within_step_bytes: int
     within_step_count: int
     outlive_step_bytes: int
     outlive_step_count: int
     outside_steps_bytes: int
     outside_steps_count: int
+    live_at_start_bytes: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('live_at_start_bytes', 'within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('live_at_start_bytes', 'within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('within_step_bytes', 'within_step_count', 'outlive_step_bytes', 'outlive_step_count', 'outside_steps_bytes', 'outside_steps_count')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1592,13 +1588,13 @@ class MemoryRowLifetimes:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            live_at_start_bytes=_c11(d['live_at_start_bytes'], (p, 'live_at_start_bytes')),
             within_step_bytes=_c3(d['within_step_bytes'], (p, 'within_step_bytes')),
             within_step_count=_c3(d['within_step_count'], (p, 'within_step_count')),
             outlive_step_bytes=_c3(d['outlive_step_bytes'], (p, 'outlive_step_bytes')),
             outlive_step_count=_c3(d['outlive_step_count'], (p, 'outlive_step_count')),
             outside_steps_bytes=_c3(d['outside_steps_bytes'], (p, 'outside_steps_bytes')),
             outside_steps_count=_c3(d['outside_steps_count'], (p, 'outside_steps_count')),
+            live_at_start_bytes=_opt(d, 'live_at_start_bytes', p, _c11),
             key_order=tuple(d),
         )
 
@@ -1612,16 +1608,16 @@ class MemoryRowStep:
     """An object of the report ($defs/memory_row.steps[])."""
 
     number: int
-    start_allocated_bytes: int | None
-    peak_allocated_bytes: int | None
-    end_allocated_bytes: int | None
-    peak_reserved_bytes: int | None
     alloc_count: int
     alloc_bytes: int
+    start_allocated_bytes: int | None = None
+    peak_allocated_bytes: int | None = None
+    end_allocated_bytes: int | None = None
+    peak_reserved_bytes: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('number', 'start_allocated_bytes', 'peak_allocated_bytes', 'end_allocated_bytes', 'peak_reserved_bytes', 'alloc_count', 'alloc_bytes')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'start_allocated_bytes', 'peak_allocated_bytes', 'end_allocated_bytes', 'peak_reserved_bytes', 'alloc_count', 'alloc_bytes')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('number', 'alloc_count', 'alloc_bytes')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -1635,12 +1631,12 @@ class MemoryRowStep:
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            start_allocated_bytes=_c11(d['start_allocated_bytes'], (p, 'start_allocated_bytes')),
-            peak_allocated_bytes=_c11(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
-            end_allocated_bytes=_c11(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            peak_reserved_bytes=_c11(d['peak_reserved_bytes'], (p, 'peak_reserved_bytes')),
             alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
             alloc_bytes=_c3(d['alloc_bytes'], (p, 'alloc_bytes')),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c11),
+            peak_allocated_bytes=_opt(d, 'peak_allocated_bytes', p, _c11),
+            end_allocated_bytes=_opt(d, 'end_allocated_bytes', p, _c11),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c11),
             key_order=tuple(d),
         )
 
@@ -1996,12 +1992,12 @@ class DeviceTurns:
     """several devices of one process over the steady windows: every one busy, some busy while
     others wait (taking turns), none busy (docs/trace-depth.md)"""
 
-    job: DeviceTurnsJob | None
     per_rank: tuple[DeviceTurnsPerRankItem, ...]
+    job: DeviceTurnsJob | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2014,8 +2010,8 @@ class DeviceTurns:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            job=_c103(d['job'], (p, 'job')),
             per_rank=_c106(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c103),
             key_order=tuple(d),
         )
 
@@ -2154,17 +2150,17 @@ class ShapeRow:
     """An object of the report ($defs/shape_row)."""
 
     op: str
-    input_dims: tuple | None
-    input_types: tuple | None
-    input_strides: tuple | None
-    input_concrete: tuple | None
     count: int
     total_ns: int
     device_ns: int
+    input_dims: tuple | None = None
+    input_types: tuple | None = None
+    input_strides: tuple | None = None
+    input_concrete: tuple | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'input_strides', 'input_concrete', 'count', 'total_ns', 'device_ns')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'input_strides', 'input_concrete', 'count', 'total_ns', 'device_ns')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('op', 'count', 'total_ns', 'device_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2178,13 +2174,13 @@ class ShapeRow:
             _closed(d, p, cls._KEYS)
         return cls(
             op=_c1(d['op'], (p, 'op')),
-            input_dims=_c108(d['input_dims'], (p, 'input_dims')),
-            input_types=_c108(d['input_types'], (p, 'input_types')),
-            input_strides=_c108(d['input_strides'], (p, 'input_strides')),
-            input_concrete=_c108(d['input_concrete'], (p, 'input_concrete')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
+            input_dims=_opt(d, 'input_dims', p, _c108),
+            input_types=_opt(d, 'input_types', p, _c108),
+            input_strides=_opt(d, 'input_strides', p, _c108),
+            input_concrete=_opt(d, 'input_concrete', p, _c108),
             key_order=tuple(d),
         )
 
@@ -2205,13 +2201,13 @@ class Finding:
     where: tuple[Location, ...]
     saving: FindingSaving
     action: str
-    rank: int | None
+    rank: int | None = None
     overlaps: tuple[str, ...] | None = None
     also_in_source: tuple[FindingAlsoInSourceItem, ...] | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank', 'overlaps', 'also_in_source')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2232,7 +2228,7 @@ class Finding:
             where=_c117(d['where'], (p, 'where')),
             saving=_c118(d['saving'], (p, 'saving')),
             action=_c113(d['action'], (p, 'action')),
-            rank=_c9(d['rank'], (p, 'rank')),
+            rank=_opt(d, 'rank', p, _c9),
             overlaps=_opt(d, 'overlaps', p, _c119),
             also_in_source=_opt(d, 'also_in_source', p, _c121),
             key_order=tuple(d),
@@ -2294,14 +2290,14 @@ class Location:
 class FindingSaving:
     """An object of the report ($defs/finding.saving)."""
 
-    per_step_ns: int | None
-    share_of_step: float | int | None
-    total_ns: int | None
     upper_bound: bool
+    per_step_ns: int | None = None
+    share_of_step: float | int | None = None
+    total_ns: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('per_step_ns', 'share_of_step', 'total_ns', 'upper_bound')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_step_ns', 'share_of_step', 'total_ns', 'upper_bound')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('upper_bound',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2314,10 +2310,10 @@ class FindingSaving:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_step_ns=_c9(d['per_step_ns'], (p, 'per_step_ns')),
-            share_of_step=_c29(d['share_of_step'], (p, 'share_of_step')),
-            total_ns=_c9(d['total_ns'], (p, 'total_ns')),
             upper_bound=_c58(d['upper_bound'], (p, 'upper_bound')),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c9),
+            share_of_step=_opt(d, 'share_of_step', p, _c29),
+            total_ns=_opt(d, 'total_ns', p, _c9),
             key_order=tuple(d),
         )
 
@@ -2534,19 +2530,19 @@ class RunDetailsPhase:
     name: str
     rank: int
     pid: int
-    mode: str | None
     auto: bool
     complete: bool
-    busy_source: str | None
-    cpu_mean_pct: float | int | None
-    rss_max: int | None
-    mem_total: int | None
     device_samples: int
     instances: int | None = None
+    mode: str | None = None
+    busy_source: str | None = None
+    cpu_mean_pct: float | int | None = None
+    rss_max: int | None = None
+    mem_total: int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('name', 'rank', 'pid', 'instances', 'mode', 'auto', 'complete', 'busy_source', 'cpu_mean_pct', 'rss_max', 'mem_total', 'device_samples')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'pid', 'mode', 'auto', 'complete', 'busy_source', 'cpu_mean_pct', 'rss_max', 'mem_total', 'device_samples')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('name', 'rank', 'pid', 'auto', 'complete', 'device_samples')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2562,15 +2558,15 @@ class RunDetailsPhase:
             name=_c1(d['name'], (p, 'name')),
             rank=_c4(d['rank'], (p, 'rank')),
             pid=_c4(d['pid'], (p, 'pid')),
-            mode=_c28(d['mode'], (p, 'mode')),
             auto=_c58(d['auto'], (p, 'auto')),
             complete=_c58(d['complete'], (p, 'complete')),
-            busy_source=_c33(d['busy_source'], (p, 'busy_source')),
-            cpu_mean_pct=_c29(d['cpu_mean_pct'], (p, 'cpu_mean_pct')),
-            rss_max=_c11(d['rss_max'], (p, 'rss_max')),
-            mem_total=_c11(d['mem_total'], (p, 'mem_total')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
+            mode=_opt(d, 'mode', p, _c28),
+            busy_source=_opt(d, 'busy_source', p, _c33),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c29),
+            rss_max=_opt(d, 'rss_max', p, _c11),
+            mem_total=_opt(d, 'mem_total', p, _c11),
             key_order=tuple(d),
         )
 
@@ -2586,20 +2582,20 @@ class RunDetailsStepsPerRankItem:
     rank: int
     steps: int
     steady_count: int
-    mode: str | None
-    steps_per_s: float | int | None
-    items_per_s: float | int | None
-    tokens_per_s: float | int | None
     source: str
+    mode: str | None = None
     median_ns: int | None = None
     p10_ns: int | None = None
     p90_ns: int | None = None
     span_ns: int | None = None
     steady_ns: int | None = None
+    steps_per_s: float | int | None = None
+    items_per_s: float | int | None = None
+    tokens_per_s: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'steps', 'steady_count', 'mode', 'median_ns', 'p10_ns', 'p90_ns', 'span_ns', 'steady_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'source')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'steps', 'steady_count', 'mode', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'source')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'steps', 'steady_count', 'source')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2616,16 +2612,16 @@ class RunDetailsStepsPerRankItem:
             rank=_c4(d['rank'], (p, 'rank')),
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_c28(d['mode'], (p, 'mode')),
-            steps_per_s=_c29(d['steps_per_s'], (p, 'steps_per_s')),
-            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
-            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
             source=_c1(d['source'], (p, 'source')),
+            mode=_opt(d, 'mode', p, _c28),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
             key_order=tuple(d),
         )
 
@@ -2638,20 +2634,20 @@ class RunDetailsStepsPerRankItem:
 class RunDetailsStepsByModeItem:
     """An object of the report ($defs/run_details.steps_by_mode[])."""
 
-    mode: str | None
     ranks: int
     steady_count: int
-    median_ns: float | int | None
-    p10_ns: float | int | None
-    p90_ns: float | int | None
-    steps_per_s: float | int | None
-    items_per_s: float | int | None
-    tokens_per_s: float | int | None
-    real_tokens_per_s: float | int | None
+    mode: str | None = None
+    median_ns: float | int | None = None
+    p10_ns: float | int | None = None
+    p90_ns: float | int | None = None
+    steps_per_s: float | int | None = None
+    items_per_s: float | int | None = None
+    tokens_per_s: float | int | None = None
+    real_tokens_per_s: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('mode', 'ranks', 'steady_count', 'median_ns', 'p10_ns', 'p90_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('mode', 'ranks', 'steady_count', 'median_ns', 'p10_ns', 'p90_ns', 'steps_per_s', 'items_per_s', 'tokens_per_s', 'real_tokens_per_s')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('ranks', 'steady_count')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2664,16 +2660,16 @@ class RunDetailsStepsByModeItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            mode=_c28(d['mode'], (p, 'mode')),
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            median_ns=_c32(d['median_ns'], (p, 'median_ns')),
-            p10_ns=_c32(d['p10_ns'], (p, 'p10_ns')),
-            p90_ns=_c32(d['p90_ns'], (p, 'p90_ns')),
-            steps_per_s=_c29(d['steps_per_s'], (p, 'steps_per_s')),
-            items_per_s=_c29(d['items_per_s'], (p, 'items_per_s')),
-            tokens_per_s=_c29(d['tokens_per_s'], (p, 'tokens_per_s')),
-            real_tokens_per_s=_c29(d['real_tokens_per_s'], (p, 'real_tokens_per_s')),
+            mode=_opt(d, 'mode', p, _c28),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
             key_order=tuple(d),
         )
 
@@ -2764,13 +2760,13 @@ class Repeatability:
 class RepeatabilityEarlierItem:
     """An object of the report (report.repeatability.earlier[])."""
 
-    id: int | None
     run_dir: str
-    started_at: str | None
+    id: int | None = None
+    started_at: str | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('id', 'run_dir', 'started_at')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('id', 'run_dir', 'started_at')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('run_dir',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2783,9 +2779,9 @@ class RepeatabilityEarlierItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            id=_c11(d['id'], (p, 'id')),
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
-            started_at=_c33(d['started_at'], (p, 'started_at')),
+            id=_opt(d, 'id', p, _c11),
+            started_at=_opt(d, 'started_at', p, _c33),
             key_order=tuple(d),
         )
 
@@ -2907,8 +2903,8 @@ class RepeatabilityVariedItem:
 @dataclass(frozen=True, slots=True)
 class Lint:
     """fastenough run only, when it linted the files its findings point at
-    (python/fastenough/lint/crossref.py): lint findings no runtime finding confirmed, listed
-    apart and never ranked"""
+    (cpp/fastenough/rundir/lint_cross_reference.h): lint findings no runtime finding
+    confirmed, listed apart and never ranked"""
 
     files: tuple[str, ...]
     confirmed: int
