@@ -101,46 +101,53 @@ void ReadSteadyWork(ObjectReader& o, RankSummary& s) {
   s.analysis.step_breakdown.steady_work = timeline::IntervalSet::FromUnsorted(std::move(work));
 }
 
-void WriteStepWorkItems(JsonWriter& w, const RankSummary& s) {
+namespace {
+
+using BreakdownRow = analysis::StepBreakdownRow;
+
+// One integer per step of step_breakdown.steps, in order.
+void WriteStepInts(JsonWriter& w, const RankSummary& s, int64_t BreakdownRow::*member) {
   w.BeginArray();
-  for (const auto& row : s.analysis.step_breakdown.steps) w.Int(row.work_items);
+  for (const auto& row : s.analysis.step_breakdown.steps) w.Int(row.*member);
   w.EndArray();
+}
+
+// Absent in summaries written before the value existed: the rows keep their
+// default (unknown). `least`: the smallest value that means something.
+void ReadStepInts(ObjectReader& o, RankSummary& s, std::string_view key,
+                  int64_t BreakdownRow::*member, int64_t least, std::string_view what) {
+  if (!o.Has(key)) return;
+  auto& steps = s.analysis.step_breakdown.steps;
+  const auto values = o.Array(key);
+  if (values.size() != steps.size()) {
+    return o.Fail(key, "expected one " + std::string(what) + " per step of step_breakdown");
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::optional<int64_t> n = ElementInt(values[i]);
+    if (!n || *n < least) {
+      return o.Fail(key, "expected " + std::string(what) + "s of " + std::to_string(least) +
+                             " or more");
+    }
+    steps[i].*member = *n;
+  }
+}
+
+}  // namespace
+
+void WriteStepWorkItems(JsonWriter& w, const RankSummary& s) {
+  WriteStepInts(w, s, &BreakdownRow::work_items);
 }
 
 void ReadStepWorkItems(ObjectReader& o, RankSummary& s) {
-  // (absent in summaries written before work items were counted: 0, unknown)
-  if (!o.Has("step_work_items")) return;
-  auto& steps = s.analysis.step_breakdown.steps;
-  const auto items = o.Array("step_work_items");
-  if (items.size() != steps.size()) {
-    return o.Fail("step_work_items", "expected one count per step of step_breakdown");
-  }
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::optional<int64_t> n = ElementInt(items[i]);
-    if (!n || *n < 0) return o.Fail("step_work_items", "expected counts of 0 or more");
-    steps[i].work_items = *n;
-  }
+  ReadStepInts(o, s, "step_work_items", &BreakdownRow::work_items, 0, "count");  // 0: unknown
 }
 
 void WriteStepHostWork(JsonWriter& w, const RankSummary& s) {
-  w.BeginArray();
-  for (const auto& row : s.analysis.step_breakdown.steps) w.Int(row.host_work_ns);
-  w.EndArray();
+  WriteStepInts(w, s, &BreakdownRow::host_work_ns);
 }
 
 void ReadStepHostWork(ObjectReader& o, RankSummary& s) {
-  // (absent in summaries written before it was measured: -1, unknown)
-  if (!o.Has("step_host_work_ns")) return;
-  auto& steps = s.analysis.step_breakdown.steps;
-  const auto ns = o.Array("step_host_work_ns");
-  if (ns.size() != steps.size()) {
-    return o.Fail("step_host_work_ns", "expected one time per step of step_breakdown");
-  }
-  for (size_t i = 0; i < ns.size(); ++i) {
-    const std::optional<int64_t> n = ElementInt(ns[i]);
-    if (!n || *n < -1) return o.Fail("step_host_work_ns", "expected times of -1 or more");
-    steps[i].host_work_ns = *n;
-  }
+  ReadStepInts(o, s, "step_host_work_ns", &BreakdownRow::host_work_ns, -1, "time");  // -1: unknown
 }
 
 void WriteSummaryCollectives(JsonWriter& w, const RankSummary& s) {
