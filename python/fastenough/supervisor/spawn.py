@@ -235,8 +235,6 @@ def run_child(
             terminal.close()
         for line in handled:
             log(line)
-        for line in handled:
-            log(line)
     log(f"child exited with returncode {rc}")
     if rc < 0:
         return ChildResult(128 - rc, -rc, bool(received))
