@@ -1,7 +1,6 @@
 // Run-directory analysis for `fastenough run` (and re-analysis of a run dir).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
-#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -39,8 +38,8 @@ void RegisterRundir(nb::module_& m) {
       "analyze_run_dir",
       [](const FsPath& dir, int threads, nb::object progress, nb::object frame_roots,
          const std::vector<FsPath>& rank_summaries, std::optional<nb::dict> in_job,
-         std::optional<std::pair<std::optional<int>, std::optional<int>>> ended,
-         std::optional<int64_t> ended_wall_ns, bool cross_reference_lint,
+         std::optional<std::tuple<std::optional<int>, std::optional<int>, int64_t>> ended,
+         bool cross_reference_lint,
          const std::vector<std::tuple<std::optional<int64_t>, FsPath, std::optional<std::string>>>&
              earlier_runs) {
         rundir::RunReportOptions o;
@@ -51,8 +50,8 @@ void RegisterRundir(nb::module_& m) {
         o.rank_summaries = NativePaths(rank_summaries);
         if (in_job) o.in_job = InJobFrom(*in_job);
         if (ended) {
-          o.ended = rundir::RunEnd{ended->first.value_or(-1), ended->second.value_or(0),
-                                   ended_wall_ns.value_or(-1)};
+          const auto& [exit_status, signal, wall_ns] = *ended;
+          o.ended = rundir::RunEnd{exit_status.value_or(-1), signal.value_or(0), wall_ns};
         }
         o.threads = threads;
         o.frame_roots = FrameRootsFrom(frame_roots);
@@ -67,7 +66,7 @@ void RegisterRundir(nb::module_& m) {
       nb::arg("run_dir"), nb::arg("threads") = 0, nb::arg("progress") = nb::none(),
       nb::arg("frame_roots") = nb::none(), nb::arg("rank_summaries") = std::vector<FsPath>{},
       nb::arg("in_job") = nb::none(), nb::arg("ended") = nb::none(),
-      nb::arg("ended_wall_ns") = nb::none(), nb::arg("cross_reference_lint") = false,
+      nb::arg("cross_reference_lint") = false,
       nb::arg("earlier_runs") = std::vector<
           std::tuple<std::optional<int64_t>, FsPath, std::optional<std::string>>>{},
       "Analyse everything present in a run directory (traces, phases, steps, samples, meta) "
@@ -76,8 +75,8 @@ void RegisterRundir(nb::module_& m) {
       "rank_summaries: fastenough.rank-summary/1 files the ranks wrote (run "
       "--analyze-in-job), merged instead of reading the traces. in_job: what run "
       "--analyze-in-job chose ({used, ranks, missing_ranks, why_missing, note?}), written "
-      "as run_details.in_job. ended: (exit_status, signal) of the program, with "
-      "ended_wall_ns, when meta.json could not be rewritten at its end. cross_reference_lint: "
+      "as run_details.in_job. ended: (exit_status, signal, wall_ns) of the program, when "
+      "meta.json could not be rewritten at its end. cross_reference_lint: "
       "lint the program's files and mark the findings the source shows too (\"lint\"). "
       "earlier_runs: (id, run_dir, started_at) of earlier runs of the same command, newest "
       "first: their findings are compared with these (\"repeatability\").");

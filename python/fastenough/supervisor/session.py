@@ -115,11 +115,9 @@ def analyze_run_dir_text(run_dir: Path, show_progress: bool | None = None,
     whose findings the report compares (its "repeatability")."""
     from fastenough import _core
 
-    kwargs: dict = {"rank_summaries": rank_summaries or [], "in_job": in_job,
+    kwargs: dict = {"rank_summaries": rank_summaries or [], "in_job": in_job, "ended": ended,
                     "cross_reference_lint": cross_reference_lint,
                     "earlier_runs": list(earlier_runs or [])}
-    if ended is not None:
-        kwargs.update(ended=(ended[0], ended[1]), ended_wall_ns=ended[2])
     traces = [] if rank_summaries else trace_files(run_dir)
     if show_progress is None:
         big = sum(p.stat().st_size for p in traces) >= PROGRESS_MIN_BYTES
@@ -137,17 +135,16 @@ def _analyze(run_dir: Path, log, in_job: bool = False,
              ended: tuple[int | None, int | None, int] | None = None,
              earlier: list | None = None) -> tuple[str | None, str | None]:
     """The report's text, or None and why there is none."""
+    whole = {"ended": ended, "cross_reference_lint": True, "earlier_runs": earlier}
     try:
         if not in_job:
-            return analyze_run_dir_text(run_dir, ended=ended, cross_reference_lint=True,
-                                        earlier_runs=earlier), None
+            return analyze_run_dir_text(run_dir, **whole), None
         from fastenough.supervisor.in_job import choose
 
         choice = choose(run_dir, trace_files(run_dir))
         log(f"in-job analysis: {json.dumps(choice.details)}")
         return analyze_run_dir_text(run_dir, rank_summaries=choice.summaries,
-                                    in_job=choice.details, ended=ended,
-                                    cross_reference_lint=True, earlier_runs=earlier), None
+                                    in_job=choice.details, **whole), None
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
