@@ -26,9 +26,10 @@
 // truest, on the heavy rank and on the others alike (a 2-rank job at load 11:
 // the equal rank's typical step held 12 ms of work stretched from its 1.6 ms
 // lightest, above the heavy rank's 5 ms lightest, and the typical-step rule
-// named nobody); its excess is 10% of the lightest steady step. It
-// reads the ranks' step breakdowns only, which rank summaries keep
-// (report/rank_summary.h).
+// named nobody), and its work is the time its host ops ran less their own
+// thread's collectives (StepBreakdownRow::host_work_ns, where known); its
+// excess must be at least 10% of the lightest steady step. It reads the
+// ranks' step breakdowns only, which rank summaries keep (report/rank_summary.h).
 #include <algorithm>
 #include <numeric>
 #include <string>
