@@ -83,7 +83,7 @@ std::string MergeToJson(const std::vector<FsPath>& fs_paths) {
   return ValueOrThrow(std::move(result));
 }
 
-// out_fd: an open descriptor the caller made for the output (cli/output_file.py
+// out_fd: an open descriptor the caller made for the output (outputs/output_file.py
 // decides what it is and renames or removes it); out_name names it in messages.
 nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& out_name, bool gzip,
                         nb::object progress, int threads, nb::object frame_roots) {

@@ -185,8 +185,8 @@ def test_steady_rows_count_from_the_first_of_all_steps():
 
 def test_a_large_document_is_written_compact():
     """Python's json encodes an indented document in Python: a report over
-    8 MiB is written compact (cli/json_output.py)."""
-    from fastenough.cli import json_output
+    8 MiB is written compact (outputs/json_output.py)."""
+    from fastenough.outputs import json_output
 
     small = {"a": [1, 2]}
     assert json_output.dumps(small) == json.dumps(small, indent=2)

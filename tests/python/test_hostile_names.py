@@ -18,7 +18,8 @@ from hostile_inputs import (
     write_hostile_trace,
 )
 
-from fastenough.render.escape import md_code, md_text, visible
+from fastenough.render.escape import md_code, md_text
+from fastenough.visible import visible
 
 
 def _no_traceback(r: subprocess.CompletedProcess) -> None:

@@ -1,5 +1,5 @@
 """Every number a verb takes is finite and within its documented range
-(issue 34, item 15): one argparse type per kind (cli/numbers.py), used by
+(issue 34, item 15): one argparse type per kind (inputs/numbers.py), used by
 every numeric option of every verb, so that nan, inf, 1e999 and 10**30 are
 exit 2 with "argument --X: ..." instead of passing every `x < 0` test and
 coming out as NaN/Infinity (invalid JSON) or std::bad_cast in the core. The
@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from fastenough.cli import json_output
 from fastenough.cli.main import build_parser
+from fastenough.outputs import json_output
 
 NOT_FINITE = ["nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e999", "-1e999"]
 NOT_WHOLE = ["nan", "inf", "2.5", "1e3", "ten", "1" + "0" * 30, "9" * 5000]
@@ -38,7 +38,7 @@ OPTIONS = _numeric_options()
 def test_no_option_takes_a_bare_int_or_float():
     # float('nan') and int('10' * 30) are what a bare type lets through.
     bare = [f"{verb} {opt}" for verb, opt, kind in OPTIONS if kind in ("int", "float")]
-    assert not bare, f"use cli/numbers.py finite_float / whole_number for: {bare}"
+    assert not bare, f"use inputs/numbers.py finite_float / whole_number for: {bare}"
     assert len(OPTIONS) >= 25  # the census below covers them all
 
 

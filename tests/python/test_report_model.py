@@ -109,7 +109,7 @@ def test_load_of_text_that_is_no_report_is_a_bad_input(text):
 
 
 # The readers converted to the typed Report: none of them indexes the report's JSON.
-TYPED_READERS = ["mcp/answers.py", "cli/decide.py", "cli/decide_inputs.py", "diff/inputs.py",
+TYPED_READERS = ["mcp/answers.py", "cli/decide.py", "inputs/decide_plan.py", "diff/inputs.py",
                  "diff/runs.py", "diff/gate.py", "ab/figures.py", "ab/protocol.py",
                  "ab/document.py", "ab/runner.py"]
 

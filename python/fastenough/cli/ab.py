@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from fastenough.cli import json_output
-from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import finite_float, whole_number
+from fastenough.outputs import json_output
+from fastenough.visible import visible
 
 # At most this many A B B A blocks (4 runs each).
 MAX_ROUNDS = 10**4

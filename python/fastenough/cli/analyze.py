@@ -7,7 +7,6 @@ import json
 import os
 import sys
 
-from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.errors import (
     EXIT_DATA_LOSS,
     EXIT_FINDINGS_OR_COUNTERS,
@@ -15,7 +14,8 @@ from fastenough.errors import (
     InputNotFoundError,
     UsageError,
 )
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import MAX_THREADS, whole_number
+from fastenough.visible import visible
 
 HELP = "diagnose PyTorch profiler traces (.json / .json.gz, one per rank, or a directory)"
 DESCRIPTION = """\
@@ -119,7 +119,7 @@ def _expand_directory(paths: list[str], window: int | None) -> list[str]:
     if len(paths) > 1:
         raise UsageError(f"{dirs[0]}: a directory must be the only PATH (its traces are "
                          "the ranks of one job)")
-    from fastenough.cli.trace_dir import select_traces
+    from fastenough.inputs.trace_dir import select_traces
 
     chosen = select_traces(dirs[0], window)
     if chosen.note:
@@ -128,7 +128,7 @@ def _expand_directory(paths: list[str], window: int | None) -> list[str]:
 
 
 def _check_paths(paths: list[str]) -> int:
-    from fastenough.cli.input_file import require_regular_file
+    from fastenough.inputs.input_file import require_regular_file
 
     total = 0
     for path in paths:
@@ -163,7 +163,7 @@ def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool =
         raise UsageError("--threads must be 0 (automatic) or more")
     roots = _frame_roots()
     if summaries_dir is not None:
-        from fastenough.cli.rank_summaries import prepare_dir, write_summaries
+        from fastenough.ranks.rank_summaries import prepare_dir, write_summaries
 
         prepare_dir(summaries_dir)
 
@@ -191,8 +191,8 @@ def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
     import tempfile
 
     from fastenough import _core
-    from fastenough.cli.dask_executor import summarise_on_dask
-    from fastenough.cli.rank_summaries import file_names, prepare_dir, write_summaries
+    from fastenough.ranks.dask_executor import summarise_on_dask
+    from fastenough.ranks.rank_summaries import file_names, prepare_dir, write_summaries
 
     if summaries_dir is not None:
         prepare_dir(summaries_dir)
@@ -212,9 +212,9 @@ def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
 
 def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> str:
     """Analyse one trace, write it to `out` with its findings annotated; the report's text.
-    `out` is written as cli/output_file.py writes every file the user names."""
+    `out` is written as outputs/output_file.py writes every file the user names."""
     from fastenough import _core
-    from fastenough.cli.output_file import open_output, resolve
+    from fastenough.outputs.output_file import open_output, resolve
 
     if out == "-":
         raise UsageError("--annotate -: stdout carries the report; name a file")

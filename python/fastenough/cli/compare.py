@@ -28,10 +28,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fastenough.cli import json_output
-from fastenough.cli.numbers import check_float, check_whole, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import check_float, check_whole, whole_number
+from fastenough.outputs import json_output
+from fastenough.visible import visible
 
 # The core counts ULPs in a uint64; a float64 pair is at most 2**63 apart.
 MAX_ULP = 2**63 - 1

@@ -26,7 +26,8 @@ import json
 import sys
 from pathlib import Path
 
-from fastenough.cli.decide_inputs import (
+from fastenough.errors import InputNotFoundError, UsageError
+from fastenough.inputs.decide_plan import (
     MAX_RUNS,
     MAX_WAIT_VALUE,
     load_report,
@@ -34,8 +35,7 @@ from fastenough.cli.decide_inputs import (
     parse_plan,
     read_plan,
 )
-from fastenough.cli.numbers import check_whole, finite_float, whole_number
-from fastenough.errors import InputNotFoundError, UsageError
+from fastenough.inputs.numbers import check_whole, finite_float, whole_number
 from fastenough.report.model import Finding, Report
 
 HELP = "is fixing a finding worth its cost over the remaining runs?"
@@ -233,7 +233,7 @@ def _freeze(run_dir: Path, report: Report, fig: dict, plan: dict) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fastenough.cli.run_ref import resolve_run_ref
+    from fastenough.inputs.run_ref import resolve_run_ref
 
     run_dir = Path(resolve_run_ref(args.run_dir))
     report = _load_report(run_dir)

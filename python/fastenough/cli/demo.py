@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from fastenough.cli.numbers import whole_number
+from fastenough.inputs.numbers import whole_number
 
 HELP = "run a bundled evaluation workload (with typical waste, or --fixed) and show its report"
 DESCRIPTION = """\

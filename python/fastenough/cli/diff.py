@@ -53,10 +53,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fastenough.cli import json_output
-from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import EXIT_OK, EXIT_REGRESSION, NotComparableError, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import finite_float, whole_number
+from fastenough.outputs import json_output
+from fastenough.visible import visible
 
 HELP = "what changed between two runs or two traces (phases, throughput, findings, ops, kernels)"
 DESCRIPTION = """\
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     from fastenough.diff.inputs import resolve_side
 
     gating = args.max_regression is not None
-    from fastenough.cli.run_ref import resolve_run_ref
+    from fastenough.inputs.run_ref import resolve_run_ref
 
     a, b = resolve_side(resolve_run_ref(args.a)), resolve_side(resolve_run_ref(args.b))
     if gating and (a.report is None or b.report is None):

@@ -10,9 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from fastenough.cli.numbers import MAX_COUNT, whole_number
 from fastenough.errors import UsageError
-from fastenough.render.escape import terminal_text, visible
+from fastenough.inputs.numbers import MAX_COUNT, whole_number
+from fastenough.render.escape import terminal_text
+from fastenough.visible import visible
 
 HELP = "list earlier `fastenough run`s, or with --ab the `fastenough ab` comparisons (newest first)"
 

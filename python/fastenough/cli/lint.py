@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 
-from fastenough.cli.numbers import MAX_THREADS, whole_number
 from fastenough.errors import EXIT_FINDINGS_OR_COUNTERS, EXIT_OK, UsageError
+from fastenough.inputs.numbers import MAX_THREADS, whole_number
 
 HELP = "find performance anti-patterns in Python source, without running it"
 
@@ -77,34 +76,6 @@ def _codes(text: str | None, flag: str) -> set[str]:
     return codes
 
 
-def explain_text(code: str) -> str:
-    from fastenough.lint.rules import CODES, rules_for
-
-    if code == "all":
-        lines = []
-        for c, meta in CODES.items():
-            lines.append(f"{c:<22} {meta.title}")
-            lines += [f"{'':<22}   {r.name}: {r.summary}" for r in rules_for(c)]
-        return "\n".join(lines) + "\n"
-    if code not in CODES:
-        raise UsageError(f"--explain: unknown code {code} (known: {', '.join(sorted(CODES))}; "
-                         "or 'all')")
-    meta = CODES[code]
-    rules = rules_for(code)
-    out = [f"{code}: {meta.title}", ""]
-    out.append("Rules:")
-    out += [f"  {r.name}: {r.summary}" for r in rules]
-    for text in dict.fromkeys(r.explain for r in rules):
-        out += ["", textwrap.dedent(text).strip()]
-    if meta.runtime:
-        out += ["", textwrap.fill(
-            f"The runtime side: `fastenough run` reports {code} from measurements of the "
-            f"running program; `fastenough explain {code}` describes that side.", 79)]
-    else:
-        out += ["", "Lint only: no runtime finding has this code."]
-    return "\n".join(out) + "\n"
-
-
 # A bar only where it helps: a terminal, and a tree that takes more than a moment
 # (the core lints a few thousand files a second per core).
 _PROGRESS_FROM_FILES = 2000
@@ -127,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from fastenough.lint.rules import CODES
 
     if args.explain is not None:
+        from fastenough.lint.explain import explain_text
+
         sys.stdout.write(explain_text(args.explain))
         return EXIT_OK
     if not args.paths:

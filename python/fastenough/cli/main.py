@@ -9,7 +9,7 @@ import sys
 
 from fastenough import __version__
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 # Subcommand modules under fastenough.cli, in the order --help lists them.
 SUBCOMMANDS = ["run", "analyze", "merge", "compare", "ab", "diff", "history", "demo", "decide",

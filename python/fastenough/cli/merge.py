@@ -45,13 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def summary_paths(paths: list[str]) -> list[str]:
-    from fastenough.cli.input_file import require_regular_file
-    from fastenough.cli.rank_summaries import directory_summaries
+    from fastenough.inputs.input_file import require_regular_file
+    from fastenough.ranks.rank_summaries import directory_summaries
 
     dirs = [p for p in paths if os.path.isdir(p)]
     if dirs:
         if len(paths) > 1:
-            from fastenough.render.escape import visible
+            from fastenough.visible import visible
 
             raise UsageError(f"{visible(dirs[0])}: a directory must be the only SUMMARY")
         return directory_summaries(dirs[0])

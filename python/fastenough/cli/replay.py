@@ -8,9 +8,9 @@ import argparse
 import os
 import sys
 
-from fastenough.cli.numbers import whole_number
 from fastenough.errors import EXIT_OK, BadInputError, OutputError, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import whole_number
+from fastenough.visible import visible
 
 HELP = "write a runnable script per hot op that rebuilds its inputs and times it"
 DESCRIPTION = """\
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
             raise OutputError(f"{visible(target)}: {e.strerror or e}") from None
         written.append((target, plan))
     if args.json:
-        from fastenough.cli import json_output
+        from fastenough.outputs import json_output
 
         json_output.dump({
             "schema": "fastenough.replay/1", "trace": source,

@@ -8,10 +8,10 @@ import os
 import sys
 from pathlib import Path
 
-from fastenough.cli import json_output
-from fastenough.cli.numbers import MAX_THREADS, whole_number
-from fastenough.cli.output_file import open_output, resolve
 from fastenough.errors import InputNotFoundError, UsageError
+from fastenough.inputs.numbers import MAX_THREADS, whole_number
+from fastenough.outputs import json_output
+from fastenough.outputs.output_file import open_output, resolve
 
 HELP = "render a run directory or trace(s) again: HTML, Markdown, JSON or the terminal"
 DESCRIPTION = """\
@@ -221,7 +221,7 @@ def _files_read(paths: list[str], run_dir: str | None, reanalyze: bool) -> list[
 
 
 def run(args: argparse.Namespace) -> int:
-    from fastenough.cli.run_ref import resolve_run_ref
+    from fastenough.inputs.run_ref import resolve_run_ref
 
     args.paths = [resolve_run_ref(p) for p in args.paths]
     fmt = args.format

@@ -6,10 +6,10 @@ import argparse
 import shlex
 import sys
 
-from fastenough.cli import json_output
-from fastenough.cli.numbers import finite_float, whole_number
 from fastenough.errors import UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import finite_float, whole_number
+from fastenough.outputs import json_output
+from fastenough.visible import visible
 
 HELP = "run a command (python, torchrun, a script) and report where its time went"
 DESCRIPTION = """\
@@ -139,8 +139,8 @@ def _write_json(outcome, dest: str) -> None:
     if dest == "-":
         sys.stdout.write(text)
         return
-    from fastenough.cli.output_file import write_output
     from fastenough.errors import FastenoughError
+    from fastenough.outputs.output_file import write_output
 
     try:
         write_output(dest, text, what="--json")

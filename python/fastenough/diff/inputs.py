@@ -46,9 +46,9 @@ def _is_report_file(path: str) -> bool:
 
 
 def _traces_in(directory: str, required: bool) -> list[str]:
-    """The newest profiler window of `directory` (cli/trace_dir.py); [] when it
+    """The newest profiler window of `directory` (inputs/trace_dir.py); [] when it
     holds none and none is required."""
-    from fastenough.cli.trace_dir import select_traces
+    from fastenough.inputs.trace_dir import select_traces
 
     if not required and not os.path.isdir(directory):
         return []
@@ -65,7 +65,7 @@ def resolve_side(path: str) -> Side:
     if not os.path.exists(path):
         raise InputNotFoundError(f"{path}: not found")
     if not os.path.isdir(path):
-        from fastenough.cli.input_file import require_regular_file
+        from fastenough.inputs.input_file import require_regular_file
 
         require_regular_file(path)
     if os.path.isfile(path):

@@ -238,7 +238,8 @@ def print_trace_table(trace: dict, top: int, console) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    from fastenough.render.escape import terminal_text, visible
+    from fastenough.render.escape import terminal_text
+    from fastenough.visible import visible
 
     per_item = bool(trace.get("per_item"))
     shown = view_rows(trace)[:top]

@@ -8,6 +8,7 @@ driver); this package is the Python side:
   walker.py     the .py files under the paths; lint them on threads in the core
   check.py      one file's text (tests)
   rules.py      rule and code tables from the core, for --explain and SARIF
+  explain.py    the text of --explain CODE (the CLI and the MCP explain tool)
   finding.py    LintFinding and FileError
   formats/      human, json, sarif output
 

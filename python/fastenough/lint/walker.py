@@ -49,7 +49,7 @@ def discover(paths: list[str]) -> list[str]:
         elif os.path.lexists(p):
             # There, but nothing lint reads (a FIFO would block the reader): exit 2
             # naming what it is, in the words every input is refused with.
-            from fastenough.cli.input_file import require_regular_file
+            from fastenough.inputs.input_file import require_regular_file
 
             require_regular_file(p)
             out.append(str(path))  # it became a regular file meanwhile

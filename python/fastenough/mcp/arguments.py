@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from fastenough.cli.numbers import Bounds, float_problem, whole_problem
+from fastenough.inputs.numbers import Bounds, float_problem, whole_problem
 from fastenough.mcp.calls import ToolFailure
 
 MAX_PATHS = 1024
@@ -122,7 +122,7 @@ def env(value: object, what: str = "env") -> dict[str, str]:
 def number(value: object, what: str, *, low: float | None = None, high: float | None = None,
            low_open: bool = False, high_open: bool = False) -> float:
     """A finite number within [low, high] (an end open where asked): the CLI's own
-    check (cli/numbers.py), so that a tool takes what its verb takes."""
+    check (inputs/numbers.py), so that a tool takes what its verb takes."""
     problem = float_problem(value, Bounds(low, high, low_open, high_open))
     if problem:
         raise bad(f"{what}: {problem}")

@@ -270,9 +270,9 @@ async def ab(command_a: list[str], command_b: list[str], cwd: str, env: dict | N
         if outcome.stopped:
             so_far = []
             for p in run_dirs():
-                m = (read_json(p / "report.json", max_bytes=64 << 20) or {}).get("measurement")
+                m = _measurement(p / "report.json")
                 so_far.append({"run": p.name, "status": limits.clean(
-                    (m or {}).get("status", "no report"), 20), "run_dir": str(p)})
+                    m.status if m is not None else "no report", 20), "run_dir": str(p)})
             raise ToolFailure("time-limit", f"stopped after {outcome.elapsed_s:.0f} s (timeout_s);"
                               f" the runs so far are in {ab_dir}", outcome.exit_status,
                               {"summary": f"stopped at the time limit after {len(so_far)} of "
@@ -290,6 +290,18 @@ async def ab(command_a: list[str], command_b: list[str], cwd: str, env: dict | N
                           f"{f.get('run')} exited with status {f.get('exit_status')}; the runs so "
                           f"far are in {ab_dir}", f.get("exit_status"), answer)
     return answer
+
+
+def _measurement(path: Path):
+    """The measurement block of the report at `path` (typed), or None: no report yet,
+    one still being written, or one the typed reader refuses."""
+    doc = read_json(path, max_bytes=64 << 20)
+    if doc is None:
+        return None
+    try:
+        return load_report(doc).measurement
+    except MalformedReportError:
+        return None
 
 
 # ---------------------------------------------------------------- analyze, report
@@ -512,7 +524,7 @@ def explain(code: str | None = None) -> dict:
         return {"summary": f"{c}: {sections[c].title}", "code": c,
                 "text": text[: limits.MAX_LONG_ANSWER_CHARS]}
     if c in LINT_CODES:
-        from fastenough.cli.lint import explain_text
+        from fastenough.lint.explain import explain_text
 
         return {"summary": f"{c}: {LINT_CODES[c].title} (lint only)", "code": c,
                 "text": explain_text(c)[: limits.MAX_LONG_ANSWER_CHARS]}

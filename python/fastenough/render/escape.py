@@ -2,11 +2,8 @@
 it through one of these before it reaches a medium, so that no name is ever read
 as markup or as a control sequence.
 
-- visible(): control characters (C0, DEL, C1, bidirectional overrides) and bytes
-  that were not UTF-8 (the surrogates os.fsdecode leaves for them) are written
-  as Python-style escapes, `\\x1b`, `\\u202e`: a terminal never receives an ESC,
-  a CSI or an OSC 8 hyperlink from a kernel name, and a reader sees that the
-  name holds one.
+- visible() (fastenough/visible.py, the foundation every layer uses): control
+  characters and undecodable bytes written as escapes.
 - terminal_text(): a rich Text of the visible string; rich never parses a Text
   for markup (`[/]x` or `[link=...]` stay text).
 - md_text(), md_cell(), md_code(): Markdown (CommonMark / GFM) that renders as
@@ -20,40 +17,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from fastenough.visible import visible
+
 if TYPE_CHECKING:
     from rich.text import Text
-
-# C0 controls, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), the
-# bidirectional embeddings, overrides and isolates that reorder what is shown
-# ("Trojan Source"), zero-width and other invisible format characters, the line
-# and paragraph separators, and lone surrogates (undecodable bytes of a path).
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
-_UNSAFE_KEEP_LINES = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-    "\ud800-\udfff]")
-
-
-def _escape_char(m: re.Match) -> str:
-    c = m.group(0)
-    o = ord(c)
-    if 0xDC80 <= o <= 0xDCFF:  # os.fsdecode's stand-in for the byte o - 0xDC00
-        return f"\\x{o - 0xDC00:02x}"
-    if c == "\t":
-        return "\\t"
-    if c == "\n":
-        return "\\n"
-    if c == "\r":
-        return "\\r"
-    return f"\\x{o:02x}" if o <= 0xFF else f"\\u{o:04x}"
-
-
-def visible(text: object, keep_newlines: bool = False) -> str:
-    """`text` with every control or invisible character written as an escape.
-    keep_newlines: newlines and tabs stay as they are (multi-line messages)."""
-    s = text if isinstance(text, str) else str(text)
-    pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE
-    return pattern.sub(_escape_char, s)
 
 
 def terminal_text(text: object, style: str = "") -> Text:

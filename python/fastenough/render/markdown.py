@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import html
 
-from fastenough.render.escape import md_cell, md_code, md_text, visible
+from fastenough.render.escape import md_cell, md_code, md_text
 from fastenough.render.table import Table
 from fastenough.render.view.build import build_view
 from fastenough.render.view.model import ReportView
+from fastenough.visible import visible
 
 # Everything below that comes from the view (names, paths, commands, program
 # text, even our own sentences, which quote them) goes through md_text, md_cell

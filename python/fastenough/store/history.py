@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fastenough.errors import BadInputError
 from fastenough.regular_file import kind_of
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 COLUMNS = (
     "id",
@@ -156,7 +156,7 @@ class HistoryDB:
                                      "move it aside and the next run starts a new one") from None
 
     def _open_read_only(self) -> None:
-        from fastenough.cli.input_file import require_regular_file
+        from fastenough.inputs.input_file import require_regular_file
 
         require_regular_file(str(self.path))  # a FIFO would block sqlite's open
         try:

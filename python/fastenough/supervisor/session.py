@@ -182,7 +182,7 @@ def execute(opts: RunOptions) -> RunOutcome:
         log = _rd.Log(run_dir / "supervisor.log")
     except OSError as e:
         from fastenough.errors import OutputError
-        from fastenough.render.escape import visible
+        from fastenough.visible import visible
 
         raise OutputError(
             f"cannot create the run directory: {e.strerror or e}: "
@@ -232,7 +232,7 @@ def execute(opts: RunOptions) -> RunOutcome:
             sampler.stop()
         log.close()
         from fastenough.errors import OutputError
-        from fastenough.render.escape import visible
+        from fastenough.visible import visible
 
         raise OutputError(f"cannot write {visible(run_dir / 'meta.json')}: "
                           f"{e.strerror or e}; the command was not started") from None

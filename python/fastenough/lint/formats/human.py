@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastenough.lint.walker import LintResult
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 
 def render(result: LintResult, color: bool = False) -> str:

@@ -9,7 +9,7 @@ import html
 import math
 from collections.abc import Callable
 
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 FONT = 12  # px in viewBox units; charts are drawn 960 wide and scale down
 

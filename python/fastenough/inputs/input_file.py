@@ -18,7 +18,7 @@ from fastenough.regular_file import (
     kind_of,
     open_regular,
 )
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 
 def _not_regular(shown: str, kind: str) -> UsageError:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import sys
 
-from fastenough.cli.json_input import load_json_file
-from fastenough.cli.output_file import write_output
 from fastenough.errors import OutputError, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.json_input import load_json_file
+from fastenough.outputs.output_file import write_output
+from fastenough.visible import visible
 
 SUFFIX = ".summary.json"
 SUMMARY_MAX_DEPTH = 64

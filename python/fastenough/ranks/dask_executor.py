@@ -22,7 +22,7 @@ import sys
 import time
 
 from fastenough.errors import BadInputError, FastenoughError, UsageError
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 # Every wait is bounded (issue 34, item 7; docs/across-hosts.md): the
 # scheduler must answer within CONNECT_TIMEOUT_S (a listener that accepts and
@@ -67,7 +67,7 @@ def scheduler_address(address: str) -> str:
     (`tcp://[::1`, `inproc://x`) only after its connect timeout."""
     shown = visible(address)
     if os.path.isfile(address):
-        from fastenough.cli.json_input import load_json_file
+        from fastenough.inputs.json_input import load_json_file
 
         try:
             doc = load_json_file(address, max_depth=16, max_bytes=1 << 20)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastenough.errors import FastenoughError, UsageError
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 # The largest whole number any count option takes: far above any real use and
 # well inside the core's int64 (and SQLite's INTEGER).

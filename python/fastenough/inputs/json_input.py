@@ -19,7 +19,7 @@ import json
 import re
 
 from fastenough.errors import BadInputError, InputNotFoundError
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 MAX_DEPTH = 64
 MAX_BYTES = 256 << 20
@@ -80,8 +80,8 @@ def parse_json(data: bytes, where: str, max_depth: int = MAX_DEPTH,
 def read_bytes(path: str, max_bytes: int = MAX_BYTES, what: str = "") -> bytes:
     """The bytes of regular file `path` (gzip inflated when it ends in .gz),
     at most `max_bytes` of them; a FIFO or device is refused without being
-    waited on (cli/input_file.py open_input)."""
-    from fastenough.cli.input_file import open_input
+    waited on (inputs/input_file.py open_input)."""
+    from fastenough.inputs.input_file import open_input
 
     shown = (what + " " if what else "") + visible(path)
     with open_input(path, None, what) as f:

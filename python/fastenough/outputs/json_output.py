@@ -2,7 +2,7 @@
 are JSON: never NaN or Infinity, which Python's json writes by default and no
 other reader accepts (issue 34, item 15).
 
-Inputs are checked to be finite (cli/numbers.py, cli/json_input.py), so a
+Inputs are checked to be finite (inputs/numbers.py, inputs/json_input.py), so a
 non-finite number here is a bug in fastenough. It is not allowed to cost the
 user the document (an `ab` of twenty runs, a report): it is written as null
 and named on stderr as the bug it is.

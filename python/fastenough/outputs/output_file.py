@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from fastenough.errors import OutputError, UsageError
-from fastenough.render.escape import visible
+from fastenough.visible import visible
 
 
 @dataclass

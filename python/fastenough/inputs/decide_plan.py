@@ -18,13 +18,13 @@ than tomllib can follow: exit 2 with one line naming the file and the key.
 
 from __future__ import annotations
 
-from fastenough.cli.numbers import MAX_COUNT, check_float, check_whole
 from fastenough.errors import BadInputError, InputNotFoundError, UsageError
-from fastenough.render.escape import visible
+from fastenough.inputs.numbers import MAX_COUNT, check_float, check_whole
 from fastenough.report import Report, load
+from fastenough.visible import visible
 
 # The plan's numbers, wherever they come from (--runs, --wait-value, --fix,
-# plan.toml): finite and within these (cli/numbers.py checks them).
+# plan.toml): finite and within these (inputs/numbers.py checks them).
 MAX_RUNS = MAX_COUNT
 MAX_WAIT_VALUE = 1e6  # an hour of waiting worth a million hours of work
 MAX_FIX_HOURS = 1e6  # per part of a fix: over a century of work
@@ -47,8 +47,8 @@ def parse_fix(text: str) -> tuple[str, dict]:
 
 def read_plan(path: str) -> bytes:
     """The plan file's bytes (at most PLAN_MAX_BYTES + 1 of them); a FIFO or device
-    is refused without waiting on it (cli/input_file.py)."""
-    from fastenough.cli.input_file import open_input
+    is refused without waiting on it (inputs/input_file.py)."""
+    from fastenough.inputs.input_file import open_input
 
     with open_input(path) as f:
         try:
@@ -116,10 +116,10 @@ MAX_STEPS = 2**53
 
 
 def load_report(path: str) -> Report:
-    """report.json of a run directory, read bounded (cli/json_input.py), validated
+    """report.json of a run directory, read bounded (inputs/json_input.py), validated
     against the schema (fastenough.report.load: a damaged one names the file and the
     JSON path) and checked where decide reads it."""
-    from fastenough.cli.json_input import load_json_file
+    from fastenough.inputs.json_input import load_json_file
 
     where = visible(path)
     report = load(load_json_file(path, max_depth=REPORT_MAX_DEPTH), source=where)
