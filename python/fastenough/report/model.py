@@ -90,31 +90,31 @@ class Report:
             schema=_c0(d['schema'], (p, 'schema')),
             tool_version=_c1(d['tool_version'], (p, 'tool_version')),
             inputs=_c7(d['inputs'], (p, 'inputs')),
-            meta=_c22(d['meta'], (p, 'meta')),
-            counters=_c27(d['counters'], (p, 'counters')),
-            phases=_c31(d['phases'], (p, 'phases')),
-            steps=_c41(d['steps'], (p, 'steps')),
-            devices=_c46(d['devices'], (p, 'devices')),
-            top_kernels=_c50(d['top_kernels'], (p, 'top_kernels')),
-            top_ops=_c52(d['top_ops'], (p, 'top_ops')),
-            top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
-            launch=_c55(d['launch'], (p, 'launch')),
-            shapes=_c110(d['shapes'], (p, 'shapes')),
-            findings=_c123(d['findings'], (p, 'findings')),
-            run=_opt(d, 'run', p, _c12),
-            devices_omitted=_opt(d, 'devices_omitted', p, _c48),
-            step_breakdown=_opt(d, 'step_breakdown', p, _c67),
-            efficiency=_opt(d, 'efficiency', p, _c75),
-            memory=_opt(d, 'memory', p, _c82),
-            critical_path=_opt(d, 'critical_path', p, _c94),
-            graphs=_opt(d, 'graphs', p, _c99),
-            device_turns=_opt(d, 'device_turns', p, _c107),
-            avoidable=_opt(d, 'avoidable', p, _c126),
-            decision=_opt(d, 'decision', p, _c83),
-            measurement=_opt(d, 'measurement', p, _c132),
-            run_details=_opt(d, 'run_details', p, _c141),
-            repeatability=_opt(d, 'repeatability', p, _c150),
-            lint=_opt(d, 'lint', p, _c153),
+            meta=_c20(d['meta'], (p, 'meta')),
+            counters=_c25(d['counters'], (p, 'counters')),
+            phases=_c30(d['phases'], (p, 'phases')),
+            steps=_c40(d['steps'], (p, 'steps')),
+            devices=_c45(d['devices'], (p, 'devices')),
+            top_kernels=_c49(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c51(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c51(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c54(d['launch'], (p, 'launch')),
+            shapes=_c116(d['shapes'], (p, 'shapes')),
+            findings=_c126(d['findings'], (p, 'findings')),
+            run=_opt(d, 'run', p, _c10),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c47),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c66),
+            efficiency=_opt(d, 'efficiency', p, _c74),
+            memory=_opt(d, 'memory', p, _c81),
+            critical_path=_opt(d, 'critical_path', p, _c99),
+            graphs=_opt(d, 'graphs', p, _c104),
+            device_turns=_opt(d, 'device_turns', p, _c113),
+            avoidable=_opt(d, 'avoidable', p, _c128),
+            decision=_opt(d, 'decision', p, _c129),
+            measurement=_opt(d, 'measurement', p, _c136),
+            run_details=_opt(d, 'run_details', p, _c145),
+            repeatability=_opt(d, 'repeatability', p, _c154),
+            lint=_opt(d, 'lint', p, _c157),
             key_order=tuple(d),
         )
 
@@ -193,8 +193,8 @@ class Run:
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
             missing=_c8(d['missing'], (p, 'missing')),
             exit_status=_opt(d, 'exit_status', p, _c9),
-            signal=_opt(d, 'signal', p, _c10),
-            wall_ns=_opt(d, 'wall_ns', p, _c11),
+            signal=_opt(d, 'signal', p, _c9),
+            wall_ns=_opt(d, 'wall_ns', p, _c9),
             key_order=tuple(d),
         )
 
@@ -205,8 +205,7 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """The reproducibility record: the trace's facts, and for a run everything of meta.json
-    (command, versions, devices, agents...), which is open-ended."""
+    """An object of the report ($defs/meta)."""
 
     device_properties: tuple[MetaDeviceProperty, ...]
     world_size: int
@@ -230,13 +229,13 @@ class Meta:
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
         return cls(
-            device_properties=_c14(d['device_properties'], (p, 'device_properties')),
-            world_size=_c15(d['world_size'], (p, 'world_size')),
+            device_properties=_c12(d['device_properties'], (p, 'device_properties')),
+            world_size=_c3(d['world_size'], (p, 'world_size')),
             backend=_c1(d['backend'], (p, 'backend')),
-            base_time_ns=_opt(d, 'base_time_ns', p, _c11),
+            base_time_ns=_opt(d, 'base_time_ns', p, _c9),
             command=_opt(d, 'command', p, _c8),
-            agents=_opt(d, 'agents', p, _c17),
-            batch_sweep=_opt(d, 'batch_sweep', p, _c21),
+            agents=_opt(d, 'agents', p, _c14),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c19),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -274,10 +273,10 @@ class MetaDeviceProperty:
         return cls(
             id=_c4(d['id'], (p, 'id')),
             name=_c1(d['name'], (p, 'name')),
-            total_memory_bytes=_c4(d['total_memory_bytes'], (p, 'total_memory_bytes')),
+            total_memory_bytes=_c3(d['total_memory_bytes'], (p, 'total_memory_bytes')),
             compute_major=_c4(d['compute_major'], (p, 'compute_major')),
             compute_minor=_c4(d['compute_minor'], (p, 'compute_minor')),
-            num_sms=_c4(d['num_sms'], (p, 'num_sms')),
+            num_sms=_c3(d['num_sms'], (p, 'num_sms')),
             key_order=tuple(d),
         )
 
@@ -311,10 +310,10 @@ class MetaBatchSweep:
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
         return cls(
-            points=_c19(d['points'], (p, 'points')),
-            knee=_opt(d, 'knee', p, _c11),
-            best=_opt(d, 'best', p, _c11),
-            within=_opt(d, 'within', p, _c20),
+            points=_c17(d['points'], (p, 'points')),
+            knee=_opt(d, 'knee', p, _c9),
+            best=_opt(d, 'best', p, _c9),
+            within=_opt(d, 'within', p, _c18),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -382,10 +381,10 @@ class Counter:
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            severity=_c23(d['severity'], (p, 'severity')),
-            count=_c15(d['count'], (p, 'count')),
+            severity=_c21(d['severity'], (p, 'severity')),
+            count=_c3(d['count'], (p, 'count')),
             description=_c1(d['description'], (p, 'description')),
-            per_input=_c25(d['per_input'], (p, 'per_input')),
+            per_input=_c23(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -459,17 +458,17 @@ class Phase:
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            rank=_c3(d['rank'], (p, 'rank')),
+            rank=_c4(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            mode=_opt(d, 'mode', p, _c28),
-            host_ns=_opt(d, 'host_ns', p, _c11),
-            device_busy_share=_opt(d, 'device_busy_share', p, _c29),
-            util_mean=_opt(d, 'util_mean', p, _c29),
-            power_mean_w=_opt(d, 'power_mean_w', p, _c29),
-            mem_used_max=_opt(d, 'mem_used_max', p, _c11),
-            alloc_peak=_opt(d, 'alloc_peak', p, _c11),
-            reserved_peak=_opt(d, 'reserved_peak', p, _c11),
+            mode=_opt(d, 'mode', p, _c26),
+            host_ns=_opt(d, 'host_ns', p, _c9),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c27),
+            util_mean=_opt(d, 'util_mean', p, _c27),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c27),
+            mem_used_max=_opt(d, 'mem_used_max', p, _c28),
+            alloc_peak=_opt(d, 'alloc_peak', p, _c28),
+            reserved_peak=_opt(d, 'reserved_peak', p, _c28),
             key_order=tuple(d),
         )
 
@@ -514,18 +513,18 @@ class Steps:
         return cls(
             count=_c3(d['count'], (p, 'count')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            per_rank=_c40(d['per_rank'], (p, 'per_rank')),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
-            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
-            mode=_opt(d, 'mode', p, _c33),
+            per_rank=_c39(d['per_rank'], (p, 'per_rank')),
+            median_ns=_opt(d, 'median_ns', p, _c31),
+            p10_ns=_opt(d, 'p10_ns', p, _c31),
+            p90_ns=_opt(d, 'p90_ns', p, _c31),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c31),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c31),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c31),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c27),
+            items_per_s=_opt(d, 'items_per_s', p, _c27),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c27),
+            mode=_opt(d, 'mode', p, _c32),
             key_order=tuple(d),
         )
 
@@ -568,14 +567,14 @@ class StepsPerRankItem:
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            windows=_c38(d['windows'], (p, 'windows')),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
-            omitted=_opt(d, 'omitted', p, _c36),
+            windows=_c37(d['windows'], (p, 'windows')),
+            median_ns=_opt(d, 'median_ns', p, _c31),
+            p10_ns=_opt(d, 'p10_ns', p, _c31),
+            p90_ns=_opt(d, 'p90_ns', p, _c31),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c31),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c31),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c31),
+            omitted=_opt(d, 'omitted', p, _c35),
             key_order=tuple(d),
         )
 
@@ -610,7 +609,7 @@ class OmittedRows:
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c15(d['count'], (p, 'count')),
-            kept=_c35(d['kept'], (p, 'kept')),
+            kept=_c34(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -648,7 +647,7 @@ class StepsPerRankItemWindow:
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
             dur_ns=_c4(d['dur_ns'], (p, 'dur_ns')),
-            device_busy_ns=_c3(d['device_busy_ns'], (p, 'device_busy_ns')),
+            device_busy_ns=_c4(d['device_busy_ns'], (p, 'device_busy_ns')),
             key_order=tuple(d),
         )
 
@@ -703,22 +702,22 @@ class Device:
             name=_c1(d['name'], (p, 'name')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            span_ns=_c3(d['span_ns'], (p, 'span_ns')),
-            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
-            idle_ns=_c3(d['idle_ns'], (p, 'idle_ns')),
-            idle_breakdown=_c42(d['idle_breakdown'], (p, 'idle_breakdown')),
-            stream_gap_ns=_c3(d['stream_gap_ns'], (p, 'stream_gap_ns')),
-            device_idle=_c42(d['device_idle'], (p, 'device_idle')),
-            compute_ns=_c3(d['compute_ns'], (p, 'compute_ns')),
-            comm_ns=_c3(d['comm_ns'], (p, 'comm_ns')),
-            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
+            span_ns=_c4(d['span_ns'], (p, 'span_ns')),
+            busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
+            idle_ns=_c4(d['idle_ns'], (p, 'idle_ns')),
+            idle_breakdown=_c41(d['idle_breakdown'], (p, 'idle_breakdown')),
+            stream_gap_ns=_c4(d['stream_gap_ns'], (p, 'stream_gap_ns')),
+            device_idle=_c41(d['device_idle'], (p, 'device_idle')),
+            compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
+            comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
+            memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c4(d['memset_ns'], (p, 'memset_ns')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             comm_kernel_count=_c3(d['comm_kernel_count'], (p, 'comm_kernel_count')),
             memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
             memset_count=_c3(d['memset_count'], (p, 'memset_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            streams=_c44(d['streams'], (p, 'streams')),
+            streams=_c43(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -750,9 +749,9 @@ class Idle:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            host_wait_ns=_c3(d['host_wait_ns'], (p, 'host_wait_ns')),
-            kernel_wait_ns=_c3(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
-            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
+            host_wait_ns=_c4(d['host_wait_ns'], (p, 'host_wait_ns')),
+            kernel_wait_ns=_c4(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
+            other_ns=_c4(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -794,11 +793,11 @@ class DeviceStream:
             op_count=_c3(d['op_count'], (p, 'op_count')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
             gap_count=_c3(d['gap_count'], (p, 'gap_count')),
-            host_wait_ns=_c3(d['host_wait_ns'], (p, 'host_wait_ns')),
-            kernel_wait_ns=_c3(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
-            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
+            host_wait_ns=_c4(d['host_wait_ns'], (p, 'host_wait_ns')),
+            kernel_wait_ns=_c4(d['kernel_wait_ns'], (p, 'kernel_wait_ns')),
+            other_ns=_c4(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -870,9 +869,9 @@ class KernelRow:
         return cls(
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
-            total_ns=_c3(d['total_ns'], (p, 'total_ns')),
-            mean_ns=_opt(d, 'mean_ns', p, _c29),
-            share_of_busy=_opt(d, 'share_of_busy', p, _c29),
+            total_ns=_c4(d['total_ns'], (p, 'total_ns')),
+            mean_ns=_opt(d, 'mean_ns', p, _c31),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c27),
             key_order=tuple(d),
         )
 
@@ -919,19 +918,14 @@ class OpRow:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """An object of the report ($defs/launch)."""
+    """An object of the report (report.launch)."""
 
     kernel_count: int
     launched_count: int
     short_kernel_count: int
     per_rank: tuple[LaunchPerRankItem, ...]
-    launch_delay_median_ns: float | int | None = None
-    launch_delay_p90_ns: float | int | None = None
-    queue_delay_median_ns: float | int | None = None
-    queue_delay_p90_ns: float | int | None = None
-    launch_call_median_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'per_rank')
+    _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'per_rank')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'per_rank')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -949,12 +943,7 @@ class Launch:
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            per_rank=_c54(d['per_rank'], (p, 'per_rank')),
-            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
-            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
-            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
-            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
-            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
+            per_rank=_c53(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -965,21 +954,21 @@ class Launch:
 
 @dataclass(frozen=True, slots=True)
 class LaunchPerRankItem:
-    """An object of the report ($defs/launch.per_rank[])."""
+    """An object of the report (report.launch.per_rank[])."""
 
+    rank: int
     kernel_count: int
     launched_count: int
     short_kernel_count: int
-    rank: int
     launch_delay_median_ns: float | int | None = None
     launch_delay_p90_ns: float | int | None = None
     queue_delay_median_ns: float | int | None = None
     queue_delay_p90_ns: float | int | None = None
     launch_call_median_ns: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns', 'rank')
+    _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'kernel_count', 'launched_count', 'short_kernel_count', 'launch_delay_median_ns', 'launch_delay_p90_ns', 'queue_delay_median_ns', 'queue_delay_p90_ns', 'launch_call_median_ns')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('kernel_count', 'launched_count', 'short_kernel_count', 'rank')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'kernel_count', 'launched_count', 'short_kernel_count')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -992,15 +981,15 @@ class LaunchPerRankItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
+            rank=_c4(d['rank'], (p, 'rank')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            rank=_c4(d['rank'], (p, 'rank')),
-            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
-            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
-            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
-            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
-            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
+            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c31),
+            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c31),
+            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c31),
+            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c31),
+            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c31),
             key_order=tuple(d),
         )
 
@@ -1011,7 +1000,7 @@ class LaunchPerRankItem:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdown:
-    """An object of the report ($defs/step_breakdown)."""
+    """An object of the report (report.step_breakdown)."""
 
     categories: tuple[str, ...]
     per_rank: tuple[StepBreakdownPerRankItem, ...]
@@ -1031,8 +1020,8 @@ class StepBreakdown:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            categories=_c57(d['categories'], (p, 'categories')),
-            per_rank=_c66(d['per_rank'], (p, 'per_rank')),
+            categories=_c56(d['categories'], (p, 'categories')),
+            per_rank=_c65(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1043,7 +1032,7 @@ class StepBreakdown:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdownPerRankItem:
-    """An object of the report ($defs/step_breakdown.per_rank[])."""
+    """An object of the report (report.step_breakdown.per_rank[])."""
 
     rank: int
     whole_trace: bool
@@ -1072,15 +1061,15 @@ class StepBreakdownPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            whole_trace=_c58(d['whole_trace'], (p, 'whole_trace')),
+            whole_trace=_c57(d['whole_trace'], (p, 'whole_trace')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_mean=_c59(d['steady_mean'], (p, 'steady_mean')),
+            steady_mean=_c58(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
-            plugin_steady_mean=_c60(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            steps=_c64(d['steps'], (p, 'steps')),
-            worst_step=_opt(d, 'worst_step', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c36),
+            plugin_steady_mean=_c59(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            steps=_c63(d['steps'], (p, 'steps')),
+            worst_step=_opt(d, 'worst_step', p, _c9),
+            omitted=_opt(d, 'omitted', p, _c35),
             key_order=tuple(d),
         )
 
@@ -1091,7 +1080,7 @@ class StepBreakdownPerRankItem:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdownPerRankItemSteadyMean:
-    """An object of the report ($defs/step_breakdown.per_rank[].steady_mean)."""
+    """means over the steady steps (null: none)"""
 
     kernel_ns: float | int | None = None
     memcpy_ns: float | int | None = None
@@ -1116,15 +1105,15 @@ class StepBreakdownPerRankItemSteadyMean:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
-            memset_ns=_opt(d, 'memset_ns', p, _c32),
-            communication_ns=_opt(d, 'communication_ns', p, _c32),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
-            other_ns=_opt(d, 'other_ns', p, _c32),
-            step_ns=_opt(d, 'step_ns', p, _c32),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c31),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c31),
+            memset_ns=_opt(d, 'memset_ns', p, _c31),
+            communication_ns=_opt(d, 'communication_ns', p, _c31),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c31),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c31),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c31),
+            other_ns=_opt(d, 'other_ns', p, _c31),
+            step_ns=_opt(d, 'step_ns', p, _c31),
             key_order=tuple(d),
         )
 
@@ -1135,7 +1124,7 @@ class StepBreakdownPerRankItemSteadyMean:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdownPerRankItemPluginSteadyMean:
-    """An object of the report ($defs/step_breakdown.per_rank[].plugin_steady_mean)."""
+    """the plugin's means over the steady steps it keeps"""
 
     kernel_ns: float | int | None = None
     memcpy_ns: float | int | None = None
@@ -1160,15 +1149,15 @@ class StepBreakdownPerRankItemPluginSteadyMean:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
-            memset_ns=_opt(d, 'memset_ns', p, _c32),
-            communication_ns=_opt(d, 'communication_ns', p, _c32),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
-            other_ns=_opt(d, 'other_ns', p, _c32),
-            step_ns=_opt(d, 'step_ns', p, _c32),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c31),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c31),
+            memset_ns=_opt(d, 'memset_ns', p, _c31),
+            communication_ns=_opt(d, 'communication_ns', p, _c31),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c31),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c31),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c31),
+            other_ns=_opt(d, 'other_ns', p, _c31),
+            step_ns=_opt(d, 'step_ns', p, _c31),
             key_order=tuple(d),
         )
 
@@ -1179,7 +1168,7 @@ class StepBreakdownPerRankItemPluginSteadyMean:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdownPerRankItemStep:
-    """An object of the report ($defs/step_breakdown.per_rank[].steps[])."""
+    """An object of the report (report.step_breakdown.per_rank[].steps[])."""
 
     number: int
     start_ns: int
@@ -1213,16 +1202,16 @@ class StepBreakdownPerRankItemStep:
             number=_c4(d['number'], (p, 'number')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            dur_ns=_c3(d['dur_ns'], (p, 'dur_ns')),
-            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
-            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
-            communication_ns=_c3(d['communication_ns'], (p, 'communication_ns')),
-            runtime_ns=_c3(d['runtime_ns'], (p, 'runtime_ns')),
-            dataloader_ns=_c3(d['dataloader_ns'], (p, 'dataloader_ns')),
-            cpu_exec_ns=_c3(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
-            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
-            plugin=_opt(d, 'plugin', p, _c62),
+            dur_ns=_c4(d['dur_ns'], (p, 'dur_ns')),
+            kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c4(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c4(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c4(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c4(d['other_ns'], (p, 'other_ns')),
+            plugin=_opt(d, 'plugin', p, _c61),
             key_order=tuple(d),
         )
 
@@ -1264,15 +1253,15 @@ class PluginWindow:
         return cls(
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            dur_ns=_c3(d['dur_ns'], (p, 'dur_ns')),
-            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
-            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
-            communication_ns=_c3(d['communication_ns'], (p, 'communication_ns')),
-            runtime_ns=_c3(d['runtime_ns'], (p, 'runtime_ns')),
-            dataloader_ns=_c3(d['dataloader_ns'], (p, 'dataloader_ns')),
-            cpu_exec_ns=_c3(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
-            other_ns=_c3(d['other_ns'], (p, 'other_ns')),
+            dur_ns=_c4(d['dur_ns'], (p, 'dur_ns')),
+            kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
+            memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c4(d['memset_ns'], (p, 'memset_ns')),
+            communication_ns=_c4(d['communication_ns'], (p, 'communication_ns')),
+            runtime_ns=_c4(d['runtime_ns'], (p, 'runtime_ns')),
+            dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
+            cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
+            other_ns=_c4(d['other_ns'], (p, 'other_ns')),
             key_order=tuple(d),
         )
 
@@ -1283,7 +1272,7 @@ class PluginWindow:
 
 @dataclass(frozen=True, slots=True)
 class Efficiency:
-    """An object of the report ($defs/efficiency)."""
+    """An object of the report (report.efficiency)."""
 
     has_launch_args: bool
     devices: tuple[EfficiencyDevice, ...]
@@ -1304,9 +1293,9 @@ class Efficiency:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            has_launch_args=_c58(d['has_launch_args'], (p, 'has_launch_args')),
-            devices=_c72(d['devices'], (p, 'devices')),
-            kernels=_c74(d['kernels'], (p, 'kernels')),
+            has_launch_args=_c57(d['has_launch_args'], (p, 'has_launch_args')),
+            devices=_c71(d['devices'], (p, 'devices')),
+            kernels=_c73(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -1317,7 +1306,7 @@ class Efficiency:
 
 @dataclass(frozen=True, slots=True)
 class EfficiencyDevice:
-    """An object of the report ($defs/efficiency.devices[])."""
+    """An object of the report (report.efficiency.devices[])."""
 
     rank: int
     device: int
@@ -1344,11 +1333,11 @@ class EfficiencyDevice:
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            steady=_c68(d['steady'], (p, 'steady')),
-            steps=_c70(d['steps'], (p, 'steps')),
-            num_sms=_opt(d, 'num_sms', p, _c11),
-            max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c36),
+            steady=_c67(d['steady'], (p, 'steady')),
+            steps=_c69(d['steps'], (p, 'steps')),
+            num_sms=_opt(d, 'num_sms', p, _c28),
+            max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c28),
+            omitted=_opt(d, 'omitted', p, _c35),
             key_order=tuple(d),
         )
 
@@ -1385,14 +1374,14 @@ class EfficiencyFigures:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
-            kernel_busy_ns=_c3(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
-            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
-            tensor_core_ns=_c3(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
+            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
+            kernel_busy_ns=_c4(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
+            kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
+            tensor_core_ns=_c4(d['tensor_core_ns'], (p, 'tensor_core_ns')),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c27),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c27),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c27),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c27),
             key_order=tuple(d),
         )
 
@@ -1403,7 +1392,7 @@ class EfficiencyFigures:
 
 @dataclass(frozen=True, slots=True)
 class EfficiencyDeviceStep:
-    """An object of the report ($defs/efficiency.devices[].steps[])."""
+    """An object of the report (report.efficiency.devices[].steps[])."""
 
     number: int
     gpu_utilization: float | int | None = None
@@ -1427,10 +1416,10 @@ class EfficiencyDeviceStep:
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c27),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c27),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c27),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c27),
             key_order=tuple(d),
         )
 
@@ -1441,7 +1430,7 @@ class EfficiencyDeviceStep:
 
 @dataclass(frozen=True, slots=True)
 class EfficiencyKernel:
-    """An object of the report ($defs/efficiency.kernels[])."""
+    """An object of the report (report.efficiency.kernels[])."""
 
     rank: int
     device: int
@@ -1473,12 +1462,12 @@ class EfficiencyKernel:
             device=_c4(d['device'], (p, 'device')),
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
-            total_ns=_c3(d['total_ns'], (p, 'total_ns')),
-            tensor_core=_c58(d['tensor_core'], (p, 'tensor_core')),
-            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c29),
-            occupancy_pct=_opt(d, 'occupancy_pct', p, _c29),
-            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c29),
-            warps_per_sm=_opt(d, 'warps_per_sm', p, _c29),
+            total_ns=_c4(d['total_ns'], (p, 'total_ns')),
+            tensor_core=_c57(d['tensor_core'], (p, 'tensor_core')),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c27),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c27),
+            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c31),
+            warps_per_sm=_opt(d, 'warps_per_sm', p, _c31),
             key_order=tuple(d),
         )
 
@@ -1539,20 +1528,20 @@ class MemoryRow:
             free_count=_c3(d['free_count'], (p, 'free_count')),
             first_ts_ns=_c4(d['first_ts_ns'], (p, 'first_ts_ns')),
             last_ts_ns=_c4(d['last_ts_ns'], (p, 'last_ts_ns')),
-            peak_allocated_bytes=_c4(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
+            peak_allocated_bytes=_c3(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
-            end_allocated_bytes=_c4(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            lifetimes=_c76(d['lifetimes'], (p, 'lifetimes')),
-            steps=_c78(d['steps'], (p, 'steps')),
-            timeline=_c80(d['timeline'], (p, 'timeline')),
-            capacity_bytes=_opt(d, 'capacity_bytes', p, _c11),
-            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c11),
-            peak_op=_opt(d, 'peak_op', p, _c33),
-            reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c11),
-            cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c11),
-            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c11),
-            end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c36),
+            end_allocated_bytes=_c3(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
+            lifetimes=_c75(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c77(d['steps'], (p, 'steps')),
+            timeline=_c79(d['timeline'], (p, 'timeline')),
+            capacity_bytes=_opt(d, 'capacity_bytes', p, _c28),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c28),
+            peak_op=_opt(d, 'peak_op', p, _c32),
+            reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c28),
+            cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c28),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c28),
+            end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c28),
+            omitted=_opt(d, 'omitted', p, _c35),
             key_order=tuple(d),
         )
 
@@ -1563,7 +1552,7 @@ class MemoryRow:
 
 @dataclass(frozen=True, slots=True)
 class MemoryRowLifetimes:
-    """An object of the report ($defs/memory_row.lifetimes)."""
+    """bytes summed per allocation, by how long it lived"""
 
     within_step_bytes: int
     within_step_count: int
@@ -1594,7 +1583,7 @@ class MemoryRowLifetimes:
             outlive_step_count=_c3(d['outlive_step_count'], (p, 'outlive_step_count')),
             outside_steps_bytes=_c3(d['outside_steps_bytes'], (p, 'outside_steps_bytes')),
             outside_steps_count=_c3(d['outside_steps_count'], (p, 'outside_steps_count')),
-            live_at_start_bytes=_opt(d, 'live_at_start_bytes', p, _c11),
+            live_at_start_bytes=_opt(d, 'live_at_start_bytes', p, _c28),
             key_order=tuple(d),
         )
 
@@ -1633,10 +1622,10 @@ class MemoryRowStep:
             number=_c4(d['number'], (p, 'number')),
             alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
             alloc_bytes=_c3(d['alloc_bytes'], (p, 'alloc_bytes')),
-            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c11),
-            peak_allocated_bytes=_opt(d, 'peak_allocated_bytes', p, _c11),
-            end_allocated_bytes=_opt(d, 'end_allocated_bytes', p, _c11),
-            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c11),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c28),
+            peak_allocated_bytes=_opt(d, 'peak_allocated_bytes', p, _c28),
+            end_allocated_bytes=_opt(d, 'end_allocated_bytes', p, _c28),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c28),
             key_order=tuple(d),
         )
 
@@ -1647,10 +1636,10 @@ class MemoryRowStep:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPath:
-    """An object of the report ($defs/critical_path)."""
+    """An object of the report (report.critical_path)."""
 
     per_rank: tuple[CriticalPathPerRankItem, ...]
-    job: dict | None = None
+    job: CriticalPathJob | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
@@ -1667,8 +1656,128 @@ class CriticalPath:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c93(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c83),
+            per_rank=_c98(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c88),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJob:
+    """An object of the report (report.critical_path.job)."""
+
+    status: str
+    ranks: int
+    collectives: int
+    window_start_ns: int
+    window_end_ns: int
+    length_ns: int
+    work_ns: int
+    transfer_ns: int
+    per_rank: tuple[CriticalPathJobPerRankItem, ...]
+    top: tuple[CriticalPathJobTopItem, ...]
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJob:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            status=_c82(d['status'], (p, 'status')),
+            ranks=_c3(d['ranks'], (p, 'ranks')),
+            collectives=_c3(d['collectives'], (p, 'collectives')),
+            window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
+            window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
+            length_ns=_c4(d['length_ns'], (p, 'length_ns')),
+            work_ns=_c4(d['work_ns'], (p, 'work_ns')),
+            transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
+            per_rank=_c84(d['per_rank'], (p, 'per_rank')),
+            top=_c86(d['top'], (p, 'top')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJobPerRankItem:
+    """An object of the report (report.critical_path.job.per_rank[])."""
+
+    rank: int
+    gating_ns: int
+    gating_collectives: int
+    waited_ns: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJobPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            rank=_c4(d['rank'], (p, 'rank')),
+            gating_ns=_c4(d['gating_ns'], (p, 'gating_ns')),
+            gating_collectives=_c3(d['gating_collectives'], (p, 'gating_collectives')),
+            waited_ns=_c4(d['waited_ns'], (p, 'waited_ns')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJobTopItem:
+    """An object of the report (report.critical_path.job.top[])."""
+
+    collective: str
+    rank: int
+    ns: int
+    count: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJobTopItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            collective=_c1(d['collective'], (p, 'collective')),
+            rank=_c4(d['rank'], (p, 'rank')),
+            ns=_c4(d['ns'], (p, 'ns')),
+            count=_c3(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
 
@@ -1679,7 +1788,7 @@ class CriticalPath:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPathPerRankItem:
-    """An object of the report ($defs/critical_path.per_rank[])."""
+    """An object of the report (report.critical_path.per_rank[])."""
 
     rank: int
     status: str
@@ -1717,24 +1826,24 @@ class CriticalPathPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c84(d['status'], (p, 'status')),
-            cuda_sync_events=_c58(d['cuda_sync_events'], (p, 'cuda_sync_events')),
+            status=_c89(d['status'], (p, 'status')),
+            cuda_sync_events=_c57(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
-            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
+            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             steps_analysed=_c3(d['steps_analysed'], (p, 'steps_analysed')),
             node_count=_c3(d['node_count'], (p, 'node_count')),
             edge_count=_c3(d['edge_count'], (p, 'edge_count')),
-            length_ns=_c3(d['length_ns'], (p, 'length_ns')),
-            host_ns=_c3(d['host_ns'], (p, 'host_ns')),
-            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
-            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
-            sync_ns=_c3(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c86(d['streams'], (p, 'streams')),
-            top=_c89(d['top'], (p, 'top')),
-            steps=_c91(d['steps'], (p, 'steps')),
+            length_ns=_c4(d['length_ns'], (p, 'length_ns')),
+            host_ns=_c4(d['host_ns'], (p, 'host_ns')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
+            launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
+            kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
+            streams=_c91(d['streams'], (p, 'streams')),
+            top=_c94(d['top'], (p, 'top')),
+            steps=_c96(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -1745,7 +1854,7 @@ class CriticalPathPerRankItem:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPathPerRankItemStream:
-    """An object of the report ($defs/critical_path.per_rank[].streams[])."""
+    """An object of the report (report.critical_path.per_rank[].streams[])."""
 
     device: int
     stream: int
@@ -1773,12 +1882,12 @@ class CriticalPathPerRankItemStream:
         return cls(
             device=_c4(d['device'], (p, 'device')),
             stream=_c4(d['stream'], (p, 'stream')),
-            compute_ns=_c3(d['compute_ns'], (p, 'compute_ns')),
-            comm_ns=_c3(d['comm_ns'], (p, 'comm_ns')),
-            memcpy_ns=_c3(d['memcpy_ns'], (p, 'memcpy_ns')),
-            memset_ns=_c3(d['memset_ns'], (p, 'memset_ns')),
-            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
-            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
+            compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
+            comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
+            memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
+            memset_ns=_c4(d['memset_ns'], (p, 'memset_ns')),
+            kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             key_order=tuple(d),
         )
 
@@ -1789,7 +1898,7 @@ class CriticalPathPerRankItemStream:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPathPerRankItemTopItem:
-    """An object of the report ($defs/critical_path.per_rank[].top[])."""
+    """An object of the report (report.critical_path.per_rank[].top[])."""
 
     kind: str
     name: str
@@ -1811,9 +1920,9 @@ class CriticalPathPerRankItemTopItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c87(d['kind'], (p, 'kind')),
+            kind=_c92(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
-            ns=_c3(d['ns'], (p, 'ns')),
+            ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
@@ -1825,7 +1934,7 @@ class CriticalPathPerRankItemTopItem:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPathPerRankItemStep:
-    """An object of the report ($defs/critical_path.per_rank[].steps[])."""
+    """An object of the report (report.critical_path.per_rank[].steps[])."""
 
     number: int
     start_ns: int
@@ -1855,12 +1964,12 @@ class CriticalPathPerRankItemStep:
             number=_c4(d['number'], (p, 'number')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            path_ns=_c3(d['path_ns'], (p, 'path_ns')),
-            host_ns=_c3(d['host_ns'], (p, 'host_ns')),
-            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            launch_delay_ns=_c3(d['launch_delay_ns'], (p, 'launch_delay_ns')),
-            kernel_gap_ns=_c3(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
-            sync_ns=_c3(d['sync_ns'], (p, 'sync_ns')),
+            path_ns=_c4(d['path_ns'], (p, 'path_ns')),
+            host_ns=_c4(d['host_ns'], (p, 'host_ns')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
+            launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
+            kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
+            sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
             key_order=tuple(d),
         )
 
@@ -1871,7 +1980,7 @@ class CriticalPathPerRankItemStep:
 
 @dataclass(frozen=True, slots=True)
 class Graphs:
-    """An object of the report ($defs/graphs)."""
+    """An object of the report (report.graphs)."""
 
     per_rank: tuple[GraphsPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -1890,7 +1999,7 @@ class Graphs:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c98(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c103(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1901,7 +2010,7 @@ class Graphs:
 
 @dataclass(frozen=True, slots=True)
 class GraphsPerRankItem:
-    """An object of the report ($defs/graphs.per_rank[])."""
+    """An object of the report (report.graphs.per_rank[])."""
 
     rank: int
     launch_count: int
@@ -1934,13 +2043,13 @@ class GraphsPerRankItem:
             launch_count=_c3(d['launch_count'], (p, 'launch_count')),
             launches_with_activity=_c3(d['launches_with_activity'], (p, 'launches_with_activity')),
             launches_without_activity=_c3(d['launches_without_activity'], (p, 'launches_without_activity')),
-            kernels_missing=_c58(d['kernels_missing'], (p, 'kernels_missing')),
+            kernels_missing=_c57(d['kernels_missing'], (p, 'kernels_missing')),
             device_op_count=_c3(d['device_op_count'], (p, 'device_op_count')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
-            device_ns=_c3(d['device_ns'], (p, 'device_ns')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
             triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
-            compiled_regions=_c96(d['compiled_regions'], (p, 'compiled_regions')),
+            compiled_regions=_c101(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -1951,7 +2060,7 @@ class GraphsPerRankItem:
 
 @dataclass(frozen=True, slots=True)
 class GraphsPerRankItemCompiledRegion:
-    """An object of the report ($defs/graphs.per_rank[].compiled_regions[])."""
+    """An object of the report (report.graphs.per_rank[].compiled_regions[])."""
 
     name: str
     instances: int
@@ -1978,7 +2087,7 @@ class GraphsPerRankItemCompiledRegion:
             instances=_c3(d['instances'], (p, 'instances')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
-            kernel_ns=_c3(d['kernel_ns'], (p, 'kernel_ns')),
+            kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
             key_order=tuple(d),
         )
 
@@ -2010,8 +2119,8 @@ class DeviceTurns:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c103),
+            per_rank=_c112(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c109),
             key_order=tuple(d),
         )
 
@@ -2022,7 +2131,7 @@ class DeviceTurns:
 
 @dataclass(frozen=True, slots=True)
 class DeviceTurnsJob:
-    """An object of the report ($defs/device_turns.job)."""
+    """An object of the report (report.device_turns.job)."""
 
     ranks: tuple[int, ...]
     busy_ns: tuple[int, ...]
@@ -2032,8 +2141,9 @@ class DeviceTurnsJob:
     taking_turns_ns: int
     all_idle_ns: int
     overlap_bound_ns: int
+    omitted: DeviceTurnsJobOmitted | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _KEYS: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'omitted', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -2048,14 +2158,48 @@ class DeviceTurnsJob:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_c100(d['ranks'], (p, 'ranks')),
-            busy_ns=_c101(d['busy_ns'], (p, 'busy_ns')),
+            ranks=_c105(d['ranks'], (p, 'ranks')),
+            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
             steps=_c3(d['steps'], (p, 'steps')),
-            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
-            all_busy_ns=_c3(d['all_busy_ns'], (p, 'all_busy_ns')),
-            taking_turns_ns=_c3(d['taking_turns_ns'], (p, 'taking_turns_ns')),
-            all_idle_ns=_c3(d['all_idle_ns'], (p, 'all_idle_ns')),
-            overlap_bound_ns=_c3(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
+            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
+            all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
+            taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
+            all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
+            overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
+            omitted=_opt(d, 'omitted', p, _c107),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTurnsJobOmitted:
+    """a rank of more than 256 devices lists those the report lists (devices_omitted); the
+    others, summed"""
+
+    count: int
+    busy_ns: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> DeviceTurnsJobOmitted:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            count=_c15(d['count'], (p, 'count')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
             key_order=tuple(d),
         )
 
@@ -2066,7 +2210,7 @@ class DeviceTurnsJob:
 
 @dataclass(frozen=True, slots=True)
 class DeviceTurnsPerRankItem:
-    """An object of the report ($defs/device_turns.per_rank[])."""
+    """An object of the report (report.device_turns.per_rank[])."""
 
     rank: int
     devices: tuple[int, ...]
@@ -2095,15 +2239,15 @@ class DeviceTurnsPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            devices=_c100(d['devices'], (p, 'devices')),
-            busy_ns=_c101(d['busy_ns'], (p, 'busy_ns')),
+            devices=_c105(d['devices'], (p, 'devices')),
+            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
             windows=_c3(d['windows'], (p, 'windows')),
-            window_ns=_c3(d['window_ns'], (p, 'window_ns')),
-            all_busy_ns=_c3(d['all_busy_ns'], (p, 'all_busy_ns')),
-            taking_turns_ns=_c3(d['taking_turns_ns'], (p, 'taking_turns_ns')),
-            all_idle_ns=_c3(d['all_idle_ns'], (p, 'all_idle_ns')),
-            overlap_bound_ns=_c3(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c104),
+            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
+            all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
+            taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
+            all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
+            overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
+            omitted=_opt(d, 'omitted', p, _c110),
             key_order=tuple(d),
         )
 
@@ -2177,10 +2321,10 @@ class ShapeRow:
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            input_dims=_opt(d, 'input_dims', p, _c108),
-            input_types=_opt(d, 'input_types', p, _c108),
-            input_strides=_opt(d, 'input_strides', p, _c108),
-            input_concrete=_opt(d, 'input_concrete', p, _c108),
+            input_dims=_opt(d, 'input_dims', p, _c114),
+            input_types=_opt(d, 'input_types', p, _c114),
+            input_strides=_opt(d, 'input_strides', p, _c114),
+            input_concrete=_opt(d, 'input_concrete', p, _c114),
             key_order=tuple(d),
         )
 
@@ -2201,11 +2345,11 @@ class Finding:
     where: tuple[Location, ...]
     saving: FindingSaving
     action: str
-    rank: int | None = None
     overlaps: tuple[str, ...] | None = None
+    rank: int | None = None
     also_in_source: tuple[FindingAlsoInSourceItem, ...] | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'rank', 'overlaps', 'also_in_source')
+    _KEYS: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action', 'overlaps', 'rank', 'also_in_source')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('code', 'verdict', 'title', 'source', 'evidence', 'where', 'saving', 'action')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -2220,17 +2364,17 @@ class Finding:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c111(d['code'], (p, 'code')),
-            verdict=_c112(d['verdict'], (p, 'verdict')),
-            title=_c113(d['title'], (p, 'title')),
-            source=_c114(d['source'], (p, 'source')),
-            evidence=_c115(d['evidence'], (p, 'evidence')),
-            where=_c117(d['where'], (p, 'where')),
-            saving=_c118(d['saving'], (p, 'saving')),
-            action=_c113(d['action'], (p, 'action')),
+            code=_c1(d['code'], (p, 'code')),
+            verdict=_c117(d['verdict'], (p, 'verdict')),
+            title=_c1(d['title'], (p, 'title')),
+            source=_c118(d['source'], (p, 'source')),
+            evidence=_c119(d['evidence'], (p, 'evidence')),
+            where=_c121(d['where'], (p, 'where')),
+            saving=_c122(d['saving'], (p, 'saving')),
+            action=_c1(d['action'], (p, 'action')),
+            overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            overlaps=_opt(d, 'overlaps', p, _c119),
-            also_in_source=_opt(d, 'also_in_source', p, _c121),
+            also_in_source=_opt(d, 'also_in_source', p, _c124),
             key_order=tuple(d),
         )
 
@@ -2241,10 +2385,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A place in the user's own code (file, the line of the call, function; a function known
-    only by its def has def_line instead of line; a library frame below it is named in
-    inside) or a trace object (op, kernel, stream), with the rank it was seen on. Never a
-    place in fastenough or in an installed library."""
+    """An object of the report ($defs/location)."""
 
     file: str | None = None
     line: int | None = None
@@ -2270,14 +2411,14 @@ class Location:
             _closed(d, p, cls._KEYS)
         return cls(
             file=_opt(d, 'file', p, _c1),
-            line=_opt(d, 'line', p, _c15),
-            def_line=_opt(d, 'def_line', p, _c15),
+            line=_opt(d, 'line', p, _c4),
+            def_line=_opt(d, 'def_line', p, _c4),
             inside=_opt(d, 'inside', p, _c1),
             function=_opt(d, 'function', p, _c1),
             op=_opt(d, 'op', p, _c1),
             kernel=_opt(d, 'kernel', p, _c1),
-            stream=_opt(d, 'stream', p, _c3),
-            rank=_opt(d, 'rank', p, _c3),
+            stream=_opt(d, 'stream', p, _c4),
+            rank=_opt(d, 'rank', p, _c4),
             key_order=tuple(d),
         )
 
@@ -2288,7 +2429,7 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class FindingSaving:
-    """An object of the report ($defs/finding.saving)."""
+    """what fixing it saves"""
 
     upper_bound: bool
     per_step_ns: int | None = None
@@ -2310,9 +2451,9 @@ class FindingSaving:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            upper_bound=_c58(d['upper_bound'], (p, 'upper_bound')),
+            upper_bound=_c57(d['upper_bound'], (p, 'upper_bound')),
             per_step_ns=_opt(d, 'per_step_ns', p, _c9),
-            share_of_step=_opt(d, 'share_of_step', p, _c29),
+            share_of_step=_opt(d, 'share_of_step', p, _c27),
             total_ns=_opt(d, 'total_ns', p, _c9),
             key_order=tuple(d),
         )
@@ -2329,7 +2470,6 @@ class FindingAlsoInSourceItem:
     file: str
     line: int
     rule: str
-    extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'rule')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
@@ -2343,11 +2483,12 @@ class FindingAlsoInSourceItem:
             _not_object(d, p)
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
             file=_c1(d['file'], (p, 'file')),
-            line=_c15(d['line'], (p, 'line')),
+            line=_c4(d['line'], (p, 'line')),
             rule=_c1(d['rule'], (p, 'rule')),
-            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -2361,14 +2502,14 @@ class AvoidableItem:
     """An object of the report (report.avoidable[])."""
 
     rank: int
-    share_of_step: float | int
     per_step_ns: int
     findings: int
     groups: int
+    share_of_step: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'share_of_step', 'per_step_ns', 'findings', 'groups')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'share_of_step', 'per_step_ns', 'findings', 'groups')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'per_step_ns', 'findings', 'groups')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -2381,11 +2522,11 @@ class AvoidableItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            rank=_c3(d['rank'], (p, 'rank')),
-            share_of_step=_c124(d['share_of_step'], (p, 'share_of_step')),
-            per_step_ns=_c3(d['per_step_ns'], (p, 'per_step_ns')),
-            findings=_c15(d['findings'], (p, 'findings')),
-            groups=_c15(d['groups'], (p, 'groups')),
+            rank=_c4(d['rank'], (p, 'rank')),
+            per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
+            findings=_c3(d['findings'], (p, 'findings')),
+            groups=_c3(d['groups'], (p, 'groups')),
+            share_of_step=_opt(d, 'share_of_step', p, _c27),
             key_order=tuple(d),
         )
 
@@ -2428,8 +2569,8 @@ class Measurement:
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c127(d['status'], (p, 'status')),
-            reasons=_c131(d['reasons'], (p, 'reasons')),
+            status=_c130(d['status'], (p, 'status')),
+            reasons=_c135(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -2472,9 +2613,9 @@ class MeasurementReason:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c128(d['code'], (p, 'code')),
-            level=_c129(d['level'], (p, 'level')),
-            text=_c113(d['text'], (p, 'text')),
+            code=_c131(d['code'], (p, 'code')),
+            level=_c132(d['level'], (p, 'level')),
+            text=_c133(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -2509,12 +2650,12 @@ class RunDetails:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c134(d['phases'], (p, 'phases')),
-            steps_per_rank=_c136(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c138(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c138(d['phases'], (p, 'phases')),
+            steps_per_rank=_c140(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c142(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c140),
+            in_job=_opt(d, 'in_job', p, _c144),
             key_order=tuple(d),
         )
 
@@ -2558,15 +2699,15 @@ class RunDetailsPhase:
             name=_c1(d['name'], (p, 'name')),
             rank=_c4(d['rank'], (p, 'rank')),
             pid=_c4(d['pid'], (p, 'pid')),
-            auto=_c58(d['auto'], (p, 'auto')),
-            complete=_c58(d['complete'], (p, 'complete')),
+            auto=_c57(d['auto'], (p, 'auto')),
+            complete=_c57(d['complete'], (p, 'complete')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
-            mode=_opt(d, 'mode', p, _c28),
-            busy_source=_opt(d, 'busy_source', p, _c33),
-            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c29),
-            rss_max=_opt(d, 'rss_max', p, _c11),
-            mem_total=_opt(d, 'mem_total', p, _c11),
+            mode=_opt(d, 'mode', p, _c26),
+            busy_source=_opt(d, 'busy_source', p, _c32),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c27),
+            rss_max=_opt(d, 'rss_max', p, _c9),
+            mem_total=_opt(d, 'mem_total', p, _c9),
             key_order=tuple(d),
         )
 
@@ -2613,15 +2754,15 @@ class RunDetailsStepsPerRankItem:
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
             source=_c1(d['source'], (p, 'source')),
-            mode=_opt(d, 'mode', p, _c28),
+            mode=_opt(d, 'mode', p, _c26),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c27),
+            items_per_s=_opt(d, 'items_per_s', p, _c27),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
             key_order=tuple(d),
         )
 
@@ -2662,14 +2803,14 @@ class RunDetailsStepsByModeItem:
         return cls(
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_opt(d, 'mode', p, _c28),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
+            mode=_opt(d, 'mode', p, _c26),
+            median_ns=_opt(d, 'median_ns', p, _c31),
+            p10_ns=_opt(d, 'p10_ns', p, _c31),
+            p90_ns=_opt(d, 'p90_ns', p, _c31),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c27),
+            items_per_s=_opt(d, 'items_per_s', p, _c27),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c27),
             key_order=tuple(d),
         )
 
@@ -2704,10 +2845,10 @@ class RunDetailsInJob:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            used=_c58(d['used'], (p, 'used')),
+            used=_c57(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c139(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c143(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -2744,10 +2885,10 @@ class Repeatability:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            runs=_c142(d['runs'], (p, 'runs')),
-            earlier=_c144(d['earlier'], (p, 'earlier')),
-            stable=_c147(d['stable'], (p, 'stable')),
-            varied=_c149(d['varied'], (p, 'varied')),
+            runs=_c146(d['runs'], (p, 'runs')),
+            earlier=_c148(d['earlier'], (p, 'earlier')),
+            stable=_c151(d['stable'], (p, 'stable')),
+            varied=_c153(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -2780,8 +2921,8 @@ class RepeatabilityEarlierItem:
             _closed(d, p, cls._KEYS)
         return cls(
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
-            id=_opt(d, 'id', p, _c11),
-            started_at=_opt(d, 'started_at', p, _c33),
+            id=_opt(d, 'id', p, _c9),
+            started_at=_opt(d, 'started_at', p, _c32),
             key_order=tuple(d),
         )
 
@@ -2818,8 +2959,8 @@ class RepeatabilityStableItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c145),
-            share_of_step=_opt(d, 'share_of_step', p, _c145),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c149),
+            share_of_step=_opt(d, 'share_of_step', p, _c149),
             key_order=tuple(d),
         )
 
@@ -2851,8 +2992,8 @@ class RepeatSpread:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            min=_c20(d['min'], (p, 'min')),
-            max=_c20(d['max'], (p, 'max')),
+            min=_c18(d['min'], (p, 'min')),
+            max=_c18(d['max'], (p, 'max')),
             runs=_c15(d['runs'], (p, 'runs')),
             key_order=tuple(d),
         )
@@ -2890,7 +3031,7 @@ class RepeatabilityVariedItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             runs=_c15(d['runs'], (p, 'runs')),
-            in_this_run=_c58(d['in_this_run'], (p, 'in_this_run')),
+            in_this_run=_c57(d['in_this_run'], (p, 'in_this_run')),
             rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
@@ -2928,8 +3069,8 @@ class Lint:
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c152(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c17(d['errors'], (p, 'errors')),
+            unconfirmed=_c156(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c14(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -2988,148 +3129,152 @@ _c5 = _array_fn(_c4, None, None)
 _c6 = Input._load
 _c7 = _array_fn(_c6, None, None)
 _c8 = _array_fn(_c1, None, None)
-_c9 = _scalar_fn(('integer', 'null'), minimum=0)
-_c10 = _scalar_fn(('integer', 'null'), minimum=1)
-_c11 = _scalar_fn(('integer', 'null'))
-_c12 = Run._load
-_c13 = MetaDeviceProperty._load
+_c9 = _scalar_fn(('integer', 'null'))
+_c10 = Run._load
+_c11 = MetaDeviceProperty._load
+_c12 = _array_fn(_c11, None, None)
+_c13 = _json_object_fn(None)
 _c14 = _array_fn(_c13, None, None)
 _c15 = _scalar_fn(('integer',), minimum=1)
-_c16 = _json_object_fn(None)
+_c16 = MetaBatchSweepPoint._load
 _c17 = _array_fn(_c16, None, None)
-_c18 = MetaBatchSweepPoint._load
-_c19 = _array_fn(_c18, None, None)
-_c20 = _scalar_fn(('number',), minimum=0)
-_c21 = MetaBatchSweep._load
-_c22 = Meta._load
-_c23 = _enum_fn(('info', 'data-loss', 'error'))
-_c24 = CounterPerInputItem._load
+_c18 = _scalar_fn(('number',), minimum=0)
+_c19 = MetaBatchSweep._load
+_c20 = Meta._load
+_c21 = _enum_fn(('info', 'data-loss', 'error'))
+_c22 = CounterPerInputItem._load
+_c23 = _array_fn(_c22, None, None)
+_c24 = Counter._load
 _c25 = _array_fn(_c24, None, None)
-_c26 = Counter._load
-_c27 = _array_fn(_c26, None, None)
-_c28 = _enum_fn(('train', 'eval', None))
-_c29 = _scalar_fn(('number', 'null'), minimum=0)
-_c30 = Phase._load
-_c31 = _array_fn(_c30, None, None)
-_c32 = _scalar_fn(('number', 'null'))
-_c33 = _scalar_fn(('string', 'null'))
-_c34 = _array_fn(_c3, 2, 2)
-_c35 = _array_fn(_c34, None, None)
-_c36 = OmittedRows._load
-_c37 = StepsPerRankItemWindow._load
-_c38 = _array_fn(_c37, None, None)
-_c39 = StepsPerRankItem._load
-_c40 = _array_fn(_c39, None, None)
-_c41 = Steps._load
-_c42 = Idle._load
-_c43 = DeviceStream._load
-_c44 = _array_fn(_c43, None, None)
-_c45 = Device._load
-_c46 = _array_fn(_c45, None, None)
-_c47 = DevicesOmittedItem._load
-_c48 = _array_fn(_c47, None, None)
-_c49 = KernelRow._load
-_c50 = _array_fn(_c49, None, None)
-_c51 = OpRow._load
-_c52 = _array_fn(_c51, None, None)
-_c53 = LaunchPerRankItem._load
-_c54 = _array_fn(_c53, None, None)
-_c55 = Launch._load
-_c56 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
-_c57 = _array_fn(_c56, None, None)
-_c58 = _scalar_fn(('boolean',))
-_c59 = StepBreakdownPerRankItemSteadyMean._load
-_c60 = StepBreakdownPerRankItemPluginSteadyMean._load
-_c61 = PluginWindow._load
-_c62 = _nullable(_c61)
-_c63 = StepBreakdownPerRankItemStep._load
-_c64 = _array_fn(_c63, None, None)
-_c65 = StepBreakdownPerRankItem._load
-_c66 = _array_fn(_c65, None, None)
-_c67 = StepBreakdown._load
-_c68 = EfficiencyFigures._load
-_c69 = EfficiencyDeviceStep._load
-_c70 = _array_fn(_c69, None, None)
-_c71 = EfficiencyDevice._load
-_c72 = _array_fn(_c71, None, None)
-_c73 = EfficiencyKernel._load
-_c74 = _array_fn(_c73, None, None)
-_c75 = Efficiency._load
-_c76 = MemoryRowLifetimes._load
-_c77 = MemoryRowStep._load
-_c78 = _array_fn(_c77, None, None)
-_c79 = _json_array
-_c80 = _array_fn(_c79, None, None)
-_c81 = MemoryRow._load
-_c82 = _array_fn(_c81, None, None)
-_c83 = _nullable(_c16)
-_c84 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c85 = CriticalPathPerRankItemStream._load
+_c26 = _enum_fn(('train', 'eval', None))
+_c27 = _scalar_fn(('number', 'null'), minimum=0)
+_c28 = _scalar_fn(('integer', 'null'), minimum=0)
+_c29 = Phase._load
+_c30 = _array_fn(_c29, None, None)
+_c31 = _scalar_fn(('number', 'null'))
+_c32 = _scalar_fn(('string', 'null'))
+_c33 = _array_fn(_c3, 2, 2)
+_c34 = _array_fn(_c33, None, None)
+_c35 = OmittedRows._load
+_c36 = StepsPerRankItemWindow._load
+_c37 = _array_fn(_c36, None, None)
+_c38 = StepsPerRankItem._load
+_c39 = _array_fn(_c38, None, None)
+_c40 = Steps._load
+_c41 = Idle._load
+_c42 = DeviceStream._load
+_c43 = _array_fn(_c42, None, None)
+_c44 = Device._load
+_c45 = _array_fn(_c44, None, None)
+_c46 = DevicesOmittedItem._load
+_c47 = _array_fn(_c46, None, None)
+_c48 = KernelRow._load
+_c49 = _array_fn(_c48, None, None)
+_c50 = OpRow._load
+_c51 = _array_fn(_c50, None, None)
+_c52 = LaunchPerRankItem._load
+_c53 = _array_fn(_c52, None, None)
+_c54 = Launch._load
+_c55 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c56 = _array_fn(_c55, None, None)
+_c57 = _scalar_fn(('boolean',))
+_c58 = StepBreakdownPerRankItemSteadyMean._load
+_c59 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c60 = PluginWindow._load
+_c61 = _nullable(_c60)
+_c62 = StepBreakdownPerRankItemStep._load
+_c63 = _array_fn(_c62, None, None)
+_c64 = StepBreakdownPerRankItem._load
+_c65 = _array_fn(_c64, None, None)
+_c66 = StepBreakdown._load
+_c67 = EfficiencyFigures._load
+_c68 = EfficiencyDeviceStep._load
+_c69 = _array_fn(_c68, None, None)
+_c70 = EfficiencyDevice._load
+_c71 = _array_fn(_c70, None, None)
+_c72 = EfficiencyKernel._load
+_c73 = _array_fn(_c72, None, None)
+_c74 = Efficiency._load
+_c75 = MemoryRowLifetimes._load
+_c76 = MemoryRowStep._load
+_c77 = _array_fn(_c76, None, None)
+_c78 = _json_array
+_c79 = _array_fn(_c78, None, None)
+_c80 = MemoryRow._load
+_c81 = _array_fn(_c80, None, None)
+_c82 = _enum_fn(('ok', 'no-collectives'))
+_c83 = CriticalPathJobPerRankItem._load
+_c84 = _array_fn(_c83, None, None)
+_c85 = CriticalPathJobTopItem._load
 _c86 = _array_fn(_c85, None, None)
-_c87 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c88 = CriticalPathPerRankItemTopItem._load
-_c89 = _array_fn(_c88, None, None)
-_c90 = CriticalPathPerRankItemStep._load
+_c87 = CriticalPathJob._load
+_c88 = _nullable(_c87)
+_c89 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c90 = CriticalPathPerRankItemStream._load
 _c91 = _array_fn(_c90, None, None)
-_c92 = CriticalPathPerRankItem._load
-_c93 = _array_fn(_c92, None, None)
-_c94 = CriticalPath._load
-_c95 = GraphsPerRankItemCompiledRegion._load
+_c92 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c93 = CriticalPathPerRankItemTopItem._load
+_c94 = _array_fn(_c93, None, None)
+_c95 = CriticalPathPerRankItemStep._load
 _c96 = _array_fn(_c95, None, None)
-_c97 = GraphsPerRankItem._load
+_c97 = CriticalPathPerRankItem._load
 _c98 = _array_fn(_c97, None, None)
-_c99 = Graphs._load
-_c100 = _array_fn(_c4, 2, None)
-_c101 = _array_fn(_c3, 2, None)
-_c102 = DeviceTurnsJob._load
-_c103 = _nullable(_c102)
-_c104 = DeviceTurnsPerRankItemOmitted._load
-_c105 = DeviceTurnsPerRankItem._load
-_c106 = _array_fn(_c105, None, None)
-_c107 = DeviceTurns._load
-_c108 = _nullable(_c79)
-_c109 = ShapeRow._load
-_c110 = _array_fn(_c109, None, None)
-_c111 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c112 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c113 = _scalar_fn(('string',), minLength=1)
-_c114 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c115 = _json_object_fn(('integer', 'number', 'string'))
-_c116 = Location._load
-_c117 = _array_fn(_c116, None, None)
-_c118 = FindingSaving._load
-_c119 = _array_fn(_c1, 1, None)
-_c120 = FindingAlsoInSourceItem._load
+_c99 = CriticalPath._load
+_c100 = GraphsPerRankItemCompiledRegion._load
+_c101 = _array_fn(_c100, None, None)
+_c102 = GraphsPerRankItem._load
+_c103 = _array_fn(_c102, None, None)
+_c104 = Graphs._load
+_c105 = _array_fn(_c4, 2, None)
+_c106 = _array_fn(_c3, 2, None)
+_c107 = DeviceTurnsJobOmitted._load
+_c108 = DeviceTurnsJob._load
+_c109 = _nullable(_c108)
+_c110 = DeviceTurnsPerRankItemOmitted._load
+_c111 = DeviceTurnsPerRankItem._load
+_c112 = _array_fn(_c111, None, None)
+_c113 = DeviceTurns._load
+_c114 = _nullable(_c78)
+_c115 = ShapeRow._load
+_c116 = _array_fn(_c115, None, None)
+_c117 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c118 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c119 = _json_object_fn(('integer', 'number', 'string'))
+_c120 = Location._load
 _c121 = _array_fn(_c120, None, None)
-_c122 = Finding._load
-_c123 = _array_fn(_c122, None, None)
-_c124 = _scalar_fn(('number',), minimum=0, maximum=1)
-_c125 = AvoidableItem._load
+_c122 = FindingSaving._load
+_c123 = FindingAlsoInSourceItem._load
+_c124 = _array_fn(_c123, None, None)
+_c125 = Finding._load
 _c126 = _array_fn(_c125, None, None)
-_c127 = _enum_fn(('complete', 'partial', 'blind'))
-_c128 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c129 = _enum_fn(('partial', 'blind'))
-_c130 = MeasurementReason._load
-_c131 = _array_fn(_c130, None, None)
-_c132 = Measurement._load
-_c133 = RunDetailsPhase._load
-_c134 = _array_fn(_c133, None, None)
-_c135 = RunDetailsStepsPerRankItem._load
-_c136 = _array_fn(_c135, None, None)
-_c137 = RunDetailsStepsByModeItem._load
+_c127 = AvoidableItem._load
+_c128 = _array_fn(_c127, None, None)
+_c129 = _nullable(_c13)
+_c130 = _enum_fn(('complete', 'partial', 'blind'))
+_c131 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c132 = _enum_fn(('partial', 'blind'))
+_c133 = _scalar_fn(('string',), minLength=1)
+_c134 = MeasurementReason._load
+_c135 = _array_fn(_c134, None, None)
+_c136 = Measurement._load
+_c137 = RunDetailsPhase._load
 _c138 = _array_fn(_c137, None, None)
-_c139 = _json_object_fn(('string',))
-_c140 = RunDetailsInJob._load
-_c141 = RunDetails._load
-_c142 = _scalar_fn(('integer',), minimum=2)
-_c143 = RepeatabilityEarlierItem._load
-_c144 = _array_fn(_c143, None, None)
-_c145 = RepeatSpread._load
-_c146 = RepeatabilityStableItem._load
-_c147 = _array_fn(_c146, None, None)
-_c148 = RepeatabilityVariedItem._load
-_c149 = _array_fn(_c148, None, None)
-_c150 = Repeatability._load
-_c151 = LintUnconfirmedItem._load
-_c152 = _array_fn(_c151, None, None)
-_c153 = Lint._load
+_c139 = RunDetailsStepsPerRankItem._load
+_c140 = _array_fn(_c139, None, None)
+_c141 = RunDetailsStepsByModeItem._load
+_c142 = _array_fn(_c141, None, None)
+_c143 = _json_object_fn(('string',))
+_c144 = RunDetailsInJob._load
+_c145 = RunDetails._load
+_c146 = _scalar_fn(('integer',), minimum=2)
+_c147 = RepeatabilityEarlierItem._load
+_c148 = _array_fn(_c147, None, None)
+_c149 = RepeatSpread._load
+_c150 = RepeatabilityStableItem._load
+_c151 = _array_fn(_c150, None, None)
+_c152 = RepeatabilityVariedItem._load
+_c153 = _array_fn(_c152, None, None)
+_c154 = Repeatability._load
+_c155 = LintUnconfirmedItem._load
+_c156 = _array_fn(_c155, None, None)
+_c157 = Lint._load

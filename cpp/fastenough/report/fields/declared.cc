@@ -62,6 +62,10 @@ StatusOr<std::string> DescribeFieldsJson(std::string_view document) {
     w.Field("nullable", f.nullable);
     w.Field("kind", f.kind);
     w.Field("meaning", f.meaning);
+    w.Field("required", f.required);
+    if (!f.values.empty()) w.Field("values", f.values);
+    if (!f.minimum.empty()) w.Field("minimum", f.minimum);
+    if (!f.name.empty()) w.Field("name", f.name);
     w.EndObject();
   }
   w.EndArray();

@@ -27,7 +27,30 @@ struct FieldInfo {
   // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows).
   std::string kind;
   std::string meaning;
+  // Whether every document has the key: false for "optional", "omitted",
+  // a custom key written only sometimes, and keys older documents lack
+  // (since_later). A nullable key is still required: it is written as null.
+  bool required = true;
+  std::string values;   // the strings it may take, '|'-separated; "" any
+  std::string minimum;  // its least value ("0" for counts, bytes, shares); "" none
+  std::string name;     // the object's (or the listed objects') name in the JSON Schema
 };
+
+// The least value of a number in `unit`: what cannot be negative.
+constexpr std::string_view MinimumOf(Unit unit) {
+  switch (unit) {
+    case Unit::kCount:
+    case Unit::kBytes:
+    case Unit::kShare:
+    case Unit::kPercent:
+    case Unit::kIndex:
+    case Unit::kPerSecond:
+    case Unit::kWatts:
+      return "0";
+    default:
+      return "";
+  }
+}
 
 template <class T, class ViewT = void>
 void DescribeFields(const std::string& prefix, std::vector<FieldInfo>& out);
@@ -64,7 +87,10 @@ class FieldDescriber {
     if (attr.per_step) Add("omitted", "object", Unit::kNone, false, "omitted",
                            "only when the report leaves out rows of `" + std::string(key) +
                                "` (row_bound.h): {count, kept: [[begin, end], ...]}");
+    if (attr.per_step) out_.back().required = false;
     Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "field", meaning);
+    out_.back().required = !attr.since_later;
+    if (attr.values != nullptr) out_.back().values = attr.values;
     if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
       if constexpr (!kScalar<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
@@ -78,6 +104,7 @@ class FieldDescriber {
     const size_t at = out_.size();
     Field(key, acc, unit, meaning);
     out_[at].kind = "optional";
+    out_[at].required = false;
   }
 
   template <class F>
@@ -96,9 +123,12 @@ class FieldDescriber {
     Add(key, "string", Unit::kNone, false, "constant", meaning);
   }
 
+  // The member's keys in this object (its name, if any, is not this object's).
   template <class A>
   void Inline(const A&) {
-    DescribeFields<MemberType<T, A>>(prefix_, out_);
+    FieldDescriber<MemberType<T, A>> v(prefix_, out_);
+    v.inlined_ = true;
+    Fields(v, Of<MemberType<T, A>>{});
   }
 
   template <class D>
@@ -136,6 +166,7 @@ class FieldDescriber {
   void CustomIf(std::string_view key, std::string_view type, Unit unit, std::string_view meaning,
                 const P&, const W&, const R&) {
     Add(key, type, unit, false, "custom", meaning);
+    out_.back().required = false;
   }
 
   template <class A>
@@ -146,6 +177,20 @@ class FieldDescriber {
   template <class C>
   void AfterRead(const C&) {}
 
+  // The object's name in the JSON Schema: on the row of the key that holds
+  // it (an object, or a list of them), else a row of kind "name" at its path
+  // (an object the caller describes without a row of its own).
+  void Name(std::string_view name) {
+    if (inlined_) return;
+    for (auto it = out_.rbegin(); it != out_.rend(); ++it) {
+      if (it->path == prefix_ || it->path + "[]" == prefix_) {
+        it->name = name;
+        return;
+      }
+    }
+    out_.push_back({prefix_, "object", "", false, "name", "", true, "", "", std::string(name)});
+  }
+
  private:
   template <class M>
   static bool Nullable(Null null) {
@@ -155,11 +200,16 @@ class FieldDescriber {
   void Add(std::string_view key, std::string_view type, Unit unit, bool nullable,
            std::string_view kind, std::string_view meaning) {
     out_.push_back({Path(key), std::string(type), std::string(UnitName(unit)), nullable,
-                    std::string(kind), std::string(meaning)});
+                    std::string(kind), std::string(meaning), true, "",
+                    std::string(MinimumOf(unit)), ""});
   }
 
   std::string prefix_;
   std::vector<FieldInfo>& out_;
+  bool inlined_ = false;
+
+  template <class>
+  friend class FieldDescriber;
 };
 
 template <class T, class ViewT>

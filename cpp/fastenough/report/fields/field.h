@@ -43,7 +43,10 @@
 //       key written only when present(struct, context), read when there.
 //   Extra(member, meaning)  pre-serialised (key, JSON text) pairs.
 //   AfterRead(check)  a check of the whole object once read (reader only).
+//   Name(name)  the object's name in the JSON Schema ($defs/<name>) and the
+//       typed Python model's class (describer only).
 // Attributes (Attr): how an absent value is written (null) and read back;
+// values: the strings a key may take (the JSON Schema's enum);
 // per_step: a per-step list the report bounds (row_bound.h), with `omitted`
 // before it when rows are left out; since_later: may be missing from older
 // documents (read as the member's default).
@@ -112,7 +115,18 @@ struct Attr {
   Null null = Null::kNever;
   bool per_step = false;     // a per-step list the report bounds (row_bound.h)
   bool since_later = false;  // may be missing from older documents
+  // The values a string may take, '|'-separated ("train|eval"); null: any.
+  // The JSON Schema's enum (describe.h); the writer and reader ignore it.
+  const char* values = nullptr;
 };
+
+// A string that takes one of `values` ("ok|no-events|cycle").
+constexpr Attr OneOf(const char* values, Null null = Null::kNever) {
+  Attr a;
+  a.null = null;
+  a.values = values;
+  return a;
+}
 
 inline constexpr Attr kNullIfNegative{Null::kNegative};
 inline constexpr Attr kNullIfNotPositive{Null::kNonPositive};

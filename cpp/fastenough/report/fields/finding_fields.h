@@ -19,6 +19,7 @@ namespace fastenough::report::fields {
 
 template <class V>
 void Fields(V& v, Of<findings::Location>) {
+  v.Name("location");
   using T = findings::Location;
   // Every key is optional: the report writes those that are set.
   v.FieldIf("file", &T::file, Unit::kNone, "the source file", [](const T& l) { return !l.file.empty(); });
@@ -60,6 +61,7 @@ void Fields(V& v, Of<findings::SourceSite>) {
 
 template <class V>
 void Fields(V& v, Of<findings::Finding>) {
+  v.Name("finding");
   using T = findings::Finding;
   v.Field("code", &T::code, Unit::kNone, "the finding's code (docs/findings.md)");
   v.Custom(
@@ -74,7 +76,8 @@ void Fields(V& v, Of<findings::Finding>) {
         o.Fail("verdict", "unknown verdict '" + name + "'");
       });
   v.Field("title", &T::title, Unit::kNone, "one line");
-  v.Field("source", &T::source, Unit::kNone, "trace | agent | lint | sampler");
+  v.Field("source", &T::source, Unit::kNone, "trace | agent | lint | sampler",
+          OneOf("trace|agent|sampler|lint"));
   v.Custom(
       "evidence", "object of integers, numbers (null: not finite) and strings", Unit::kNone,
       "the measured facts behind it, by name (docs/findings.md names each code's)",

@@ -156,6 +156,7 @@ class FieldWriter {
 
   template <class C>
   void AfterRead(const C&) {}
+  void Name(std::string_view) {}
 
  private:
   template <class ViewT, class M>
@@ -334,6 +335,7 @@ class FieldReader {
   template <class A>
   void Extra(const A&, std::string_view) {}
 
+  void Name(std::string_view) {}
   template <class C>
   void AfterRead(const C& check) {
     check(o_, obj_);

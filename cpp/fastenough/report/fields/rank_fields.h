@@ -35,9 +35,11 @@ struct Graphs {};      // RankAnalysis's graphs and compiled regions, one object
 
 template <class V>
 void Fields(V& v, Of<InputInfo>) {
+  v.Name("input");
   using T = InputInfo;
   v.Field("path", &T::path, Unit::kNone, "the trace file as given");
-  v.Field("format", &T::format, Unit::kNone, "kineto | npu-trace-view | legacy-array");
+  v.Field("format", &T::format, Unit::kNone, "kineto | npu-trace-view | legacy-array",
+          OneOf("kineto|npu-trace-view|legacy-array"));
   v.Field("bytes", &T::bytes, Unit::kBytes, "its size on disk");
   v.Field("json_bytes", &T::json_bytes, Unit::kBytes, "its JSON text after decompression");
   v.Field("events", &T::events, Unit::kCount, "trace events read");
@@ -57,6 +59,7 @@ void Fields(V& v, Of<trace::DeviceProperties>) {
 
 template <class V>
 void Fields(V& v, Of<Meta>) {
+  v.Name("meta");
   using T = Meta;
   v.Field("device_properties", &T::device_properties, Unit::kNone,
           "the trace's deviceProperties, one per device");
@@ -69,6 +72,7 @@ void Fields(V& v, Of<Meta>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::IdleBreakdown>) {
+  v.Name("idle");
   using T = analysis::IdleBreakdown;
   v.Field("host_wait_ns", &T::host_wait_ns, Unit::kNs, "idle while the host had not launched the next op");
   v.Field("kernel_wait_ns", &T::kernel_wait_ns, Unit::kNs, "idle between ops launched in time");
@@ -89,6 +93,7 @@ void Fields(V& v, Of<analysis::StreamIdle>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::DeviceBreakdown>) {
+  v.Name("device");
   using T = analysis::DeviceBreakdown;
   v.Rank("the rank of the device");
   v.Field("device", &T::device, Unit::kId, "the device index");
@@ -191,6 +196,7 @@ void Fields(V& v, Of<analysis::KernelRow>) {
 // The report's top_kernels: merged over ranks.
 template <class V>
 void Fields(V& v, Of<analysis::KernelRow, TopKernels>) {
+  v.Name("kernel_row");
   using T = analysis::KernelRow;
   v.Field("name", &T::name, Unit::kNone, "the kernel's name as the trace wrote it");
   v.Field("count", &T::count, Unit::kCount, "its instances");
@@ -202,6 +208,7 @@ void Fields(V& v, Of<analysis::KernelRow, TopKernels>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::OpRow>) {
+  v.Name("op_row");
   using T = analysis::OpRow;
   v.Field("name", &T::name, Unit::kNone, "the op's name as the trace wrote it");
   v.Field("count", &T::count, Unit::kCount, "its calls");
@@ -220,6 +227,7 @@ void Fields(V& v, Of<analysis::StepBreakdownRow>) {
   v.Group(
       "plugin", "the step as the TensorBoard plugin defines it; null when it drops the step",
       [](auto& g) {
+        g.Name("plugin_window");
         g.Field("start_ns", &T::plugin_start_ns, Unit::kNs, "the plugin's step start");
         g.Field("end_ns", &T::plugin_end_ns, Unit::kNs, "the plugin's step end");
         g.Derived("dur_ns", [](const T& s) { return s.plugin_end_ns - s.plugin_start_ns; },
@@ -269,6 +277,7 @@ void Fields(V& v, Of<analysis::StepBreakdown>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::EfficiencyFigures>) {
+  v.Name("efficiency_figures");
   using T = analysis::EfficiencyFigures;
   v.Field("window_ns", &T::window_ns, Unit::kNs, "time measured over");
   v.Field("kernel_busy_ns", &T::kernel_busy_ns, Unit::kNs, "the union of kernels in the window");
@@ -349,6 +358,7 @@ void Fields(V& v, Of<analysis::MemoryStepRow>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::MemoryTimeline>) {
+  v.Name("memory_row");
   using T = analysis::MemoryTimeline;
   v.Rank("the rank of the device");
   v.Field("device", &T::device, Unit::kNone, "\"cuda:0\", \"cpu\", \"type8:0\"");
@@ -431,7 +441,8 @@ void Fields(V& v, Of<analysis::CriticalPathStream>) {
 template <class V>
 void Fields(V& v, Of<analysis::CriticalPathItem>) {
   using T = analysis::CriticalPathItem;
-  v.Field("kind", &T::kind, Unit::kNone, "host | kernel | memcpy | memset | launch_delay | kernel_gap");
+  v.Field("kind", &T::kind, Unit::kNone, "host | kernel | memcpy | memset | launch_delay | kernel_gap",
+          OneOf("host|kernel|memcpy|memset|launch_delay|kernel_gap"));
   v.Field("name", &T::name, Unit::kNone, "the op's name (launch delay, gap: the op that waited)");
   v.Field("ns", &T::ns, Unit::kNs, "its time on the path, summed");
   v.Field("count", &T::count, Unit::kCount, "its segments");
@@ -455,7 +466,7 @@ template <class V>
 void Fields(V& v, Of<analysis::CriticalPath>) {
   using T = analysis::CriticalPath;
   v.Rank("the rank of the path");
-  v.Field("status", &T::status, Unit::kNone, "ok | no-events | cycle");
+  v.Field("status", &T::status, Unit::kNone, "ok | no-events | cycle", OneOf("ok|no-events|cycle"));
   v.Field("cuda_sync_events", &T::cuda_sync_events, Unit::kNone,
           "the trace has cuda_sync rows (else syncs are inferred)");
   v.Field("window_start_ns", &T::window_start_ns, Unit::kNs, "the first window's start");
@@ -514,6 +525,7 @@ void Fields(V& v, Of<analysis::RankAnalysis, Graphs>) {
 
 template <class V>
 void Fields(V& v, Of<analysis::ShapeRow>) {
+  v.Name("shape_row");
   using T = analysis::ShapeRow;
   constexpr Attr kSinceLaterOrNull{Null::kEmpty, false, true};
   // The argument texts as the trace wrote them, as strings: the report

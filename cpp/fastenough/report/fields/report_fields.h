@@ -15,6 +15,7 @@ namespace fastenough::report::fields {
 // The report's `steps` less its per_rank[] (steps.per_rank[]: StepStats).
 template <class V>
 void Fields(V& v, Of<StepsSummary>) {
+  v.Name("steps");
   using T = StepsSummary;
   using D = analysis::Distribution;
   v.Field("count", Path(&T::duration, &D::count), Unit::kCount, "steps, over every rank");
@@ -41,6 +42,7 @@ void Fields(V& v, Of<StepsSummary>) {
 // The `fastenough run` block.
 template <class V>
 void Fields(V& v, Of<RunInfo>) {
+  v.Name("run");
   using T = RunInfo;
   v.Field("command", &T::command, Unit::kNone, "the command run, as given");
   v.Field("exit_status", &T::exit_status, Unit::kNone, "its exit status; null killed or unknown",
@@ -53,9 +55,11 @@ void Fields(V& v, Of<RunInfo>) {
 
 template <class V>
 void Fields(V& v, Of<PhaseRow>) {
+  v.Name("phase");
   using T = PhaseRow;
   v.Field("name", &T::name, Unit::kNone, "load, compile, warmup, steady, ...");
-  v.Field("mode", &T::mode, Unit::kNone, "train | eval; null unknown", kNullIfEmpty);
+  v.Field("mode", &T::mode, Unit::kNone, "train | eval; null unknown",
+          Attr{Null::kEmpty, false, /*since_later=*/true, "train|eval"});
   v.Field("rank", &T::rank, Unit::kId, "the rank of the phase");
   v.Field("start_ns", &T::start_ns, Unit::kNs, "its start, wall clock");
   v.Field("end_ns", &T::end_ns, Unit::kNs, "its end, wall clock");
@@ -73,9 +77,11 @@ void Fields(V& v, Of<PhaseRow>) {
 
 template <class V>
 void Fields(V& v, Of<CounterRow>) {
+  v.Name("counter");
   using T = CounterRow;
   v.Field("name", &T::name, Unit::kNone, "the counter's name (trace/counters.h)");
-  v.Field("severity", &T::severity, Unit::kNone, "info | data-loss | error");
+  v.Field("severity", &T::severity, Unit::kNone, "info | data-loss | error",
+          OneOf("info|data-loss|error"));
   v.Field("count", &T::count, Unit::kCount, "over every input");
   v.Field("description", &T::description, Unit::kNone, "what it counts");
   v.Custom(
@@ -124,7 +130,7 @@ void Fields(V& v, Of<analysis::JobPathItem>) {
 template <class V>
 void Fields(V& v, Of<analysis::JobCriticalPath>) {
   using T = analysis::JobCriticalPath;
-  v.Field("status", &T::status, Unit::kNone, "ok | no-collectives");
+  v.Field("status", &T::status, Unit::kNone, "ok | no-collectives", OneOf("ok|no-collectives"));
   v.Field("ranks", &T::ranks, Unit::kCount, "ranks linked");
   v.Field("collectives", &T::collectives, Unit::kCount, "collectives matched on every rank");
   v.Field("window_start_ns", &T::window_start_ns, Unit::kNs, "the first collective's last arrival");
