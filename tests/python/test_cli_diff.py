@@ -110,7 +110,7 @@ def test_terminal_and_markdown_shorten_kernel_names():
 
 
 def test_short_kernel_name():
-    from fastenough.diff.render import short_kernel_name
+    from fastenough.render.diff_text import short_kernel_name
 
     assert short_kernel_name("void f<int>(float*, int)") == "f<int>"
     assert short_kernel_name("volta_sgemm_128x64_nn") == "volta_sgemm_128x64_nn"

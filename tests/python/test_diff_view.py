@@ -102,7 +102,7 @@ def test_json_matches_by_name_and_judges_per_item(runs):
     assert (k["a_time_ns"], k["b_time_ns"]) == (12000, 48000)
     assert k["a_time_per_item_ns"] == k["b_time_per_item_ns"] == 1500
     # The view lists what is gone entirely first, largest first per item.
-    from fastenough.diff.render import view_rows
+    from fastenough.render.diff_text import view_rows
 
     assert [r["name"] for r in view_rows(t)][:4] == GONE
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.ab.sides import Side
+from fastenough.die_with_parent import die_with_parent
 from fastenough.errors import InternalError, MalformedReportError
 from fastenough.report import Report, load
 from fastenough.supervisor.run_dir import read_run_file
-from fastenough.supervisor.spawn import die_with_parent
 
 
 @dataclass

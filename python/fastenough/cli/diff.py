@@ -137,8 +137,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fastenough.diff import document, render
+    from fastenough.diff import document
     from fastenough.diff.inputs import resolve_side
+    from fastenough.render import diff_text
 
     gating = args.max_regression is not None
     from fastenough.inputs.run_ref import resolve_run_ref
@@ -154,9 +155,9 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"fastenough: {visible(note)}\n")
         json_output.dump(doc)
     elif args.md:
-        sys.stdout.write(render.markdown(doc, args.top))
+        sys.stdout.write(diff_text.markdown(doc, args.top))
     else:
-        render.print_terminal(doc, args.top)
+        diff_text.print_terminal(doc, args.top)
     gate = doc["gate"]
     if gate is None:
         return EXIT_OK

@@ -222,7 +222,7 @@ async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s:
     full_env.pop("FASTENOUGH_FORCE_PROGRESS", None)  # no progress bars into the files
     cmd = [sys.executable, "-m", "fastenough", *args]
     t0 = time.monotonic()
-    from fastenough.supervisor.spawn import die_with_parent
+    from fastenough.die_with_parent import die_with_parent
 
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:

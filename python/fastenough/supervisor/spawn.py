@@ -18,7 +18,6 @@ has no report; `fastenough report RUN --reanalyze` makes it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -29,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fastenough.die_with_parent import die_with_parent
 from fastenough.errors import FastenoughError
 from fastenough.supervisor import job_control
 
@@ -110,26 +110,6 @@ class ChildResult:
     exit_status: int  # as a shell reports it: 128 + signal when killed
     signal: int | None  # the signal that ended the child, if any
     interrupted: bool  # fastenough got SIGINT/SIGTERM/SIGHUP/SIGQUIT and forwarded it
-
-
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-DEATH_SIGNAL = signal.SIGTERM  # what the child gets when fastenough dies
-
-
-def die_with_parent(parent: int):
-    """A preexec_fn: the child gets DEATH_SIGNAL when its parent (pid `parent`, the
-    thread that forks it) dies. Prepared here, in the parent, so that the child imports
-    and allocates nothing (other threads may hold locks at the fork); libc's prctl is
-    looked up before the fork for the same reason. Also used by `fastenough mcp` for
-    the verbs it starts."""
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-    def setup() -> None:
-        prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the line above
-            os.kill(os.getpid(), DEATH_SIGNAL)
-
-    return setup
 
 
 def _child_setup(parent: int, terminal_fd: int | None):
