@@ -34,4 +34,5 @@ NB_MODULE(_core, m) {
   fastenough::bindings::RegisterPysrc(m);
   fastenough::bindings::RegisterLint(m);
   fastenough::bindings::RegisterCallThrough(m);
+  fastenough::bindings::RegisterUnits(m);
 }

@@ -16,4 +16,5 @@ void RegisterDiff(nanobind::module_& m);  // diff_bindings.cc
 void RegisterPysrc(nanobind::module_& m);  // pysrc_bindings.cc
 void RegisterLint(nanobind::module_& m);  // lint_bindings.cc
 void RegisterCallThrough(nanobind::module_& m);  // call_through_bindings.cc
+void RegisterUnits(nanobind::module_& m);  // units_bindings.cc
 }  // namespace fastenough::bindings
