@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "fastenough/analysis/statistics.h"
 #include "fastenough/stats/knee.h"
 #include "fastenough/stats/paired_ratio.h"
+#include "fastenough/stats/quantile.h"
 #include "fastenough/stats/robust_summary.h"
 #include "register.h"
 
@@ -36,8 +36,9 @@ void RegisterStats(nb::module_& m) {
       "left out).");
   m.def(
       "median",
-      [](std::vector<double> v) { return analysis::Percentile(v, 0.5); }, nb::arg("values"),
-      "Median with linear interpolation; NaN for no values.");
+      [](std::vector<double> v) { return stats::Median(std::move(v)); }, nb::arg("values"),
+      "Median with linear interpolation (stats/quantile.h); NaN for no values, NaN inputs "
+      "dropped.");
   m.def(
       "summarize",
       [](const std::vector<double>& values) {
@@ -55,8 +56,11 @@ void RegisterStats(nb::module_& m) {
       },
       nb::arg("values"),
       "count, median, q1, q3, iqr, mad, min, max (NaN for no values; NaN inputs dropped).");
-  m.def("quantile", &stats::Quantile, nb::arg("values"), nb::arg("p"),
-        "The p-quantile with linear interpolation; NaN for no values.");
+  m.def(
+      "quantile", [](std::vector<double> v, double p) { return stats::Quantile(std::move(v), p); },
+      nb::arg("values"), nb::arg("p"),
+      "The p-quantile with linear interpolation (stats/quantile.h; p clamped to [0, 1]); NaN "
+      "for no values, NaN inputs dropped.");
   m.def("rounds_agree", &stats::RoundsAgree, nb::arg("previous"), nb::arg("current"),
         nb::arg("tolerance"),
         "True when the larger of two rounds is within `tolerance` of the smaller.");

@@ -24,6 +24,7 @@
 #include "fastenough/report/assemble.h"
 #include "fastenough/report/rank_summary.h"
 #include "fastenough/report/report_json.h"
+#include "fastenough/stats/quantile.h"
 #include "fastenough/timeline/step_windows.h"
 #include "fastenough/trace/load_trace.h"
 
@@ -53,11 +54,6 @@ struct Stages {
     return result;
   }
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -132,7 +128,7 @@ int main(int argc, char** argv) {
   double total_cpu = 0, total_wall = 0;
   std::printf("%-15s %9s %9s\n", "stage", "cpu s", "wall s");
   for (const std::string& name : st.order) {
-    const double c = Median(st.cpu[name]), w = Median(st.wall[name]);
+    const double c = stats::Median(st.cpu[name]), w = stats::Median(st.wall[name]);
     total_cpu += c;
     total_wall += w;
     std::printf("%-15s %9.4f %9.4f\n", name.c_str(), c, w);

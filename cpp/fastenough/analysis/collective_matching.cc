@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include "fastenough/stats/quantile.h"
+
 namespace fastenough::analysis {
 
 namespace {
@@ -25,8 +27,7 @@ std::optional<int64_t> Alignment(const std::vector<CollectiveCall>& a,
   if (na < 2 || nb < 2) return 0;  // nothing to line up by: by order, as recorded
   std::vector<int64_t> gaps;
   for (int64_t i = 1; i < na; ++i) gaps.push_back(EndOf(a[i]) - EndOf(a[i - 1]));
-  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-  const double spacing = static_cast<double>(gaps[gaps.size() / 2]);
+  const double spacing = stats::Median(std::move(gaps));
   std::optional<int64_t> best;
   double best_cost = 0;
   for (int64_t shift = -(nb - 1); shift <= na - 1; ++shift) {

@@ -1,12 +1,7 @@
-// Order statistics with documented edge cases (the google/benchmark rule).
-//
-// Percentile(p) uses linear interpolation between closest ranks, numpy's
-// default method ("linear", type 7 of Hyndman & Fan): with the n values
-// sorted as x[0..n-1], h = (n - 1) * p, the result is
-// x[floor(h)] + (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)]).
-//   n = 0: NaN (absent; the JSON writer prints null).
-//   n = 1: that value for every p.
-//   n = 2: x0 + p * (x1 - x0), so the median is the mean of the two.
+// The step-time distribution (count, median, p10, p90, mean, min, max) of a
+// list of durations. Its quantiles are stats::Quantile (stats/quantile.h:
+// linear interpolation, numpy's "linear"; n = 0 gives NaN, n = 1 that value,
+// n = 2 the median is the mean of the two).
 #pragma once
 
 #include <cstdint>
@@ -14,13 +9,6 @@
 #include <vector>
 
 namespace fastenough::analysis {
-
-// Sorts `values` in place and returns the p-quantile (p in [0, 1]).
-double Percentile(std::vector<int64_t>& values, double p);
-double Percentile(std::vector<double>& values, double p);
-// Same, for values already sorted ascending.
-double PercentileSorted(const std::vector<int64_t>& sorted, double p);
-double PercentileSorted(const std::vector<double>& sorted, double p);
 
 struct Distribution {
   int64_t count = 0;

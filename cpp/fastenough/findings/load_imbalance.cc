@@ -34,11 +34,11 @@
 #include <numeric>
 #include <string>
 
-#include "fastenough/analysis/statistics.h"
 #include "fastenough/analysis/step_breakdown.h"
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/findings/detectors.h"
+#include "fastenough/stats/quantile.h"
 
 namespace fastenough::findings {
 
@@ -56,8 +56,8 @@ int64_t WorkOf(const analysis::StepBreakdownRow& row) {
   return work;
 }
 
-// The project's one median (analysis/statistics.h), on a copy.
-double Median(std::vector<double> v) { return analysis::Percentile(v, 0.5); }
+// The project's one median (stats/quantile.h), on a copy.
+double Median(std::vector<double> v) { return stats::Median(std::move(v)); }
 
 struct RankWork {
   int rank = 0;

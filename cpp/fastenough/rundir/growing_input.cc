@@ -20,6 +20,8 @@
 #include "fastenough/findings/catalog.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/rundir/step_summary.h"
+#include "fastenough/stats/quantile.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::rundir {
 
@@ -31,21 +33,16 @@ struct Run {
   size_t sliding = 0;  // steps after `last` at length_last (a cropped, sliding context)
 };
 
-int64_t Median(std::vector<int64_t> v) { return v.empty() ? 0 : Quantile(std::move(v), 0.5); }
+// Medians of whole nanoseconds (0 for none) and of the fit's doubles: the
+// project's one quantile (stats/quantile.h).
+int64_t MedianNs(std::vector<int64_t> v) { return stats::QuantileNs(std::move(v), 0.5); }
 
-double MedianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+std::string Duration(int64_t ns) { return util::FormatDuration(static_cast<double>(ns)); }
 
 struct Floor {
   int64_t ns = 0;     // the base each step's saving is measured down to
   std::string model;  // how it was found (the finding's saving_model)
 };
-
-std::string Ms(int64_t ns);
 
 // The smallest cost one step of a growing run can have, which is the most a
 // cached step costs: the floor (value at length 0) of a robust line of step
@@ -74,8 +71,9 @@ Floor StepFloor(const std::vector<int64_t>& lens, const std::vector<int64_t>& ns
   const size_t stretch = std::max<size_t>(4, fit_ns.size() / 8);
   for (size_t from = 0; from + stretch <= fit_ns.size(); from += stretch) {
     const auto a = static_cast<std::ptrdiff_t>(from), b = static_cast<std::ptrdiff_t>(from + stretch);
-    points.emplace_back(MedianOf({fit_len.begin() + a, fit_len.begin() + b}),
-                        MedianOf({fit_ns.begin() + a, fit_ns.begin() + b}));
+    points.emplace_back(
+        stats::Median(std::vector<double>(fit_len.begin() + a, fit_len.begin() + b)),
+        stats::Median(std::vector<double>(fit_ns.begin() + a, fit_ns.begin() + b)));
   }
   const char* fallback = nullptr;
   std::vector<double> slopes;
@@ -88,13 +86,13 @@ Floor StepFloor(const std::vector<int64_t>& lens, const std::vector<int64_t>& ns
   double floor = 0, spread = 0;
   if (points.size() < 4) {
     fallback = "fewer than 4 stretches of steps past the agent's timed ones";
-  } else if (slopes.empty() || MedianOf(slopes) <= 0) {
+  } else if (slopes.empty() || stats::Median(slopes) <= 0) {
     fallback = "the step time does not grow along the fit";
   } else {
-    const double slope = MedianOf(slopes);
+    const double slope = stats::Median(slopes);
     std::vector<double> at0;
     for (const auto& [l, t] : points) at0.push_back(t - slope * l);
-    floor = MedianOf(at0);
+    floor = stats::Median(at0);
     for (double c : at0) spread = std::max(spread, std::abs(c - floor));
     if (floor - spread <= 0) fallback = "the fit's floor less its uncertainty is not above 0";
   }
@@ -114,24 +112,18 @@ Floor StepFloor(const std::vector<int64_t>& lens, const std::vector<int64_t>& ns
     std::snprintf(buf, sizeof buf,
                   "an upper bound: each step down to %s, the floor (length 0) of a robust fit of "
                   "step time against length, %s, less its uncertainty, %s",
-                  Ms(fit).c_str(), Ms(static_cast<int64_t>(floor)).c_str(),
-                  Ms(static_cast<int64_t>(spread)).c_str());
+                  Duration(fit).c_str(), Duration(static_cast<int64_t>(floor)).c_str(),
+                  Duration(static_cast<int64_t>(spread)).c_str());
   } else {
     out.ns = fastest;
     std::snprintf(buf, sizeof buf,
                   "an upper bound: each step down to %s, the fastest step of the run (below the "
                   "floor of a fit of step time against length, %s less %s)",
-                  Ms(fastest).c_str(), Ms(static_cast<int64_t>(floor)).c_str(),
-                  Ms(static_cast<int64_t>(spread)).c_str());
+                  Duration(fastest).c_str(), Duration(static_cast<int64_t>(floor)).c_str(),
+                  Duration(static_cast<int64_t>(spread)).c_str());
   }
   out.model = buf;
   return out;
-}
-
-std::string Ms(int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
-  return buf;
 }
 
 }  // namespace
@@ -177,7 +169,7 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
         for (size_t k = j >= 3 ? j - 3 : 0; k <= j; ++k) {
           last_steps.push_back(list[k]->end_mono_ns - list[k]->start_mono_ns);
         }
-        const int64_t late = Median(last_steps);
+        const int64_t late = MedianNs(last_steps);
         size_t k = j + 1;
         while (k < len.size() && len[k] == len[j]) {
           const int64_t dk = list[k]->end_mono_ns - list[k]->start_mono_ns;
@@ -228,7 +220,7 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
       // stall, 54 ms, above the tail's 6.6 ms, and the finding came in two runs of
       // three); a quarter of the head's steps left unstalled still gives the
       // short input's time.
-      const int64_t early = Quantile(head, 0.25), late = Median(tail);
+      const int64_t early = stats::QuantileNs(head, 0.25), late = MedianNs(tail);
       // The time must grow with the input (at least 1.5x) and the input at least 2x.
       if (late < early * 3 / 2 || r.length_last < 2 * r.length_first) continue;
       // The least a step can cost, which a cached step does not undercut.
@@ -240,8 +232,9 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
       const size_t stretch = std::max<size_t>(4, all.size() / 8);
       for (size_t from = 0; from < all.size(); from += stretch) {
         const size_t to = std::min(all.size(), from + stretch);
-        const int64_t m = Median(std::vector<int64_t>(all.begin() + static_cast<std::ptrdiff_t>(from),
-                                                      all.begin() + static_cast<std::ptrdiff_t>(to)));
+        const int64_t m =
+            MedianNs(std::vector<int64_t>(all.begin() + static_cast<std::ptrdiff_t>(from),
+                                          all.begin() + static_cast<std::ptrdiff_t>(to)));
         const auto n = static_cast<int64_t>(to - from);
         saving += n * std::max<int64_t>(0, m - base);
         run_ns += n * m;
@@ -265,8 +258,8 @@ void AddGrowingInputFindings(const std::vector<StepRecord>& steps,
                   key.second.empty() ? "model" : key.second.c_str(),
                   static_cast<long long>(shown->length_first),
                   static_cast<long long>(shown->length_last),
-                  static_cast<long long>(shown->last - shown->first + 1), Ms(first_ns).c_str(),
-                  Ms(last_ns).c_str());
+                  static_cast<long long>(shown->last - shown->first + 1),
+                  Duration(first_ns).c_str(), Duration(last_ns).c_str());
     f.title = title;
     if (shown->sliding > 0) {
       char more[160];

@@ -5,14 +5,9 @@
 #include <map>
 #include <utility>
 
-#include "fastenough/analysis/statistics.h"
+#include "fastenough/stats/quantile.h"
 
 namespace fastenough::rundir {
-
-int64_t Quantile(std::vector<int64_t> values, double q) {
-  if (values.empty()) return 0;
-  return static_cast<int64_t>(std::llround(analysis::Percentile(values, q)));
-}
 
 std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
   using Key = std::pair<int, std::string>;
@@ -49,9 +44,9 @@ std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps) {
         if (s->tokens) tokens += *s->tokens; else all_tokens = false;
       }
       sum.count = static_cast<int64_t>(st.size());
-      sum.median_ns = Quantile(durations, 0.5);
-      sum.p10_ns = Quantile(durations, 0.1);
-      sum.p90_ns = Quantile(durations, 0.9);
+      sum.median_ns = stats::QuantileNs(durations, 0.5);
+      sum.p10_ns = stats::QuantileNs(durations, 0.1);
+      sum.p90_ns = stats::QuantileNs(durations, 0.9);
       sum.span_ns = last - first;
       sum.steady_ns = busy;
       sum.source = st.front()->source;

@@ -33,11 +33,6 @@ struct StepSummary {
   StepTrend trend;
 };
 
-// Quantile q in [0,1] of step times in whole nanoseconds: the one quantile of
-// the project (analysis::Percentile, numpy's "linear"), rounded to the
-// nearest ns; 0 for no values.
-int64_t Quantile(std::vector<int64_t> values, double q);
-
 // One summary per (rank, mode) that has steps, ordered by rank, then mode.
 std::vector<StepSummary> SummarizeSteps(const std::vector<StepRecord>& steps);
 

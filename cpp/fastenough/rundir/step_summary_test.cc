@@ -18,13 +18,6 @@ StepRecord Step(int rank, int64_t start, int64_t end, const char* phase, std::op
   return s;
 }
 
-TEST(RundirQuantile, EdgeCases) {
-  EXPECT_EQ(Quantile({}, 0.5), 0);
-  EXPECT_EQ(Quantile({7}, 0.9), 7);
-  EXPECT_EQ(Quantile({10, 20}, 0.5), 15);
-  EXPECT_EQ(Quantile({100, 200, 100, 100}, 0.9), 170);  // sorted 100,100,100,200; h = 2.7
-}
-
 TEST(RundirSteps, SteadyThroughputOverSteadyTime) {
   std::vector<StepRecord> steps = {
       Step(0, 0, 900, "warmup", 8),        // not steady: counted in all_steps only

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <numeric>
 
-#include "fastenough/rundir/step_summary.h"
+#include "fastenough/stats/quantile.h"
 
 namespace fastenough::rundir {
 
@@ -41,15 +41,15 @@ StepTrend AssessTrend(const std::vector<int64_t>& durations) {
   t.steps = static_cast<int64_t>(durations.size());
   if (t.steps < kMinTrendSteps) return t;
   const size_t third = durations.size() / 3;
-  t.head_median_ns = Quantile({durations.begin(), durations.begin() + third}, 0.5);
-  t.tail_median_ns = Quantile({durations.end() - third, durations.end()}, 0.5);
+  t.head_median_ns = stats::QuantileNs({durations.begin(), durations.begin() + third}, 0.5);
+  t.tail_median_ns = stats::QuantileNs({durations.end() - third, durations.end()}, 0.5);
   // The correlation of the medians of consecutive blocks (about kTrendBlocks
   // of them), not of single steps: a spike (another process took the core
   // for one step) lands in one block's tail and moves no median.
   const size_t block = std::max<size_t>(1, durations.size() / kTrendBlocks);
   std::vector<int64_t> medians;
   for (size_t i = 0; i + block <= durations.size(); i += block) {
-    medians.push_back(Quantile({durations.begin() + static_cast<std::ptrdiff_t>(i),
+    medians.push_back(stats::QuantileNs({durations.begin() + static_cast<std::ptrdiff_t>(i),
                                 durations.begin() + static_cast<std::ptrdiff_t>(i + block)},
                                0.5));
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fastenough/analysis/statistics.h"
+#include "fastenough/stats/quantile.h"
 
 namespace fastenough::stats {
 
@@ -53,7 +53,7 @@ LogMedianEstimate EstimateLogMedian(std::vector<double> values) {
   out.count = static_cast<int64_t>(values.size());
   if (values.empty()) return out;
   std::sort(values.begin(), values.end());
-  out.median = analysis::PercentileSorted(values, 0.5);
+  out.median = QuantileSorted(values, 0.5);
   const int64_t n = out.count;
   if (n < 2) return out;
   const double nd = static_cast<double>(n);

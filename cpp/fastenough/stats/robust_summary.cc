@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fastenough/analysis/statistics.h"
+#include "fastenough/stats/quantile.h"
 
 namespace fastenough::stats {
 
@@ -24,23 +24,17 @@ RobustSummary SummarizeRobust(const std::vector<double>& values) {
   const std::vector<double> sorted = SortedFinite(values);
   if (sorted.empty()) return s;
   s.count = static_cast<int64_t>(sorted.size());
-  s.median = analysis::PercentileSorted(sorted, 0.5);
-  s.q1 = analysis::PercentileSorted(sorted, 0.25);
-  s.q3 = analysis::PercentileSorted(sorted, 0.75);
+  s.median = QuantileSorted(sorted, 0.5);
+  s.q1 = QuantileSorted(sorted, 0.25);
+  s.q3 = QuantileSorted(sorted, 0.75);
   s.iqr = s.q3 - s.q1;
   s.min = sorted.front();
   s.max = sorted.back();
   std::vector<double> deviations;
   deviations.reserve(sorted.size());
   for (double v : sorted) deviations.push_back(std::fabs(v - s.median));
-  s.mad = analysis::Percentile(deviations, 0.5);
+  s.mad = Median(std::move(deviations));
   return s;
-}
-
-double Quantile(const std::vector<double>& values, double p) {
-  const std::vector<double> sorted = SortedFinite(values);
-  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return analysis::PercentileSorted(sorted, std::clamp(p, 0.0, 1.0));
 }
 
 bool RoundsAgree(double previous, double current, double tolerance) {

@@ -1,6 +1,6 @@
 // Robust summary of repeated timings (fastenough.time, sweep_batch, abba).
 //
-// Quantiles are analysis::Percentile (linear interpolation, numpy's "linear"):
+// Quantiles are stats::Quantile (quantile.h: linear interpolation, numpy's "linear"):
 // q1 = p25, q3 = p75, iqr = q3 - q1. MAD is the raw median absolute deviation
 // from the median (no 1.4826 normal-consistency factor: it describes the
 // spread of the rounds, it does not estimate a sigma).
@@ -30,10 +30,6 @@ struct RobustSummary {
 };
 
 RobustSummary SummarizeRobust(const std::vector<double>& values);
-
-// The p-quantile of `values` (p in [0, 1], clamped), NaN inputs dropped;
-// NaN for no values.
-double Quantile(const std::vector<double>& values, double p);
 
 // Adaptive warmup's stopping rule: two consecutive rounds agree when
 // |current - previous| <= tolerance * min(|previous|, |current|), i.e. the

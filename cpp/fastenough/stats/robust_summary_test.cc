@@ -60,16 +60,6 @@ TEST(SummarizeRobust, FiveRoundsByHand) {
   EXPECT_DOUBLE_EQ(s.max, 100.0);
 }
 
-TEST(Quantile, EdgesAndInterpolation) {
-  EXPECT_TRUE(std::isnan(Quantile({}, 0.5)));
-  EXPECT_DOUBLE_EQ(Quantile({7.0}, 0.9), 7.0);
-  // {10, 20, 30, 40}: h = 3 * 0.9 = 2.7 -> 30 + 0.7 * 10 = 37.
-  EXPECT_DOUBLE_EQ(Quantile({40.0, 10.0, 30.0, 20.0}, 0.9), 37.0);
-  // p outside [0, 1] is clamped to the extremes.
-  EXPECT_DOUBLE_EQ(Quantile({1.0, 2.0}, 1.5), 2.0);
-  EXPECT_DOUBLE_EQ(Quantile({1.0, 2.0}, -1.0), 1.0);
-}
-
 TEST(RoundsAgree, RelativeToTheSmaller) {
   // 100 vs 104: |4| <= 0.05 * 100 = 5.
   EXPECT_TRUE(RoundsAgree(100.0, 104.0, 0.05));
