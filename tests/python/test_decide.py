@@ -141,7 +141,7 @@ def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
     out = _json(capsys, str(d), "--runs", "5", "--fix", "sync-in-loop=0.1,0.05,0")
     (f,) = out["fixes"]
     assert f["saving_per_run_ns"] == pytest.approx(14500 * 1000)
-    assert "14.5 us/step" in f["arithmetic"]
+    assert "14.5 µs/step" in f["arithmetic"]
     assert "cost 0.1 dev + 0.05 verify + 0 maint = 0.15 h" in f["arithmetic"]
     assert f["cost_hours"] == pytest.approx(0.15)
     assert out["unpriced"] == [{"code": "autograd-in-eval", "title": "eval builds graphs"}]

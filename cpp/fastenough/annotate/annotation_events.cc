@@ -5,6 +5,7 @@
 
 #include "fastenough/report/json_writer.h"
 #include "fastenough/trace/event_store.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::annotate {
 namespace {
@@ -31,17 +32,10 @@ void Common(JsonWriter& w, std::string_view ph, std::string_view name) {
 }
 
 std::string SavingText(const findings::Saving& s) {
-  char buf[96];
-  if (s.per_step_ns >= 0) {
-    std::snprintf(buf, sizeof buf, "%s%.3f ms a step", s.upper_bound ? "at most " : "",
-                  s.per_step_ns / 1e6);
-  } else if (s.total_ns >= 0) {
-    std::snprintf(buf, sizeof buf, "%s%.3f ms over the trace", s.upper_bound ? "at most " : "",
-                  s.total_ns / 1e6);
-  } else {
-    return "not estimated";
-  }
-  return buf;
+  const std::string bound = s.upper_bound ? "at most " : "";
+  if (s.per_step_ns >= 0) return bound + util::FormatDuration(s.per_step_ns) + " a step";
+  if (s.total_ns >= 0) return bound + util::FormatDuration(s.total_ns) + " over the trace";
+  return "not estimated";
 }
 
 // One event object per Begin(); joined with commas (a JsonWriter holds one

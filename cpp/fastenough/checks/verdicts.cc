@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "fastenough/util/units.h"
+
 namespace fastenough::checks {
 
 namespace {
@@ -16,13 +18,6 @@ std::string Fmt(const char* fmt, double a) {
   char buf[160];
   std::snprintf(buf, sizeof buf, fmt, a);
   return buf;
-}
-
-std::string Bytes(double b) {
-  if (b >= 1 << 30) return Fmt("%.2f GiB", b / (1 << 30));
-  if (b >= 1 << 20) return Fmt("%.1f MiB", b / (1 << 20));
-  if (b >= 1 << 10) return Fmt("%.1f KiB", b / (1 << 10));
-  return Fmt("%.0f B", b);
 }
 
 Finding Make(const char* code, Verdict v, std::string title, std::string action,
@@ -154,7 +149,8 @@ MaybeFinding VerdictOnAutogradInEval(const CheckInput& in) {
                 "backward (the run trains elsewhere)",
                 stretch);
   if (in.Num("graph_bytes_per_forward") > 0) {
-    title += " (" + Bytes(in.Num("graph_bytes_per_forward")) + " kept alive per forward)";
+    title += " (" + util::FormatBytes(in.Num("graph_bytes_per_forward")) +
+             " kept alive per forward)";
   }
   Finding f = Make("autograd-in-eval", Verdict::kAvoidable, title,
                    "Run the evaluation under torch.inference_mode() (or torch.no_grad()): "
@@ -205,7 +201,7 @@ MaybeFinding VerdictOnKvCacheInScoring(const CheckInput& in) {
                       CountOf(in, in.Num("forwards_with_cache"), "scoring forwards") +
                       " and never passed back";
   if (in.Num("cache_bytes_per_forward") > 0) {
-    title += " (" + Bytes(in.Num("cache_bytes_per_forward")) + " per forward)";
+    title += " (" + util::FormatBytes(in.Num("cache_bytes_per_forward")) + " per forward)";
   }
   Finding f = Make("kv-cache-in-scoring", Verdict::kAvoidable, title,
                    "Pass use_cache=False to the model call (or set model.config.use_cache = "
@@ -273,7 +269,7 @@ MaybeFinding VerdictOnPaddingWaste(const CheckInput& in) {
   if (share < 0.10 || in.Num("positions", 0) <= 0) return std::nullopt;
   if (in.Num("bucketed_saving_share", 0) < 0.10) return std::nullopt;
   Finding f = Make("padding-waste", Verdict::kAvoidable,
-                   Fmt("%.0f%% of the positions computed are padding", share * 100),
+                   util::FormatShare(share) + " of the positions computed are padding",
                    "Pad each batch to its own longest sequence and group sequences of similar "
                    "length (sort or bucket by length) so that little padding remains.",
                    in);
@@ -309,7 +305,7 @@ MaybeFinding VerdictOnDuplicateWeights(const CheckInput& in) {
   Finding f = Make("duplicate-weights", Verdict::kAvoidable,
                    "The same weights are resident " +
                        Fmt("%.0f", in.Num("copies", 2)) + " times (" +
-                       Bytes(in.Num("duplicate_bytes")) + " held twice)",
+                       util::FormatBytes(in.Num("duplicate_bytes")) + " held twice)",
                    "Keep one copy: share the tensor (or its storage) instead of cloning it, or "
                    "delete the copy once the model is built.",
                    in);
@@ -332,7 +328,7 @@ MaybeFinding VerdictOnMemoryHeadroom(const CheckInput& in) {
   // raise throughput, but only a batch sweep can say by how much.
   if (peak > 0.25 * cap || batch > 4) return std::nullopt;
   Finding f = Make("memory-headroom", Verdict::kInsufficientEvidence,
-                   Fmt("Peak memory is %.0f%% of capacity", 100 * peak / cap) +
+                   "Peak memory is " + util::FormatShare(peak / cap) + " of capacity" +
                        Fmt(" at batch size %.0f", batch),
                    "Sweep the batch size with fastenough.sweep_batch (doubling until memory "
                    "runs out) and keep the knee: the smallest size within 5% of the best "
@@ -347,7 +343,7 @@ MaybeFinding VerdictOnMemoryNearLimit(const CheckInput& in) {
   double peak = in.Num("peak_bytes"), cap = in.Num("capacity_bytes");
   if (peak <= 0 || cap <= 0 || peak < 0.90 * cap) return std::nullopt;
   Finding f = Make("memory-near-limit", Verdict::kBounded,
-                   Fmt("Peak memory is %.0f%% of capacity", 100 * peak / cap),
+                   "Peak memory is " + util::FormatShare(peak / cap) + " of capacity",
                    "Little room is left: a longer input or a larger batch may fail. Reserved "
                    "minus allocated is allocator cache, not a leak; reduce activation memory "
                    "(inference_mode, shorter sequences) before raising the batch.",

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fastenough/findings/catalog.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::decide {
 
@@ -50,14 +51,6 @@ const char* RecommendationName(Recommendation r) {
   return "?";
 }
 
-std::string FormatDuration(double ns) {
-  const double a = std::fabs(ns);
-  if (a >= 1e9) return Fmt("%.2f s", ns / 1e9);
-  if (a >= 1e6) return Fmt("%.1f ms", ns / 1e6);
-  if (a >= 1e3) return Fmt("%.1f us", ns / 1e3);
-  return Fmt("%.0f ns", ns);
-}
-
 std::string FormatHours(double hours) { return Fmt("%.4g", hours); }
 
 Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes,
@@ -87,7 +80,7 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
                                  {"outside the steps and phases", out.other_ns}}) {
     if (ns <= 0) continue;
     one_time_parts += (one_time_parts.empty() ? "" : ", ") + std::string(name) + " " +
-                      FormatDuration(ns);
+                      util::FormatDuration(ns);
   }
   out.one_time_text = one_time_parts;
   for (const FixPlan& f : fixes) {
@@ -101,13 +94,13 @@ Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPl
     d.hours_saved = d.saving_per_run_ns * static_cast<double>(plan.remaining_runs) / kNsPerHour *
                     plan.wait_hour_value;
     d.budget_hours = d.hours_saved;
-    std::string sum = Fmt("%.0f runs x ", double(plan.remaining_runs)) + FormatDuration(per_step) +
+    std::string sum = Fmt("%.0f runs x ", double(plan.remaining_runs)) + util::FormatDuration(per_step) +
                       Fmt("/step x %.0f steps", double(run.steps_per_run));
     if (plan.wait_hour_value != 1.0) sum += Fmt(" x %.2f (value of a waiting hour)", plan.wait_hour_value);
     // The one-time parts are named once, in out.one_time_text, not in every sum.
-    sum += " = " + FormatHours(d.hours_saved) + " h saved (" + Fmt("%.1f%%", 100 * d.share_of_run) +
-           " of a " + FormatDuration(out.run_ns) + " run" +
-           (out.one_time_ns > 0 ? ", of which " + FormatDuration(out.one_time_ns) + " one-time"
+    sum += " = " + FormatHours(d.hours_saved) + " h saved (" + util::FormatShare(d.share_of_run) +
+           " of a " + util::FormatDuration(out.run_ns) + " run" +
+           (out.one_time_ns > 0 ? ", of which " + util::FormatDuration(out.one_time_ns) + " one-time"
                                 : std::string()) +
            ")";
     if (f.dev_hours < 0) {

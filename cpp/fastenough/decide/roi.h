@@ -89,10 +89,6 @@ struct Decision {
 Decision Decide(const RunFigures& run, const Plan& plan, const std::vector<FixPlan>& fixes,
                 const OpenFindings& open = {});
 
-// 14500 -> "14.5 us", 118.8e6 -> "118.8 ms", 2.5e9 -> "2.50 s": a per-step
-// saving of microseconds is not "0.0 ms/step".
-std::string FormatDuration(double ns);
-
 // Hours as given, without rounding them away: 0.05 -> "0.05", 2 -> "2".
 std::string FormatHours(double hours);
 

@@ -63,7 +63,7 @@ TEST(DepthFindingsTest, LowOccupancy) {
   const Finding* f = Find(fs, "low-occupancy");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->verdict, Verdict::kInsufficientEvidence);
-  EXPECT_EQ(f->title, "Hot kernel leaves SMs idle (38% of kernel time)");
+  EXPECT_EQ(f->title, "Hot kernel leaves SMs idle (38.5% of kernel time)");
   EXPECT_EQ(Ev<std::string>(*f, "kernel"), "small_grid");
   EXPECT_DOUBLE_EQ(Ev<double>(*f, "share_of_kernel_time"), 0.385);
   EXPECT_EQ(Ev<int64_t>(*f, "kernel_ns_per_step"), 250);
@@ -104,7 +104,7 @@ TEST(DepthFindingsTest, MemoryNearLimitFromTheTrace) {
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->source, "trace");
     EXPECT_EQ(f->verdict, Verdict::kBounded);
-    EXPECT_EQ(f->title, "Peak memory is 95% of capacity on cuda:0");
+    EXPECT_EQ(f->title, "Peak memory is 95.0% of capacity on cuda:0");
     EXPECT_EQ(Ev<int64_t>(*f, "peak_bytes"), 950);
     EXPECT_EQ(Ev<int64_t>(*f, "capacity_bytes"), 1000);
     EXPECT_EQ(Ev<int64_t>(*f, "alloc_peak_bytes"), 700);

@@ -14,6 +14,7 @@
 
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detectors.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::findings {
 
@@ -48,8 +49,7 @@ void DetectLowOccupancy(const DetectContext& ctx, std::vector<Finding>& out) {
   }
   Finding f = NewFinding("low-occupancy", Verdict::kInsufficientEvidence, ctx.store.rank);
   f.title = "Hot kernel " + std::string(top.blocks_per_sm < 1.0 ? "leaves SMs idle" : "runs at low occupancy") +
-            " (" + std::to_string(static_cast<int>(top.share_of_kernel_time * 100 + 0.5)) +
-            "% of kernel time)";
+            " (" + util::FormatShare(top.share_of_kernel_time) + " of kernel time)";
   AddEvidence(f, "kernel", top.name);
   AddEvidence(f, "device", static_cast<int64_t>(top.device));
   AddEvidence(f, "share_of_kernel_time", Round3(top.share_of_kernel_time));

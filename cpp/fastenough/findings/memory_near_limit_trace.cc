@@ -9,6 +9,7 @@
 
 #include "fastenough/findings/catalog.h"
 #include "fastenough/findings/detectors.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::findings {
 
@@ -23,10 +24,7 @@ void DetectMemoryNearLimit(const DetectContext& ctx, std::vector<Finding>& out) 
     if (share < kNearLimitShare) continue;
     Finding f = NewFinding("memory-near-limit", Verdict::kBounded, ctx.store.rank);
     f.source = "trace";
-    char title[96];
-    std::snprintf(title, sizeof title, "Peak memory is %.0f%% of capacity on %s", 100 * share,
-                  m.device.c_str());
-    f.title = title;
+    f.title = "Peak memory is " + util::FormatShare(share) + " of capacity on " + m.device;
     AddEvidence(f, "peak_bytes", m.peak_reserved_bytes);
     AddEvidence(f, "capacity_bytes", m.capacity_bytes);
     AddEvidence(f, "reserved_peak_bytes", m.peak_reserved_bytes);

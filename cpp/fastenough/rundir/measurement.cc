@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "fastenough/decide/roi.h"
 #include "fastenough/report/json_writer.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::rundir {
 
@@ -101,9 +101,9 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
                             (s.mode.empty() ? "" : s.mode + " ");
     Add(m, "steps-drift", "partial",
         "the steady " + who + "steps slowed down as the run went on, " +
-            "from " + decide::FormatDuration(static_cast<double>(s.trend.head_median_ns)) +
+            "from " + util::FormatDuration(static_cast<double>(s.trend.head_median_ns)) +
             " (median of the first third) to " +
-            decide::FormatDuration(static_cast<double>(s.trend.tail_median_ns)) +
+            util::FormatDuration(static_cast<double>(s.trend.tail_median_ns)) +
             " (the last third's) over " + std::to_string(s.trend.steps) + " steps: no steady " +
             "state, so the steady figures describe none of it (the program's own work grows, "
             "or something slows it: the machine, or a tool inside it); the step-time plot of "

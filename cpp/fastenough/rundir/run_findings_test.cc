@@ -56,7 +56,7 @@ TEST(RundirGrowingInput, GenerationWithoutCacheIsFound) {
   EXPECT_NEAR(static_cast<double>(Ev<int64_t>(*f, "base_step_ns")), 1e6, 1e3);
   // Over those steps' time: 35 x 1.7 ms + 59.5 ms = 119 ms.
   EXPECT_NEAR(f->saving.share_of_step, 84.0 / 119.0, 1e-4);
-  EXPECT_EQ(Ev<std::string>(*f, "saving_model").rfind("an upper bound: each step down to 1.0 ms, "
+  EXPECT_EQ(Ev<std::string>(*f, "saving_model").rfind("an upper bound: each step down to 1.00 ms, "
                                                       "the floor (length 0) of a robust fit", 0),
             0u) << Ev<std::string>(*f, "saving_model");
   ASSERT_EQ(f->where.size(), 1u);
@@ -230,7 +230,7 @@ TEST(RundirStepBound, CpuTrainingIsBoundByHostComputeWithItsSplit) {
   EXPECT_DOUBLE_EQ(Ev<double>(train, "backward_share"), 0.55);
   EXPECT_DOUBLE_EQ(Ev<double>(train, "optimizer_share"), 0.05);
   EXPECT_NEAR(Ev<double>(train, "other_share"), 0.05, 1e-12);
-  EXPECT_NE(train.title.find("forward 35%, backward 55%"), std::string::npos) << train.title;
+  EXPECT_NE(train.title.find("forward 35.0%, backward 55.0%"), std::string::npos) << train.title;
   EXPECT_EQ(Ev<std::string>(out[0], "mode"), "eval");
 }
 
@@ -349,7 +349,7 @@ TEST(RundirStepBound, DescribesWhatTheAvoidableFindingsLeave) {
   std::vector<findings::Finding> out;
   AddStepBoundFindings(in, &out);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].title.find("Beyond the avoidable findings (together at most 81% of a step)"),
+  EXPECT_EQ(out[0].title.find("Beyond the avoidable findings (together at most 80.7% of a step)"),
             0u) << out[0].title;
   EXPECT_EQ(out[0].action.find("Nothing here is avoidable"), std::string::npos) << out[0].action;
   EXPECT_DOUBLE_EQ(Ev<double>(out[0], "avoidable_share_of_step"), 0.807);

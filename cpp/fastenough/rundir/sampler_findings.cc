@@ -5,18 +5,9 @@
 #include <string>
 
 #include "fastenough/rundir/run_report.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::rundir {
-
-namespace {
-
-std::string HumanBytes(int64_t b) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f GiB", static_cast<double>(b) / (1024.0 * 1024 * 1024));
-  return buf;
-}
-
-}  // namespace
 
 void AddSamplerFindings(const MetaFacts& meta, const std::vector<PhaseRow>& phases,
                         const RunReportOptions& options, std::vector<findings::Finding>* out) {
@@ -68,19 +59,19 @@ void AddSamplerFindings(const MetaFacts& meta, const std::vector<PhaseRow>& phas
     f.evidence.emplace_back("mem_used_max_bytes", *p->mem_used_max);
     f.evidence.emplace_back("mem_total_bytes", *p->mem_total);
     f.evidence.emplace_back("used_share", share);
+    const std::string used = util::FormatBytes(static_cast<double>(*p->mem_used_max));
+    const std::string total = util::FormatBytes(static_cast<double>(*p->mem_total));
     if (share >= options.near_limit_share) {
       f.code = "memory-near-limit";
       f.verdict = findings::Verdict::kBounded;
-      f.title = "Device memory " + HumanBytes(*p->mem_used_max) + " of " +
-                HumanBytes(*p->mem_total) + " used in phase '" + p->name + "'";
+      f.title = "Device memory " + used + " of " + total + " used in phase '" + p->name + "'";
       f.action =
           "Memory is nearly full: a larger batch or model will not fit, and allocator retries "
           "can slow steps; check the allocator's reserved peak before raising the batch.";
     } else if (share < options.headroom_share && p->name == "steady") {
       f.code = "memory-headroom";
       f.verdict = findings::Verdict::kInsufficientEvidence;
-      f.title = "Only " + HumanBytes(*p->mem_used_max) + " of " + HumanBytes(*p->mem_total) +
-                " device memory used in the steady loop";
+      f.title = "Only " + used + " of " + total + " device memory used in the steady loop";
       f.action =
           "A larger batch may raise throughput: sweep the batch size with "
           "fastenough.sweep_batch and keep the knee of items/s (device memory as seen by the "

@@ -33,26 +33,11 @@
 
 #include "fastenough/findings/catalog.h"
 #include "fastenough/rundir/run_findings.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::rundir {
 
 namespace {
-
-std::string Pct(double share) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
-  return buf;
-}
-
-std::string MsOrUs(int64_t ns) {
-  char buf[32];
-  if (ns >= 1000000) {
-    std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f us", static_cast<double>(ns) / 1e3);
-  }
-  return buf;
-}
 
 // What the timed steps of a mode did, from the agent's record (agents before
 // issue 37 wrote none of it: `known` false).
@@ -131,16 +116,16 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     const double comm = comm_it == in.comm_share.end() ? 0.0 : comm_it->second;
     if (have_split && data >= 0.3) {
       bound = "input loading";
-      why = "the loop waits for its next batch " + Pct(data) + " of the step";
+      why = "the loop waits for its next batch " + util::FormatShare(data) + " of the step";
     } else if (comm >= 0.3) {
       bound = "communication";
-      why = "collectives (c10d ops) take " + Pct(comm) + " of the profiled steps";
+      why = "collectives (c10d ops) take " + util::FormatShare(comm) + " of the profiled steps";
     } else if (in.has_device && busy && *busy >= 0.85) {
       bound = "device compute";
-      why = "the device computes " + Pct(*busy) + " of the profiled steps";
+      why = "the device computes " + util::FormatShare(*busy) + " of the profiled steps";
     } else if (in.has_device && busy) {
       bound = "the host (launches and Python)";
-      why = "the device is busy only " + Pct(*busy) + " of the profiled steps";
+      why = "the device is busy only " + util::FormatShare(*busy) + " of the profiled steps";
     } else if (!in.has_device && in.distributed_untraced) {
       bound = "host compute and communication";
       why = "there is no device, and the collectives of this multi-process job were not "
@@ -191,14 +176,17 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
       }
       if (say) flags = "; " + ran + flag_words;
     }
-    std::string title = (avoidable > 0 ? "Beyond the avoidable findings (together at most " +
-                                             Pct(std::min(1.0, avoidable)) + " of a step), s"
-                                       : std::string("S")) +
-                        "teady " + kind + "steps (median " + MsOrUs(s->median_ns) + flags +
-                        ") are bound by " + bound + ": " + why;
+    using util::FormatShare;
+    const std::string median = util::FormatDuration(static_cast<double>(s->median_ns));
+    const std::string beyond = "Beyond the avoidable findings (together at most " +
+                               FormatShare(std::min(1.0, avoidable)) + " of a step), s";
+    std::string title = (avoidable > 0 ? beyond : std::string("S")) +
+                        "teady " + kind + "steps (median " + median + flags + ") are bound by " +
+                        bound + ": " + why;
     if (have_split) {
-      title += " (forward " + Pct(fwd) + ", backward " + Pct(bwd) + ", optimizer " + Pct(opt) +
-               ", data " + Pct(data) + ", other " + Pct(other) + ")";
+      title += " (forward " + FormatShare(fwd) + ", backward " + FormatShare(bwd) +
+               ", optimizer " + FormatShare(opt) + ", data " + FormatShare(data) + ", other " +
+               FormatShare(other) + ")";
     }
     f.title = title;
     f.evidence.emplace_back("bound", bound);

@@ -73,7 +73,7 @@ TEST(RundirStepBoundMode, StepsThatRunBackwardAndOptimizerAreTrainingWhateverThe
   ASSERT_EQ(out.size(), 1u);
   const std::string& t = out[0].title;
   EXPECT_EQ(t.find("eval steps"), std::string::npos) << t;
-  EXPECT_NE(t.find("Steady training steps (median 10.0 ms; backward and optimizer run; the "
+  EXPECT_NE(t.find("Steady training steps (median 10.00 ms; backward and optimizer run; the "
                    "model's flags say train mode, autograd off)"),
             std::string::npos)
       << t;
@@ -92,7 +92,7 @@ TEST(RundirStepBoundMode, AnEvaluationLeftInTrainModeIsEvaluationWithItsFlagsSai
   ASSERT_EQ(out.size(), 1u);
   const std::string& t = out[0].title;
   EXPECT_EQ(t.find("train steps"), std::string::npos) << t;
-  EXPECT_NE(t.find("Steady evaluation steps (median 10.0 ms; no backward, no optimizer step; "
+  EXPECT_NE(t.find("Steady evaluation steps (median 10.00 ms; no backward, no optimizer step; "
                    "the model's flags say train mode, autograd on)"),
             std::string::npos)
       << t;
@@ -107,7 +107,7 @@ TEST(RundirStepBoundMode, FlagsThatAgreeWithWhatTheStepsDoAreNotRepeated) {
   std::vector<findings::Finding> out;
   AddStepBoundFindings(in, &out);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_NE(out[0].title.find("Steady training steps (median 10.0 ms)"), std::string::npos)
+  EXPECT_NE(out[0].title.find("Steady training steps (median 10.00 ms)"), std::string::npos)
       << out[0].title;
 }
 
@@ -121,7 +121,7 @@ TEST(RundirStepBoundMode, StepsThatDoNotAllDoTheSameSayHowMany) {
   std::vector<findings::Finding> out;
   AddStepBoundFindings(in, &out);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_NE(out[0].title.find("Steady evaluation steps (median 10.0 ms; a backward in 3 and an "
+  EXPECT_NE(out[0].title.find("Steady evaluation steps (median 10.00 ms; a backward in 3 and an "
                               "optimizer step in 3 of 16 timed steps; the model's flags say "
                               "eval mode, autograd off)"),
             std::string::npos)
