@@ -26,7 +26,18 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::SourceFrames* frames, analysis::CallTree tree);
 
 // Needs >= 2 ranks; empty otherwise. One entry per rank, in input order.
-std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks);
+// `analyses`: the same ranks' analyses in the same order, or none; on a
+// host-only job (HostOnlyJob) they decide whether a late rank's lateness is
+// material per step (straggler_rank.cc).
+std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks,
+                                       const std::vector<const analysis::RankAnalysis*>& analyses = {});
+
+// No rank has device work (CPU ranks over gloo): the ranks share the host's
+// cores, so their wall times are not their work (rank_turns.cc).
+bool HostOnlyJob(const std::vector<const analysis::RankAnalysis*>& ranks);
+// Some rank sends to or receives from another (gloo:send / gloo:recv ranges,
+// NCCL SendRecv kernels): the point-to-point links that make ranks take turns.
+bool PointToPoint(const std::vector<const analysis::RankCollectives*>& ranks);
 
 // load-imbalance: the ranks' work per steady step (their step breakdowns),
 // compared; needs >= 2 ranks with >= 3 steady steps each (load_imbalance.cc).
@@ -36,6 +47,10 @@ std::vector<Finding> DetectLoadImbalance(const std::vector<const analysis::RankA
 // step (rank_turns.cc); not measured with fewer than two ranks at work.
 analysis::DeviceTurns JobTurns(const std::vector<const analysis::RankAnalysis*>& ranks);
 // devices-take-turns for the ranks of a job (a pipeline), from JobTurns.
-std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& turns);
+// `host_only`: HostOnlyJob of the ranks; `point_to_point`: PointToPoint of
+// their collectives. A host-only job without sends or receives gets no
+// finding: all-reduces do not make ranks take turns (rank_turns.cc).
+std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& turns, bool host_only = false,
+                                     bool point_to_point = true);
 
 }  // namespace fastenough::findings

@@ -644,6 +644,51 @@ TEST(DetectorsLoader, FastLoaderDoesNotFire) {
   EXPECT_EQ(RunDetectors(b).Get("dataloader-bound"), nullptr);
 }
 
+TEST(DetectorsLoader, CpuLoaderOpsAreWorkNotAWait) {
+  // A CPU rank whose loader takes 400 of each 1000 us step, 380 of them in
+  // its own ops (indexing, collating): CPU work a worker would need a core
+  // for; the 20 us between them is the only wait.
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Host(EventKind::kUserAnnotation,
+           "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0 + 5, 400);
+    b.Op("aten::stack", t0 + 15, 380);
+    b.Op("aten::add", t0 + 420, 500);
+  });
+  EXPECT_EQ(RunDetectors(b).Get("dataloader-bound"), nullptr);
+}
+
+TEST(DetectorsLoader, CpuLoaderStretchedInAFewStepsIsNotNamed) {
+  // The loader waits 30 us in most steps and 700 us in the two the scheduler
+  // stretched: 16% of a step on average, but not in nearly every step.
+  TraceBuilder b;
+  int step = 0;
+  Steps(b, [&](TraceBuilder& b, double t0) {
+    const double wait = (step++ % 5 == 2) ? 700 : 30;
+    b.Host(EventKind::kUserAnnotation,
+           "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0 + 5, wait);
+    b.Op("aten::add", t0 + 750, 200);
+  }, 10);
+  EXPECT_EQ(RunDetectors(b).Get("dataloader-bound"), nullptr);
+}
+
+TEST(DetectorsLoader, CpuLoaderThatSleepsEveryStepIsNamed) {
+  // 300 us of sleep in next() every step beside 50 us of its ops: named, with
+  // the wait of nearly every step as the saving.
+  TraceBuilder b;
+  Steps(b, [](TraceBuilder& b, double t0) {
+    b.Host(EventKind::kUserAnnotation,
+           "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t0 + 5, 350);
+    b.Op("aten::stack", t0 + 10, 50);
+    b.Op("aten::add", t0 + 400, 500);
+  });
+  Result r = RunDetectors(b);
+  const Finding* f = r.Get("dataloader-bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Ev<int64_t>(*f, "loop_wait_in_nearly_every_step_ns"), 300000);
+  EXPECT_EQ(f->saving.per_step_ns, 300000);
+}
+
 // ---- comm-not-overlapped ----
 void CommStep(TraceBuilder& b, double t0, double comm_start, double comm_dur) {
   b.Op("aten::mm", t0 + 1, 5);
@@ -1001,6 +1046,26 @@ TEST(DetectorsRankTurns, DataParallelRanksWorkAtOnce) {
   EXPECT_FALSE(JobTurns({&r0}).measured());
 }
 
+TEST(DetectorsRankTurns, HostOnlyRanksNeedSendsAndReceivesToTakeTurns) {
+  // The same split as PipelineStagesTakingTurnsAreTold: on CPU ranks linked
+  // by all-reduces only it is the scheduler's, not a pipeline's.
+  const auto r0 = StageRank(0, 0, 400), r1 = StageRank(1, 450, 400);
+  const analysis::DeviceTurns t = JobTurns({&r0, &r1});
+  EXPECT_TRUE(HostOnlyJob({&r0, &r1}));
+  EXPECT_TRUE(DetectRankTurns(t, /*host_only=*/true, /*point_to_point=*/false).empty());
+  EXPECT_EQ(DetectRankTurns(t, true, true).size(), 1u);
+  EXPECT_EQ(DetectRankTurns(t, false, false).size(), 1u);  // devices: as before
+  analysis::RankCollectives c0, c1;
+  c0.by_name["gloo:all_reduce"] = {{0, 10}};
+  c1.by_name["gloo:all_reduce"] = {{0, 10}};
+  EXPECT_FALSE(PointToPoint({&c0, &c1}));
+  c1.by_name["gloo:recv"] = {{20, 10}};
+  EXPECT_TRUE(PointToPoint({&c0, &c1}));
+  analysis::RankCollectives nccl;
+  nccl.by_name["ncclDevKernel_SendRecv"] = {{0, 10}};
+  EXPECT_TRUE(PointToPoint({&nccl}));
+}
+
 // ---- straggler-rank ----
 void RankTrace(TraceBuilder& b, int rank, double late_us, bool alternate) {
   b.store.rank = rank;
@@ -1086,6 +1151,63 @@ TEST(DetectorsRanks, WindowsThatBeginApartAreLinedUpByTheEnds) {
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(Ev<int64_t>(g[0], "matched_collectives"), 6);
   EXPECT_EQ(Ev<int64_t>(g[0], "mean_late_ns"), 30000000);
+}
+
+// A gloo rank whose s-th all-reduce starts late_us[s] after the others'
+// (steps 100 ms apart), and its analysis: host-only, one step per all-reduce,
+// each holding wait_us outside any op (a sleep) and 50 work items.
+analysis::RankCollectives GlooLate(int rank, const std::vector<double>& late_us,
+                                   analysis::RankAnalysis& a, double wait_us = 0) {
+  TraceBuilder b;
+  b.store.rank = rank;
+  a.rank = rank;
+  a.step_breakdown.steady_begin = 0;
+  for (size_t s = 0; s < late_us.size(); ++s) {
+    const double t0 = 100000.0 * static_cast<double>(s);
+    b.Op("c10d::allreduce_", t0 + 1000, 50);
+    b.tid = 200;
+    const double start = t0 + 1000 + late_us[s];
+    b.Host(EventKind::kUserAnnotation, "gloo:all_reduce", start, t0 + 41000 - start);
+    b.tid = 100;
+    analysis::StepBreakdownRow row;
+    row.start_ns = static_cast<int64_t>(t0 * 1000);
+    row.end_ns = row.start_ns + 100'000'000;
+    row.ns[static_cast<size_t>(analysis::StepCategory::kOther)] = static_cast<int64_t>(wait_us * 1000);
+    row.work_items = 50;
+    a.step_breakdown.steps.push_back(row);
+  }
+  b.Finish();
+  return analysis::CollectCollectives(b.store);
+}
+
+TEST(DetectorsRanks, OnTheCpuALateRankNeedsAMaterialSavingPerStep) {
+  // Rank 1 is last at all 8 all-reduces: 30 ms late at two (the scheduler
+  // left it waiting), 0.2 ms at the others. By the mean (7.6 ms, over 5% of
+  // the collectives' time) a straggler; on CPU ranks its lateness at 3 of 4
+  // collectives is 0.2 ms a 100 ms step: no finding.
+  analysis::RankAnalysis a0, a1;
+  const std::vector<double> rare = {200, 30000, 200, 200, 200, 30000, 200, 200};
+  const auto c0 = GlooLate(0, std::vector<double>(8, 0), a0), c1 = GlooLate(1, rare, a1);
+  ASSERT_EQ(DetectAcrossRanks({&c0, &c1}).size(), 1u);  // without the steps: as before
+  EXPECT_TRUE(DetectAcrossRanks({&c0, &c1}, {&a0, &a1}).empty());
+  // Late by 30 ms at every all-reduce with the same items and no longer wait
+  // than rank 0's: the scheduler's (a core shared with other work), not named.
+  analysis::RankAnalysis s0, s1;
+  const auto e0 = GlooLate(0, std::vector<double>(8, 0), s0, 1000);
+  const auto e1 = GlooLate(1, std::vector<double>(8, 30000), s1, 1500);
+  EXPECT_TRUE(DetectAcrossRanks({&e0, &e1}, {&s0, &s1}).empty());
+  // The same lateness from a 30 ms sleep before each step: named, 30 ms a
+  // step, 30% of it.
+  analysis::RankAnalysis b0, b1;
+  const auto d0 = GlooLate(0, std::vector<double>(8, 0), b0, 1000);
+  const auto d1 = GlooLate(1, std::vector<double>(8, 30000), b1, 31000);
+  const auto f = DetectAcrossRanks({&d0, &d1}, {&b0, &b1});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(Ev<int64_t>(f[0], "rank"), 1);
+  EXPECT_EQ(Ev<int64_t>(f[0], "late_at_3_of_4_collectives_ns"), 30'000'000);
+  EXPECT_EQ(f[0].saving.per_step_ns, 30'000'000);
+  EXPECT_DOUBLE_EQ(f[0].saving.share_of_step, 0.3);
+  EXPECT_TRUE(f[0].saving.upper_bound);
 }
 
 TEST(DetectorsRanks, WindowsThatShareNoStepMatchNothing) {

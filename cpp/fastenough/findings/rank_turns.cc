@@ -8,6 +8,16 @@
 // time and overlapping their work could save at least 10% of it. In a
 // data-parallel job the ranks work at once, so the bound is small even when
 // one of them does more (load-imbalance's case).
+//
+// On a host-only job (CPU ranks over gloo) the ranks share cores: under load
+// the scheduler runs one rank's work while the other's waits for a core, and
+// equal data-parallel ranks linked only by all-reduces read as taking turns
+// (the DDP tutorial's two ranks at load 5: 42% of the common time, a bound of
+// 18% of a step). Nothing in an all-reduce makes ranks take turns; a send
+// that the next stage must receive does. There the finding needs the ranks
+// to send to or receive from each other (PointToPoint).
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "fastenough/analysis/device_turns.h"
@@ -43,9 +53,32 @@ analysis::DeviceTurns JobTurns(const std::vector<const analysis::RankAnalysis*>&
   return analysis::TurnsOf(ids, work, *common, steps);
 }
 
-std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& t) {
+bool HostOnlyJob(const std::vector<const analysis::RankAnalysis*>& ranks) {
+  return !ranks.empty() && std::all_of(ranks.begin(), ranks.end(), [](const auto* ra) {
+    return ra->devices.empty();
+  });
+}
+
+bool PointToPoint(const std::vector<const analysis::RankCollectives*>& ranks) {
+  for (const analysis::RankCollectives* rc : ranks) {
+    for (const auto& [name, calls] : rc->by_name) {
+      std::string lower(name);
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!calls.empty() && (lower.find("send") != std::string::npos ||
+                             lower.find("recv") != std::string::npos)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<Finding> DetectRankTurns(const analysis::DeviceTurns& t, bool host_only,
+                                     bool point_to_point) {
   std::vector<Finding> out;
   if (t.windows < 3 || !WorthTurnsFinding(t)) return out;
+  if (host_only && !point_to_point) return out;  // all-reduces alone: see the top
   const int64_t bound = t.overlap_bound_ns();
   const double window = static_cast<double>(t.window_ns);
   const double steps = static_cast<double>(t.windows);

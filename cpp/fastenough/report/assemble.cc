@@ -72,13 +72,18 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
   {
     std::vector<const analysis::RankCollectives*> collectives;
     for (const RankSummary& s : ranks) collectives.push_back(&s.collectives);
-    for (auto& f : findings::DetectAcrossRanks(collectives)) r.findings.push_back(std::move(f));
-    r.job_critical_path = analysis::AnalyzeJobCriticalPath(collectives);
     std::vector<const analysis::RankAnalysis*> analyses;
     for (const RankSummary& s : ranks) analyses.push_back(&s.analysis);
+    for (auto& f : findings::DetectAcrossRanks(collectives, analyses)) {
+      r.findings.push_back(std::move(f));
+    }
+    r.job_critical_path = analysis::AnalyzeJobCriticalPath(collectives);
     for (auto& f : findings::DetectLoadImbalance(analyses)) r.findings.push_back(std::move(f));
     r.rank_turns = findings::JobTurns(analyses);
-    for (auto& f : findings::DetectRankTurns(r.rank_turns)) r.findings.push_back(std::move(f));
+    for (auto& f : findings::DetectRankTurns(r.rank_turns, findings::HostOnlyJob(analyses),
+                                             findings::PointToPoint(collectives))) {
+      r.findings.push_back(std::move(f));
+    }
     findings::AddJobPathEvidence(r.job_critical_path, r.findings);
     if (!ranks.empty()) {
       for (const auto& row : ranks.front().shapes) r.shapes.push_back(analysis::ShapeRowJson(row));
