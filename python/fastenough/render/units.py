@@ -1,8 +1,20 @@
-"""Human units for durations, bytes and shares, shared by every renderer."""
+"""Human units for durations, bytes and shares, shared by every renderer.
+
+fmt_ns, fmt_bytes and fmt_share are the core's formatting (cpp/fastenough/
+util/units.h, bound as _core.format_duration / format_bytes / format_share):
+the finding texts the core writes and what the renderers print say the same
+value the same way. The rule, in short: durations in the largest unit the
+printed value reaches, "512 ns", "500.0 µs", "1.23 ms", "12.35 s", "2.5 min"
+(999.95 µs is "1.00 ms"); bytes in binary units, "1023 B", "1.0 KiB",
+"1.5 MiB"; shares as a percentage with one decimal, "31.2%". None, NaN or an
+infinity is "-", and so is a negative byte count or share.
+"""
 
 from __future__ import annotations
 
 import math
+
+from fastenough import _core
 
 
 def _absent(v) -> bool:
@@ -13,35 +25,21 @@ def fmt_ns(ns) -> str:
     """1234567 -> '1.23 ms'. None -> '-'."""
     if _absent(ns):
         return "-"
-    ns = float(ns)
-    a = abs(ns)
-    if a >= 60e9:
-        return f"{ns / 60e9:.1f} min"
-    if a >= 1e9:
-        return f"{ns / 1e9:.2f} s"
-    if a >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    if a >= 1e3:
-        return f"{ns / 1e3:.1f} µs"
-    return f"{ns:.0f} ns"
+    return _core.format_duration(float(ns))
 
 
 def fmt_bytes(b) -> str:
-    if _absent(b) or b < 0:
+    """1536 -> '1.5 KiB'. None or negative -> '-'."""
+    if _absent(b):
         return "-"
-    b = float(b)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(b) < 1024 or unit == "TiB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1024
-    return f"{b:.1f} TiB"
+    return _core.format_bytes(float(b))
 
 
 def fmt_share(x) -> str:
-    """0.312 -> '31.2%'."""
-    if _absent(x) or x < 0:
+    """0.312 -> '31.2%'. None or negative -> '-'."""
+    if _absent(x):
         return "-"
-    return f"{100.0 * x:.1f}%"
+    return _core.format_share(float(x))
 
 
 def fmt_num(x, digits: int = 1) -> str:
