@@ -116,7 +116,7 @@ def test_probe_skips_a_slow_forward_and_a_short_run_and_says_why():
     x = torch.randn(4, 8, 32)
     call = probe.EvalCall(torch, model, (x,), {}, graph=True)
     slow = probe.eval_probe(torch, call, forward_ns=3e9, elapsed_ns=10**12, asked=False)
-    assert slow == {"skipped": "one forward takes 3.0 s"}
+    assert slow == {"skipped": "one forward takes 3.00 s"}
     short = probe.eval_probe(torch, call, forward_ns=1e6, elapsed_ns=10**7, asked=False)
     assert "exceed 8% of the run" in short["skipped"]
     with torch.inference_mode():

@@ -151,7 +151,9 @@ def _doc(text: str) -> str:
 
 
 def _ms(ns: int) -> str:
-    return f"{ns / 1e6:.3g} ms"
+    from fastenough import _core  # the one duration format (util/units.h)
+
+    return _core.format_duration(ns)
 
 
 def script_text(plan: CallPlan, row: dict, *, file_name: str, trace: str,

@@ -213,7 +213,9 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     if not want_grad and not want_train:
         return {"skipped": "nothing to fix on the kept call"}
     if forward_ns > EVAL_PROBE_MAX_FORWARD_NS:
-        return {"skipped": f"one forward takes {forward_ns / 1e9:.1f} s"}
+        from fastenough import _core  # the one duration format (util/units.h)
+
+        return {"skipped": f"one forward takes {_core.format_duration(forward_ns)}"}
     variants = ["ran"]
     if want_grad:
         variants.append("grad_off")
@@ -231,8 +233,10 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     rounds = min(EVAL_PROBE_ROUNDS, int((budget - len(variants) * fwd_ns) // round_ns))
     if rounds < 1:
         need = 3 * len(variants) * fwd_ns
-        return {"skipped": f"{need / 1e6:.0f} ms of probe forwards would exceed "
-                           f"{share:.0%} of the run ({budget / 1e6:.0f} ms)"}
+        from fastenough import _core
+
+        return {"skipped": f"{_core.format_duration(need)} of probe forwards would exceed "
+                           f"{share:.0%} of the run ({_core.format_duration(budget)})"}
     free = _free_bytes(torch)
     # Up to three graphs alive at once: the last of "ran" and of "eval", and a new one.
     if want_grad and graph_bytes and free is not None and \
