@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from fastenough._core import format_share
+
 
 @dataclass
 class Verdict:
@@ -55,8 +57,9 @@ def decide(a: list[float], b: list[float], *, protocol_changed: bool, outputs: s
         spreads = [spread(a), spread(b)]
         for name, s in zip("AB", spreads, strict=True):
             if s is not None and s > claimed:
-                noise.append(f"the runs of {name} spread by {s:.1%}, more than the difference "
-                             f"claimed ({claimed:.1%}): run more --rounds, or on a quieter machine")
+                noise.append(f"the runs of {name} spread by {format_share(s)}, more than the "
+                             f"difference claimed ({format_share(claimed)}): run more --rounds, "
+                             "or on a quieter machine")
         # A difference smaller than the spread of both sides' own runs is not claimed,
         # even when every pair happened to lean the same way.
         if speed in ("B faster", "B slower") and all(s is not None and s > claimed

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 
 from fastenough import _core
-from fastenough.render.units import fmt_bytes, fmt_ns
+from fastenough.render.units import fmt_bytes, fmt_ns, fmt_share
 
 # torch.utils.benchmark warns above the same spread.
 NOISY_IQR_SHARE = 0.1
@@ -85,7 +85,7 @@ class TimingResult:
 
     def __repr__(self) -> str:
         share = self.iqr_share
-        spread = f" ({share:.1%} of median)" if share is not None else ""
+        spread = f" ({fmt_share(share)} of median)" if share is not None else ""
         lines = [
             f"fastenough.time({self.fn}) on {self.device} ({self.device_name}), "
             f"window {self.window}",
@@ -157,7 +157,7 @@ class WindowsResult:
                 continue
             share = r.iqr_share
             lines.append(f"  {w:<6} median {_ns(r.median_s)}  IQR "
-                         f"{'-' if share is None else f'{share:.1%}'}  min {_ns(r.min_s)}  "
+                         f"{fmt_share(share)}  min {_ns(r.min_s)}  "
                          f"[{r.rounds} rounds]")
         ratio = self.plain_over_dummy
         if ratio is not None:
