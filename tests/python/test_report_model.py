@@ -69,7 +69,8 @@ def test_the_model_is_typed_and_an_absent_optional_key_is_none(trace_report):
         r.schema = "x"  # frozen
 
 
-@pytest.mark.parametrize("path,value", MUTATIONS, ids=lambda x: str(x))
+@pytest.mark.parametrize("path,value", MUTATIONS,
+                         ids=lambda x: "deleted" if x is _DELETE else str(x))
 def test_load_refuses_what_the_schema_refuses(trace_report, path, value):
     with pytest.raises(MalformedReportError) as e:
         load(_set(trace_report, path, value))
