@@ -29,3 +29,21 @@ def test_the_markers_the_hooks_give_are_registered():
     block = text.split("markers = [", 1)[1].split("]", 1)[0]
     markers = set(re.findall(r'^\s*"(\w+):', block, re.M))
     assert {"unit", "integration", "slow", "real"} <= markers
+
+
+def test_every_slow_test_listed_is_collected():
+    """Each FILE::FUNCTION of tests/slow_tests.txt is a node id pytest collects (or
+    the prefix of its parametrisations): a file moved or a test renamed without its
+    line would otherwise stop being marked slow and run in the fast default."""
+    import subprocess
+    import sys
+
+    lines = (REPO / "tests" / "slow_tests.txt").read_text().splitlines()
+    entries = [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+    files = sorted({f for f in (e.partition("::")[0] for e in entries) if (REPO / f).is_file()})
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                        "-p", "no:cacheprovider", *files],
+                       cwd=REPO, capture_output=True, text=True, timeout=600)
+    ids = {ln.split("[", 1)[0] for ln in r.stdout.splitlines() if "::" in ln}
+    missing = [e for e in entries if e not in ids]
+    assert not missing, f"tests/slow_tests.txt names tests pytest does not collect: {missing}"
