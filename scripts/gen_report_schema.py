@@ -12,22 +12,27 @@ scripts/gen_report_model.py writes the typed Python model from the schema.
     python scripts/gen_report_schema.py --check    # exit 1 when one is stale
 
 It needs the built core (fastenough._core). What the declarations do not say
-yet (the report's top-level object around the declared ones, the run blocks
-measurement/run_details/repeatability/lint, shapes, and the shape of keys
-declared with Custom() or Extra()) is in scripts/report_schema_undeclared.json,
+yet (the keys a run adds after the declared ones: measurement, run_details,
+repeatability, lint; and the shape of keys declared with Custom() or Extra()
+whose objects are not declared: shapes, the wrappers around the per-rank
+lists, a finding's evidence...) is in scripts/report_schema_undeclared.json,
 which this script merges: a node {"$declared": PATH} there is the object the
-declarations describe at PATH. tests/python/test_report_schema_generated.py
-fails when a checked-in output is stale.
+declarations describe at PATH. The report's own object, its keys in order, is
+declared in cpp/fastenough/report/fields/report_object_fields.h.
+tests/python/test_report_schema_generated.py fails when a checked-in output is
+stale.
 
 How a describe row becomes JSON Schema:
   type        string | integer | number | boolean; "array of integers|strings";
               "object" / "array of objects": the rows below its path; any other
-              type is a custom key, whose schema the undeclared file gives by path.
+              type is a custom key, whose schema the undeclared file gives by
+              path (a custom "object" or "array of objects" whose objects are
+              described needs none).
   name        the object (or the listed objects) is $defs/<name>, one class of
               the typed model (a row of kind "name" names an object that has no
               row of its own).
   nullable    the type also allows null (an object: anyOf null or it).
-  values      enum (plus null when nullable).
+  values      enum (plus null when nullable); const for a single value.
   minimum     minimum (from the unit: counts, bytes, shares cannot be negative).
   required    the object's required keys; an object is closed
               (additionalProperties: false) unless it has Extra() keys.
@@ -65,6 +70,7 @@ class SchemaBuilder:
     def __init__(self, rows: list[dict], custom: dict, defs: dict):
         self.rows = rows
         self.custom = custom
+        self.fill = lambda node: node  # {"$declared": PATH} nodes of the custom schemas
         self.defs = defs
         self.by_parent: dict[str, list[dict]] = {}
         self.names: dict[str, str] = {}
@@ -125,7 +131,7 @@ class SchemaBuilder:
                              f"give its schema in {UNDECLARED.relative_to(ROOT)} (\"custom\")")
         if not probe:
             self.used_custom.add(path)
-        return self.custom[path]
+        return self.fill(self.custom[path])
 
     def value(self, r: dict, probe: bool = False) -> dict:
         path, t = r["path"], r["type"]
@@ -133,7 +139,9 @@ class SchemaBuilder:
             node = {"$ref": "#/$defs/omitted_rows"}
         elif t in _SCALARS and r["kind"] != "custom":
             node = {"type": [t, "null"] if r["nullable"] else t}
-            if r.get("values"):
+            if r.get("values") and "|" not in r["values"] and not r["nullable"]:
+                node = {"const": r["values"]}  # one value: the document's kind
+            elif r.get("values"):
                 node["enum"] = r["values"].split("|") + ([None] if r["nullable"] else [])
             if r.get("minimum") and t in ("integer", "number"):
                 node["minimum"] = int(r["minimum"])
@@ -145,6 +153,10 @@ class SchemaBuilder:
             node = self.object_at(path)
             if r["nullable"]:
                 node = {"anyOf": [{"type": "null"}, node]}
+        elif path not in self.custom and t == "object" and path in self.by_parent:
+            node = self.object_at(path)  # a custom key of declared objects
+        elif path not in self.custom and t == "array of objects" and path + "[]" in self.by_parent:
+            node = {"type": "array", "items": self.object_at(path + "[]")}
         else:
             node = copy.deepcopy(self._custom(path, probe))
         if r.get("meaning") and "description" not in node and "$ref" not in node:
@@ -173,14 +185,17 @@ def build_schema(rows: list[dict], undeclared: dict) -> dict:
             return obj
         return {k: fill(v) for k, v in node.items()}
 
-    props = fill(undeclared["properties"])
+    b.fill = fill
+    top = b.object_at("$")
+    props = dict(top["properties"])
+    props.update(fill(undeclared["more"]))
     unused = set(undeclared["custom"]) - b.used_custom
     if unused:
         raise SystemExit(f"gen_report_schema: {sorted(unused)} in {UNDECLARED.name} are no "
                          "custom keys of the declarations any more: remove them")
     schema = dict(undeclared["header"])
     schema["type"] = "object"
-    schema["required"] = undeclared["required"]
+    schema["required"] = top["required"]
     dep = schema.pop("dependentRequired", None)
     if dep is not None:
         schema["dependentRequired"] = dep

@@ -10,13 +10,11 @@
 
 namespace fastenough::report {
 
-namespace {
-
 using analysis::kStepCategoryCount;
 using analysis::StepCategoryName;
 
-void WriteStepBreakdown(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.Key("step_breakdown").BeginObject();
+void WriteStepBreakdownValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginObject();
   w.Key("categories").BeginArray();
   for (size_t k = 0; k < kStepCategoryCount; ++k) w.String(StepCategoryName(k));
   w.EndArray();
@@ -28,8 +26,8 @@ void WriteStepBreakdown(JsonWriter& w, const Report& r, const std::vector<RankRo
   w.EndObject();
 }
 
-void WriteEfficiency(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
-  w.Key("efficiency").BeginObject();
+void WriteEfficiencyValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
+  w.BeginObject();
   bool has_args = false;
   for (const auto& ra : r.ranks) has_args |= ra.efficiency.has_launch_args;
   w.Field("has_launch_args", has_args);
@@ -55,8 +53,8 @@ void WriteEfficiency(JsonWriter& w, const Report& r, const std::vector<RankRows>
   w.EndObject();
 }
 
-void WriteMemory(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.Key("memory").BeginArray();
+void WriteMemoryValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     for (const auto& m : r.ranks[i].memory) {
       if (KeepsMemoryRow(rows[i], m)) WriteMemoryRow(w, r.ranks[i].rank, m, &rows[i]);
@@ -65,12 +63,8 @@ void WriteMemory(JsonWriter& w, const Report& r, const std::vector<RankRows>& ro
   w.EndArray();
 }
 
-void WriteJobCriticalPath(JsonWriter& w, const analysis::JobCriticalPath& p) {
-  fields::WriteObject(w, p);
-}
-
-void WriteCriticalPath(JsonWriter& w, const Report& r) {
-  w.Key("critical_path").BeginObject();
+void WriteCriticalPathValue(JsonWriter& w, const Report& r) {
+  w.BeginObject();
   w.Key("per_rank").BeginArray();
   for (const auto& ra : r.ranks) {
     if (HasCriticalPath(ra)) WriteRankCriticalPath(w, ra);
@@ -80,13 +74,13 @@ void WriteCriticalPath(JsonWriter& w, const Report& r) {
   if (r.job_critical_path.status == "one-rank") {
     w.Null();
   } else {
-    WriteJobCriticalPath(w, r.job_critical_path);
+    fields::WriteObject(w, r.job_critical_path);
   }
   w.EndObject();
 }
 
-void WriteGraphs(JsonWriter& w, const Report& r) {
-  w.Key("graphs").BeginObject();
+void WriteGraphsValue(JsonWriter& w, const Report& r) {
+  w.BeginObject();
   w.Key("per_rank").BeginArray();
   for (const auto& ra : r.ranks) {
     if (HasGraphs(ra)) WriteRankGraphs(w, ra);
@@ -94,8 +88,6 @@ void WriteGraphs(JsonWriter& w, const Report& r) {
   w.EndArray();
   w.EndObject();
 }
-
-}  // namespace
 
 bool HasStepBreakdown(const analysis::RankAnalysis& ra) { return !ra.step_breakdown.steps.empty(); }
 
@@ -143,13 +135,8 @@ void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra, const
                                                                   {ra.rank, rows});
 }
 
-void WriteDepth(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  WriteStepBreakdown(w, r, rows);
-  WriteEfficiency(w, r, rows);
-  WriteMemory(w, r, rows);
-  WriteCriticalPath(w, r);
-  WriteGraphs(w, r);
-  w.Key("device_turns").BeginObject();
+void WriteDeviceTurnsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginObject();
   w.Key("per_rank").BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (r.ranks[i].device_turns.measured()) WriteRankDeviceTurns(w, r.ranks[i], &rows[i]);

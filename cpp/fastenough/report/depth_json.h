@@ -30,7 +30,16 @@ namespace fastenough::report {
 constexpr size_t kEfficiencyKernelRows = 10;
 
 // rows[i]: what the report lists of r.ranks[i] (row_bound.h).
-void WriteDepth(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+// The values of the report's keys step_breakdown, efficiency, memory,
+// critical_path, graphs and device_turns (the report's declaration,
+// fields/report_object_fields.h, writes the keys and their order); rows: each
+// rank's listed rows (row_bound.h).
+void WriteStepBreakdownValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteEfficiencyValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteMemoryValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteCriticalPathValue(JsonWriter& w, const Report& r);
+void WriteGraphsValue(JsonWriter& w, const Report& r);
+void WriteDeviceTurnsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
 
 // One rank's objects in those keys, as the report writes them (a rank summary,
 // report/rank_summary_json.h, writes the same). Has*: whether the rank has an

@@ -41,16 +41,15 @@
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/report_object_fields.h"
 #include "fastenough/report/json_writer.h"
 
 namespace fastenough::report {
 
 void WriteFinding(JsonWriter& w, const findings::Finding& f) { fields::WriteObject(w, f); }
 
-namespace {
-
-void WriteSteps(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.Key("steps").BeginObject();
+void WriteStepsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginObject();
   fields::WriteFields(w, r.steps);
   w.Key("per_rank").BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) WriteRankSteps(w, r.ranks[i], &rows[i]);
@@ -58,17 +57,24 @@ void WriteSteps(JsonWriter& w, const Report& r, const std::vector<RankRows>& row
   w.EndObject();
 }
 
-void WriteDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.Key("devices").BeginArray();
-  bool bounded = false;
+void WriteDevicesValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& ra = r.ranks[i];
     for (size_t d : rows[i].devices) WriteDevice(w, ra.rank, ra.devices[d]);
-    bounded |= rows[i].devices_bounded;
   }
   w.EndArray();
-  if (!bounded) return;
-  w.Key("devices_omitted").BeginArray();
+}
+
+bool AnyDevicesOmitted(const std::vector<RankRows>& rows) {
+  for (const auto& r : rows) {
+    if (r.devices_bounded) return true;
+  }
+  return false;
+}
+
+void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (!rows[i].devices_bounded) continue;
     const auto& ra = r.ranks[i];
@@ -88,8 +94,8 @@ void WriteDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& r
   w.EndArray();
 }
 
-void WriteLaunch(JsonWriter& w, const Report& r) {
-  w.Key("launch").BeginObject();
+void WriteLaunchValue(JsonWriter& w, const Report& r) {
+  w.BeginObject();
   int64_t kernels = 0, launched = 0, shorts = 0;
   for (const auto& ra : r.ranks) {
     kernels += ra.launch.kernel_count;
@@ -104,26 +110,6 @@ void WriteLaunch(JsonWriter& w, const Report& r) {
   w.EndArray();
   w.EndObject();
 }
-
-void WritePhases(JsonWriter& w, const std::vector<PhaseRow>& phases) {
-  w.Key("phases").BeginArray();
-  for (const auto& p : phases) fields::WriteObject(w, p);
-  w.EndArray();
-}
-
-void WriteRun(JsonWriter& w, const std::optional<RunInfo>& run) {
-  if (!run) return;  // `analyze` reports have no run block
-  w.Key("run");
-  fields::WriteObject(w, *run);
-}
-
-void WriteOps(JsonWriter& w, std::string_view key, const std::vector<analysis::OpRow>& ops) {
-  w.Key(key).BeginArray();
-  for (const auto& o : ops) fields::WriteObject(w, o);
-  w.EndArray();
-}
-
-}  // namespace
 
 void WriteInput(JsonWriter& w, const InputInfo& in) { fields::WriteObject(w, in); }
 
@@ -171,46 +157,14 @@ void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra) {
 }
 
 std::string ReportToJson(const Report& r, const std::function<void(JsonWriter&)>& more) {
-  JsonWriter w(1);
-  w.BeginObject();
-  w.Field("schema", r.schema);
-  w.Field("tool_version", r.tool_version);
-  w.Key("inputs").BeginArray();
-  for (const auto& in : r.inputs) WriteInput(w, in);
-  w.EndArray();
-  WriteRun(w, r.run);
-  WriteMeta(w, r.meta);
-  w.Key("counters").BeginArray();
-  for (const auto& c : r.counters) fields::WriteObject(w, c);
-  w.EndArray();
-  WritePhases(w, r.phases);
   std::vector<RankRows> rows;
   rows.reserve(r.ranks.size());
   for (const auto& ra : r.ranks) rows.push_back(BoundRank(ra));
-  WriteSteps(w, r, rows);
-  WriteDevices(w, r, rows);
-  w.Key("top_kernels").BeginArray();
-  for (const auto& k : r.top_kernels) {
-    fields::WriteObject<analysis::KernelRow, fields::TopKernels>(w, k);
-  }
-  w.EndArray();
-  WriteOps(w, "top_ops", r.top_ops);
-  WriteOps(w, "top_ops_by_self", r.top_ops_self);
-  WriteLaunch(w, r);
-  WriteDepth(w, r, rows);
-  w.Key("shapes").BeginArray();
-  for (const auto& s : r.shapes) w.Raw(s);
-  w.EndArray();
-  w.Key("findings").BeginArray();
-  for (const auto& f : r.findings) WriteFinding(w, f);
-  w.EndArray();
-  // avoidable: [{rank, share_of_step, per_step_ns, findings, groups}]: what
-  // the avoidable findings of a rank save together, overlapping ones once.
-  w.Key("avoidable").BeginArray();
-  for (const auto& t : r.avoidable) fields::WriteObject(w, t);
-  w.EndArray();
-  // Reserved for a decision of the report itself; no writer sets one yet.
-  w.Key("decision").Null();
+  fields::WriteContext ctx;
+  ctx.report_rows = &rows;
+  JsonWriter w(1);
+  w.BeginObject();
+  fields::WriteFields(w, r, ctx);  // fields/report_object_fields.h
   if (more) more(w);
   w.EndObject();
   std::string out = w.Take();

@@ -30,6 +30,14 @@ void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra);    // lau
 // The kept rows of a per-step list of n rows (the rows' indices below n; all
 // of them without `rows`), and, when some are left out, its "omitted":
 // {count, kept: [[begin, end], ...]} (index ranges of the kept rows among the n).
+// The values of the report's top-level keys its declaration
+// (fields/report_object_fields.h) writes by code; rows: each rank's listed rows.
+void WriteStepsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteDevicesValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+bool AnyDevicesOmitted(const std::vector<RankRows>& rows);
+void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteLaunchValue(JsonWriter& w, const Report& r);
+
 std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n);
 void WriteOmitted(JsonWriter& w, const std::vector<size_t>& kept, size_t n);
 

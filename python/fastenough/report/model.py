@@ -918,7 +918,7 @@ class OpRow:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """An object of the report (report.launch)."""
+    """kernel launches: the ranks' counts summed, and each rank's"""
 
     kernel_count: int
     launched_count: int
@@ -1000,7 +1000,7 @@ class LaunchPerRankItem:
 
 @dataclass(frozen=True, slots=True)
 class StepBreakdown:
-    """An object of the report (report.step_breakdown)."""
+    """per step, where the time went"""
 
     categories: tuple[str, ...]
     per_rank: tuple[StepBreakdownPerRankItem, ...]
@@ -1272,7 +1272,7 @@ class PluginWindow:
 
 @dataclass(frozen=True, slots=True)
 class Efficiency:
-    """An object of the report (report.efficiency)."""
+    """GPU utilisation, SM efficiency, occupancy"""
 
     has_launch_args: bool
     devices: tuple[EfficiencyDevice, ...]
@@ -1636,7 +1636,7 @@ class MemoryRowStep:
 
 @dataclass(frozen=True, slots=True)
 class CriticalPath:
-    """An object of the report (report.critical_path)."""
+    """the critical path of each rank, and of the job"""
 
     per_rank: tuple[CriticalPathPerRankItem, ...]
     job: CriticalPathJob | None = None
@@ -1980,7 +1980,7 @@ class CriticalPathPerRankItemStep:
 
 @dataclass(frozen=True, slots=True)
 class Graphs:
-    """An object of the report (report.graphs)."""
+    """CUDA/HIP graph replays and torch.compile regions"""
 
     per_rank: tuple[GraphsPerRankItem, ...]
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)

@@ -6,6 +6,7 @@
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/rank_summary_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/report_object_fields.h"
 #include "fastenough/report/fields/turns_fields.h"
 
 namespace fastenough::report::fields {
@@ -18,31 +19,23 @@ std::vector<FieldInfo> DescribeRankSummary() {
 
 std::vector<FieldInfo> DescribeReport() {
   std::vector<FieldInfo> out;
-  DescribeFields<InputInfo>("$.inputs[]", out);
-  DescribeFields<Meta>("$.meta", out);
-  out.push_back({"$.steps", "object", "", false, "field", "the job's steps"});
+  DescribeFields<Report>("$", out);  // report_object_fields.h
+  // The objects inside the top-level keys the report writes by code (Custom).
+  DescribeFields<RunInfo>("$.run", out);
   DescribeFields<StepsSummary>("$.steps", out);
   out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps"});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
-  DescribeFields<RunInfo>("$.run", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
   DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);
-  DescribeFields<analysis::KernelRow, TopKernels>("$.top_kernels[]", out);
-  DescribeFields<analysis::OpRow>("$.top_ops[]", out);
-  DescribeFields<analysis::OpRow>("$.top_ops_by_self[]", out);
   DescribeFields<analysis::StepBreakdown>("$.step_breakdown.per_rank[]", out);
   DescribeFields<analysis::DeviceEfficiency>("$.efficiency.devices[]", out);
   DescribeFields<analysis::KernelOccupancy>("$.efficiency.kernels[]", out);
   DescribeFields<analysis::MemoryTimeline>("$.memory[]", out);
   DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
-  DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
   DescribeFields<analysis::JobCriticalPath>("$.critical_path.job", out);
+  DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
   DescribeFields<analysis::DeviceTurns, TurnsOfRank>("$.device_turns.per_rank[]", out);
   DescribeFields<analysis::DeviceTurns, TurnsOfJob>("$.device_turns.job", out);
-  DescribeFields<CounterRow>("$.counters[]", out);
-  DescribeFields<PhaseRow>("$.phases[]", out);
-  DescribeFields<findings::AvoidableTotal>("$.avoidable[]", out);
-  DescribeFields<findings::Finding>("$.findings[]", out);
   return out;
 }
 

@@ -158,8 +158,9 @@ class FieldDescriber {
 
   template <class W, class R>
   void Custom(std::string_view key, std::string_view type, Unit unit, std::string_view meaning,
-              const W&, const R&) {
+              const W&, const R&, Attr attr = {}) {
     Add(key, type, unit, type.find("null") != std::string_view::npos, "custom", meaning);
+    out_.back().required = !attr.since_later;
   }
 
   template <class P, class W, class R>

@@ -37,8 +37,9 @@
 //       (or a view of it) as an object, null when present(value) is false.
 //   PerCategory(member, unit, meaning)  "<category>_ns" for each step
 //       category (analysis::StepCategoryName).
-//   Custom(key, type, unit, meaning, write, read)  a value the declaration
-//       cannot say (pairs, maps, free-form evidence): its own code, named here.
+//   Custom(key, type, unit, meaning, write, read[, attr])  a value the
+//       declaration cannot say (pairs, maps, free-form evidence): its own
+//       code, named here (attr: since_later only).
 //   CustomIf(key, type, unit, meaning, present, write, read)  the same, the
 //       key written only when present(struct, context), read when there.
 //   Extra(member, meaning)  pre-serialised (key, JSON text) pairs.
@@ -192,6 +193,8 @@ struct WriteContext {
   const RankRows* rows = nullptr;  // the rows the report lists; null: every row
   const analysis::RankAnalysis* analysis = nullptr;  // the rank's (StepNumber)
   size_t step = 0;                                   // the per-step row being written
+  // The report's own object (report_object_fields.h): each rank's listed rows.
+  const std::vector<RankRows>* report_rows = nullptr;
 };
 
 }  // namespace fastenough::report::fields

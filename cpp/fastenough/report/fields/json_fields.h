@@ -137,7 +137,7 @@ class FieldWriter {
 
   template <class W, class R>
   void Custom(std::string_view key, std::string_view, Unit, std::string_view, const W& write,
-              const R&) {
+              const R&, Attr = {}) {
     w_.Key(key);
     write(w_, obj_, ctx_);
   }
@@ -321,8 +321,9 @@ class FieldReader {
   }
 
   template <class W, class R>
-  void Custom(std::string_view, std::string_view, Unit, std::string_view, const W&,
-              const R& read) {
+  void Custom(std::string_view key, std::string_view, Unit, std::string_view, const W&,
+              const R& read, Attr attr = {}) {
+    if (attr.since_later && !o_.Has(key)) return;
     read(o_, obj_);
   }
 
