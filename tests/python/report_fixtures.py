@@ -31,13 +31,14 @@ def many_ranks_report(ranks: int = 64) -> dict:
                             "auto": True, "complete": True, "cpu_mean_pct": 100.0,
                             "rss_max": 8 * 2**30})
         span = 2 * S
-        idle = (0.45 if r == SLOW_RANK else 0.10 + 0.001 * r) * span
+        idle = round((0.45 if r == SLOW_RANK else 0.10 + 0.001 * r) * span)
         busy = span - idle
         devices.append({
             "rank": r, "device": r % 8, "name": "NVIDIA H100 80GB HBM3", "span_ns": span,
-            "busy_ns": busy, "idle_ns": idle, "compute_ns": busy * 0.7, "comm_ns": busy * 0.2,
-            "memcpy_ns": busy * 0.08, "memset_ns": busy * 0.02,
-            "device_idle": {"host_wait_ns": idle * 0.8, "kernel_wait_ns": idle * 0.2,
+            "busy_ns": busy, "idle_ns": idle, "compute_ns": round(busy * 0.7),
+            "comm_ns": round(busy * 0.2), "memcpy_ns": round(busy * 0.08),
+            "memset_ns": round(busy * 0.02),
+            "device_idle": {"host_wait_ns": round(idle * 0.8), "kernel_wait_ns": round(idle * 0.2),
                             "other_ns": 0},
             "kernel_count": 12000, "short_kernel_count": 300,
         })

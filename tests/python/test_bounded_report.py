@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import run_cli
+from typed_reports import Partial, typed
 
 from fastenough.render.bounded import listed_indices, steady_rows
 from fastenough.schema import report_schema
@@ -84,9 +85,10 @@ def test_a_long_trace_lists_1000_steps_and_summarises_the_rest(tmp_path):
     assert rank["omitted"] == omitted
     assert len(windows) == 1000
     assert [w["number"] for w in windows] == list(range(500)) + list(range(STEPS - 500, STEPS))
-    assert listed_indices(rank, windows) == [w["number"] for w in windows]
-    assert [w["dur_ns"] for w in steady_rows(rank, windows)] == \
-        [durations[i] for i in listed_indices(rank, windows) if i >= begin]
+    typed_rank = typed(report).steps.per_rank[0]
+    assert listed_indices(typed_rank, typed_rank.windows) == [w["number"] for w in windows]
+    assert [w.dur_ns for w in steady_rows(typed_rank, typed_rank.windows)] == \
+        [durations[i] for i in listed_indices(typed_rank, typed_rank.windows) if i >= begin]
     sb = report["step_breakdown"]["per_rank"][0]
     assert sb["omitted"] == omitted and len(sb["steps"]) == 1000
     assert sb["steady_count"] == len(steady)
@@ -176,11 +178,13 @@ def test_steady_rows_count_from_the_first_of_all_steps():
           "steady_mean": {"kernel_ns": 5, "step_ns": 5}, "plugin_steady_count": 0,
           "plugin_steady_mean": {}, "worst_step": 1550,
           "omitted": {"count": 1000, "kept": [[0, 500], [1500, 2000]]}, "steps": rows}
-    assert [r["number"] for r in steady_rows(sb, rows)] == list(range(1500, 2000))
-    assert listed_indices(sb, rows)[499:501] == [499, 1500]
-    table = step_breakdown_table({"step_breakdown": {"per_rank": [sb]}, "devices": [{}]})
+    part = Partial(sb)
+    assert [r.number for r in steady_rows(part, part.steps)] == list(range(1500, 2000))
+    assert listed_indices(part, part.steps)[499:501] == [499, 1500]
+    table = step_breakdown_table(Partial({"step_breakdown": {"per_rank": [sb]},
+                                          "devices": [{}]}))
     assert "worst step (#1550)" in table.header
-    assert listed_indices({}, rows[:3]) == [0, 1, 2]
+    assert listed_indices(Partial({}), part.steps[:3]) == [0, 1, 2]
 
 
 def test_a_large_document_is_written_compact():

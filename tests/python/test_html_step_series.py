@@ -11,8 +11,8 @@ import re
 import pytest
 from chromium_page import find_chromium, load
 from report_fixtures import few_ranks_report
+from typed_reports import report_to_html
 
-from fastenough.render.html import report_to_html
 from fastenough.render.html.step_series import series_svg, thirds
 
 MS = 1_000_000

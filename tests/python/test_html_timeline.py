@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import re
 
+from typed_reports import Partial
+
 from fastenough.render.html.timeline import legend, timeline_svg
+from fastenough.render.view.model import Timeline
 
 S = 1_000_000_000
 
 
-def report(exit_s: float) -> dict:
+def report(exit_s: float) -> Timeline:
     t0 = 1_700_000_000 * S
     phases = [("startup", 0.0, 1.0), ("warmup", 1.0, 2.0), ("steady", 2.0, 6.0),
               ("tail", 6.0, 6.1)]
-    return {
-        "meta": {"start_wall_ns": t0, "end_wall_ns": t0 + int((6.1 + exit_s) * S)},
-        "phases": [{"name": n, "rank": 0, "start_ns": t0 + int(a * S), "end_ns": t0 + int(b * S),
-                    "host_ns": int((b - a) * S)} for n, a, b in phases],
-    }
+    return Timeline(
+        rows=[(Partial({"name": n, "rank": 0, "start_ns": t0 + int(a * S),
+                        "end_ns": t0 + int(b * S), "host_ns": int((b - a) * S)}), None)
+              for n, a, b in phases],
+        start_wall_ns=t0, end_wall_ns=t0 + int((6.1 + exit_s) * S))
 
 
 def titles(svg: str) -> list[str]:

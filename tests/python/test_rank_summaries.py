@@ -192,14 +192,15 @@ def test_a_rank_that_is_no_rank_is_unknown_and_said(tmp_path, rank):
 def test_sixteen_ranks_render_as_distributions(tmp_path):
     names = _gen_ranks(tmp_path, 16, layers=1)
     report = json.loads(_core.analyze_to_json([str(tmp_path / n) for n in names], None, 2))
+    from typed_reports import build_view, typed
+
     from fastenough.render.ranks import idle_share
-    from fastenough.render.view.build import build_view
 
     devices = build_view(report).devices
     labels = [row[0] for row in devices.rows]
     assert labels[:3] == ["min", "median", "max"] and len(labels) == 6
-    idle = sorted(report["devices"], key=idle_share, reverse=True)
-    assert labels[3:] == [str(d["rank"]) for d in idle[:3]]  # the 3 most idle, by rank
+    idle = sorted(typed(report).devices, key=idle_share, reverse=True)
+    assert labels[3:] == [str(d.rank) for d in idle[:3]]  # the 3 most idle, by rank
     # min / median / max of the busy column, computed here by hand.
     busy = sorted(d["busy_ns"] / d["span_ns"] for d in report["devices"])
     assert [row[3] for row in devices.rows[:3]] == [
@@ -217,6 +218,8 @@ def test_sixteen_ranks_render_as_distributions(tmp_path):
 
 
 def test_memory_and_graph_lines_of_many_ranks():
+    from typed_reports import Partial
+
     from fastenough.render import depth
 
     gib = 2**30
@@ -231,7 +234,7 @@ def test_memory_and_graph_lines_of_many_ranks():
               for r in range(5)] + [{"rank": 5, "launch_count": 0, "compiled_regions": [
                   {"name": "Torch-Compiled Region: 0/0", "kernel_count": 3,
                    "triton_kernel_count": 2, "kernel_ns": 1500}]}]
-    report = {"memory": memory, "graphs": {"per_rank": graphs}}
+    report = Partial({"memory": memory, "graphs": {"per_rank": graphs}})
     mem = depth.memory_lines(report)
     assert mem[0] == ("6 memory devices on 6 ranks: peak allocated min 1.0 GiB / median 3.5 GiB "
                       "/ max 6.0 GiB; reserved peak min 2.0 GiB / median 4.5 GiB / max 7.0 GiB")
@@ -244,4 +247,4 @@ def test_memory_and_graph_lines_of_many_ranks():
                            "recorded without their kernels on 1 rank (4)")
     assert g[1].startswith("torch.compile regions on 1 rank; rank 5: Torch-Compiled Region: 0/0")
     # Four ranks or fewer: one line (or two) per device, as before.
-    assert len(depth.memory_lines({"memory": memory[:4]})) == 8
+    assert len(depth.memory_lines(Partial({"memory": memory[:4]}))) == 8

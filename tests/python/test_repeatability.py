@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 from conftest import run_cli
+from typed_reports import minimal_report, print_report, report_to_markdown, typed
 
-from fastenough.render.markdown import report_to_markdown
 from fastenough.render.repeatability import lines
 from fastenough.store.history import HistoryDB
 from fastenough.store.repeatability import earlier_runs
@@ -43,7 +43,7 @@ SECTION = {
 
 
 def test_stable_findings_with_spread_and_those_that_came_and_went_are_rendered():
-    text = lines({"repeatability": SECTION})
+    text = lines(typed(minimal_report(repeatability=SECTION)))
     assert text[0].startswith("This run and 2 earlier runs of the same command in the "
                               "history: 3 findings in all 3, 2 came and went")
     assert "stable: sync-in-loop in all 3 runs; saving 1.00 ms to 1.50 ms/step, " \
@@ -56,7 +56,7 @@ def test_stable_findings_with_spread_and_those_that_came_and_went_are_rendered()
 
 def test_no_history_no_earlier_runs(tmp_path):
     assert earlier_runs(tmp_path, "python x.py", tmp_path / "run", 0) == []  # no runs.db
-    assert lines({"findings": []}) == []
+    assert lines(typed(minimal_report())) == []
 
 
 def test_earlier_runs_are_the_same_command_ended_the_same_way(tmp_path):
@@ -155,12 +155,10 @@ def test_two_real_runs_one_finding_planted_in_one(tmp_path):
 def test_markdown_and_terminal_of_a_stored_section():
     from rich.console import Console
 
-    from fastenough.render.terminal import print_report
-
-    report = {"schema": "fastenough.report/1", "findings": [], "repeatability": {
+    report = minimal_report(repeatability={
         "runs": 2, "earlier": [{"id": 1, "run_dir": "/r/1", "started_at": None}],
         "stable": [], "varied": [{"code": "serial-small-gemm", "verdict": "avoidable",
-                                  "runs": 1, "in_this_run": False}]}}
+                                  "runs": 1, "in_this_run": False}]})
     md = report_to_markdown(report)
     assert "## Repeatability" in md
     assert "came and went: serial-small-gemm in 1 of 2 runs (not in this run)" in md

@@ -13,8 +13,8 @@ import pytest
 from chromium_page import find_chromium, load
 from conftest import REPO, run_cli
 from report_fixtures import SLOW_RANK, many_ranks_report
+from typed_reports import report_to_html, typed
 
-from fastenough.render.html import report_to_html
 from fastenough.render.view.steps import steady_rates
 
 CHROMIUM = find_chromium()
@@ -49,7 +49,7 @@ def test_demo_report_in_chromium(demo_run):
     page = load(str(demo_run / "report.html"), CHROMIUM)
     assert page.problems() == []
     assert page.requests and all(u.startswith("file:") for u in page.requests)
-    throughput = steady_rates(report)[0]
+    throughput = steady_rates(typed(report))[0]
     assert throughput.endswith("steps/s")
     assert throughput in page.text
     top = report["findings"][0]["code"]

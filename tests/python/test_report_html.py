@@ -13,12 +13,16 @@ from conftest import REPO
 from html_structure import external_references, parse
 from report_fixtures import SLOW_RANK, crashed, few_ranks_report, many_ranks_report
 from rich.console import Console
+from typed_reports import (
+    build_view,
+    minimal_report,
+    print_report,
+    report_to_html,
+    report_to_markdown,
+    typed,
+)
 
-from fastenough.render.html import report_to_html
-from fastenough.render.markdown import report_to_markdown
-from fastenough.render.terminal import print_report
 from fastenough.render.units import fmt_share, share
-from fastenough.render.view.build import build_view
 from fastenough.render.view.steps import steady_rates
 
 EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
@@ -122,7 +126,7 @@ def test_terminal_markdown_and_html_tell_the_same_numbers():
     buf = io.StringIO()
     print_report(report, console=Console(file=buf, width=200, color_system=None))
     terminal = buf.getvalue()
-    throughput = steady_rates(report)[0]
+    throughput = steady_rates(typed(report))[0]
     assert throughput == "3.98 steps/s"
     for text in (md, html, terminal):
         assert throughput in text
@@ -170,5 +174,5 @@ def test_an_incomplete_measurement_comes_first():
 
 
 def test_an_empty_report_renders():
-    page = check_page(report_to_html({"schema": "fastenough.report/1"}))
+    page = check_page(report_to_html(minimal_report()))
     assert page.find("section", id="findings")

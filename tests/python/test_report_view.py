@@ -15,12 +15,12 @@ from conftest import REPO
 from hostile_inputs import assert_markdown_is_inert
 from html_structure import parse
 from rich.console import Console
+from typed_reports import build_view, print_report, report_to_html, report_to_markdown
 
-from fastenough.render.html import report_to_html, view_to_html
-from fastenough.render.markdown import report_to_markdown, view_to_markdown
-from fastenough.render.terminal import print_report, print_view
+from fastenough.render.html import view_to_html
+from fastenough.render.markdown import view_to_markdown
+from fastenough.render.terminal import print_view
 from fastenough.render.view import build as build_module
-from fastenough.render.view.build import build_view
 from fastenough.render.view.model import Code, ReportView
 
 EXAMPLE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"

@@ -256,7 +256,7 @@ def test_a_loop_alternating_train_and_eval_reaches_steady_in_both(tmp_path):
     assert by_mode["eval"]["steady_count"] >= 60, by_mode
     assert not any(r["code"] == "few-steady-steps" for r in report["measurement"]["reasons"])
     # The terminal's phase table does not grow with the steps.
-    from fastenough.render.view.build import build_view
+    from typed_reports import build_view
 
     table = build_view(report).phases
     assert len(table.rows) <= 8, [r[0] for r in table.rows]

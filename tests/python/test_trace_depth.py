@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, DATA, run_cli
+from typed_reports import Partial, typed
 
 from fastenough.render import depth
 
@@ -98,7 +99,7 @@ def test_parts_say_why_they_are_missing(tmp_path):
     p.write_text(json.dumps(trace))
     report = _report(p)
     assert report["memory"] == [] and report["efficiency"]["devices"] == []
-    lines = depth.missing_lines(report)
+    lines = depth.missing_lines(typed(report))
     assert any("no device activity" in x for x in lines)
     assert any("no [memory] events" in x and "profile_memory=True" in x for x in lines)
     r = run_cli("analyze", "--no-progress", p, env={"COLUMNS": "200"})
@@ -110,7 +111,7 @@ def test_without_launch_figures_the_efficiency_says_so():
         {"rank": 0, "device": 2, "steady": {"gpu_utilization": 0.012, "sm_efficiency": None,
                                              "achieved_occupancy_pct": None,
                                              "tensor_core_share": 0.273}}]}}
-    lines = depth.efficiency_lines(report)
+    lines = depth.efficiency_lines(Partial(report))
     assert lines[0] == "rank 0 device 2: GPU utilisation 1.2%, tensor cores 27.3% of kernel time"
     assert "no kernel launch figures" in lines[1]
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from fastenough.errors import (
     EXIT_DATA_LOSS,
@@ -16,6 +17,9 @@ from fastenough.errors import (
 )
 from fastenough.inputs.numbers import MAX_THREADS, whole_number
 from fastenough.visible import visible
+
+if TYPE_CHECKING:
+    from fastenough.report.model import Report
 
 HELP = "diagnose PyTorch profiler traces (.json / .json.gz, one per rank, or a directory)"
 DESCRIPTION = """\
@@ -266,31 +270,33 @@ def run(args: argparse.Namespace) -> int:
 def show_report(text: str, args: argparse.Namespace) -> int:
     """Print the core's report text as --json (as it is: the core is its one
     writer) / --md / the terminal asks; the exit status its counters give (also
-    `fastenough merge`'s)."""
-    report = json.loads(text)
+    `fastenough merge`'s). The text is read once, into the typed Report."""
+    from fastenough.report import load
+
     if args.json:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    elif args.md:
+    report = load(text)
+    if args.md:
         from fastenough.render.markdown import report_to_markdown
 
         sys.stdout.write(report_to_markdown(report))
-    else:
+    elif not args.json:
         from fastenough.render.terminal import print_report
 
         print_report(report)
     return exit_status(report)
 
 
-def exit_status(report: dict) -> int:
+def exit_status(report: Report) -> int:
     """The exit status a report's reading gives, the same for `analyze` and `report`
     (and `merge`): 1 for error counters, 5 when data was lost (a truncated file,
     damaged events, a run's trace that could not be analysed; said on stderr)."""
-    counters = [c for c in report.get("counters", []) if c.get("count")]
-    if any(c.get("severity") == "error" for c in counters):
+    counters = [c for c in report.counters if c.count]
+    if any(c.severity == "error" for c in counters):
         return EXIT_FINDINGS_OR_COUNTERS
-    lost = [c["name"] for c in counters if c.get("severity") == "data-loss"]
-    unread = [p for p in (report.get("run_details") or {}).get("problems") or []
-              if isinstance(p, str) and ": trace not analysed: " in p]
+    lost = [c.name for c in counters if c.severity == "data-loss"]
+    problems = report.run_details.problems if report.run_details else ()
+    unread = [p for p in problems if ": trace not analysed: " in p]
     if unread:
         lost.append(f"{len(unread)} trace(s) not analysed: {unread[0]}")
     if lost:

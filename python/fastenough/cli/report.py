@@ -7,11 +7,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastenough.errors import InputNotFoundError, UsageError
 from fastenough.inputs.numbers import MAX_THREADS, whole_number
 from fastenough.outputs import json_output
 from fastenough.outputs.output_file import open_output, resolve
+
+if TYPE_CHECKING:
+    from fastenough.report.model import Report
 
 HELP = "render a run directory or trace(s) again: HTML, Markdown, JSON or the terminal"
 DESCRIPTION = """\
@@ -162,17 +166,19 @@ def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str |
     return analyze.analyze_paths(paths, threads=args.threads, show_progress=show), None
 
 
-def render(report: dict, fmt: str, run_dir: str | None) -> str:
+def render(report: dict, typed: Report | None, fmt: str, run_dir: str | None) -> str:
+    """`report` as `fmt` asks: json writes the document, the others format the view of
+    its typed reading."""
+    if fmt == "json":
+        return json_output.dumps(report) + "\n"
     if fmt == "html":
         from fastenough.render.html import report_to_html
 
-        return report_to_html(report, run_dir)
+        return report_to_html(typed, run_dir)
     if fmt == "md":
         from fastenough.render.markdown import report_to_markdown
 
-        return report_to_markdown(report)
-    if fmt == "json":
-        return json_output.dumps(report) + "\n"
+        return report_to_markdown(typed)
     import io
 
     from rich.console import Console
@@ -180,7 +186,7 @@ def render(report: dict, fmt: str, run_dir: str | None) -> str:
     from fastenough.render.terminal import print_report
 
     buf = io.StringIO()
-    print_report(report, console=Console(file=buf, width=140, color_system=None))
+    print_report(typed, console=Console(file=buf, width=140, color_system=None))
     return buf.getvalue()
 
 
@@ -241,16 +247,23 @@ def run(args: argparse.Namespace) -> int:
     analysed = args.reanalyze or not (run_dir is not None or
                                       (len(args.paths) == 1 and _is_report_file(args.paths[0])))
     from fastenough.cli.analyze import exit_status
+    from fastenough.report import load
+
+    # Read once, at the edge, into the typed Report the view and exit_status take
+    # (--json of a saved report prints the document and needs no reading).
+    source = None if analysed else (args.paths[0] if _is_report_file(args.paths[0])
+                                    else os.path.join(args.paths[0], "report.json"))
+    typed = load(report, source) if fmt != "json" or analysed else None
 
     def status() -> int:
-        return exit_status(report) if analysed else 0
+        return exit_status(typed) if analysed else 0
 
     if fmt == "terminal" and target is None:
         from fastenough.render.terminal import print_report
 
-        print_report(report)
+        print_report(typed)
         return status()
-    text = render(report, fmt, run_dir)
+    text = render(report, typed, fmt, run_dir)
     if target is None:
         sys.stdout.write(text)
         return status()

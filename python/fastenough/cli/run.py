@@ -148,18 +148,32 @@ def _write_json(outcome, dest: str) -> None:
         sys.stderr.write(f"fastenough: {visible(e)}; report.json is in the run directory\n")
 
 
+def _view(outcome):
+    """The view the run's end built once (report.md and report.html format it too);
+    built here only where that failed, so that its error is the one shown."""
+    if outcome.view is not None:
+        return outcome.view
+    from fastenough.render.view.build import build_view
+    from fastenough.report import load
+
+    return build_view(outcome.typed or load(outcome.report), outcome.run_dir)
+
+
 def _not_measured(outcome) -> str | None:
     """What to say instead of a report when the program failed before fastenough could
     measure anything: it could not start (`python missing.py`: python's own exit 2
     before the script's first line), or it failed before importing torch / before the
-    agent loaded (no step, no phase). None when there is a report worth showing."""
-    report = outcome.report or {}
-    m = report.get("measurement") or {}
-    codes = {r.get("code") for r in m.get("reasons") or []}
-    if outcome.exit_status == 0 or outcome.signal or m.get("status") != "blind" or \
-            not codes & {"no-torch", "no-agent"} or m.get("steady_steps"):
+    agent loaded (no step, no phase). None when there is a report worth showing.
+    Reads the typed report (outcome.typed)."""
+    report = outcome.typed
+    m = report.measurement if report is not None else None
+    if m is None:
         return None
-    command = shlex.join((report.get("run") or {}).get("command") or [])
+    codes = {r.code for r in m.reasons}
+    if outcome.exit_status == 0 or outcome.signal or m.status != "blind" or \
+            not codes & {"no-torch", "no-agent"} or m.steady_steps:
+        return None
+    command = shlex.join(report.run.command if report.run else ())
     from fastenough.supervisor.run_dir import read_agents
 
     if any(a.get("main_started") is False for a in read_agents(outcome.run_dir)):
@@ -245,24 +259,24 @@ def run(args: argparse.Namespace) -> int:
     elif args.json:
         _write_json(outcome, args.json)
     elif args.md:
-        from fastenough.render.markdown import report_to_markdown
+        from fastenough.render.markdown import view_to_markdown
 
-        sys.stdout.write(report_to_markdown(report))
+        sys.stdout.write(view_to_markdown(_view(outcome)))
     elif not args.quiet:
         try:
             from rich.console import Console
 
-            from fastenough.render.terminal import print_report
+            from fastenough.render.terminal import print_view
 
             # The command's own output went to stdout; the report goes to stderr
             # so that `fastenough run -- cmd > out` keeps out clean.
-            print_report(report, console=Console(stderr=True))
+            print_view(_view(outcome), console=Console(stderr=True))
         except Exception as e:  # noqa: BLE001 - report.json is written; rendering is extra
             err.write(f"fastenough: report not rendered ({type(e).__name__}: {visible(e)})\n")
     if args.analyze_in_job:
         from fastenough.supervisor.in_job import stderr_note
 
-        note = stderr_note(report)
+        note = stderr_note(outcome.typed)
         if note:
             err.write(f"fastenough: {visible(note)}\n")
     if outcome.skipped:
@@ -275,10 +289,10 @@ def run(args: argparse.Namespace) -> int:
     status = outcome.exit_status
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
-    measured = ((report or {}).get("measurement") or {}).get("status", "complete")
+    m = outcome.typed.measurement if outcome.typed is not None else None
+    measured = m.status if m is not None else "complete"
     if measured != "complete" and not not_measured:
-        reasons = ((report or {}).get("measurement") or {}).get("reasons") or []
-        codes = ", ".join(r.get("code", "?") for r in reasons)
+        codes = ", ".join(r.code for r in m.reasons)
         err.write(f"fastenough: measurement incomplete ({measured}: {codes}); see the first "
                   "lines of the report\n")
         if args.require_complete and status == 0:

@@ -11,46 +11,49 @@ and means stay those of every step and device (cpp/fastenough/report/row_bound.h
 
 from __future__ import annotations
 
+from fastenough.report.model import Report
 
-def listed_indices(obj: dict, rows: list) -> list[int]:
-    """Each listed row's index among all the rank's steps."""
-    omitted = obj.get("omitted")
-    if not isinstance(omitted, dict) or not omitted.get("kept"):
+
+def listed_indices(obj, rows: tuple) -> list[int]:
+    """Each listed row's index among all the rank's steps (`obj`: a per-rank object
+    of the report that lists rows and may have `omitted`)."""
+    omitted = obj.omitted
+    if omitted is None or not omitted.kept:
         return list(range(len(rows)))
     out: list[int] = []
-    for pair in omitted["kept"]:
+    for pair in omitted.kept:
         out.extend(range(int(pair[0]), int(pair[1])))
     return out[:len(rows)]
 
 
-def steady_rows(obj: dict, rows: list) -> list:
+def steady_rows(obj, rows: tuple) -> list:
     """The listed rows at or after `steady_begin` (an index among all steps)."""
-    begin = obj.get("steady_begin") or 0
+    begin = obj.steady_begin or 0
     return [row for i, row in zip(listed_indices(obj, rows), rows, strict=False) if i >= begin]
 
 
-def steps_omitted_lines(report: dict) -> list[str]:
+def steps_omitted_lines(report: Report) -> list[str]:
     """'19000 of 20000 steps of rank 0 not listed ...', one per rank that has any."""
     out = []
-    for r in (report.get("steps") or {}).get("per_rank") or []:
-        omitted = r.get("omitted") if isinstance(r, dict) else None
-        if not isinstance(omitted, dict) or not omitted.get("count"):
+    for r in report.steps.per_rank:
+        omitted = r.omitted
+        if omitted is None or not omitted.count:
             continue
-        out.append(f"{omitted['count']} of {r.get('count')} steps of rank {r.get('rank')} not "
+        out.append(f"{omitted.count} of {r.count} steps of rank {r.rank} not "
                    "listed in the report's per-step tables (it lists the first and last 500 and "
                    "the longest steady step); counts, percentiles and means are over all of them")
     return out
 
 
-def devices_omitted_line(report: dict) -> str | None:
+def devices_omitted_line(report: Report) -> str | None:
     """'99744 devices not listed (rank 0: 99744, 498.7 ms busy) ...', or None."""
-    rows = [r for r in report.get("devices_omitted") or [] if isinstance(r, dict)]
+    rows = report.devices_omitted or ()
     if not rows:
         return None
     from fastenough.render.units import fmt_ns
 
-    total = sum(r.get("count") or 0 for r in rows)
-    parts = ", ".join(f"rank {r.get('rank')}: {r.get('count')}, {fmt_ns(r.get('busy_ns'))} busy"
+    total = sum(r.count or 0 for r in rows)
+    parts = ", ".join(f"rank {r.rank}: {r.count}, {fmt_ns(r.busy_ns)} busy"
                       for r in rows[:4])
     more = f", and {len(rows) - 4} more ranks" if len(rows) > 4 else ""
     return (f"{total} devices not listed ({parts}{more}): the report lists each rank's 256 "

@@ -11,6 +11,7 @@ from fastenough.render.escape import md_cell, md_code, md_text
 from fastenough.render.table import Table
 from fastenough.render.view.build import build_view
 from fastenough.render.view.model import ReportView
+from fastenough.report.model import Report
 from fastenough.visible import visible
 
 # Everything below that comes from the view (names, paths, commands, program
@@ -145,7 +146,8 @@ def _record(view: ReportView) -> str:
     return "## Reproducibility record\n\n" + out if out else ""
 
 
-def report_to_markdown(report: dict) -> str:
+def report_to_markdown(report: Report) -> str:
+    """The Markdown of a typed Report; where the view is built already, view_to_markdown."""
     return view_to_markdown(build_view(report))
 
 

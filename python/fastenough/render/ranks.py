@@ -7,6 +7,7 @@ the HTML charts show the worst ranks, the median and the best (device_rows)."""
 from __future__ import annotations
 
 from fastenough.render.units import share
+from fastenough.report.model import Device
 
 RANK_DETAIL_MAX = 8  # more ranks than this: inputs folded, charts show the worst
 WORST_RANKS = 5
@@ -28,23 +29,23 @@ def max_of(values: list):
     return max(values) if values else None
 
 
-def idle_share(d: dict) -> float:
-    return share(d.get("idle_ns"), d.get("span_ns")) or 0.0
+def idle_share(d: Device) -> float:
+    return share(d.idle_ns, d.span_ns) or 0.0
 
 
-def many_ranks(devices: list[dict]) -> bool:
+def many_ranks(devices: tuple[Device, ...]) -> bool:
     """More ranks than RANK_DISTRIBUTION_OVER: the device tables show their distribution."""
-    return len({d.get("rank") for d in devices}) > RANK_DISTRIBUTION_OVER
+    return len({d.rank for d in devices}) > RANK_DISTRIBUTION_OVER
 
 
-def device_rows(devices: list[dict]) -> list[tuple[str, dict]]:
+def device_rows(devices: tuple[Device, ...]) -> list[tuple[str, Device]]:
     """(rank label, device) to show: every device of a small job; for more than
     RANK_DETAIL_MAX ranks the WORST_RANKS most idle, then the median and the least idle."""
-    if len({d.get("rank") for d in devices}) <= RANK_DETAIL_MAX:
-        return [(str(d.get("rank", "-")), d) for d in devices]
+    if len({d.rank for d in devices}) <= RANK_DETAIL_MAX:
+        return [(str(d.rank), d) for d in devices]
     ordered = sorted(devices, key=idle_share, reverse=True)
-    rows = [(str(d.get("rank", "-")), d) for d in ordered[:WORST_RANKS]]
-    rows.append((f"median: {ordered[len(ordered) // 2].get('rank', '-')}",
+    rows = [(str(d.rank), d) for d in ordered[:WORST_RANKS]]
+    rows.append((f"median: {ordered[len(ordered) // 2].rank}",
                  ordered[len(ordered) // 2]))
-    rows.append((f"least idle: {ordered[-1].get('rank', '-')}", ordered[-1]))
+    rows.append((f"least idle: {ordered[-1].rank}", ordered[-1]))
     return rows

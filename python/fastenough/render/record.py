@@ -9,7 +9,8 @@ import time
 
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns
-from fastenough.render.view.phases import phase_groups
+from fastenough.render.view.phases import aligned_details, detail, phase_groups
+from fastenough.report.model import Meta, Report
 
 # Ops whose input dtype is the model's compute dtype.
 _MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
@@ -25,8 +26,9 @@ def utc(ns) -> str | None:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ns / 1e9))
 
 
-def _main_agent(meta: dict) -> dict:
-    agents = meta.get("agents") if isinstance(meta.get("agents"), list) else []
+def _main_agent(meta: Meta) -> dict:
+    """The agent record (an open object of meta.agents) of the main process or rank 0's."""
+    agents = meta.agents or ()
     for role in ("main", "rank"):
         for a in agents:
             if a.get("role") == role:
@@ -34,10 +36,9 @@ def _main_agent(meta: dict) -> dict:
     return agents[0] if agents else {}
 
 
-def compute_dtype(report: dict) -> str | None:
+def compute_dtype(report: Report) -> str | None:
     """The input dtype of the matmul-like ops, weighted by their time in the trace."""
-    return dtype_by_time((s.get("op"), s.get("input_types"), s.get("total_ns"))
-                         for s in report.get("shapes") or [])
+    return dtype_by_time((s.op, s.input_types, s.total_ns) for s in report.shapes)
 
 
 def dtype_by_time(shapes) -> str | None:
@@ -56,16 +57,16 @@ def dtype_by_time(shapes) -> str | None:
     return _DTYPE_NAMES.get(best, best)
 
 
-def items_per_step(report: dict) -> float | None:
-    steps = report.get("steps") or {}
-    sps, ips = steps.get("steady_steps_per_s"), steps.get("items_per_s")
+def items_per_step(report: Report) -> float | None:
+    steps = report.steps
+    sps, ips = steps.steady_steps_per_s, steps.items_per_s
     if not sps or not ips:
         return None
     return ips / sps
 
 
-def _devices_text(meta: dict, agent: dict) -> str | None:
-    sampled = meta.get("devices") or []
+def _devices_text(meta: Meta, agent: dict) -> str | None:
+    sampled = meta.extra.get("devices") or []
     if sampled:
         names: dict[str, int] = {}
         for d in sampled:
@@ -74,13 +75,13 @@ def _devices_text(meta: dict, agent: dict) -> str | None:
                 label += f" ({fmt_bytes(d['mem_total_bytes'])})"
             names[label] = names.get(label, 0) + 1
         return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
-    props = meta.get("device_properties") or []
+    props = meta.device_properties
     if props:
         names = {}
-        for d in props:
-            label = d.get("name", "device")
-            if d.get("total_memory_bytes"):
-                label += f" ({fmt_bytes(d['total_memory_bytes'])})"
+        for p in props:
+            label = p.name
+            if p.total_memory_bytes:
+                label += f" ({fmt_bytes(p.total_memory_bytes)})"
             names[label] = names.get(label, 0) + 1
         return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
     devices = agent.get("devices") or []
@@ -89,19 +90,17 @@ def _devices_text(meta: dict, agent: dict) -> str | None:
     return None
 
 
-def _peaks(report: dict) -> list[str]:
-    phases = report.get("phases") or []
-    details = (report.get("run_details") or {}).get("phases") or []
-    if len(details) != len(phases):
-        details = [{} for _ in phases]
+def _peaks(report: Report) -> list[str]:
+    phases = report.phases
+    details = aligned_details(report)
     out = []
     best: dict[str, tuple[float, str]] = {}
     for name, members in phase_groups(phases, details):
         for p, d in members:
-            for key, label, v in (("alloc", "allocated", p.get("alloc_peak")),
-                                  ("reserved", "reserved", p.get("reserved_peak")),
-                                  ("used", "device memory used", p.get("mem_used_max")),
-                                  ("rss", "RSS", d.get("rss_max"))):
+            for key, label, v in (("alloc", "allocated", p.alloc_peak),
+                                  ("reserved", "reserved", p.reserved_peak),
+                                  ("used", "device memory used", p.mem_used_max),
+                                  ("rss", "RSS", detail(d, "rss_max"))):
                 if v is not None and v > best.get(key, (-1, ""))[0]:
                     best[key] = (v, f"{label} {fmt_bytes(v)} ({name})")
     for key in ("alloc", "reserved", "used", "rss"):
@@ -110,9 +109,10 @@ def _peaks(report: dict) -> list[str]:
     return out
 
 
-def record_table(report: dict) -> Table | None:
-    meta = report.get("meta") or {}
-    run = report.get("run") or {}
+def record_table(report: Report) -> Table | None:
+    meta = report.meta
+    extra = meta.extra  # meta's keys beyond the declared ones (meta.json's record)
+    run = report.run
     agent = _main_agent(meta)
     rows: list[list[str]] = []
 
@@ -120,21 +120,21 @@ def record_table(report: dict) -> Table | None:
         if value not in (None, "", []):
             rows.append([what, str(value)])
 
-    command = run.get("command") or meta.get("command")
-    if isinstance(command, list):
+    command = (run.command if run else None) or meta.command
+    if isinstance(command, (list, tuple)):
         command = shlex.join(command)
     add("command", command)
     if run:
-        ending = (f"signal {run['signal']}" if run.get("signal")
-                  else f"exit status {run.get('exit_status')}")
-        add("ended", f"{ending} after {fmt_ns(run.get('wall_ns'))}")
-    add("started", utc(meta.get("start_wall_ns")))
-    add("host", meta.get("host"))
-    add("working directory", meta.get("cwd"))
-    git = meta.get("git") or {}
+        ending = (f"signal {run.signal}" if run.signal
+                  else f"exit status {run.exit_status}")
+        add("ended", f"{ending} after {fmt_ns(run.wall_ns)}")
+    add("started", utc(extra.get("start_wall_ns")))
+    add("host", extra.get("host"))
+    add("working directory", extra.get("cwd"))
+    git = extra.get("git") or {}
     if git.get("revision"):
         add("git", git["revision"][:12] + (" (uncommitted changes)" if git.get("dirty") else ""))
-    versions = [f"fastenough {meta.get('fastenough_version') or report.get('tool_version')}"]
+    versions = [f"fastenough {extra.get('fastenough_version') or report.tool_version}"]
     if agent.get("python"):
         versions.append(f"Python {agent['python']}")
     if agent.get("torch"):
@@ -143,22 +143,22 @@ def record_table(report: dict) -> Table | None:
         versions.append(f"CUDA {agent['cuda']}")
     add("versions", ", ".join(versions))
     add("devices", _devices_text(meta, agent))
-    world = meta.get("world_size") or agent.get("world_size")
+    world = meta.world_size or agent.get("world_size")
     if world and world > 1:
-        add("ranks", f"{world}" + (f" ({meta['backend']})" if meta.get("backend") else ""))
+        add("ranks", f"{world}" + (f" ({meta.backend})" if meta.backend else ""))
     per_step = items_per_step(report)
     if per_step:
         unit = "item" if per_step == 1 else "items"
         add("batch", f"{per_step:.4g} {unit} per step (steady, all ranks)")
     add("dtype", compute_dtype(report) and f"{compute_dtype(report)} (matmul inputs in the trace)")
     add("peaks", "; ".join(_peaks(report)))
-    opts = meta.get("agent_opts") or {}
+    opts = extra.get("agent_opts") or {}
     if opts:
         window = "off" if not opts.get("trace", True) else f"{opts.get('trace_steps')} steps"
         add("options", f"warmup {opts.get('warmup_steps')} steps, profiler window {window}"
             + (", probes on" if opts.get("probe") else ""))
     if not run:
-        add("traces", ", ".join(i.get("path", "?") for i in report.get("inputs") or []))
+        add("traces", ", ".join(i.path for i in report.inputs))
     if not rows:
         return None
     return Table("Reproducibility record", ["field", "value"], rows)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastenough.render.bounded import steady_rows
+from fastenough.report.model import Report
 from fastenough.supervisor.run_dir import open_run_file
 
 
@@ -88,6 +89,26 @@ def read_samples(run_dir: str | Path) -> Samples:
     return out
 
 
+def _json_lines(data: bytes) -> list:
+    """The values of a JSON-lines file, a line that is no JSON left out. One parse of
+    the lines as an array where every line is whole (thousands of steps: one
+    json.loads call, not one per line), else line by line."""
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    try:
+        rows = json.loads(b"[" + b",".join(lines) + b"]")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        rows = None
+    if isinstance(rows, list) and len(rows) == len(lines):
+        return rows
+    out = []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            continue
+    return out
+
+
 def steady_step_durations(run_dir: str | Path) -> tuple[list[int], int | None]:
     """Durations (ns) of the steady steps of the lowest rank in steps.jsonl, and that rank."""
     path = Path(run_dir) / "steps.jsonl"
@@ -97,11 +118,8 @@ def steady_step_durations(run_dir: str | Path) -> tuple[list[int], int | None]:
     except OSError:  # missing, or no regular file (a FIFO): no series
         return [], None
     with f:
-        for line in f:
-            try:
-                s = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
-                continue
+        rows = _json_lines(f.read())
+        for s in rows:
             if not isinstance(s, dict) or s.get("phase") != "steady":
                 continue
             start, end = s.get("start_mono_ns"), s.get("end_mono_ns")
@@ -114,12 +132,12 @@ def steady_step_durations(run_dir: str | Path) -> tuple[list[int], int | None]:
     return by_rank[rank], rank
 
 
-def trace_step_durations(report: dict) -> tuple[list[int], int | None]:
+def trace_step_durations(report: Report) -> tuple[list[int], int | None]:
     """For a trace: the profiler's step windows of the first rank after its warmup."""
-    per_rank = (report.get("steps") or {}).get("per_rank") or []
+    per_rank = report.steps.per_rank
     if not per_rank:
         return [], None
     r = per_rank[0]
     # A rank of many steps lists some of them (render/bounded.py).
-    steady = steady_rows(r, r.get("windows") or [])
-    return [w["dur_ns"] for w in steady if w.get("dur_ns")], r.get("rank")
+    steady = steady_rows(r, r.windows)
+    return [w.dur_ns for w in steady if w.dur_ns], r.rank

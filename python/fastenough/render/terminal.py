@@ -9,6 +9,7 @@ from fastenough.render.escape import terminal_line, terminal_text
 from fastenough.render.table import Table
 from fastenough.render.view.build import build_view
 from fastenough.render.view.model import ReportView
+from fastenough.report.model import Report
 
 VERDICT_STYLE = {
     "avoidable": "bold red",
@@ -52,7 +53,9 @@ def hanging(console: Console, label: str | tuple, *parts: object, indent: int | 
         first = False
 
 
-def print_report(report: dict, console: Console | None = None) -> None:
+def print_report(report: Report, console: Console | None = None) -> None:
+    """The terminal report of a typed Report (fastenough.report.load); where the
+    view is built already (a run), print_view formats it."""
     print_view(build_view(report), console)
 
 

@@ -9,9 +9,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastenough.agent.in_job import MANIFEST, SUMMARY_DIR, summary_name
 from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
+
+if TYPE_CHECKING:
+    from fastenough.report.model import Report
 
 _RANK = re.compile(r"^rank(\d+)\b")
 
@@ -58,12 +62,12 @@ def choose(run_dir: Path, traces: list[Path]) -> Choice:
     return Choice([str(s) for _, s in wanted] if used else None, details)
 
 
-def stderr_note(report: dict | None) -> str | None:
+def stderr_note(report: Report | None) -> str | None:
     """The line `fastenough run` prints when the in-job analysis was not whole
-    (the rendered reports say it always: render/view/run.py)."""
+    (the rendered reports say it always: render/view/run.py). `report`: the typed one."""
     from fastenough.render.view.run import in_job_line
 
-    details = ((report or {}).get("run_details") or {}).get("in_job")
-    if not isinstance(details, dict) or (details.get("used") and not details.get("missing_ranks")):
+    details = report.run_details.in_job if report and report.run_details else None
+    if details is None or (details.used and not details.missing_ranks):
         return None
     return in_job_line(report)

@@ -13,12 +13,17 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastenough import __version__
 from fastenough.supervisor import devices as _devices
 from fastenough.supervisor import run_dir as _rd
 from fastenough.supervisor import run_processes as _rp
 from fastenough.supervisor import spawn as _spawn
+
+if TYPE_CHECKING:
+    from fastenough.render.view.model import ReportView
+    from fastenough.report.model import Report
 
 
 @dataclass
@@ -52,6 +57,11 @@ class RunOutcome:
     # report.json's text as the core wrote it (the one writer of the document);
     # `report` is its parse.
     report_text: str | None = None
+    # The report read once into the typed model, and the view built once from it:
+    # report.md, report.html and the terminal report format this one view. None
+    # without a report, or when it could not be read or built (report.json stands).
+    typed: Report | None = None
+    view: ReportView | None = None
 
 
 class _Writes:
@@ -150,9 +160,10 @@ def _analyze(run_dir: Path, log, in_job: bool = False,
         return None, f"{type(e).__name__}: {e}"
 
 
-def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
-    steps = (report or {}).get("steps") or {}
-    findings = (report or {}).get("findings") or []
+def summary_row(report: Report | None, meta: dict, run_dir: Path) -> dict:
+    """The run's row in the history (runs.db); `report`: the typed one."""
+    steps = report.steps if report is not None else None
+    findings = report.findings if report is not None else ()
     start = meta.get("start_wall_ns")
     end = meta.get("end_wall_ns")
     return _rd.utf8_safe({
@@ -162,11 +173,11 @@ def summary_row(report: dict | None, meta: dict, run_dir: Path) -> dict:
         "command": shlex.join(meta.get("command") or []),
         "exit_status": meta.get("exit_status"),
         "wall_s": (end - start) / 1e9 if start and end else None,
-        "steady_steps_per_s": steps.get("steady_steps_per_s"),
-        "items_per_s": steps.get("items_per_s"),
-        "top_finding": findings[0].get("code") if findings else None,
+        "steady_steps_per_s": steps.steady_steps_per_s if steps else None,
+        "items_per_s": steps.items_per_s if steps else None,
+        "top_finding": findings[0].code if findings else None,
         "run_dir": str(run_dir),
-        "measurement": ((report or {}).get("measurement") or {}).get("status"),
+        "measurement": report.measurement.status if report and report.measurement else None,
     })
 
 
@@ -303,8 +314,19 @@ def execute(opts: RunOptions) -> RunOutcome:
     report_text, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")),
                                   ended, earlier)
     report = json.loads(report_text) if report_text is not None else None
+    built: dict = {}
     if report is not None:
-        skipped += _rd.skipped_files((report.get("run_details") or {}).get("problems") or [])
+        from fastenough.report import load
+
+        # Read once into the typed Report: the view, `run`'s own lines and the files
+        # the run directory skipped read it (the dict stays for --json and the history).
+        try:
+            built["typed"] = load(report, str(run_dir / "report.json"))
+        except Exception as e:  # noqa: BLE001 - report.json stands; rendering is extra
+            built["error"] = e
+            log(f"report not read: {type(e).__name__}: {e}")
+        details = built["typed"].run_details if "typed" in built else None
+        skipped += _rd.skipped_files(list(details.problems) if details else [])
     skipped = list(dict.fromkeys(skipped))
     for note in skipped:
         log(f"run directory: {note}")
@@ -312,15 +334,27 @@ def execute(opts: RunOptions) -> RunOutcome:
         writes.attempt("report.json", lambda: _rd.write_text_atomic(run_dir / "report.json",
                                                                     report_text))
 
-        def markdown() -> None:
-            from fastenough.render.markdown import report_to_markdown
+        def the_view() -> ReportView:
+            # Read once and viewed once: the Markdown, the HTML page and the terminal
+            # report (cli/run.py) format this one view. A failure raises in each
+            # write that needs it, as a renderer's would.
+            if "typed" not in built:
+                raise built["error"]
+            if "view" not in built:
+                from fastenough.render.view.build import build_view
 
-            _rd.write_text_atomic(run_dir / "report.md", report_to_markdown(report))
+                built["view"] = build_view(built["typed"], run_dir)
+            return built["view"]
+
+        def markdown() -> None:
+            from fastenough.render.markdown import view_to_markdown
+
+            _rd.write_text_atomic(run_dir / "report.md", view_to_markdown(the_view()))
 
         def page() -> None:
-            from fastenough.render.html import report_to_html
+            from fastenough.render.html import view_to_html
 
-            _rd.write_text_atomic(run_dir / "report.html", report_to_html(report, run_dir))
+            _rd.write_text_atomic(run_dir / "report.html", view_to_html(the_view()))
 
         writes.attempt("report.md", markdown)
         writes.attempt("report.html", page)
@@ -331,11 +365,11 @@ def execute(opts: RunOptions) -> RunOutcome:
 
             db = HistoryDB(Path(opts.cwd).resolve() / ".fastenough" / "runs.db")
             try:
-                db.add_run(summary_row(report, meta, run_dir))
+                db.add_run(summary_row(built.get("typed"), meta, run_dir))
             finally:
                 db.close()
 
         writes.attempt(HISTORY_ROW, history)
     log.close()
     return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed,
-                      skipped, report_text)
+                      skipped, report_text, built.get("typed"), built.get("view"))

@@ -21,6 +21,7 @@ from fastenough.render.html import (
 from fastenough.render.html.svg import esc
 from fastenough.render.view.build import build_view
 from fastenough.render.view.model import ReportView
+from fastenough.report.model import Report
 
 
 def _header(view: ReportView) -> tuple[str, str]:
@@ -150,9 +151,10 @@ def _record_section(view: ReportView) -> str | None:
     return "".join(parts) or None
 
 
-def report_to_html(report: dict, run_dir: str | Path | None = None) -> str:
-    """The page for `report`; `run_dir` (a `fastenough run` directory) adds the charts
-    drawn from its samples.csv and steps.jsonl."""
+def report_to_html(report: Report, run_dir: str | Path | None = None) -> str:
+    """The page for a typed Report; `run_dir` (a `fastenough run` directory) adds the
+    charts drawn from its samples.csv and steps.jsonl. Where the view is built
+    already, view_to_html."""
     return view_to_html(build_view(report, run_dir))
 
 

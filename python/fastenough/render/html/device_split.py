@@ -6,22 +6,23 @@ from __future__ import annotations
 
 from fastenough.render.html import svg
 from fastenough.render.units import fmt_ns, fmt_share, share
+from fastenough.report.model import Device
 
 WIDTH, LEFT, RIGHT, TOP, BAR_H, GAP = 960, 150, 20, 10, 22, 8
 
 # (label, colour, how to get the ns from a device row)
 PARTS = (
-    ("compute", "#2f80ed", lambda d: d.get("compute_ns")),
-    ("communication", "#9b51e0", lambda d: d.get("comm_ns")),
-    ("memcpy", "#f2994a", lambda d: d.get("memcpy_ns")),
-    ("memset", "#f2c94c", lambda d: d.get("memset_ns")),
-    ("idle: host wait", "#eb5757", lambda d: (d.get("device_idle") or {}).get("host_wait_ns")),
-    ("idle: kernel wait", "#f5a3a3", lambda d: (d.get("device_idle") or {}).get("kernel_wait_ns")),
-    ("idle: other", "#d5dbe1", lambda d: (d.get("device_idle") or {}).get("other_ns")),
+    ("compute", "#2f80ed", lambda d: d.compute_ns),
+    ("communication", "#9b51e0", lambda d: d.comm_ns),
+    ("memcpy", "#f2994a", lambda d: d.memcpy_ns),
+    ("memset", "#f2c94c", lambda d: d.memset_ns),
+    ("idle: host wait", "#eb5757", lambda d: d.device_idle.host_wait_ns),
+    ("idle: kernel wait", "#f5a3a3", lambda d: d.device_idle.kernel_wait_ns),
+    ("idle: other", "#d5dbe1", lambda d: d.device_idle.other_ns),
 )
 
 
-def split_svg(rows: list[tuple[str, dict]], uid: str = "devsplit") -> str | None:
+def split_svg(rows: list[tuple[str, Device]], uid: str = "devsplit") -> str | None:
     """`rows`: (rank label, device) of the devices to draw (ranks.device_rows)."""
     if not rows:
         return None
@@ -29,7 +30,7 @@ def split_svg(rows: list[tuple[str, dict]], uid: str = "devsplit") -> str | None
     height = TOP + len(rows) * (BAR_H + GAP) + 36 + legend_h
     x = svg.Scale(0, 1, LEFT, WIDTH - RIGHT)
     first = rows[0][1]
-    desc_parts = [f"{name} {fmt_share(share(get(first), first.get('span_ns')))}"
+    desc_parts = [f"{name} {fmt_share(share(get(first), first.span_ns))}"
                   for name, _, get in PARTS if get(first)]
     desc = (f"Device time split for {len(rows)} device(s); the first, rank {rows[0][0]}: "
             + ", ".join(desc_parts) + ".")
@@ -40,7 +41,7 @@ def split_svg(rows: list[tuple[str, dict]], uid: str = "devsplit") -> str | None
                           grid_top=TOP, title="share of the device span (first to last activity)"))
     y = TOP
     for label, d in rows:
-        span = d.get("span_ns") or 0
+        span = d.span_ns or 0
         # "37" -> "rank 37"; "median: 31" -> "median: rank 31"
         label = label.replace(": ", ": rank ") if ": " in label else f"rank {label}"
         out.append(svg.text(LEFT - 8, y + BAR_H / 2 + 4, label, "lane-label", "end"))

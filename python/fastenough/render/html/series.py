@@ -9,6 +9,7 @@ import statistics
 from fastenough.render.html import svg, timeline
 from fastenough.render.run_files import Samples
 from fastenough.render.units import fmt_bytes
+from fastenough.render.view.model import Timeline
 
 WIDTH, LEFT, RIGHT, TOP, PLOT_H = 960, 70, 20, 24, 150
 SERIES_COLORS = ("#2f80ed", "#eb5757", "#27ae60", "#f2994a", "#9b51e0", "#00a3a3",
@@ -17,19 +18,19 @@ SAMPLE_DOTS_MAX = 60
 MAX_LINES = 8  # more devices: their mean and minimum instead of one line each
 
 
-def _bands(report: dict, x: svg.Scale, t0: int, top: float, height: float) -> list[str]:
+def _bands(t: Timeline, x: svg.Scale, t0: int, top: float, height: float) -> list[str]:
     """Light bands for the first rank's phases, with their names on top."""
-    rows = [(p, d) for p, d in timeline.phase_rows(report) if d.get("auto", True)]
+    rows = [(p, d) for p, d in timeline.phase_rows(t) if timeline.auto(d)]
     if not rows:
         return []
-    first = min((p.get("rank") for p, _ in rows), key=lambda r: (r is None, r))
-    colors = timeline.palette(report)
+    first = min((p.rank for p, _ in rows), key=lambda r: (r is None, r))
+    colors = timeline.palette(t)
     out = []
     for p, _ in rows:
-        if p.get("rank") != first or not p.get("start_ns") or not p.get("end_ns"):
+        if p.rank != first or not p.start_ns or not p.end_ns:
             continue
-        a, b = x((p["start_ns"] - t0) / 1e9), x((p["end_ns"] - t0) / 1e9)
-        name = p.get("name", "?")
+        a, b = x((p.start_ns - t0) / 1e9), x((p.end_ns - t0) / 1e9)
+        name = p.name
         out.append(svg.rect(a, top, max(b - a, 1), height, colors.get(name, "#999"),
                             f"{name} phase", "band"))
         if b - a > 7 * len(name) + 6:
@@ -58,14 +59,14 @@ def _byte_unit(hi: float) -> tuple[float, str]:
     return 1, "B"
 
 
-def line_chart(report: dict, uid: str, title: str, axis_title: str,
+def line_chart(t: Timeline, uid: str, title: str, axis_title: str,
                lines: list[tuple[str, list[tuple[int, float]]]], unit: str,
                y_max: float | None = None, limit: float | None = None) -> str | None:
     """Lines over time; unit "%", "W" or "bytes" (drawn in the largest binary unit)."""
     lines = [(name, pts) for name, pts in _merge(lines) if pts]
     if not lines:
         return None
-    span = timeline.time_span(report)
+    span = timeline.time_span(t)
     t_lo = min(p[0] for _, pts in lines for p in pts)
     t_hi = max(p[0] for _, pts in lines for p in pts)
     t0, t1 = span if span else (t_lo, t_hi)
@@ -91,7 +92,7 @@ def line_chart(report: dict, uid: str, title: str, axis_title: str,
             + f"; highest {peak_text}" + (f" ({peak_name})" if multi else "")
             + (f"; capacity {fmt_bytes(limit)}" if limit and div != 1 else "") + ".")
     out = [svg.svg_open(WIDTH, height, title, desc, uid)]
-    out += _bands(report, x, t0, TOP, PLOT_H)
+    out += _bands(t, x, t0, TOP, PLOT_H)
     out.append(svg.y_axis(y, svg.ticks(0, y_hi, 4), LEFT, label, grid_right=WIDTH - RIGHT,
                           title=axis_title + (f" ({unit})" if div != 1 else "")))
     out.append(svg.x_axis(x, svg.ticks(0, (t1 - t0) / 1e9, 8), TOP + PLOT_H,
@@ -120,8 +121,8 @@ def line_chart(report: dict, uid: str, title: str, axis_title: str,
     return "".join(out)
 
 
-def sample_charts(report: dict, samples: Samples, multi_rank: bool) -> list[tuple[str, str]]:
-    """(heading, svg) for every series the run has; `report` needs only the phases
+def sample_charts(t: Timeline, samples: Samples, multi_rank: bool) -> list[tuple[str, str]]:
+    """(heading, svg) for every series the run has; `t`: the phases
     and the run's start and end (ReportView.charts.timeline); `multi_rank`: several
     ranks share the host series."""
     charts = []
@@ -145,7 +146,7 @@ def sample_charts(report: dict, samples: Samples, multi_rank: bool) -> list[tupl
          [(rss_name, samples.rss)]),
     ]
     for heading, uid, axis, unit, y_max, limit, lines in wanted:
-        c = line_chart(report, uid, heading, axis, lines, unit, y_max=y_max, limit=limit)
+        c = line_chart(t, uid, heading, axis, lines, unit, y_max=y_max, limit=limit)
         if c:
             charts.append((heading, c))
     return charts

@@ -7,6 +7,8 @@ from __future__ import annotations
 from fastenough.render.html import svg
 from fastenough.render.ranks import RANK_DETAIL_MAX
 from fastenough.render.units import fmt_ns
+from fastenough.render.view.model import Timeline
+from fastenough.report.model import Phase, RunDetailsPhase
 
 PHASE_COLORS = {
     "startup": "#9aa5b1",
@@ -21,35 +23,38 @@ _OTHER_COLORS = ("#27ae60", "#eb5757", "#00a3a3", "#f2994a", "#56ccf2", "#bb6bd9
 WIDTH, LEFT, RIGHT = 960, 130, 20
 
 
-def palette(report: dict) -> dict[str, str]:
+def palette(t: Timeline) -> dict[str, str]:
     """A colour per phase name: fixed for fastenough's phases, the user's in order of
     first appearance, so that every chart of the page colours a phase alike."""
     colors = dict(PHASE_COLORS)
     n = 0
-    for p in report.get("phases") or []:
-        name = p.get("name", "?")
+    for p, _ in t.rows:
+        name = p.name
         if name not in colors:
             colors[name] = _OTHER_COLORS[n % len(_OTHER_COLORS)]
             n += 1
     return colors
 
 
-def phase_rows(report: dict) -> list[tuple[dict, dict]]:
+Row = tuple[Phase, RunDetailsPhase | None]
+
+
+def auto(d: RunDetailsPhase | None) -> bool:
+    """A phase fastenough marks itself (not the user's own); so is one without details."""
+    return d is None or d.auto
+
+
+def phase_rows(t: Timeline) -> list[Row]:
     """(phase, details) pairs, details aligned by position as the C++ writes them."""
-    phases = report.get("phases") or []
-    details = (report.get("run_details") or {}).get("phases") or []
-    if len(details) != len(phases):
-        details = [{} for _ in phases]
-    return list(zip(phases, details, strict=True))
+    return t.rows
 
 
-def time_span(report: dict) -> tuple[int, int] | None:
+def time_span(t: Timeline) -> tuple[int, int] | None:
     """Wall-clock ns of the run's start and end (the phases' when meta lacks them)."""
-    meta = report.get("meta") or {}
-    starts = [p["start_ns"] for p in report.get("phases") or [] if p.get("start_ns")]
-    ends = [p["end_ns"] for p in report.get("phases") or [] if p.get("end_ns")]
-    t0 = meta.get("start_wall_ns") or (min(starts) if starts else None)
-    t1 = meta.get("end_wall_ns") or (max(ends) if ends else None)
+    starts = [p.start_ns for p, _ in t.rows if p.start_ns]
+    ends = [p.end_ns for p, _ in t.rows if p.end_ns]
+    t0 = t.start_wall_ns or (min(starts) if starts else None)
+    t1 = t.end_wall_ns or (max(ends) if ends else None)
     if not t0 or not t1 or t1 <= t0:
         return None
     return t0, t1
@@ -61,11 +66,11 @@ EXIT_COLOR = "#e4e7eb"
 EXIT_MIN_NS = 200_000_000
 
 
-def _unmarked_exit(members: list[tuple[dict, dict]], t0: int, t1: int) -> int:
+def _unmarked_exit(members: list[Row], t0: int, t1: int) -> int:
     """ns from the lane's last phase end to the run's end, when it is long
     enough to be seen: the exit, which no phase names (3.9 s of a run were
     left unlabelled, issue 24)."""
-    ends = [p["end_ns"] for p, _ in members if p.get("end_ns")]
+    ends = [p.end_ns for p, _ in members if p.end_ns]
     if not ends:
         return 0
     gap = t1 - max(ends)
@@ -76,13 +81,13 @@ def seconds_label(v: float) -> str:
     return f"{v:g} s"
 
 
-def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
-    rows = phase_rows(report)
-    span = time_span(report)
+def timeline_svg(t: Timeline, uid: str = "timeline") -> str | None:
+    rows = phase_rows(t)
+    span = time_span(t)
     if not rows or span is None:
         return None
     t0, t1 = span
-    ranks = sorted({p.get("rank") for p, _ in rows}, key=lambda r: (r is None, r))
+    ranks = sorted({p.rank for p, _ in rows}, key=lambda r: (r is None, r))
     slowest = None
     if len(ranks) <= RANK_DETAIL_MAX:
         shown = ranks
@@ -90,28 +95,28 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
         # Many ranks: the first and the one with the most time in its steady phases.
         steady: dict = {}
         for p, _ in rows:
-            if p.get("name") == "steady":
-                steady[p.get("rank")] = steady.get(p.get("rank"), 0) + (p.get("host_ns") or 0)
+            if p.name == "steady":
+                steady[p.rank] = steady.get(p.rank, 0) + (p.host_ns or 0)
         slowest = max(steady, key=steady.get) if steady else None
         shown = [ranks[0]] + ([slowest] if slowest not in (None, ranks[0]) else [])
-    lanes: list[tuple[str, list[tuple[dict, dict]]]] = []
+    lanes: list[tuple[str, list[Row]]] = []
     auto_lanes: dict[str, list] = {}  # the lanes of fastenough's phases, by label
     for r in shown:
-        mine = [(p, d) for p, d in rows if p.get("rank") == r]
-        auto = [(p, d) for p, d in mine if d.get("auto", True)]
-        user = [(p, d) for p, d in mine if not d.get("auto", True)]
+        mine = [(p, d) for p, d in rows if p.rank == r]
+        ours = [(p, d) for p, d in mine if auto(d)]
+        user = [(p, d) for p, d in mine if not auto(d)]
         prefix = f"rank {r}" if len(ranks) > 1 else "phases"
         if r == slowest and len(shown) > 1:
             prefix += " (slowest)"
-        lanes.append((prefix, auto))
-        auto_lanes[prefix] = auto
+        lanes.append((prefix, ours))
+        auto_lanes[prefix] = ours
         if user:
             lanes.append(("your phases" if len(ranks) == 1 else f"rank {r} yours", user))
     lane_h, gap, top = 30, 10, 8
     height = top + len(lanes) * (lane_h + gap) + 40
     x = svg.Scale(0, (t1 - t0) / 1e9, LEFT, WIDTH - RIGHT)
-    colors = palette(report)
-    names = ", ".join(dict.fromkeys(p.get("name", "?") for p, _ in rows))
+    colors = palette(t)
+    names = ", ".join(dict.fromkeys(p.name for p, _ in rows))
     desc = (f"Phases of the run over {fmt_ns(t1 - t0)}: {names}."
             + (f" Ranks {' and '.join(str(r) for r in shown)} of {len(ranks)} shown"
                + (f", rank {slowest} the slowest in its steady phases" if len(shown) > 1 else "")
@@ -127,13 +132,13 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
         out.append(svg.text(LEFT - 8, y + lane_h / 2 + 4, label, "lane-label", "end"))
         out.append(svg.rect(LEFT, y, WIDTH - RIGHT - LEFT, lane_h, "#f3f5f7", cls="lane"))
         for p, d in members:
-            if not p.get("start_ns") or not p.get("end_ns"):
+            if not p.start_ns or not p.end_ns:
                 continue
-            a, b = x((p["start_ns"] - t0) / 1e9), x((p["end_ns"] - t0) / 1e9)
-            name = p.get("name", "?")
-            mode = f" ({d['mode']})" if d.get("mode") and name in ("warmup", "steady",
-                                                                   "profile") else ""
-            tip = f"{name}{mode}: {fmt_ns(p.get('host_ns'))}"
+            a, b = x((p.start_ns - t0) / 1e9), x((p.end_ns - t0) / 1e9)
+            name = p.name
+            mode = f" ({d.mode})" if d is not None and d.mode and name in (
+                "warmup", "steady", "profile") else ""
+            tip = f"{name}{mode}: {fmt_ns(p.host_ns)}"
             out.append(svg.rect(a, y, max(b - a, 1.5), lane_h, colors[name], tip,
                                 "phase"))
             if b - a > 7.5 * len(name) + 10:
@@ -153,20 +158,20 @@ def timeline_svg(report: dict, uid: str = "timeline") -> str | None:
     return "".join(out)
 
 
-def legend(report: dict) -> list[tuple[str, str, str]]:
+def legend(t: Timeline) -> list[tuple[str, str, str]]:
     """(colour, phase name, total host time over its occurrences, first rank)."""
-    rows = phase_rows(report)
+    rows = phase_rows(t)
     if not rows:
         return []
-    first = min((p.get("rank") for p, _ in rows), key=lambda r: (r is None, r))
+    first = min((p.rank for p, _ in rows), key=lambda r: (r is None, r))
     totals: dict[str, int] = {}
     for p, _ in rows:
-        if p.get("rank") == first:
-            totals[p.get("name", "?")] = totals.get(p.get("name", "?"), 0) + (p.get("host_ns") or 0)
-    colors = palette(report)
-    out = [(colors.get(n, "#999"), n, fmt_ns(t)) for n, t in totals.items()]
-    span = time_span(report)
-    mine = [(p, d) for p, d in rows if p.get("rank") == first and d.get("auto", True)]
+        if p.rank == first:
+            totals[p.name] = totals.get(p.name, 0) + (p.host_ns or 0)
+    colors = palette(t)
+    out = [(colors.get(n, "#999"), n, fmt_ns(ns)) for n, ns in totals.items()]
+    span = time_span(t)
+    mine = [(p, d) for p, d in rows if p.rank == first and auto(d)]
     exit_ns = _unmarked_exit(mine, *span) if span else 0
     if exit_ns:
         out.append((EXIT_COLOR, "exit", fmt_ns(exit_ns)))

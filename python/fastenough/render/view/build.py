@@ -1,5 +1,7 @@
 """build_view: everything a renderer shows, computed once from a report (and,
-for the HTML charts, the run directory's samples and steps)."""
+for the HTML charts, the run directory's samples and steps). It reads the typed
+Report (fastenough.report.load, called once at the edge: the CLI verb, the end of a
+run); the terminal, Markdown and HTML renderers only format the view it returns."""
 
 from __future__ import annotations
 
@@ -12,21 +14,23 @@ from fastenough.render.view import devices, inputs, phases, steps, top
 from fastenough.render.view.figures import key_figures
 from fastenough.render.view.findings import avoidable_line, findings_table, findings_views
 from fastenough.render.view.measurement import measurement_view, no_findings_line
-from fastenough.render.view.model import Charts, Code, LintView, ReportView
+from fastenough.render.view.model import Charts, Code, LintView, ReportView, Timeline
+from fastenough.render.view.phases import aligned_details
 from fastenough.render.view.recorded_outputs import recorded_outputs_table
 from fastenough.render.view.run import run_view
+from fastenough.report.model import Report
 
 
-def build_view(report: dict, run_dir: str | Path | None = None) -> ReportView:
+def build_view(report: Report, run_dir: str | Path | None = None) -> ReportView:
     """The view of `report`; `run_dir` (a `fastenough run` directory) adds the
     series of its samples.csv and steps.jsonl for the HTML charts."""
     findings = findings_views(report)
-    inputs_list = report.get("inputs") or []
+    inputs_list = report.inputs
     return ReportView(
-        schema=str(report.get("schema", "?")),
+        schema=report.schema,
         measurement=measurement_view(report),
         run=run_view(report),
-        trace_names=[Path(i.get("path", "?")).name for i in inputs_list[:4]],
+        trace_names=[Path(i.path).name for i in inputs_list[:4]],
         trace_count=len(inputs_list),
         figures=key_figures(report, findings),
         findings=findings,
@@ -54,28 +58,26 @@ def build_view(report: dict, run_dir: str | Path | None = None) -> ReportView:
     )
 
 
-def _lint(report: dict) -> LintView | None:
+def _lint(report: Report) -> LintView | None:
     lines = lint_section.unconfirmed_lines(report)
     return LintView(lines[0], [Code(line) for line in lines[1:]]) if lines else None
 
 
-def _charts(report: dict, run_dir: Path | None) -> Charts:
-    meta = report.get("meta") or {}
-    phase_list = report.get("phases") or []
-    device_list = report.get("devices") or []
+def _charts(report: Report, run_dir: Path | None) -> Charts:
+    extra = report.meta.extra  # meta.json's record: the run's wall-clock start and end
+    phase_list = report.phases
+    device_list = report.devices
     if run_dir is not None:
         durations, rank = run_files.steady_step_durations(run_dir)
     else:
         durations, rank = run_files.trace_step_durations(report)
-    s = report.get("steps") or {}
-    marks = {"p10": s.get("steady_p10_ns"), "median": s.get("steady_median_ns"),
-             "p90": s.get("steady_p90_ns")}
+    s = report.steps
+    marks = {"p10": s.steady_p10_ns, "median": s.steady_median_ns, "p90": s.steady_p90_ns}
     return Charts(
-        timeline={"phases": phase_list,
-                  "run_details": {"phases": (report.get("run_details") or {}).get("phases")},
-                  "meta": {"start_wall_ns": meta.get("start_wall_ns"),
-                           "end_wall_ns": meta.get("end_wall_ns")}},
-        multi_rank=len({p.get("rank") for p in phase_list}) > 1
+        timeline=Timeline(rows=list(zip(phase_list, aligned_details(report), strict=True)),
+                          start_wall_ns=extra.get("start_wall_ns"),
+                          end_wall_ns=extra.get("end_wall_ns")),
+        multi_rank=len({p.rank for p in phase_list}) > 1
         or len(device_list) > RANK_DETAIL_MAX,
         device_rows=device_rows(device_list),
         kernel_shares=top.kernel_shares(report),

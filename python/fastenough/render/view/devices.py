@@ -9,37 +9,37 @@ from collections.abc import Callable
 from fastenough.render.ranks import WORST_NAMED, idle_share, many_ranks, median
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_ns, fmt_num, fmt_share, share
+from fastenough.report.model import Device, Report
 
 # A column of a per-device table: its value (a number or None) and its text.
-Column = tuple[Callable[[dict], float | None], Callable[[float | None], str]]
+Column = tuple[Callable[[Device], float | None], Callable[[float | None], str]]
 
 
-def no_device_line(report: dict) -> str | None:
+def no_device_line(report: Report) -> str | None:
     """Say why the device tables are missing rather than leaving a silent gap."""
-    if report.get("devices") or not report.get("inputs"):
+    if report.devices or not report.inputs:
         return None
     return ("no device activity in the trace (a CPU program, or a trace recorded without "
             "device activities): device time and idle tables are omitted")
 
 
-def device_busy(report: dict) -> tuple[float | None, str]:
+def device_busy(report: Report) -> tuple[float | None, str]:
     """Busy share of the device and where it comes from: the profiled window's
     trace (median over devices) when there is one, else the steady phase's samples."""
-    devices = report.get("devices") or []
-    shares = [share(d.get("busy_ns"), d.get("span_ns")) for d in devices]
+    devices = report.devices
+    shares = [share(d.busy_ns, d.span_ns) for d in devices]
     value = median(shares)
     if value is not None:
-        where = "profiled window" if report.get("run") else "trace"
+        where = "profiled window" if report.run is not None else "trace"
         if len(devices) > 1:
             where += f", median of {len(devices)} devices"
         return value, where
-    steady = [p.get("device_busy_share") for p in report.get("phases") or []
-              if p.get("name") == "steady"]
+    steady = [p.device_busy_share for p in report.phases if p.name == "steady"]
     value = median(steady)
     return value, "steady phase, sampled utilisation"
 
 
-def _spread_rows(devices: list[dict], columns: list[Column]) -> list[list[str]]:
+def _spread_rows(devices: tuple[Device, ...], columns: list[Column]) -> list[list[str]]:
     """min / median / max of each column over the devices (each column apart), then
     the WORST_NAMED devices with the most idle time, by rank."""
     rows = []
@@ -50,7 +50,7 @@ def _spread_rows(devices: list[dict], columns: list[Column]) -> list[list[str]]:
             row.append(text(_as_counted(pick(values), values)) if values else "-")
         rows.append(row)
     for d in sorted(devices, key=idle_share, reverse=True)[:WORST_NAMED]:
-        rows.append([str(d.get("rank", "-")), _device_label(d)]
+        rows.append([str(d.rank), _device_label(d)]
                     + [text(value_of(d)) for value_of, text in columns])
     return rows
 
@@ -62,44 +62,44 @@ def _as_counted(value, values: list):
     return value
 
 
-def _spread_note(devices: list[dict]) -> str:
-    ranks = len({d.get("rank") for d in devices})
+def _spread_note(devices: tuple[Device, ...]) -> str:
+    ranks = len({d.rank for d in devices})
     return (f" {len(devices)} devices on {ranks} ranks: the min, median and max of each column "
             f"over them (each column on its own), then the {WORST_NAMED} devices with the most "
             "idle time; every device in --json.")
 
 
 def _share_of_span(key: str) -> Column:
-    return (lambda d: share(d.get(key), d.get("span_ns")), fmt_share)
+    return (lambda d: share(getattr(d, key), d.span_ns), fmt_share)
 
 
-def _table_rows(devices: list[dict], columns: list[Column]) -> list[list[str]]:
+def _table_rows(devices: tuple[Device, ...], columns: list[Column]) -> list[list[str]]:
     if many_ranks(devices):
         return _spread_rows(devices, columns)
-    return [[str(d.get("rank", "-")), _device_label(d)]
+    return [[str(d.rank), _device_label(d)]
             + [text(value_of(d)) for value_of, text in columns] for d in devices]
 
 
-def _device_label(d: dict) -> str:
-    label = str(d.get("device", "-"))
-    if d.get("name"):
-        label += f" {d['name']}"
+def _device_label(d: Device) -> str:
+    label = str(d.device)
+    if d.name:
+        label += f" {d.name}"
     return label
 
 
 DEVICE_COLUMNS: list[Column] = [
-    (lambda d: d.get("span_ns"), fmt_ns),
+    (lambda d: d.span_ns, fmt_ns),
     _share_of_span("busy_ns"),
     _share_of_span("compute_ns"),
     _share_of_span("comm_ns"),
     _share_of_span("memcpy_ns"),
     _share_of_span("memset_ns"),
-    (lambda d: d.get("kernel_count"), fmt_num),
+    (lambda d: d.kernel_count, fmt_num),
 ]
 
 
-def devices_table(report: dict) -> Table | None:
-    devices = report.get("devices") or []
+def devices_table(report: Report) -> Table | None:
+    devices = report.devices
     if not devices:
         return None
     return Table(
@@ -114,17 +114,15 @@ def devices_table(report: dict) -> Table | None:
 
 IDLE_COLUMNS: list[Column] = [
     _share_of_span("idle_ns"),
-    (lambda d: share((d.get("device_idle") or {}).get("host_wait_ns"), d.get("span_ns")),
-     fmt_share),
-    (lambda d: share((d.get("device_idle") or {}).get("kernel_wait_ns"), d.get("span_ns")),
-     fmt_share),
-    (lambda d: share((d.get("device_idle") or {}).get("other_ns"), d.get("span_ns")), fmt_share),
-    (lambda d: d.get("short_kernel_count"), fmt_num),
+    (lambda d: share(d.device_idle.host_wait_ns, d.span_ns), fmt_share),
+    (lambda d: share(d.device_idle.kernel_wait_ns, d.span_ns), fmt_share),
+    (lambda d: share(d.device_idle.other_ns, d.span_ns), fmt_share),
+    (lambda d: d.short_kernel_count, fmt_num),
 ]
 
 
-def idle_table(report: dict) -> Table | None:
-    devices = report.get("devices") or []
+def idle_table(report: Report) -> Table | None:
+    devices = report.devices
     if not devices:
         return None
     return Table(

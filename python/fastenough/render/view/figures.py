@@ -9,28 +9,29 @@ from fastenough.render.units import fmt_ns, fmt_share
 from fastenough.render.view.devices import device_busy, no_device_line
 from fastenough.render.view.model import Figure, FindingView
 from fastenough.render.view.steps import steady_rates
+from fastenough.report.model import Report
 
 
-def key_figures(report: dict, findings: list[FindingView]) -> list[Figure]:
+def key_figures(report: Report, findings: list[FindingView]) -> list[Figure]:
     figures = []
-    steps = report.get("steps") or {}
+    steps = report.steps
     rates = steady_rates(report)
     if rates:
         figures.append(Figure("throughput", "steady throughput", rates[0],
                               " · ".join(rates[1:])))
-    median = steps.get("steady_median_ns") if steps.get("steady_count") else None
+    median = steps.steady_median_ns if steps.steady_count else None
     if median is not None:
         figures.append(Figure(
             "step", "steady step (median)", fmt_ns(median),
-            f"p10 {fmt_ns(steps.get('steady_p10_ns'))} · p90 {fmt_ns(steps.get('steady_p90_ns'))}"
-            f" · {steps['steady_count']} steps"))
-    elif report.get("run") is not None or report.get("inputs"):
+            f"p10 {fmt_ns(steps.steady_p10_ns)} · p90 {fmt_ns(steps.steady_p90_ns)}"
+            f" · {steps.steady_count} steps"))
+    elif report.run is not None or report.inputs:
         figures.append(Figure("step", "steady step", "none found",
                               "no steady step was measured", alert=True))
     busy, where = device_busy(report)
     if busy is not None:
         figures.append(Figure("busy", "device busy", fmt_share(busy), where))
-    elif no_device_line(report) or report.get("run"):
+    elif no_device_line(report) or report.run is not None:
         figures.append(Figure("busy", "device busy", "no device",
                               "the run used no GPU/NPU that fastenough saw"))
     if findings:
@@ -40,13 +41,13 @@ def key_figures(report: dict, findings: list[FindingView]) -> list[Figure]:
     else:
         figures.append(Figure("finding", "top finding", "none",
                               "no avoidable waste detected"))
-    run = report.get("run")
-    if run:
-        if run.get("signal"):
-            value, alert = f"signal {run['signal']}", True
+    run = report.run
+    if run is not None:
+        if run.signal:
+            value, alert = f"signal {run.signal}", True
         else:
-            value, alert = f"exit {run.get('exit_status')}", run.get("exit_status") != 0
+            value, alert = f"exit {run.exit_status}", run.exit_status != 0
         figures.append(Figure("run", "command", value,
-                              f"after {fmt_ns(run.get('wall_ns'))}" if run.get("wall_ns") else "",
+                              f"after {fmt_ns(run.wall_ns)}" if run.wall_ns else "",
                               alert=alert))
     return figures

@@ -1,11 +1,12 @@
 """What a run's measurement saw, said before anything else, and the line a
 report without findings ends with: "no findings" is a verdict only when every
-source ran and saw steady steps (report["measurement"], rundir/measurement.h)."""
+source ran and saw steady steps (report.measurement, rundir/measurement.h)."""
 
 from __future__ import annotations
 
 from fastenough.render.units import fmt_bytes, fmt_ns
 from fastenough.render.view.model import MeasurementView
+from fastenough.report.model import Measurement, Report
 
 _HEADLINE = {
     "blind": "Measurement incomplete: fastenough did not see what it measures",
@@ -13,28 +14,28 @@ _HEADLINE = {
 }
 
 
-def complete(report: dict) -> bool:
-    m = report.get("measurement")
-    return m is None or m.get("status") == "complete"
+def complete(report: Report) -> bool:
+    m = report.measurement
+    return m is None or m.status == "complete"
 
 
-def measurement_view(report: dict) -> MeasurementView:
+def measurement_view(report: Report) -> MeasurementView:
     """No headline for a complete measurement (or a trace); else a headline and
     the reasons, one each."""
-    m = report.get("measurement")
-    view = MeasurementView(recorded=bool(m), tool_cost=tool_cost_line(report))
-    if m and m.get("status") != "complete":
-        view.headline = _HEADLINE.get(m.get("status"), "Measurement incomplete") + ":"
-        view.reasons = [f"{r.get('text', r.get('code', '?'))}" for r in m.get("reasons") or []]
-    elif m:
+    m = report.measurement
+    view = MeasurementView(recorded=m is not None, tool_cost=tool_cost_line(report))
+    if m is not None and m.status != "complete":
+        view.headline = _HEADLINE.get(m.status, "Measurement incomplete") + ":"
+        view.reasons = [f"{r.text}" for r in m.reasons]
+    elif m is not None:
         view.complete_line = complete_line(m)
     return view
 
 
-def complete_line(m: dict) -> str:
+def complete_line(m: Measurement) -> str:
     """The first line of a complete run's report (README: what the measurement saw
     comes first, complete or not)."""
-    steps, procs = m.get("steady_steps"), m.get("processes")
+    steps, procs = m.steady_steps, m.processes
     seen = []
     if isinstance(steps, int):
         seen.append(f"{steps:,} steady step{'s' if steps != 1 else ''}")
@@ -44,38 +45,40 @@ def complete_line(m: dict) -> str:
             + "torch, the steps and the checks were all seen, so what follows covers the run")
 
 
-def tool_cost_line(report: dict) -> str | None:
+def tool_cost_line(report: Report) -> str | None:
     """The time the loop stood still for fastenough (never counted as steady time)."""
-    m = report.get("measurement") or {}
-    pause, window = m.get("tool_pause_ns") or 0, m.get("profile_cost_ns") or 0
+    m = report.measurement
+    if m is None:
+        return None
+    pause, window = m.tool_pause_ns or 0, m.profile_cost_ns or 0
     if not pause and not window:
         return None
-    line = (f"fastenough's own cost: {fmt_ns(pause)} in {m.get('tool_pauses', 0)} phase edges "
+    line = (f"fastenough's own cost: {fmt_ns(pause)} in {m.tool_pauses} phase edges "
             f"(device waits, memory census), {fmt_ns(window)} starting and writing the profiler "
             "window; none of it is in the steady figures")
-    rise = m.get("profile_peak_rss_rise_bytes")
+    rise = m.profile_peak_rss_rise_bytes
     if rise:
         line += f"; the window raised the peak RSS by at most {fmt_bytes(rise)}"
-        bound = m.get("profile_memory_bound_bytes")
+        bound = m.profile_memory_bound_bytes
         if bound and rise > bound:
             line += (f", more than fastenough's bound of {fmt_bytes(bound)} (torch's profiler "
                      "expands its records when it stops, after the window's last check; "
                      "--trace-steps 1 or --no-trace keep the run within it)")
-    early = m.get("profile_stopped_early")
+    early = m.profile_stopped_early
     if early:
         line += (f"; the window ended early to stay within fastenough's memory bound "
                  f"({early}: torch's profiler keeps a record of every op it sees)")
-    if m.get("profile_mode"):
-        line += f"; the window profiled {m['profile_mode']} steps"
-        if m.get("profile_moved"):
-            line += f" (it ran again there: {m['profile_moved']})"
-        elif m.get("profile_not_moved"):
-            line += f" ({m['profile_not_moved']})"
+    if m.profile_mode:
+        line += f"; the window profiled {m.profile_mode} steps"
+        if m.profile_moved:
+            line += f" (it ran again there: {m.profile_moved})"
+        elif m.profile_not_moved:
+            line += f" ({m.profile_not_moved})"
     return line
 
 
-def no_findings_line(report: dict) -> str:
-    if not report.get("run"):
+def no_findings_line(report: Report) -> str:
+    if report.run is None:
         # A trace shows where the time went, not what the program did with its
         # outputs: the agent's checks find what it cannot see.
         return ("none in this trace. A trace cannot see padding, logits or hidden states "

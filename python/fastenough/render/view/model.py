@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from fastenough.render.run_files import Samples
 from fastenough.render.table import Table
+from fastenough.report.model import Device, Phase, RunDetailsPhase
 
 
 class Code(str):
@@ -51,7 +52,7 @@ class FindingView:
 
 @dataclass
 class MeasurementView:
-    """What a run's measurement saw (report["measurement"]); a trace has none."""
+    """What a run's measurement saw (report.measurement); a trace has none."""
 
     recorded: bool = False  # the report has a measurement (a run, not a trace)
     headline: str | None = None  # set when incomplete: "Measurement incomplete: ..."
@@ -82,12 +83,23 @@ class LintView:
 
 
 @dataclass
+class Timeline:
+    """What the phase timeline and the bands of the sampled series draw: the
+    report's phases, each beside its run_details row (None where there is none),
+    and the run's wall-clock start and end (meta; None for a trace)."""
+
+    rows: list[tuple[Phase, RunDetailsPhase | None]]
+    start_wall_ns: int | None
+    end_wall_ns: int | None
+
+
+@dataclass
 class Charts:
     """The series the HTML charts draw (numbers, not display text)."""
 
-    timeline: dict  # phases, run_details.phases and meta's start/end, as report.json has them
+    timeline: Timeline
     multi_rank: bool  # several ranks share the host series
-    device_rows: list[tuple[str, dict]]  # (rank label, device) of the device split
+    device_rows: list[tuple[str, Device]]  # (rank label, device) of the device split
     kernel_shares: list[float | None]
     op_shares: list[float]
     step_durations: list[int]

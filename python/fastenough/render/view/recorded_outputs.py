@@ -5,9 +5,11 @@ from __future__ import annotations
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_num
 from fastenough.render.view.steps import meta_agents
+from fastenough.report.model import Report
 
 
-def recorded_outputs_table(report: dict) -> Table | None:
+def recorded_outputs_table(report: Report) -> Table | None:
+    """From each agent's record (meta.agents[], open objects): its "records"."""
     rows = []
     errors = []
     for a in meta_agents(report):

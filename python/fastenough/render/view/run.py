@@ -8,24 +8,21 @@ import shlex
 from fastenough.render.record import utc
 from fastenough.render.units import fmt_ns
 from fastenough.render.view.model import Code, RunView
+from fastenough.report.model import Report
 
 
-def run_view(report: dict) -> RunView | None:
+def run_view(report: Report) -> RunView | None:
     """('python eval.py', 'exited 0 after 15.9 s') for reports of `fastenough run`."""
-    run = report.get("run")
-    if not run:
+    run = report.run
+    if run is None:
         return None
-    command = run.get("command") or ""
-    command = shlex.join(command) if isinstance(command, list) else str(command)
-    if run.get("signal"):
-        ending = f"was stopped by signal {run['signal']}"
-    else:
-        ending = f"exited {run.get('exit_status')}"
-    if run.get("wall_ns"):
-        ending += f" after {fmt_ns(run['wall_ns'])}"
-    meta = report.get("meta") or {}
-    return RunView(command=Code(command), ending=ending, run_dir=run.get("run_dir", ""),
-                   host=str(meta.get("host") or ""), started=utc(meta.get("start_wall_ns")),
+    command = shlex.join(run.command)
+    ending = f"was stopped by signal {run.signal}" if run.signal else f"exited {run.exit_status}"
+    if run.wall_ns:
+        ending += f" after {fmt_ns(run.wall_ns)}"
+    extra = report.meta.extra
+    return RunView(command=Code(command), ending=ending, run_dir=run.run_dir,
+                   host=str(extra.get("host") or ""), started=utc(extra.get("start_wall_ns")),
                    in_job=in_job_line(report))
 
 
@@ -38,24 +35,24 @@ def ranks_text(ranks: list[int]) -> str:
     return shown + (f" and {len(ranks) - 8} more" if len(ranks) > 8 else "")
 
 
-def in_job_line(report: dict) -> str | None:
+def in_job_line(report: Report) -> str | None:
     """What `run --analyze-in-job` did (run_details.in_job): merged from the
     ranks' own summaries, or which ranks sent none and why, and what the report
     was made from instead. None without the option."""
-    details = (report.get("run_details") or {}).get("in_job")
-    if not isinstance(details, dict):
+    details = report.run_details.in_job if report.run_details else None
+    if details is None:
         return None
-    ranks = [r for r in details.get("ranks") or [] if isinstance(r, int)]
-    missing = [r for r in details.get("missing_ranks") or [] if isinstance(r, int)]
+    ranks = list(details.ranks)
+    missing = list(details.missing_ranks)
     parts = []
-    if details.get("used"):
+    if details.used:
         parts.append(f"merged from the summaries that rank{'s' if len(ranks) != 1 else ''} "
                      f"{ranks_text(ranks)} made of their own traces at exit")
     if missing:
-        why = details.get("why_missing") or {}
+        why = details.why_missing
         reasons = [f"rank {r}: {why[str(r)]}" for r in missing[:3] if str(r) in why]
         parts.append(f"no summary from rank{'s' if len(missing) > 1 else ''} "
                      f"{ranks_text(missing)}" + (f" ({'; '.join(reasons)})" if reasons else ""))
-    if details.get("note"):
-        parts.append(str(details["note"]))
+    if details.note:
+        parts.append(str(details.note))
     return "in-job analysis: " + "; ".join(parts) if parts else None

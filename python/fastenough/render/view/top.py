@@ -5,21 +5,22 @@ from __future__ import annotations
 
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_ns, fmt_num, fmt_share, shorten
+from fastenough.report.model import Report
 
 TOP_N = 10
 
 
-def top_kernels_table(report: dict) -> Table | None:
-    kernels = (report.get("top_kernels") or [])[:TOP_N]
+def top_kernels_table(report: Report) -> Table | None:
+    kernels = report.top_kernels[:TOP_N]
     if not kernels:
         return None
     rows = [
         [
-            shorten(k.get("name", "?"), 70),
-            fmt_num(k.get("count")),
-            fmt_ns(k.get("total_ns")),
-            fmt_ns(k.get("mean_ns")),
-            fmt_share(k.get("share_of_busy")),
+            shorten(k.name, 70),
+            fmt_num(k.count),
+            fmt_ns(k.total_ns),
+            fmt_ns(k.mean_ns),
+            fmt_share(k.share_of_busy),
         ]
         for k in kernels
     ]
@@ -27,29 +28,29 @@ def top_kernels_table(report: dict) -> Table | None:
                  right={1, 2, 3, 4})
 
 
-def kernel_shares(report: dict) -> list[float | None]:
+def kernel_shares(report: Report) -> list[float | None]:
     """Each shown kernel's share of busy time (the 'of busy' column)."""
-    return [k.get("share_of_busy") for k in (report.get("top_kernels") or [])[:TOP_N]]
+    return [k.share_of_busy for k in report.top_kernels[:TOP_N]]
 
 
-def top_ops_table(report: dict) -> Table | None:
-    ops = (report.get("top_ops") or [])[:TOP_N]
+def top_ops_table(report: Report) -> Table | None:
+    ops = report.top_ops[:TOP_N]
     if not ops:
         return None
     rows = [
         [
-            shorten(o.get("name", "?"), 60),
-            fmt_num(o.get("count")),
-            fmt_ns(o.get("total_ns")),
-            fmt_ns(o.get("self_ns")),
+            shorten(o.name, 60),
+            fmt_num(o.count),
+            fmt_ns(o.total_ns),
+            fmt_ns(o.self_ns),
         ]
         for o in ops
     ]
     return Table("Top CPU ops", ["op", "calls", "total", "self"], rows, right={1, 2, 3})
 
 
-def op_shares(report: dict) -> list[float]:
+def op_shares(report: Report) -> list[float]:
     """Each shown op's total time as a share of the largest (the 'total' column)."""
-    ops = (report.get("top_ops") or [])[:TOP_N]
-    top = max((o.get("total_ns") or 0 for o in ops), default=0) or 1
-    return [(o.get("total_ns") or 0) / top for o in ops]
+    ops = report.top_ops[:TOP_N]
+    top = max((o.total_ns or 0 for o in ops), default=0) or 1
+    return [(o.total_ns or 0) / top for o in ops]
