@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import sys
 
 import pytest
@@ -20,25 +19,8 @@ from fastenough.render.terminal import print_view
 from fastenough.render.view.build import build_view
 from fastenough.report import load
 
-PY = REPO / "python" / "fastenough"
-# The A/B document (fastenough.ab/1) is not a report: these two render it.
-NOT_REPORTS = {"render/ab_text.py", "render/html/ab_page.py"}
-RENDER = sorted(str(p.relative_to(PY)) for p in (PY / "render").rglob("*.py")
-                if str(p.relative_to(PY)) not in NOT_REPORTS)
-EDGES = ["cli/analyze.py", "cli/run.py", "supervisor/session.py", "supervisor/in_job.py",
-         "mcp/tools.py"]
-
-# A read of the report's JSON: report.get(...), report[...], (report or {}), or a
-# function that takes the report as the dict.
-RAW = re.compile(r"\b(?:report|rep)(?:\.get\(|\[|\) or \{\}| or \{\})"
-                 r"|[(,]\s*report: dict\b")
-
-
-@pytest.mark.parametrize("name", RENDER + EDGES)
-def test_a_renderer_never_indexes_the_report_dict(name):
-    text = (PY / name).read_text(encoding="utf-8")
-    raw = RAW.findall(text)
-    assert raw == [], f"{name} reads the report as a dict: {raw}"
+# That no module of render/ (nor the edges that load the report for it) indexes the
+# report's JSON is test_report_model.py's test_a_typed_reader_never_indexes_the_report_dict.
 
 
 def _reports() -> list:
