@@ -81,3 +81,21 @@ def test_a_run_builds_its_view_once(tmp_path, monkeypatch):
     run_dir = tmp_path / "run"
     assert (run_dir / "report.md").read_text().startswith("# fastenough report")
     assert "<html" in (run_dir / "report.html").read_text()
+
+
+def test_steps_jsonl_is_read_in_one_parse_and_a_damaged_line_is_left_out(tmp_path):
+    from fastenough.render.run_files import _json_lines, steady_step_durations
+
+    def step(i: int, phase: str = "steady") -> str:
+        return json.dumps({"rank": 0, "index": i, "phase": phase, "start_mono_ns": 100 * i,
+                           "end_mono_ns": 100 * i + 10 + i})
+
+    whole = "\n".join([step(0, "warmup")] + [step(i) for i in range(1, 5)]) + "\n"
+    assert len(_json_lines(whole.encode())) == 5
+    # A cut line, two values on one line, a blank line, bytes that are no UTF-8: each
+    # is left out as json.loads of the line alone leaves it out; the rest stay.
+    damaged = (step(1) + "\n" + step(2)[:20] + "\n" + step(3) + ", 7\n\n" + step(4) + "\n"
+               ).encode() + b'{"phase": "\xff"}\n'
+    assert [r["index"] for r in _json_lines(damaged)] == [1, 4]
+    (tmp_path / "steps.jsonl").write_text(whole)
+    assert steady_step_durations(tmp_path) == ([11, 12, 13, 14], 0)
