@@ -95,7 +95,7 @@ def test_agent_environment_injected(tmp_path):
     assert env["FASTENOUGH_RUN_DIR"] == str(d)
     assert json.loads(env["FASTENOUGH_AGENT_OPTS"]) == {
         "trace": False, "trace_steps": 7, "warmup_steps": 3, "probe": False,
-            "trace_gloo": False, "trace_shapes": True}
+            "trace_gloo": True, "trace_shapes": True}
     parts = env["PYTHONPATH"].split(os.pathsep)
     assert parts[0].endswith(os.path.join("fastenough", "agent", "boot"))
     assert parts[1] == "/already/there"

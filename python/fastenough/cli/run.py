@@ -30,7 +30,7 @@ examples:
   fastenough run --trace-steps 10 -- torchrun --nproc_per_node=2 train.py
   fastenough run --json report.json -- python -m mypkg.bench
   fastenough run --json - -- python eval.py | jq .findings
-  fastenough run --analyze-in-job --trace-gloo -- \\
+  fastenough run --analyze-in-job -- \\
       torchrun --nproc_per_node=4 train.py
 
 --analyze-in-job: each rank analyses its own profiler trace when it exits
@@ -41,8 +41,8 @@ report is merged from them instead of the traces being read again after the
 job. A rank waits at most --in-job-timeout seconds for the others; a rank that
 sends nothing (crashed, too late) is named in the report (run_details.in_job)
 and on stderr, and the traces that exist are analysed as without the option.
-A single process analyses its trace in place. gloo (CPU) jobs record no trace
-unless --trace-gloo.
+A single process analyses its trace in place. gloo (CPU) jobs record a trace
+too, unless --no-trace-gloo.
 
 --json FILE writes report.json's content to FILE and leaves stdout to the
 command. --json - prints the report on stdout, which then carries nothing else:
@@ -85,9 +85,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="steps in the profiler window (default 5)")
     p.add_argument("--warmup-steps", type=whole_number(0), default=3, metavar="N",
                    help="steps counted as warmup before steady state (default 3)")
-    p.add_argument("--trace-gloo", action="store_true",
-                   help="run the profiler window in gloo (CPU) distributed jobs too; off by "
-                   "default because torch's profiler makes them abort at exit now and then")
+    gloo = p.add_mutually_exclusive_group()
+    gloo.add_argument("--trace-gloo", action="store_true",
+                      help="run the profiler window in gloo (CPU) distributed jobs (the "
+                      "default; kept for scripts that name it)")
+    gloo.add_argument("--no-trace-gloo", action="store_true",
+                      help="no profiler window in gloo (CPU) distributed jobs (torch's gloo "
+                      "teardown aborts a job at exit now and then, with or without it)")
     p.add_argument("--trace-no-shapes", action="store_true",
                    help="the profiler window records no input shapes: torch's profiler then "
                    "holds no tensors while it runs (less memory); small-GEMM findings judge "
@@ -229,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         "trace_steps": args.trace_steps,
         "warmup_steps": args.warmup_steps,
         "probe": args.probe,
-        "trace_gloo": args.trace_gloo,
+        "trace_gloo": not args.no_trace_gloo,
         "trace_shapes": not args.trace_no_shapes,
     }
     if args.trace_memory is not None:
