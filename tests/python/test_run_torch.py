@@ -161,3 +161,36 @@ def test_torchrun_two_gloo_ranks(tmp_path):
     assert "no-trace" not in {r["code"] for r in report["measurement"]["reasons"]}
     # Two ranks: the figures say whose they are, RSS is the job's.
     assert report["run_details"]["steps_by_mode"][0]["ranks"] == 2
+
+
+@pytest.mark.skipif(shutil.which("torchrun") is None, reason="torchrun not on PATH")
+def test_no_trace_gloo_skips_the_window_and_says_so(tmp_path):
+    # The opt-out of the gloo window (issue 37): no trace on any rank, and the
+    # report says why rather than passing for a complete measurement.
+    script = tmp_path / "ddp.py"
+    script.write_text(textwrap.dedent("""
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(32, 32))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        for i in range(20):
+            opt.zero_grad()
+            model(torch.randn(8, 32)).sum().backward()
+            opt.step()
+        dist.destroy_process_group()
+    """))
+    r = run_cli("run", *OPTS, "--no-trace-gloo", "--", "torchrun", "--standalone",
+                "--nproc_per_node=2", str(script), cwd=tmp_path, timeout=300)
+    start = _report_start(r.stdout)
+    assert r.returncode == 0 and start >= 0, r.stderr[-4000:]
+    report = json.loads(r.stdout[start:])
+    d = Path(report["run"]["run_dir"])
+    assert not [p for p in (d / "trace").iterdir() if p.name.endswith(".pt.trace.json.gz")]
+    skipped = [a["profile"]["skipped"] for a in report["meta"]["agents"] if a["role"] == "rank"]
+    assert len(skipped) == 2 and all("--no-trace-gloo" in s for s in skipped), skipped
+    reasons = {r["code"]: r["text"] for r in report["measurement"]["reasons"]}
+    assert "gloo" in reasons["no-trace"], reasons
+    # One or the other: both flags at once is a usage error.
+    both = run_cli("run", "--trace-gloo", "--no-trace-gloo", "--", sys.executable, "-c", "0",
+                   cwd=tmp_path)
+    assert both.returncode == 2 and "not allowed with" in both.stderr, both.stderr
