@@ -23,7 +23,8 @@ std::vector<FieldInfo> DescribeReport() {
   // The objects inside the top-level keys the report writes by code (Custom).
   DescribeFields<RunInfo>("$.run", out);
   DescribeFields<StepsSummary>("$.steps", out);
-  out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps"});
+  out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps",
+                 true, "", "", ""});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
   DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);

@@ -15,6 +15,7 @@
 #include "fastenough/report/depth_json.h"
 #include "fastenough/report/fields/field.h"
 #include "fastenough/report/fields/finding_fields.h"
+#include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
 #include "fastenough/report/json_object_reader.h"
