@@ -6,9 +6,9 @@
 
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/annotate/annotated_trace.h"
-#include "fastenough/report/analyze.h"
+#include "fastenough/pipeline/analyze.h"
 #include "fastenough/report/fields/declared.h"
-#include "fastenough/report/merge.h"
+#include "fastenough/pipeline/merge.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
 #include "frame_roots.h"
@@ -26,14 +26,14 @@ namespace {
 std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progress, int threads,
                           nb::object frame_roots) {
   const std::vector<std::string> paths = NativePaths(fs_paths);
-  report::AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
   options.progress = relay.Function();
   StatusOr<std::string> result = [&] {
     nb::gil_scoped_release release;
-    return report::AnalyzeTracesToJson(paths, options);
+    return pipeline::AnalyzeTracesToJson(paths, options);
   }();
   return ValueOrThrow(std::move(result));
 }
@@ -43,16 +43,16 @@ std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progre
 nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object progress,
                               int threads, nb::object frame_roots) {
   const std::vector<std::string> paths = NativePaths(fs_paths);
-  report::AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
   options.progress = relay.Function();
-  StatusOr<report::AnalyzedJob> result = [&] {
+  StatusOr<pipeline::AnalyzedJob> result = [&] {
     nb::gil_scoped_release release;
-    return report::AnalyzeTracesWithSummaries(paths, options);
+    return pipeline::AnalyzeTracesWithSummaries(paths, options);
   }();
-  report::AnalyzedJob job = ValueOrThrow(std::move(result));
+  pipeline::AnalyzedJob job = ValueOrThrow(std::move(result));
   nb::list summaries;
   for (auto& s : job.summaries) summaries.append(nb::make_tuple(s.rank, std::move(s.json)));
   nb::dict out;
@@ -63,14 +63,14 @@ nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object pr
 
 // One trace's fastenough.rank-summary/1 document: (rank, JSON text).
 nb::tuple SummarizeTrace(const FsPath& path, nb::object frame_roots, size_t input_index) {
-  report::AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = 1;
   options.frame_roots = FrameRootsFrom(frame_roots);
-  StatusOr<report::AnalyzedJob::Summary> result = [&] {
+  StatusOr<pipeline::AnalyzedJob::Summary> result = [&] {
     nb::gil_scoped_release release;
-    return report::SummarizeTraceToJson(path.native(), options, input_index);
+    return pipeline::SummarizeTraceToJson(path.native(), options, input_index);
   }();
-  report::AnalyzedJob::Summary s = ValueOrThrow(std::move(result));
+  pipeline::AnalyzedJob::Summary s = ValueOrThrow(std::move(result));
   return nb::make_tuple(s.rank, std::move(s.json));
 }
 
@@ -78,7 +78,7 @@ std::string MergeToJson(const std::vector<FsPath>& fs_paths) {
   const std::vector<std::string> paths = NativePaths(fs_paths);
   StatusOr<std::string> result = [&] {
     nb::gil_scoped_release release;
-    return report::MergeRankSummariesToJson(paths);
+    return pipeline::MergeRankSummariesToJson(paths);
   }();
   return ValueOrThrow(std::move(result));
 }
@@ -87,7 +87,7 @@ std::string MergeToJson(const std::vector<FsPath>& fs_paths) {
 // decides what it is and renames or removes it); out_name names it in messages.
 nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& out_name, bool gzip,
                         nb::object progress, int threads, nb::object frame_roots) {
-  report::AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));

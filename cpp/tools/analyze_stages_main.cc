@@ -21,7 +21,7 @@
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/analysis/steady_window.h"
 #include "fastenough/findings/detect_all.h"
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/rank_summary.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/stats/quantile.h"
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     std::vector<report::RankSummary> summaries;
     summaries.push_back(std::move(summary));
     report::Report doc =
-        st.Time("assemble", [&] { return report::AssembleReport(std::move(summaries), 20); });
+        st.Time("assemble", [&] { return pipeline::AssembleReport(std::move(summaries), 20); });
     const std::string json = st.Time("to_json", [&] { return report::ReportToJson(doc); });
     st.Time("free_store", [&] {
       trace::EventStore gone = std::move(store);

@@ -129,10 +129,10 @@ StatusOr<std::string> InsertEvents(std::string_view text, int64_t close_offset,
 
 StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, int out_fd,
                                        const std::string& out_name, bool gzip,
-                                       const report::AnalyzeOptions& options) {
+                                       const pipeline::AnalyzeOptions& options) {
   AnnotatedTrace result;
   {
-    auto rep = report::AnalyzeTraces({in_path}, options);
+    auto rep = pipeline::AnalyzeTraces({in_path}, options);
     if (!rep.ok()) return rep.status();
     result.report = std::move(rep).value();
   }

@@ -11,7 +11,7 @@
 
 #include "fastenough/annotate/annotation_events.h"
 #include "fastenough/findings/finding.h"
-#include "fastenough/report/analyze.h"
+#include "fastenough/pipeline/analyze.h"
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
@@ -31,7 +31,7 @@ struct AnnotatedTrace {
 // as the input.
 StatusOr<AnnotatedTrace> AnnotateTrace(const std::string& in_path, int out_fd,
                                        const std::string& out_name, bool gzip,
-                                       const report::AnalyzeOptions& options = {});
+                                       const pipeline::AnalyzeOptions& options = {});
 
 // The text of a trace with `events` inserted before the ']' at
 // close_offset (comma-joined to the list's last element when it has any).

@@ -11,8 +11,8 @@
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/findings/test_trace_builder.h"
-#include "fastenough/report/analyze.h"
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/analyze.h"
+#include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/rank_summary.h"
 #include "fastenough/report/rank_summary_json.h"
 #include "fastenough/report/report_json.h"
@@ -142,11 +142,11 @@ std::string Data(const std::string& rel) { return std::string(FASTENOUGH_TEST_DA
 
 // The report of summaries read back from their JSON is the text analyze gives.
 void ExpectMergeEqualsAnalyze(const std::vector<std::string>& paths) {
-  AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = 1;
-  StatusOr<AnalyzedJob> job = AnalyzeTracesWithSummaries(paths, options);
+  StatusOr<pipeline::AnalyzedJob> job = pipeline::AnalyzeTracesWithSummaries(paths, options);
   ASSERT_TRUE(job.ok()) << job.status().message();
-  StatusOr<std::string> plain = AnalyzeTracesToJson(paths, options);
+  StatusOr<std::string> plain = pipeline::AnalyzeTracesToJson(paths, options);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(job->report_json, plain.value());
   ASSERT_EQ(job->summaries.size(), paths.size());
@@ -156,7 +156,8 @@ void ExpectMergeEqualsAnalyze(const std::vector<std::string>& paths) {
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
     back.push_back(std::move(parsed).value());
   }
-  EXPECT_EQ(ReportToJson(AssembleReport(std::move(back), options.top_n)), plain.value());
+  EXPECT_EQ(ReportToJson(pipeline::AssembleReport(std::move(back), options.top_n)),
+            plain.value());
 }
 
 TEST(RankSummaryJson, MergedReportIsTheAnalyzedOne) {

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "fastenough/analysis/test_store.h"
-#include "fastenough/report/analyze.h"
+#include "fastenough/pipeline/analyze.h"
 
 namespace fastenough::report {
 namespace {
@@ -19,7 +19,7 @@ TEST(ReportJsonTest, BuildAndSerialise) {
   trace::EventStore store = analysis::testing::ExampleStore();
   store.path = "rank0.json";
   store.counters().Add(trace::Counter::event_repaired, 2);
-  Report r = BuildReport({&store});
+  Report r = pipeline::BuildReport({&store});
   // What `fastenough run` adds.
   PhaseRow p;
   p.name = "steady";
@@ -136,7 +136,7 @@ TEST(ReportJsonTest, FindingsThatChangeResultsComeFirst) {
 }
 
 TEST(ReportJsonTest, MissingFileFailsWithItsPath) {
-  StatusOr<Report> r = AnalyzeTraces({"/nonexistent/rank0.json"});
+  StatusOr<Report> r = pipeline::AnalyzeTraces({"/nonexistent/rank0.json"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("/nonexistent/rank0.json", 0), 0u) << r.status().message();
 }

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "fastenough/analysis/statistics.h"
-#include "fastenough/report/analyze.h"
-#include "fastenough/report/assemble.h"
-#include "fastenough/report/merge.h"
+#include "fastenough/pipeline/analyze.h"
+#include "fastenough/pipeline/assemble.h"
+#include "fastenough/pipeline/merge.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/findings/overlaps.h"
@@ -208,7 +208,7 @@ LoopCpu MeasureLoopCpu(const std::vector<PhaseRow>& phases, const std::vector<Ag
 // The trace part of the report from the traces in trace/. One bad file is set
 // aside (and named) so that the other ranks are still analysed.
 void AnalyzeTraceFiles(const std::string& dir, const RunReportOptions& options,
-                       const report::AnalyzeOptions& ao, RunReport* out) {
+                       const pipeline::AnalyzeOptions& ao, RunReport* out) {
   RunReport& rr = *out;
   std::vector<std::string>& problems = rr.problems;
   rr.traces = TraceFiles(dir);
@@ -238,7 +238,7 @@ void AnalyzeTraceFiles(const std::string& dir, const RunReportOptions& options,
   if (options.progress && total) options.progress(total, total);
   std::vector<const trace::EventStore*> ptrs;
   for (const auto& s : stores) ptrs.push_back(&s);
-  rr.report = report::BuildReport(ptrs, ao);
+  rr.report = pipeline::BuildReport(ptrs, ao);
   rr.traces = good;
 }
 
@@ -259,12 +259,12 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
       break;
     }
   }
-  report::AnalyzeOptions ao;
+  pipeline::AnalyzeOptions ao;
   ao.threads = options.threads;
   ao.frame_roots = roots;
   if (!options.rank_summaries.empty()) {
     StatusOr<std::vector<report::RankSummary>> merged =
-        report::ReadRankSummaries(options.rank_summaries);
+        pipeline::ReadRankSummaries(options.rank_summaries);
     if (merged.ok()) {
       // The order TraceFiles gives the traces themselves: the same report.
       std::vector<report::RankSummary> ranks = std::move(merged).value();
@@ -272,7 +272,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
         return a.input.path < b.input.path;
       });
       for (const auto& s : ranks) rr.traces.push_back(s.input.path);
-      rr.report = report::AssembleReport(std::move(ranks), ao.top_n);
+      rr.report = pipeline::AssembleReport(std::move(ranks), ao.top_n);
     } else {
       problems.push_back("rank summaries not merged, the traces analysed instead: " +
                          merged.status().message());

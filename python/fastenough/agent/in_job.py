@@ -1,6 +1,6 @@
 """`fastenough run --analyze-in-job`: each rank analyses its own trace at exit and
 rank 0 writes the ranks' summaries into the run directory, so that the
-supervisor merges them (cpp/fastenough/report/merge.h) instead of reading every
+supervisor merges them (cpp/fastenough/pipeline/merge.h) instead of reading every
 trace again after the job (docs/run-directory.md, rank-summaries/).
 
   * The analysis runs last at exit (the agent's atexit handler was registered

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fastenough/report/analyze.h"
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/analyze.h"
+#include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/fields/declared.h"
 #include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/json_fields.h"
@@ -30,9 +30,9 @@ std::vector<RankSummary> Samples() {
   for (const auto& paths : std::vector<std::vector<std::string>>{
            {Data("golden/depth_trace.json")},
            {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}}) {
-    AnalyzeOptions options;
+    pipeline::AnalyzeOptions options;
     options.threads = 1;
-    StatusOr<AnalyzedJob> job = AnalyzeTracesWithSummaries(paths, options);
+    StatusOr<pipeline::AnalyzedJob> job = pipeline::AnalyzeTracesWithSummaries(paths, options);
     EXPECT_TRUE(job.ok()) << job.status().message();
     if (!job.ok()) continue;
     for (const auto& s : job->summaries) {
@@ -100,14 +100,14 @@ TEST(FieldDeclarations, EveryStructRoundTrips) {
 }
 
 TEST(FieldDeclarations, TheJobsRowsRoundTrip) {
-  AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = 1;
-  StatusOr<AnalyzedJob> job = AnalyzeTracesWithSummaries(
+  StatusOr<pipeline::AnalyzedJob> job = pipeline::AnalyzeTracesWithSummaries(
       {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}, options);
   ASSERT_TRUE(job.ok()) << job.status().message();
   std::vector<RankSummary> summaries;
   for (const auto& s : job->summaries) summaries.push_back(ParseRankSummary(s.json, "s").value());
-  const Report r = AssembleReport(std::move(summaries), options.top_n);
+  const Report r = pipeline::AssembleReport(std::move(summaries), options.top_n);
   ASSERT_EQ(r.job_critical_path.status, "ok");
   ASSERT_FALSE(r.job_critical_path.per_rank.empty());
   ExpectRoundTrip(r.job_critical_path, {}, "job critical path");
@@ -218,13 +218,13 @@ TEST(FieldDeclarations, DescribeEveryKeyTheSummaryWrites) {
 
 TEST(FieldDeclarations, DescribeEveryKeyOfTheReportsRankObjects) {
   const std::vector<FieldInfo> declared = DescribeReport();
-  AnalyzeOptions options;
+  pipeline::AnalyzeOptions options;
   options.threads = 1;
   std::set<std::string> written;
   for (const auto& paths : std::vector<std::vector<std::string>>{
            {Data("golden/depth_trace.json")},
            {Data("detectors/straggler_rank0.json"), Data("detectors/straggler_rank1.json")}}) {
-    StatusOr<std::string> json = AnalyzeTracesToJson(paths, options);
+    StatusOr<std::string> json = pipeline::AnalyzeTracesToJson(paths, options);
     ASSERT_TRUE(json.ok()) << json.status().message();
     simdjson::dom::parser parser;
     simdjson::dom::element root;

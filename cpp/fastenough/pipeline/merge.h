@@ -11,18 +11,20 @@
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
 
 // Reads every summary (gzip or not) in order; a file that cannot be read or
 // is not a summary fails the call with its path first in the message.
-StatusOr<std::vector<RankSummary>> ReadRankSummaries(const std::vector<std::string>& paths);
+StatusOr<std::vector<report::RankSummary>> ReadRankSummaries(
+    const std::vector<std::string>& paths);
 
 // ReadRankSummaries + AssembleReport. Reads every summary (gzip or not) in order; a file that cannot be read or
 // is not a summary fails the call with its path first in the message.
-StatusOr<Report> MergeRankSummaries(const std::vector<std::string>& paths, size_t top_n = 20);
+StatusOr<report::Report> MergeRankSummaries(const std::vector<std::string>& paths,
+                                            size_t top_n = 20);
 
 // MergeRankSummaries + ReportToJson.
 StatusOr<std::string> MergeRankSummariesToJson(const std::vector<std::string>& paths,
                                                size_t top_n = 20);
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

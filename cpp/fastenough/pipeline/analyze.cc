@@ -1,4 +1,4 @@
-#include "fastenough/report/analyze.h"
+#include "fastenough/pipeline/analyze.h"
 
 #include <sys/stat.h>
 
@@ -14,12 +14,19 @@
 #include "fastenough/analysis/collectives.h"
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/detect_all.h"
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/rank_summary_json.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
+
+using report::RankSummary;
+using report::RankSummaryToJson;
+using report::Report;
+using report::ReportToJson;
+using report::SummarizeRank;
+
 
 namespace {
 
@@ -228,4 +235,4 @@ StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
   return AnalyzedJob::Summary{s.analysis.rank, RankSummaryToJson(s)};
 }
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

@@ -1,11 +1,16 @@
-#include "fastenough/report/merge.h"
+#include "fastenough/pipeline/merge.h"
 
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/rank_summary_json.h"
 #include "fastenough/report/report_json.h"
 #include "fastenough/util/file_bytes.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
+
+using report::ParseRankSummary;
+using report::RankSummary;
+using report::Report;
+using report::ReportToJson;
 
 StatusOr<std::vector<RankSummary>> ReadRankSummaries(const std::vector<std::string>& paths) {
   if (paths.empty()) return InvalidArgument("no rank summaries given");
@@ -41,4 +46,4 @@ StatusOr<std::string> MergeRankSummariesToJson(const std::vector<std::string>& p
   return ReportToJson(r.value());
 }
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

@@ -20,7 +20,7 @@
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
 
 struct AnalyzeOptions {
   // Progress over all inputs: (bytes done, bytes total). Called from worker
@@ -36,8 +36,8 @@ struct AnalyzeOptions {
 
 // Loads, analyses and builds the Report (findings included, ranked). A file
 // that fails to load fails the call; the message starts with its path.
-StatusOr<Report> AnalyzeTraces(const std::vector<std::string>& paths,
-                               const AnalyzeOptions& options = {});
+StatusOr<report::Report> AnalyzeTraces(const std::vector<std::string>& paths,
+                                       const AnalyzeOptions& options = {});
 
 // AnalyzeTraces + ReportToJson.
 StatusOr<std::string> AnalyzeTracesToJson(const std::vector<std::string>& paths,
@@ -68,7 +68,7 @@ StatusOr<AnalyzedJob::Summary> SummarizeTraceToJson(const std::string& path,
 
 // The part of AnalyzeTraces after loading, for callers that hold stores
 // (tests, `fastenough run`). Stores must be Finalize()d.
-Report BuildReport(const std::vector<const trace::EventStore*>& stores,
-                   const AnalyzeOptions& options = {});
+report::Report BuildReport(const std::vector<const trace::EventStore*>& stores,
+                           const AnalyzeOptions& options = {});
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

@@ -1,6 +1,6 @@
 // The pipeline on real files: the golden trace as two ranks (a copy that says
 // rank 1), and the refusals of one rank given twice (issue 34 item 14).
-#include "fastenough/report/analyze.h"
+#include "fastenough/pipeline/analyze.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,7 +20,12 @@
 #include "fastenough/report/report_json.h"
 #include "fastenough/trace/load_trace.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
+
+using report::RankSummaryToJson;
+using report::Report;
+using report::SummarizeRank;
+
 namespace {
 
 const std::string kGolden = std::string(FASTENOUGH_TEST_DATA) + "/golden/small_step_trace.json";
@@ -152,4 +157,4 @@ TEST(AnalyzePipelineTest, OneBadFileFailsTheCall) {
 }
 
 }  // namespace
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

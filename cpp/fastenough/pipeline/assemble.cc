@@ -1,4 +1,4 @@
-#include "fastenough/report/assemble.h"
+#include "fastenough/pipeline/assemble.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,12 @@
 #include "fastenough/findings/detect_all.h"
 #include "fastenough/findings/job_path_evidence.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
+
+using report::CounterRow;
+using report::RankFindings;
+using report::RankSummary;
+using report::Report;
 
 Status CheckOneInputPerRank(const std::vector<RankSummary>& ranks, const char* what,
                             const std::vector<std::string>& files) {
@@ -140,4 +145,4 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
   return r;
 }
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline

@@ -12,14 +12,14 @@
 #include "fastenough/report/report.h"
 #include "fastenough/util/status.h"
 
-namespace fastenough::report {
+namespace fastenough::pipeline {
 
 // Summaries in input order. Inputs and counters list every rank; meta and the
 // shape census are the first input's (ranks run the same model); cross-rank
 // findings (straggler-rank) come from the collectives; the findings of every
 // rank are ranked; steps, top kernels (top_n) and top ops (top_n) are merged
 // over the ranks.
-Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n);
+report::Report AssembleReport(std::vector<report::RankSummary> ranks, size_t top_n);
 
 // One job has one input per rank. Two inputs of the same rank (two traces
 // that claim it, one file given twice, two rank-0 summaries) would be shown
@@ -27,7 +27,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n);
 // inputs (InvalidArgument: a usage error). `what` names the inputs in the
 // message ("traces", "summaries"); `files`, when given, are the files the
 // summaries were read from (else their traces' paths name them).
-Status CheckOneInputPerRank(const std::vector<RankSummary>& ranks, const char* what,
+Status CheckOneInputPerRank(const std::vector<report::RankSummary>& ranks, const char* what,
                             const std::vector<std::string>& files = {});
 
-}  // namespace fastenough::report
+}  // namespace fastenough::pipeline
