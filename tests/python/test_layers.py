@@ -51,7 +51,6 @@ FACADE = PACKAGE / "__init__.py"
 
 # Back-up imports still to remove (issue 35, item 5): importer -> imported.
 PENDING: set[tuple[str, str]] = {
-    ("fastenough.ab.protocol", "fastenough.render.record"),
     ("fastenough.ab.protocol", "fastenough.supervisor.run_dir"),
     ("fastenough.ab.runner", "fastenough.supervisor.run_dir"),
     ("fastenough.diff.inputs", "fastenough.supervisor.run_dir"),

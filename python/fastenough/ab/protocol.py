@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fastenough.render.record import dtype_by_time
+from fastenough.report.dtype import compute_dtype
 from fastenough.report.model import Report
 from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
@@ -99,11 +99,6 @@ def user_fields(run_dir: Path | None) -> dict:
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def compute_dtype(report: Report) -> str | None:
-    """The input dtype of the matmul-like ops, weighted by their time in the trace."""
-    return dtype_by_time((s.op, s.input_types, s.total_ns) for s in report.shapes)
 
 
 def protocol_of(report: Report, run_dir: Path | None, env: dict[str, str]) -> dict:

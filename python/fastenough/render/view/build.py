@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastenough.render import depth, lint_section, record, repeatability, run_files
+from fastenough.render import depth, lint_section, repeatability, reproducibility_record, run_files
 from fastenough.render.bounded import devices_omitted_line
 from fastenough.render.ranks import RANK_DETAIL_MAX, device_rows
 from fastenough.render.view import devices, inputs, phases, steps, top
@@ -48,7 +48,7 @@ def build_view(report: Report, run_dir: str | Path | None = None) -> ReportView:
         depth=depth.sections(report),
         top_kernels=top.top_kernels_table(report),
         top_ops=top.top_ops_table(report),
-        record=record.record_table(report),
+        record=reproducibility_record.record_table(report),
         recorded_outputs=recorded_outputs_table(report),
         inputs=inputs.inputs_table(report),
         counters=inputs.counters_table(report),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from fastenough.render.record import utc
+from fastenough.render.reproducibility_record import utc
 from fastenough.render.units import fmt_ns
 from fastenough.render.view.model import Code, RunView
 from fastenough.report.model import Report

@@ -10,14 +10,8 @@ import time
 from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns
 from fastenough.render.view.phases import aligned_details, detail, phase_groups
+from fastenough.report.dtype import compute_dtype
 from fastenough.report.model import Meta, Report
-
-# Ops whose input dtype is the model's compute dtype.
-_MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
-               "aten::linear", "aten::convolution", "aten::_convolution",
-               "aten::scaled_dot_product_attention")
-_DTYPE_NAMES = {"float": "float32", "c10::Half": "float16", "c10::BFloat16": "bfloat16",
-                "double": "float64", "c10::Float8_e4m3fn": "float8_e4m3fn"}
 
 
 def utc(ns) -> str | None:
@@ -34,27 +28,6 @@ def _main_agent(meta: Meta) -> dict:
             if a.get("role") == role:
                 return a
     return agents[0] if agents else {}
-
-
-def compute_dtype(report: Report) -> str | None:
-    """The input dtype of the matmul-like ops, weighted by their time in the trace."""
-    return dtype_by_time((s.op, s.input_types, s.total_ns) for s in report.shapes)
-
-
-def dtype_by_time(shapes) -> str | None:
-    """compute_dtype of the shape rows given as (op, input_types, total_ns)."""
-    weight: dict[str, float] = {}
-    for op, input_types, total_ns in shapes:
-        if op not in _MATMUL_OPS:
-            continue
-        types = [t for t in input_types or [] if t and t != "Scalar"]
-        if types:
-            t = types[0]
-            weight[t] = weight.get(t, 0) + (total_ns or 0)
-    if not weight:
-        return None
-    best = max(weight, key=weight.get)
-    return _DTYPE_NAMES.get(best, best)
 
 
 def items_per_step(report: Report) -> float | None:
