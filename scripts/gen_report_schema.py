@@ -32,7 +32,7 @@ How a describe row becomes JSON Schema:
               the typed model (a row of kind "name" names an object that has no
               row of its own).
   nullable    the type also allows null (an object: anyOf null or it).
-  values      enum (plus null when nullable); const for a single value.
+  values      enum (plus null when nullable; a list's items); const for a single value.
   minimum     minimum (from the unit: counts, bytes, shares cannot be negative).
   required    the object's required keys; an object is closed
               (additionalProperties: false) unless it has Extra() keys.
@@ -147,6 +147,8 @@ class SchemaBuilder:
                 node["minimum"] = int(r["minimum"])
         elif t in _ARRAYS and r["kind"] != "custom":
             node = {"type": "array", "items": {"type": _ARRAYS[t]}}
+            if r.get("values"):
+                node["items"]["enum"] = r["values"].split("|")
         elif t == "array of objects" and r["kind"] != "custom":
             node = {"type": "array", "items": self.object_at(path + "[]")}
         elif t == "object" and r["kind"] != "custom":
@@ -155,6 +157,8 @@ class SchemaBuilder:
                 node = {"anyOf": [{"type": "null"}, node]}
         elif path not in self.custom and t == "object" and path in self.by_parent:
             node = self.object_at(path)  # a custom key of declared objects
+            if r["nullable"]:
+                node = {"anyOf": [{"type": "null"}, node]}
         elif path not in self.custom and t == "array of objects" and path + "[]" in self.by_parent:
             node = {"type": "array", "items": self.object_at(path + "[]")}
         else:

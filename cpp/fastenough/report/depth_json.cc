@@ -13,31 +13,37 @@ namespace fastenough::report {
 using analysis::kStepCategoryCount;
 using analysis::StepCategoryName;
 
-void WriteStepBreakdownValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.BeginObject();
-  w.Key("categories").BeginArray();
-  for (size_t k = 0; k < kStepCategoryCount; ++k) w.String(StepCategoryName(k));
-  w.EndArray();
-  w.Key("per_rank").BeginArray();
+std::vector<std::string> StepCategories() {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < kStepCategoryCount; ++k) out.emplace_back(StepCategoryName(k));
+  return out;
+}
+
+void WriteStepBreakdownRanks(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (HasStepBreakdown(r.ranks[i])) WriteRankStepBreakdown(w, r.ranks[i], &rows[i]);
   }
   w.EndArray();
-  w.EndObject();
 }
 
-void WriteEfficiencyValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
-  w.BeginObject();
+bool HasLaunchArgs(const Report& r) {
   bool has_args = false;
   for (const auto& ra : r.ranks) has_args |= ra.efficiency.has_launch_args;
-  w.Field("has_launch_args", has_args);
-  w.Key("devices").BeginArray();
+  return has_args;
+}
+
+void WriteEfficiencyDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& listed) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     for (const auto& d : r.ranks[i].efficiency.devices) {
       if (listed[i].KeepsDevice(d.device)) WriteEfficiencyDevice(w, r.ranks[i], d, &listed[i]);
     }
   }
   w.EndArray();
+}
+
+void WriteEfficiencyKernels(JsonWriter& w, const Report& r) {
   // The heaviest kernels of every rank and device together.
   std::vector<std::pair<int, const analysis::KernelOccupancy*>> rows;
   for (const auto& ra : r.ranks) {
@@ -47,10 +53,9 @@ void WriteEfficiencyValue(JsonWriter& w, const Report& r, const std::vector<Rank
     return a.second->total_ns > b.second->total_ns;
   });
   if (rows.size() > kEfficiencyKernelRows) rows.resize(kEfficiencyKernelRows);
-  w.Key("kernels").BeginArray();
+  w.BeginArray();
   for (const auto& [rank, k] : rows) WriteEfficiencyKernel(w, rank, *k);
   w.EndArray();
-  w.EndObject();
 }
 
 void WriteMemoryValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
@@ -63,30 +68,20 @@ void WriteMemoryValue(JsonWriter& w, const Report& r, const std::vector<RankRows
   w.EndArray();
 }
 
-void WriteCriticalPathValue(JsonWriter& w, const Report& r) {
-  w.BeginObject();
-  w.Key("per_rank").BeginArray();
+void WriteCriticalPathRanks(JsonWriter& w, const Report& r) {
+  w.BeginArray();
   for (const auto& ra : r.ranks) {
     if (HasCriticalPath(ra)) WriteRankCriticalPath(w, ra);
   }
   w.EndArray();
-  w.Key("job");  // across ranks (analysis/job_critical_path.h); null for one rank
-  if (r.job_critical_path.status == "one-rank") {
-    w.Null();
-  } else {
-    fields::WriteObject(w, r.job_critical_path);
-  }
-  w.EndObject();
 }
 
-void WriteGraphsValue(JsonWriter& w, const Report& r) {
-  w.BeginObject();
-  w.Key("per_rank").BeginArray();
+void WriteGraphsRanks(JsonWriter& w, const Report& r) {
+  w.BeginArray();
   for (const auto& ra : r.ranks) {
     if (HasGraphs(ra)) WriteRankGraphs(w, ra);
   }
   w.EndArray();
-  w.EndObject();
 }
 
 bool HasStepBreakdown(const analysis::RankAnalysis& ra) { return !ra.step_breakdown.steps.empty(); }
@@ -135,20 +130,12 @@ void WriteRankDeviceTurns(JsonWriter& w, const analysis::RankAnalysis& ra, const
                                                                   {ra.rank, rows});
 }
 
-void WriteDeviceTurnsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.BeginObject();
-  w.Key("per_rank").BeginArray();
+void WriteDeviceTurnsRanks(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
+  w.BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (r.ranks[i].device_turns.measured()) WriteRankDeviceTurns(w, r.ranks[i], &rows[i]);
   }
   w.EndArray();
-  w.Key("job");  // the ranks of a job taking turns (findings/rank_turns.cc)
-  if (!r.rank_turns.measured()) {
-    w.Null();
-  } else {
-    fields::WriteObject<analysis::DeviceTurns, fields::TurnsOfJob>(w, r.rank_turns);
-  }
-  w.EndObject();
 }
 
 }  // namespace fastenough::report

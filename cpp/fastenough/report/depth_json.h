@@ -20,6 +20,9 @@
 // Absent figures are null. Empty lists when the trace has no such data.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report.h"
 #include "fastenough/report/row_bound.h"
@@ -30,16 +33,19 @@ namespace fastenough::report {
 constexpr size_t kEfficiencyKernelRows = 10;
 
 // rows[i]: what the report lists of r.ranks[i] (row_bound.h).
-// The values of the report's keys step_breakdown, efficiency, memory,
-// critical_path, graphs and device_turns (the report's declaration,
-// fields/report_object_fields.h, writes the keys and their order); rows: each
+// The values the report's declaration (fields/report_object_fields.h) writes
+// by code, key by key: the lists of step_breakdown, efficiency, memory,
+// critical_path, graphs and device_turns, and the sums over ranks; rows: each
 // rank's listed rows (row_bound.h).
-void WriteStepBreakdownValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
-void WriteEfficiencyValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+std::vector<std::string> StepCategories();  // step_breakdown.categories
+void WriteStepBreakdownRanks(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+bool HasLaunchArgs(const Report& r);        // efficiency.has_launch_args
+void WriteEfficiencyDevices(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteEfficiencyKernels(JsonWriter& w, const Report& r);
 void WriteMemoryValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
-void WriteCriticalPathValue(JsonWriter& w, const Report& r);
-void WriteGraphsValue(JsonWriter& w, const Report& r);
-void WriteDeviceTurnsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+void WriteCriticalPathRanks(JsonWriter& w, const Report& r);
+void WriteGraphsRanks(JsonWriter& w, const Report& r);
+void WriteDeviceTurnsRanks(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
 
 // One rank's objects in those keys, as the report writes them (a rank summary,
 // report/rank_summary_json.h, writes the same). Has*: whether the rank has an

@@ -94,21 +94,10 @@ void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<
   w.EndArray();
 }
 
-void WriteLaunchValue(JsonWriter& w, const Report& r) {
-  w.BeginObject();
-  int64_t kernels = 0, launched = 0, shorts = 0;
-  for (const auto& ra : r.ranks) {
-    kernels += ra.launch.kernel_count;
-    launched += ra.launch.launched_count;
-    shorts += ra.launch.short_kernel_count;
-  }
-  w.Field("kernel_count", kernels);
-  w.Field("launched_count", launched);
-  w.Field("short_kernel_count", shorts);
-  w.Key("per_rank").BeginArray();
+void WriteLaunchRanks(JsonWriter& w, const Report& r) {
+  w.BeginArray();
   for (const auto& ra : r.ranks) WriteRankLaunch(w, ra);
   w.EndArray();
-  w.EndObject();
 }
 
 void WriteInput(JsonWriter& w, const InputInfo& in) { fields::WriteObject(w, in); }

@@ -36,7 +36,7 @@ void WriteStepsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>
 void WriteDevicesValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
 bool AnyDevicesOmitted(const std::vector<RankRows>& rows);
 void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
-void WriteLaunchValue(JsonWriter& w, const Report& r);
+void WriteLaunchRanks(JsonWriter& w, const Report& r);  // launch.per_rank
 
 std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n);
 void WriteOmitted(JsonWriter& w, const std::vector<size_t>& kept, size_t n);

@@ -1641,7 +1641,7 @@ class CriticalPath:
     per_rank: tuple[CriticalPathPerRankItem, ...]
     job: CriticalPathJob | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _KEYS: ClassVar[tuple[str, ...]] = ('per_rank', 'job')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -1656,128 +1656,8 @@ class CriticalPath:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c98(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c88),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class CriticalPathJob:
-    """An object of the report (report.critical_path.job)."""
-
-    status: str
-    ranks: int
-    collectives: int
-    window_start_ns: int
-    window_end_ns: int
-    length_ns: int
-    work_ns: int
-    transfer_ns: int
-    per_rank: tuple[CriticalPathJobPerRankItem, ...]
-    top: tuple[CriticalPathJobTopItem, ...]
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> CriticalPathJob:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            status=_c82(d['status'], (p, 'status')),
-            ranks=_c3(d['ranks'], (p, 'ranks')),
-            collectives=_c3(d['collectives'], (p, 'collectives')),
-            window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
-            window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
-            length_ns=_c4(d['length_ns'], (p, 'length_ns')),
-            work_ns=_c4(d['work_ns'], (p, 'work_ns')),
-            transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
-            per_rank=_c84(d['per_rank'], (p, 'per_rank')),
-            top=_c86(d['top'], (p, 'top')),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class CriticalPathJobPerRankItem:
-    """An object of the report (report.critical_path.job.per_rank[])."""
-
-    rank: int
-    gating_ns: int
-    gating_collectives: int
-    waited_ns: int
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> CriticalPathJobPerRankItem:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            rank=_c4(d['rank'], (p, 'rank')),
-            gating_ns=_c4(d['gating_ns'], (p, 'gating_ns')),
-            gating_collectives=_c3(d['gating_collectives'], (p, 'gating_collectives')),
-            waited_ns=_c4(d['waited_ns'], (p, 'waited_ns')),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class CriticalPathJobTopItem:
-    """An object of the report (report.critical_path.job.top[])."""
-
-    collective: str
-    rank: int
-    ns: int
-    count: int
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> CriticalPathJobTopItem:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            collective=_c1(d['collective'], (p, 'collective')),
-            rank=_c4(d['rank'], (p, 'rank')),
-            ns=_c4(d['ns'], (p, 'ns')),
-            count=_c3(d['count'], (p, 'count')),
+            per_rank=_c91(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c98),
             key_order=tuple(d),
         )
 
@@ -1826,7 +1706,7 @@ class CriticalPathPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c89(d['status'], (p, 'status')),
+            status=_c82(d['status'], (p, 'status')),
             cuda_sync_events=_c57(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
@@ -1841,9 +1721,9 @@ class CriticalPathPerRankItem:
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c91(d['streams'], (p, 'streams')),
-            top=_c94(d['top'], (p, 'top')),
-            steps=_c96(d['steps'], (p, 'steps')),
+            streams=_c84(d['streams'], (p, 'streams')),
+            top=_c87(d['top'], (p, 'top')),
+            steps=_c89(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -1920,7 +1800,7 @@ class CriticalPathPerRankItemTopItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c92(d['kind'], (p, 'kind')),
+            kind=_c85(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
             ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
@@ -1970,6 +1850,126 @@ class CriticalPathPerRankItemStep:
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJob:
+    """An object of the report (report.critical_path.job)."""
+
+    status: str
+    ranks: int
+    collectives: int
+    window_start_ns: int
+    window_end_ns: int
+    length_ns: int
+    work_ns: int
+    transfer_ns: int
+    per_rank: tuple[CriticalPathJobPerRankItem, ...]
+    top: tuple[CriticalPathJobTopItem, ...]
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('status', 'ranks', 'collectives', 'window_start_ns', 'window_end_ns', 'length_ns', 'work_ns', 'transfer_ns', 'per_rank', 'top')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJob:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            status=_c92(d['status'], (p, 'status')),
+            ranks=_c3(d['ranks'], (p, 'ranks')),
+            collectives=_c3(d['collectives'], (p, 'collectives')),
+            window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
+            window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
+            length_ns=_c4(d['length_ns'], (p, 'length_ns')),
+            work_ns=_c4(d['work_ns'], (p, 'work_ns')),
+            transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
+            per_rank=_c94(d['per_rank'], (p, 'per_rank')),
+            top=_c96(d['top'], (p, 'top')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJobPerRankItem:
+    """An object of the report (report.critical_path.job.per_rank[])."""
+
+    rank: int
+    gating_ns: int
+    gating_collectives: int
+    waited_ns: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'gating_ns', 'gating_collectives', 'waited_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJobPerRankItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            rank=_c4(d['rank'], (p, 'rank')),
+            gating_ns=_c4(d['gating_ns'], (p, 'gating_ns')),
+            gating_collectives=_c3(d['gating_collectives'], (p, 'gating_collectives')),
+            waited_ns=_c4(d['waited_ns'], (p, 'waited_ns')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPathJobTopItem:
+    """An object of the report (report.critical_path.job.top[])."""
+
+    collective: str
+    rank: int
+    ns: int
+    count: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('collective', 'rank', 'ns', 'count')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> CriticalPathJobTopItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            collective=_c1(d['collective'], (p, 'collective')),
+            rank=_c4(d['rank'], (p, 'rank')),
+            ns=_c4(d['ns'], (p, 'ns')),
+            count=_c3(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
 
@@ -2098,13 +2098,12 @@ class GraphsPerRankItemCompiledRegion:
 
 @dataclass(frozen=True, slots=True)
 class DeviceTurns:
-    """several devices of one process over the steady windows: every one busy, some busy while
-    others wait (taking turns), none busy (docs/trace-depth.md)"""
+    """several devices of one process, or the ranks of a job, taking turns"""
 
     per_rank: tuple[DeviceTurnsPerRankItem, ...]
     job: DeviceTurnsJob | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('job', 'per_rank')
+    _KEYS: ClassVar[tuple[str, ...]] = ('per_rank', 'job')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -2119,87 +2118,8 @@ class DeviceTurns:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c112(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c109),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceTurnsJob:
-    """An object of the report (report.device_turns.job)."""
-
-    ranks: tuple[int, ...]
-    busy_ns: tuple[int, ...]
-    steps: int
-    window_ns: int
-    all_busy_ns: int
-    taking_turns_ns: int
-    all_idle_ns: int
-    overlap_bound_ns: int
-    omitted: DeviceTurnsJobOmitted | None = None
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'omitted', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> DeviceTurnsJob:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            ranks=_c105(d['ranks'], (p, 'ranks')),
-            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
-            steps=_c3(d['steps'], (p, 'steps')),
-            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
-            all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
-            taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
-            all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
-            overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c107),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceTurnsJobOmitted:
-    """a rank of more than 256 devices lists those the report lists (devices_omitted); the
-    others, summed"""
-
-    count: int
-    busy_ns: int
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> DeviceTurnsJobOmitted:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            count=_c15(d['count'], (p, 'count')),
-            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            per_rank=_c109(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c112),
             key_order=tuple(d),
         )
 
@@ -2247,7 +2167,7 @@ class DeviceTurnsPerRankItem:
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c110),
+            omitted=_opt(d, 'omitted', p, _c107),
             key_order=tuple(d),
         )
 
@@ -2272,6 +2192,85 @@ class DeviceTurnsPerRankItemOmitted:
 
     @classmethod
     def _load(cls, d, p) -> DeviceTurnsPerRankItemOmitted:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            count=_c15(d['count'], (p, 'count')),
+            busy_ns=_c3(d['busy_ns'], (p, 'busy_ns')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTurnsJob:
+    """An object of the report (report.device_turns.job)."""
+
+    ranks: tuple[int, ...]
+    busy_ns: tuple[int, ...]
+    steps: int
+    window_ns: int
+    all_busy_ns: int
+    taking_turns_ns: int
+    all_idle_ns: int
+    overlap_bound_ns: int
+    omitted: DeviceTurnsJobOmitted | None = None
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'omitted', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('ranks', 'busy_ns', 'steps', 'window_ns', 'all_busy_ns', 'taking_turns_ns', 'all_idle_ns', 'overlap_bound_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> DeviceTurnsJob:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            ranks=_c105(d['ranks'], (p, 'ranks')),
+            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
+            steps=_c3(d['steps'], (p, 'steps')),
+            window_ns=_c4(d['window_ns'], (p, 'window_ns')),
+            all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
+            taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
+            all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
+            overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
+            omitted=_opt(d, 'omitted', p, _c110),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTurnsJobOmitted:
+    """a rank of more than 256 devices lists those the report lists (devices_omitted); the
+    others, summed"""
+
+    count: int
+    busy_ns: int
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'busy_ns')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> DeviceTurnsJobOmitted:
         if type(d) is not dict:
             _not_object(d, p)
         if not d.keys() >= cls._REQUIRED_SET:
@@ -3202,23 +3201,23 @@ _c78 = _json_array
 _c79 = _array_fn(_c78, None, None)
 _c80 = MemoryRow._load
 _c81 = _array_fn(_c80, None, None)
-_c82 = _enum_fn(('ok', 'no-collectives'))
-_c83 = CriticalPathJobPerRankItem._load
+_c82 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c83 = CriticalPathPerRankItemStream._load
 _c84 = _array_fn(_c83, None, None)
-_c85 = CriticalPathJobTopItem._load
-_c86 = _array_fn(_c85, None, None)
-_c87 = CriticalPathJob._load
-_c88 = _nullable(_c87)
-_c89 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c90 = CriticalPathPerRankItemStream._load
+_c85 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c86 = CriticalPathPerRankItemTopItem._load
+_c87 = _array_fn(_c86, None, None)
+_c88 = CriticalPathPerRankItemStep._load
+_c89 = _array_fn(_c88, None, None)
+_c90 = CriticalPathPerRankItem._load
 _c91 = _array_fn(_c90, None, None)
-_c92 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c93 = CriticalPathPerRankItemTopItem._load
+_c92 = _enum_fn(('ok', 'no-collectives'))
+_c93 = CriticalPathJobPerRankItem._load
 _c94 = _array_fn(_c93, None, None)
-_c95 = CriticalPathPerRankItemStep._load
+_c95 = CriticalPathJobTopItem._load
 _c96 = _array_fn(_c95, None, None)
-_c97 = CriticalPathPerRankItem._load
-_c98 = _array_fn(_c97, None, None)
+_c97 = CriticalPathJob._load
+_c98 = _nullable(_c97)
 _c99 = CriticalPath._load
 _c100 = GraphsPerRankItemCompiledRegion._load
 _c101 = _array_fn(_c100, None, None)
@@ -3227,12 +3226,12 @@ _c103 = _array_fn(_c102, None, None)
 _c104 = Graphs._load
 _c105 = _array_fn(_c4, 2, None)
 _c106 = _array_fn(_c3, 2, None)
-_c107 = DeviceTurnsJobOmitted._load
-_c108 = DeviceTurnsJob._load
-_c109 = _nullable(_c108)
-_c110 = DeviceTurnsPerRankItemOmitted._load
-_c111 = DeviceTurnsPerRankItem._load
-_c112 = _array_fn(_c111, None, None)
+_c107 = DeviceTurnsPerRankItemOmitted._load
+_c108 = DeviceTurnsPerRankItem._load
+_c109 = _array_fn(_c108, None, None)
+_c110 = DeviceTurnsJobOmitted._load
+_c111 = DeviceTurnsJob._load
+_c112 = _nullable(_c111)
 _c113 = DeviceTurns._load
 _c114 = _nullable(_c78)
 _c115 = ShapeRow._load

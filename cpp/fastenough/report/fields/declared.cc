@@ -33,10 +33,8 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<analysis::KernelOccupancy>("$.efficiency.kernels[]", out);
   DescribeFields<analysis::MemoryTimeline>("$.memory[]", out);
   DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
-  DescribeFields<analysis::JobCriticalPath>("$.critical_path.job", out);
   DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
   DescribeFields<analysis::DeviceTurns, TurnsOfRank>("$.device_turns.per_rank[]", out);
-  DescribeFields<analysis::DeviceTurns, TurnsOfJob>("$.device_turns.job", out);
   return out;
 }
 

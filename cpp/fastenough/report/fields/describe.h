@@ -112,6 +112,7 @@ class FieldDescriber {
                Attr attr = {}) {
     using M = std::remove_cvref_t<decltype(std::declval<F>()(std::declval<const T&>()))>;
     Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "derived", meaning);
+    if (attr.values != nullptr) out_.back().values = attr.values;
   }
   void Rank(std::string_view meaning) {
     Add("rank", "integer", Unit::kId, false, "context", meaning);
@@ -135,6 +136,13 @@ class FieldDescriber {
   void Group(std::string_view key, std::string_view meaning, const D& declare,
              bool T::*present = nullptr) {
     Add(key, "object", Unit::kNone, present != nullptr, "field", meaning);
+    FieldDescriber<T> g(Path(key), out_);
+    declare(g);
+  }
+  template <class D>
+  void Group(std::string_view key, std::string_view meaning, const D& declare, Attr attr) {
+    Add(key, "object", Unit::kNone, false, "field", meaning);
+    out_.back().required = !attr.since_later;
     FieldDescriber<T> g(Path(key), out_);
     declare(g);
   }

@@ -31,8 +31,9 @@
 //       of), not read back.
 //   Constant(key, text, meaning)  written as given, not read back.
 //   Inline(member)  the member struct's own fields, in this object.
-//   Group(key, meaning, declare[, present])  a JSON object of this struct's
-//       own members (present: a bool member, false written as null).
+//   Group(key, meaning, declare[, present | attr])  a JSON object of this
+//       struct's own members (present: a bool member, false written as null;
+//       attr: since_later only).
 //   Object(key, member, meaning, present, View<X>{})  a declared struct
 //       (or a view of it) as an object, null when present(value) is false.
 //   PerCategory(member, unit, meaning)  "<category>_ns" for each step

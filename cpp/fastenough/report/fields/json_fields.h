@@ -98,7 +98,7 @@ class FieldWriter {
   }
 
   template <class D>
-  void Group(std::string_view key, std::string_view, const D& declare) {
+  void Group(std::string_view key, std::string_view, const D& declare, Attr = {}) {
     w_.Key(key).BeginObject();
     declare(*this);
     w_.EndObject();
@@ -284,7 +284,8 @@ class FieldReader {
   }
 
   template <class D>
-  void Group(std::string_view key, std::string_view, const D& declare) {
+  void Group(std::string_view key, std::string_view, const D& declare, Attr attr = {}) {
+    if (attr.since_later && !o_.Has(key)) return;
     ObjectReader sub = o_.Object(key);
     FieldReader<T> g(sub, obj_);
     declare(g);

@@ -18,12 +18,20 @@
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report.h"
 #include "fastenough/report/report_json.h"
 
 namespace fastenough::report::fields {
+
+// A launch count summed over the ranks.
+inline int64_t SumOverRanks(const Report& r, int64_t analysis::LaunchStats::*count) {
+  int64_t n = 0;
+  for (const auto& ra : r.ranks) n += ra.launch.*count;
+  return n;
+}
 
 template <class V>
 void Fields(V& v, Of<Report>) {
@@ -61,31 +69,91 @@ void Fields(V& v, Of<Report>) {
           Attr{}, View<TopKernels>{});
   v.Field("top_ops", &T::top_ops, Unit::kNone, "the heaviest CPU ops by inclusive time");
   v.Field("top_ops_by_self", &T::top_ops_self, Unit::kNone, "the heaviest CPU ops by self time");
-  v.Custom(
-      "launch", "object", Unit::kNone, "kernel launches: the ranks' counts summed, and each rank's",
-      [](JsonWriter& w, const T& r, const C&) { WriteLaunchValue(w, r); }, none);
-  v.Custom(
-      "step_breakdown", "object", Unit::kNone, "per step, where the time went",
-      [](JsonWriter& w, const T& r, const C& c) { WriteStepBreakdownValue(w, r, *c.report_rows); },
-      none, kLater);
-  v.Custom(
-      "efficiency", "object", Unit::kNone, "GPU utilisation, SM efficiency, occupancy",
-      [](JsonWriter& w, const T& r, const C& c) { WriteEfficiencyValue(w, r, *c.report_rows); },
-      none, kLater);
+  v.Group("launch", "kernel launches: the ranks' counts summed, and each rank's", [&](auto& g) {
+    using L = analysis::LaunchStats;
+    g.Derived("kernel_count", [](const T& r) { return SumOverRanks(r, &L::kernel_count); },
+              Unit::kCount, "kernels, over every rank");
+    g.Derived("launched_count", [](const T& r) { return SumOverRanks(r, &L::launched_count); },
+              Unit::kCount, "kernels linked to their launch call, over every rank");
+    g.Derived("short_kernel_count",
+              [](const T& r) { return SumOverRanks(r, &L::short_kernel_count); }, Unit::kCount,
+              "kernels shorter than their launch call, over every rank");
+    g.Custom(
+        "per_rank", "array of objects", Unit::kNone, "each rank's launch figures",
+        [](JsonWriter& w, const T& r, const C&) { WriteLaunchRanks(w, r); }, none);
+  });
+  v.Group(
+      "step_breakdown", "per step, where the time went",
+      [&](auto& g) {
+        g.Derived("categories", [](const T&) { return StepCategories(); }, Unit::kNone,
+                  "the categories, in the order of the <category>_ns keys",
+                  OneOf("kernel|memcpy|memset|communication|runtime|dataloader|cpu_exec|other"));
+        g.Custom(
+            "per_rank", "array of objects", Unit::kNone, "the ranks that have steps",
+            [](JsonWriter& w, const T& r, const C& c) {
+              WriteStepBreakdownRanks(w, r, *c.report_rows);
+            },
+            none);
+      },
+      kLater);
+  v.Group(
+      "efficiency", "GPU utilisation, SM efficiency, occupancy",
+      [&](auto& g) {
+        g.Derived("has_launch_args", [](const T& r) { return HasLaunchArgs(r); }, Unit::kNone,
+                  "whether any rank's kernels carry their launch arguments (grid, block)");
+        g.Custom(
+            "devices", "array of objects", Unit::kNone, "per rank and listed device",
+            [](JsonWriter& w, const T& r, const C& c) {
+              WriteEfficiencyDevices(w, r, *c.report_rows);
+            },
+            none);
+        g.Custom(
+            "kernels", "array of objects", Unit::kNone,
+            "the heaviest kernels of every rank and device together (10)",
+            [](JsonWriter& w, const T& r, const C&) { WriteEfficiencyKernels(w, r); }, none);
+      },
+      kLater);
   v.Custom(
       "memory", "array of objects", Unit::kNone, "the allocator's memory timeline per device",
       [](JsonWriter& w, const T& r, const C& c) { WriteMemoryValue(w, r, *c.report_rows); },
       none, kLater);
-  v.Custom(
-      "critical_path", "object", Unit::kNone, "the critical path of each rank, and of the job",
-      [](JsonWriter& w, const T& r, const C&) { WriteCriticalPathValue(w, r); }, none, kLater);
-  v.Custom(
-      "graphs", "object", Unit::kNone, "CUDA/HIP graph replays and torch.compile regions",
-      [](JsonWriter& w, const T& r, const C&) { WriteGraphsValue(w, r); }, none, kLater);
-  v.Custom(
-      "device_turns", "object", Unit::kNone, "several devices or ranks taking turns",
-      [](JsonWriter& w, const T& r, const C& c) { WriteDeviceTurnsValue(w, r, *c.report_rows); },
-      none, kLater);
+  v.Group(
+      "critical_path", "the critical path of each rank, and of the job",
+      [&](auto& g) {
+        g.Custom(
+            "per_rank", "array of objects", Unit::kNone, "the ranks that have one",
+            [](JsonWriter& w, const T& r, const C&) { WriteCriticalPathRanks(w, r); }, none);
+        g.Object(
+            "job", &T::job_critical_path,
+            "the job's critical path across ranks, linked by the collectives matched on every "
+            "rank (analysis/job_critical_path.h); null for one rank",
+            [](const analysis::JobCriticalPath& p) { return p.status != "one-rank"; });
+      },
+      kLater);
+  v.Group(
+      "graphs", "CUDA/HIP graph replays and torch.compile regions",
+      [&](auto& g) {
+        g.Custom(
+            "per_rank", "array of objects", Unit::kNone, "the ranks that have any",
+            [](JsonWriter& w, const T& r, const C&) { WriteGraphsRanks(w, r); }, none);
+      },
+      kLater);
+  v.Group(
+      "device_turns", "several devices of one process, or the ranks of a job, taking turns",
+      [&](auto& g) {
+        g.Custom(
+            "per_rank", "array of objects", Unit::kNone, "the ranks whose devices were measured",
+            [](JsonWriter& w, const T& r, const C& c) {
+              WriteDeviceTurnsRanks(w, r, *c.report_rows);
+            },
+            none);
+        g.Object(
+            "job", &T::rank_turns,
+            "the ranks' own steady work compared (a pipeline's stages taking turns); null with "
+            "fewer than two ranks at work (findings/rank_turns.cc)",
+            [](const analysis::DeviceTurns& t) { return t.measured(); }, View<TurnsOfJob>{});
+      },
+      kLater);
   v.Custom(
       "shapes", "array of objects", Unit::kNone, "input shapes of the hottest ops",
       [](JsonWriter& w, const T& r, const C&) {
