@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastenough.ab.sides import Side
-from fastenough.die_with_parent import die_with_parent
+from fastenough.die_with_parent import ParentLink
 from fastenough.errors import InternalError, MalformedReportError
 from fastenough.report import Report, load
 from fastenough.supervisor.run_dir import read_run_file
@@ -44,11 +44,18 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     out_path = ab_dir / f"{side.name}{index}.stdout.txt"
     err_path = ab_dir / f"{side.name}{index}.stderr.txt"
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        # The run dies with this `ab` (and so with an MCP server that started it): it
-        # gets SIGTERM, stops its program and writes what it measured.
-        proc = subprocess.run(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                              preexec_fn=die_with_parent(os.getpid()))
+    # The run dies with this `ab` (and so with an MCP server that started it): it
+    # gets one SIGTERM, stops its program and writes what it measured.
+    link = ParentLink()
+    env.update(link.env)
+    try:
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err,
+                                    stdin=subprocess.DEVNULL, pass_fds=link.pass_fds)
+            link.started()
+            proc.wait()
+    finally:
+        link.close()
     doc = None
     with contextlib.suppress(OSError, ValueError):  # no report, or no file (a FIFO)
         doc = json.loads(read_run_file(run_dir / "report.json"))

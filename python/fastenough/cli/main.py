@@ -8,6 +8,7 @@ import importlib
 import sys
 
 from fastenough import __version__
+from fastenough.die_with_parent import watch_parent
 from fastenough.errors import EXIT_INTERNAL, EXIT_USAGE, FastenoughError
 from fastenough.visible import visible
 
@@ -143,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Started by `fastenough mcp` or `ab`: one SIGTERM when the starter is gone.
+    watch_parent()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -222,20 +222,24 @@ async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s:
     full_env.pop("FASTENOUGH_FORCE_PROGRESS", None)  # no progress bars into the files
     cmd = [sys.executable, "-m", "fastenough", *args]
     t0 = time.monotonic()
-    from fastenough.die_with_parent import die_with_parent
+    from fastenough.die_with_parent import ParentLink
 
+    # Dying with the server: the verb gets one SIGTERM when the server is gone.
+    link = ParentLink()
+    full_env.update(link.env)
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
-            # A session of its own (stopped as a group), dying with the server: the
-            # parent-death signal is set in the child, prepared before the fork.
+            # A session of its own: stopped as a group.
             proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=err, start_new_session=True,
-                                    preexec_fn=die_with_parent(os.getpid()))
+                                    pass_fds=link.pass_fds)
         except OSError as e:
+            link.close()
             if e.errno == errno.E2BIG:  # the arguments or environment are too large
                 raise ToolFailure("bad-input", "the command's arguments and environment are "
                                   "too large for the system to start it (E2BIG)", 2) from None
             raise ToolFailure("internal", f"cannot start {cmd[0]}: {e.strerror or e}", 3) from None
+        link.started()
 
     async def stop_now() -> None:
         if proc.poll() is None:
@@ -287,6 +291,8 @@ async def run_cli(args: list[str], *, cwd: Path, env: dict[str, str], timeout_s:
         with anyio.CancelScope(shield=True):
             await stop_now()
         raise
+    finally:
+        link.close()
     rc = proc.returncode
     status = 128 - rc if rc < 0 else rc
     return Outcome(status, out_path, err_path, time.monotonic() - t0, stopped)
