@@ -32,6 +32,13 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
 std::vector<Finding> DetectAcrossRanks(const std::vector<const analysis::RankCollectives*>& ranks,
                                        const std::vector<const analysis::RankAnalysis*>& analyses = {});
 
+// dataloader-bound on a host-only job of several ranks (`findings[i]`: rank
+// i's own findings, in the order of `ranks`): a rank's stands only when its
+// loader holds it in nearly every steady step longer than the other ranks'
+// loaders hold them in a typical one, by 10% of a step (dataloader_bound.cc).
+void KeepLoaderWaitsBeyondTheOtherRanks(const std::vector<const analysis::RankAnalysis*>& ranks,
+                                        const std::vector<std::vector<Finding>*>& findings);
+
 // No rank has device work (CPU ranks over gloo): the ranks share the host's
 // cores, so their wall times are not their work (rank_turns.cc).
 bool HostOnlyJob(const std::vector<const analysis::RankAnalysis*>& ranks);

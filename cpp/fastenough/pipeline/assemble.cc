@@ -79,6 +79,11 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     for (const RankSummary& s : ranks) collectives.push_back(&s.collectives);
     std::vector<const analysis::RankAnalysis*> analyses;
     for (const RankSummary& s : ranks) analyses.push_back(&s.analysis);
+    {
+      std::vector<std::vector<findings::Finding>*> own;
+      for (RankSummary& s : ranks) own.push_back(&s.findings);
+      findings::KeepLoaderWaitsBeyondTheOtherRanks(analyses, own);
+    }
     for (auto& f : findings::DetectAcrossRanks(collectives, analyses)) {
       r.findings.push_back(std::move(f));
     }
