@@ -33,7 +33,9 @@ How a describe row becomes JSON Schema:
               row of its own).
   nullable    the type also allows null (an object: anyOf null or it).
   values      enum (plus null when nullable; a list's items); const for a single value.
-  minimum     minimum (from the unit: counts, bytes, shares cannot be negative).
+  minimum     minimum (from the unit: counts, bytes, shares cannot be negative;
+              or the declaration's Attr{.least}); maximum, pattern, non_empty
+              (minLength 1) from Attr{.most, .pattern, .non_empty}.
   required    the object's required keys; an object is closed
               (additionalProperties: false) unless it has Extra() keys.
   meaning, unit  description, x-unit.
@@ -145,6 +147,12 @@ class SchemaBuilder:
                 node["enum"] = r["values"].split("|") + ([None] if r["nullable"] else [])
             if r.get("minimum") and t in ("integer", "number"):
                 node["minimum"] = int(r["minimum"])
+            if r.get("maximum") and t in ("integer", "number"):
+                node["maximum"] = int(r["maximum"])
+            if r.get("pattern") and t == "string":
+                node["pattern"] = r["pattern"]
+            if r.get("non_empty") and t == "string":
+                node["minLength"] = 1
         elif t in _ARRAYS and r["kind"] != "custom":
             node = {"type": "array", "items": {"type": _ARRAYS[t]}}
             if r.get("values"):

@@ -90,31 +90,31 @@ class Report:
             schema=_c0(d['schema'], (p, 'schema')),
             tool_version=_c1(d['tool_version'], (p, 'tool_version')),
             inputs=_c7(d['inputs'], (p, 'inputs')),
-            meta=_c20(d['meta'], (p, 'meta')),
-            counters=_c25(d['counters'], (p, 'counters')),
-            phases=_c30(d['phases'], (p, 'phases')),
-            steps=_c40(d['steps'], (p, 'steps')),
-            devices=_c45(d['devices'], (p, 'devices')),
-            top_kernels=_c49(d['top_kernels'], (p, 'top_kernels')),
-            top_ops=_c51(d['top_ops'], (p, 'top_ops')),
-            top_ops_by_self=_c51(d['top_ops_by_self'], (p, 'top_ops_by_self')),
-            launch=_c54(d['launch'], (p, 'launch')),
-            shapes=_c116(d['shapes'], (p, 'shapes')),
-            findings=_c126(d['findings'], (p, 'findings')),
-            run=_opt(d, 'run', p, _c10),
-            devices_omitted=_opt(d, 'devices_omitted', p, _c47),
-            step_breakdown=_opt(d, 'step_breakdown', p, _c66),
-            efficiency=_opt(d, 'efficiency', p, _c74),
-            memory=_opt(d, 'memory', p, _c81),
-            critical_path=_opt(d, 'critical_path', p, _c99),
-            graphs=_opt(d, 'graphs', p, _c104),
-            device_turns=_opt(d, 'device_turns', p, _c113),
-            avoidable=_opt(d, 'avoidable', p, _c128),
-            decision=_opt(d, 'decision', p, _c129),
-            measurement=_opt(d, 'measurement', p, _c136),
-            run_details=_opt(d, 'run_details', p, _c145),
-            repeatability=_opt(d, 'repeatability', p, _c154),
-            lint=_opt(d, 'lint', p, _c157),
+            meta=_c22(d['meta'], (p, 'meta')),
+            counters=_c27(d['counters'], (p, 'counters')),
+            phases=_c31(d['phases'], (p, 'phases')),
+            steps=_c41(d['steps'], (p, 'steps')),
+            devices=_c46(d['devices'], (p, 'devices')),
+            top_kernels=_c50(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c52(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c55(d['launch'], (p, 'launch')),
+            shapes=_c118(d['shapes'], (p, 'shapes')),
+            findings=_c130(d['findings'], (p, 'findings')),
+            run=_opt(d, 'run', p, _c12),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c48),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c67),
+            efficiency=_opt(d, 'efficiency', p, _c75),
+            memory=_opt(d, 'memory', p, _c82),
+            critical_path=_opt(d, 'critical_path', p, _c101),
+            graphs=_opt(d, 'graphs', p, _c106),
+            device_turns=_opt(d, 'device_turns', p, _c115),
+            avoidable=_opt(d, 'avoidable', p, _c133),
+            decision=_opt(d, 'decision', p, _c134),
+            measurement=_opt(d, 'measurement', p, _c140),
+            run_details=_opt(d, 'run_details', p, _c149),
+            repeatability=_opt(d, 'repeatability', p, _c157),
+            lint=_opt(d, 'lint', p, _c160),
             key_order=tuple(d),
         )
 
@@ -193,8 +193,8 @@ class Run:
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
             missing=_c8(d['missing'], (p, 'missing')),
             exit_status=_opt(d, 'exit_status', p, _c9),
-            signal=_opt(d, 'signal', p, _c9),
-            wall_ns=_opt(d, 'wall_ns', p, _c9),
+            signal=_opt(d, 'signal', p, _c10),
+            wall_ns=_opt(d, 'wall_ns', p, _c11),
             key_order=tuple(d),
         )
 
@@ -229,13 +229,13 @@ class Meta:
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
         return cls(
-            device_properties=_c12(d['device_properties'], (p, 'device_properties')),
-            world_size=_c3(d['world_size'], (p, 'world_size')),
+            device_properties=_c14(d['device_properties'], (p, 'device_properties')),
+            world_size=_c15(d['world_size'], (p, 'world_size')),
             backend=_c1(d['backend'], (p, 'backend')),
-            base_time_ns=_opt(d, 'base_time_ns', p, _c9),
+            base_time_ns=_opt(d, 'base_time_ns', p, _c11),
             command=_opt(d, 'command', p, _c8),
-            agents=_opt(d, 'agents', p, _c14),
-            batch_sweep=_opt(d, 'batch_sweep', p, _c19),
+            agents=_opt(d, 'agents', p, _c17),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c21),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -310,10 +310,10 @@ class MetaBatchSweep:
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
         return cls(
-            points=_c17(d['points'], (p, 'points')),
-            knee=_opt(d, 'knee', p, _c9),
-            best=_opt(d, 'best', p, _c9),
-            within=_opt(d, 'within', p, _c18),
+            points=_c19(d['points'], (p, 'points')),
+            knee=_opt(d, 'knee', p, _c11),
+            best=_opt(d, 'best', p, _c11),
+            within=_opt(d, 'within', p, _c20),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -381,10 +381,10 @@ class Counter:
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            severity=_c21(d['severity'], (p, 'severity')),
-            count=_c3(d['count'], (p, 'count')),
+            severity=_c23(d['severity'], (p, 'severity')),
+            count=_c15(d['count'], (p, 'count')),
             description=_c1(d['description'], (p, 'description')),
-            per_input=_c23(d['per_input'], (p, 'per_input')),
+            per_input=_c25(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -458,17 +458,17 @@ class Phase:
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            rank=_c4(d['rank'], (p, 'rank')),
+            rank=_c3(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            mode=_opt(d, 'mode', p, _c26),
-            host_ns=_opt(d, 'host_ns', p, _c9),
-            device_busy_share=_opt(d, 'device_busy_share', p, _c27),
-            util_mean=_opt(d, 'util_mean', p, _c27),
-            power_mean_w=_opt(d, 'power_mean_w', p, _c27),
-            mem_used_max=_opt(d, 'mem_used_max', p, _c28),
-            alloc_peak=_opt(d, 'alloc_peak', p, _c28),
-            reserved_peak=_opt(d, 'reserved_peak', p, _c28),
+            mode=_opt(d, 'mode', p, _c28),
+            host_ns=_opt(d, 'host_ns', p, _c11),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c29),
+            util_mean=_opt(d, 'util_mean', p, _c29),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c29),
+            mem_used_max=_opt(d, 'mem_used_max', p, _c9),
+            alloc_peak=_opt(d, 'alloc_peak', p, _c9),
+            reserved_peak=_opt(d, 'reserved_peak', p, _c9),
             key_order=tuple(d),
         )
 
@@ -513,18 +513,18 @@ class Steps:
         return cls(
             count=_c3(d['count'], (p, 'count')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            per_rank=_c39(d['per_rank'], (p, 'per_rank')),
-            median_ns=_opt(d, 'median_ns', p, _c31),
-            p10_ns=_opt(d, 'p10_ns', p, _c31),
-            p90_ns=_opt(d, 'p90_ns', p, _c31),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c31),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c31),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c31),
-            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c27),
-            items_per_s=_opt(d, 'items_per_s', p, _c27),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c27),
-            mode=_opt(d, 'mode', p, _c32),
+            per_rank=_c40(d['per_rank'], (p, 'per_rank')),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
+            mode=_opt(d, 'mode', p, _c33),
             key_order=tuple(d),
         )
 
@@ -567,14 +567,14 @@ class StepsPerRankItem:
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            windows=_c37(d['windows'], (p, 'windows')),
-            median_ns=_opt(d, 'median_ns', p, _c31),
-            p10_ns=_opt(d, 'p10_ns', p, _c31),
-            p90_ns=_opt(d, 'p90_ns', p, _c31),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c31),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c31),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c31),
-            omitted=_opt(d, 'omitted', p, _c35),
+            windows=_c38(d['windows'], (p, 'windows')),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -609,7 +609,7 @@ class OmittedRows:
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c15(d['count'], (p, 'count')),
-            kept=_c34(d['kept'], (p, 'kept')),
+            kept=_c35(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -705,9 +705,9 @@ class Device:
             span_ns=_c4(d['span_ns'], (p, 'span_ns')),
             busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
             idle_ns=_c4(d['idle_ns'], (p, 'idle_ns')),
-            idle_breakdown=_c41(d['idle_breakdown'], (p, 'idle_breakdown')),
+            idle_breakdown=_c42(d['idle_breakdown'], (p, 'idle_breakdown')),
             stream_gap_ns=_c4(d['stream_gap_ns'], (p, 'stream_gap_ns')),
-            device_idle=_c41(d['device_idle'], (p, 'device_idle')),
+            device_idle=_c42(d['device_idle'], (p, 'device_idle')),
             compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
             comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
             memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
@@ -717,7 +717,7 @@ class Device:
             memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
             memset_count=_c3(d['memset_count'], (p, 'memset_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            streams=_c43(d['streams'], (p, 'streams')),
+            streams=_c44(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -870,8 +870,8 @@ class KernelRow:
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
-            mean_ns=_opt(d, 'mean_ns', p, _c31),
-            share_of_busy=_opt(d, 'share_of_busy', p, _c27),
+            mean_ns=_opt(d, 'mean_ns', p, _c32),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c29),
             key_order=tuple(d),
         )
 
@@ -943,7 +943,7 @@ class Launch:
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            per_rank=_c53(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c54(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -985,11 +985,11 @@ class LaunchPerRankItem:
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c31),
-            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c31),
-            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c31),
-            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c31),
-            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c31),
+            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
+            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
+            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
+            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
+            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1020,8 +1020,8 @@ class StepBreakdown:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            categories=_c56(d['categories'], (p, 'categories')),
-            per_rank=_c65(d['per_rank'], (p, 'per_rank')),
+            categories=_c57(d['categories'], (p, 'categories')),
+            per_rank=_c66(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1061,15 +1061,15 @@ class StepBreakdownPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            whole_trace=_c57(d['whole_trace'], (p, 'whole_trace')),
+            whole_trace=_c58(d['whole_trace'], (p, 'whole_trace')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_mean=_c58(d['steady_mean'], (p, 'steady_mean')),
+            steady_mean=_c59(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
-            plugin_steady_mean=_c59(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            steps=_c63(d['steps'], (p, 'steps')),
-            worst_step=_opt(d, 'worst_step', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c35),
+            plugin_steady_mean=_c60(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            steps=_c64(d['steps'], (p, 'steps')),
+            worst_step=_opt(d, 'worst_step', p, _c11),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1105,15 +1105,15 @@ class StepBreakdownPerRankItemSteadyMean:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c31),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c31),
-            memset_ns=_opt(d, 'memset_ns', p, _c31),
-            communication_ns=_opt(d, 'communication_ns', p, _c31),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c31),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c31),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c31),
-            other_ns=_opt(d, 'other_ns', p, _c31),
-            step_ns=_opt(d, 'step_ns', p, _c31),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
+            memset_ns=_opt(d, 'memset_ns', p, _c32),
+            communication_ns=_opt(d, 'communication_ns', p, _c32),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
+            other_ns=_opt(d, 'other_ns', p, _c32),
+            step_ns=_opt(d, 'step_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1149,15 +1149,15 @@ class StepBreakdownPerRankItemPluginSteadyMean:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c31),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c31),
-            memset_ns=_opt(d, 'memset_ns', p, _c31),
-            communication_ns=_opt(d, 'communication_ns', p, _c31),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c31),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c31),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c31),
-            other_ns=_opt(d, 'other_ns', p, _c31),
-            step_ns=_opt(d, 'step_ns', p, _c31),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
+            memset_ns=_opt(d, 'memset_ns', p, _c32),
+            communication_ns=_opt(d, 'communication_ns', p, _c32),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
+            other_ns=_opt(d, 'other_ns', p, _c32),
+            step_ns=_opt(d, 'step_ns', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1211,7 +1211,7 @@ class StepBreakdownPerRankItemStep:
             dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
             cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
             other_ns=_c4(d['other_ns'], (p, 'other_ns')),
-            plugin=_opt(d, 'plugin', p, _c61),
+            plugin=_opt(d, 'plugin', p, _c62),
             key_order=tuple(d),
         )
 
@@ -1293,9 +1293,9 @@ class Efficiency:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            has_launch_args=_c57(d['has_launch_args'], (p, 'has_launch_args')),
-            devices=_c71(d['devices'], (p, 'devices')),
-            kernels=_c73(d['kernels'], (p, 'kernels')),
+            has_launch_args=_c58(d['has_launch_args'], (p, 'has_launch_args')),
+            devices=_c72(d['devices'], (p, 'devices')),
+            kernels=_c74(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -1333,11 +1333,11 @@ class EfficiencyDevice:
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            steady=_c67(d['steady'], (p, 'steady')),
-            steps=_c69(d['steps'], (p, 'steps')),
-            num_sms=_opt(d, 'num_sms', p, _c28),
-            max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c28),
-            omitted=_opt(d, 'omitted', p, _c35),
+            steady=_c68(d['steady'], (p, 'steady')),
+            steps=_c70(d['steps'], (p, 'steps')),
+            num_sms=_opt(d, 'num_sms', p, _c9),
+            max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c9),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1378,10 +1378,10 @@ class EfficiencyFigures:
             kernel_busy_ns=_c4(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
             kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
             tensor_core_ns=_c4(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c27),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c27),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c27),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c27),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
             key_order=tuple(d),
         )
 
@@ -1416,10 +1416,10 @@ class EfficiencyDeviceStep:
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c27),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c27),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c27),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c27),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
             key_order=tuple(d),
         )
 
@@ -1463,11 +1463,11 @@ class EfficiencyKernel:
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
-            tensor_core=_c57(d['tensor_core'], (p, 'tensor_core')),
-            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c27),
-            occupancy_pct=_opt(d, 'occupancy_pct', p, _c27),
-            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c31),
-            warps_per_sm=_opt(d, 'warps_per_sm', p, _c31),
+            tensor_core=_c58(d['tensor_core'], (p, 'tensor_core')),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c29),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c29),
+            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c32),
+            warps_per_sm=_opt(d, 'warps_per_sm', p, _c32),
             key_order=tuple(d),
         )
 
@@ -1531,17 +1531,17 @@ class MemoryRow:
             peak_allocated_bytes=_c3(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
             end_allocated_bytes=_c3(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            lifetimes=_c75(d['lifetimes'], (p, 'lifetimes')),
-            steps=_c77(d['steps'], (p, 'steps')),
-            timeline=_c79(d['timeline'], (p, 'timeline')),
-            capacity_bytes=_opt(d, 'capacity_bytes', p, _c28),
-            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c28),
-            peak_op=_opt(d, 'peak_op', p, _c32),
-            reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c28),
-            cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c28),
-            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c28),
-            end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c28),
-            omitted=_opt(d, 'omitted', p, _c35),
+            lifetimes=_c76(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c78(d['steps'], (p, 'steps')),
+            timeline=_c80(d['timeline'], (p, 'timeline')),
+            capacity_bytes=_opt(d, 'capacity_bytes', p, _c9),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c9),
+            peak_op=_opt(d, 'peak_op', p, _c33),
+            reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c9),
+            cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c9),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c9),
+            end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c9),
+            omitted=_opt(d, 'omitted', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1583,7 +1583,7 @@ class MemoryRowLifetimes:
             outlive_step_count=_c3(d['outlive_step_count'], (p, 'outlive_step_count')),
             outside_steps_bytes=_c3(d['outside_steps_bytes'], (p, 'outside_steps_bytes')),
             outside_steps_count=_c3(d['outside_steps_count'], (p, 'outside_steps_count')),
-            live_at_start_bytes=_opt(d, 'live_at_start_bytes', p, _c28),
+            live_at_start_bytes=_opt(d, 'live_at_start_bytes', p, _c9),
             key_order=tuple(d),
         )
 
@@ -1622,10 +1622,10 @@ class MemoryRowStep:
             number=_c4(d['number'], (p, 'number')),
             alloc_count=_c3(d['alloc_count'], (p, 'alloc_count')),
             alloc_bytes=_c3(d['alloc_bytes'], (p, 'alloc_bytes')),
-            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c28),
-            peak_allocated_bytes=_opt(d, 'peak_allocated_bytes', p, _c28),
-            end_allocated_bytes=_opt(d, 'end_allocated_bytes', p, _c28),
-            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c28),
+            start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c9),
+            peak_allocated_bytes=_opt(d, 'peak_allocated_bytes', p, _c9),
+            end_allocated_bytes=_opt(d, 'end_allocated_bytes', p, _c9),
+            peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c9),
             key_order=tuple(d),
         )
 
@@ -1656,8 +1656,8 @@ class CriticalPath:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c91(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c98),
+            per_rank=_c92(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c100),
             key_order=tuple(d),
         )
 
@@ -1706,8 +1706,8 @@ class CriticalPathPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c82(d['status'], (p, 'status')),
-            cuda_sync_events=_c57(d['cuda_sync_events'], (p, 'cuda_sync_events')),
+            status=_c83(d['status'], (p, 'status')),
+            cuda_sync_events=_c58(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
@@ -1721,9 +1721,9 @@ class CriticalPathPerRankItem:
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c84(d['streams'], (p, 'streams')),
-            top=_c87(d['top'], (p, 'top')),
-            steps=_c89(d['steps'], (p, 'steps')),
+            streams=_c85(d['streams'], (p, 'streams')),
+            top=_c88(d['top'], (p, 'top')),
+            steps=_c90(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -1800,7 +1800,7 @@ class CriticalPathPerRankItemTopItem:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c85(d['kind'], (p, 'kind')),
+            kind=_c86(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
             ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
@@ -1888,16 +1888,16 @@ class CriticalPathJob:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            status=_c92(d['status'], (p, 'status')),
-            ranks=_c3(d['ranks'], (p, 'ranks')),
+            status=_c93(d['status'], (p, 'status')),
+            ranks=_c94(d['ranks'], (p, 'ranks')),
             collectives=_c3(d['collectives'], (p, 'collectives')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             length_ns=_c4(d['length_ns'], (p, 'length_ns')),
             work_ns=_c4(d['work_ns'], (p, 'work_ns')),
             transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
-            per_rank=_c94(d['per_rank'], (p, 'per_rank')),
-            top=_c96(d['top'], (p, 'top')),
+            per_rank=_c96(d['per_rank'], (p, 'per_rank')),
+            top=_c98(d['top'], (p, 'top')),
             key_order=tuple(d),
         )
 
@@ -1969,7 +1969,7 @@ class CriticalPathJobTopItem:
             collective=_c1(d['collective'], (p, 'collective')),
             rank=_c4(d['rank'], (p, 'rank')),
             ns=_c4(d['ns'], (p, 'ns')),
-            count=_c3(d['count'], (p, 'count')),
+            count=_c15(d['count'], (p, 'count')),
             key_order=tuple(d),
         )
 
@@ -1999,7 +1999,7 @@ class Graphs:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c103(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c105(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -2043,13 +2043,13 @@ class GraphsPerRankItem:
             launch_count=_c3(d['launch_count'], (p, 'launch_count')),
             launches_with_activity=_c3(d['launches_with_activity'], (p, 'launches_with_activity')),
             launches_without_activity=_c3(d['launches_without_activity'], (p, 'launches_without_activity')),
-            kernels_missing=_c57(d['kernels_missing'], (p, 'kernels_missing')),
+            kernels_missing=_c58(d['kernels_missing'], (p, 'kernels_missing')),
             device_op_count=_c3(d['device_op_count'], (p, 'device_op_count')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
             triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
-            compiled_regions=_c101(d['compiled_regions'], (p, 'compiled_regions')),
+            compiled_regions=_c103(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -2118,8 +2118,8 @@ class DeviceTurns:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c109(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c112),
+            per_rank=_c111(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c114),
             key_order=tuple(d),
         )
 
@@ -2159,15 +2159,15 @@ class DeviceTurnsPerRankItem:
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            devices=_c105(d['devices'], (p, 'devices')),
-            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
+            devices=_c107(d['devices'], (p, 'devices')),
+            busy_ns=_c108(d['busy_ns'], (p, 'busy_ns')),
             windows=_c3(d['windows'], (p, 'windows')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c107),
+            omitted=_opt(d, 'omitted', p, _c109),
             key_order=tuple(d),
         )
 
@@ -2238,15 +2238,15 @@ class DeviceTurnsJob:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_c105(d['ranks'], (p, 'ranks')),
-            busy_ns=_c106(d['busy_ns'], (p, 'busy_ns')),
+            ranks=_c107(d['ranks'], (p, 'ranks')),
+            busy_ns=_c108(d['busy_ns'], (p, 'busy_ns')),
             steps=_c3(d['steps'], (p, 'steps')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c110),
+            omitted=_opt(d, 'omitted', p, _c112),
             key_order=tuple(d),
         )
 
@@ -2320,10 +2320,10 @@ class ShapeRow:
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            input_dims=_opt(d, 'input_dims', p, _c114),
-            input_types=_opt(d, 'input_types', p, _c114),
-            input_strides=_opt(d, 'input_strides', p, _c114),
-            input_concrete=_opt(d, 'input_concrete', p, _c114),
+            input_dims=_opt(d, 'input_dims', p, _c116),
+            input_types=_opt(d, 'input_types', p, _c116),
+            input_strides=_opt(d, 'input_strides', p, _c116),
+            input_concrete=_opt(d, 'input_concrete', p, _c116),
             key_order=tuple(d),
         )
 
@@ -2363,17 +2363,17 @@ class Finding:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c1(d['code'], (p, 'code')),
-            verdict=_c117(d['verdict'], (p, 'verdict')),
-            title=_c1(d['title'], (p, 'title')),
-            source=_c118(d['source'], (p, 'source')),
-            evidence=_c119(d['evidence'], (p, 'evidence')),
-            where=_c121(d['where'], (p, 'where')),
-            saving=_c122(d['saving'], (p, 'saving')),
-            action=_c1(d['action'], (p, 'action')),
+            code=_c119(d['code'], (p, 'code')),
+            verdict=_c120(d['verdict'], (p, 'verdict')),
+            title=_c121(d['title'], (p, 'title')),
+            source=_c122(d['source'], (p, 'source')),
+            evidence=_c123(d['evidence'], (p, 'evidence')),
+            where=_c125(d['where'], (p, 'where')),
+            saving=_c126(d['saving'], (p, 'saving')),
+            action=_c121(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c124),
+            also_in_source=_opt(d, 'also_in_source', p, _c128),
             key_order=tuple(d),
         )
 
@@ -2450,10 +2450,10 @@ class FindingSaving:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            upper_bound=_c57(d['upper_bound'], (p, 'upper_bound')),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c9),
-            share_of_step=_opt(d, 'share_of_step', p, _c27),
-            total_ns=_opt(d, 'total_ns', p, _c9),
+            upper_bound=_c58(d['upper_bound'], (p, 'upper_bound')),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c11),
+            share_of_step=_opt(d, 'share_of_step', p, _c29),
+            total_ns=_opt(d, 'total_ns', p, _c11),
             key_order=tuple(d),
         )
 
@@ -2486,7 +2486,7 @@ class FindingAlsoInSourceItem:
             _closed(d, p, cls._KEYS)
         return cls(
             file=_c1(d['file'], (p, 'file')),
-            line=_c4(d['line'], (p, 'line')),
+            line=_c15(d['line'], (p, 'line')),
             rule=_c1(d['rule'], (p, 'rule')),
             key_order=tuple(d),
         )
@@ -2523,9 +2523,9 @@ class AvoidableItem:
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
-            findings=_c3(d['findings'], (p, 'findings')),
+            findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c27),
+            share_of_step=_opt(d, 'share_of_step', p, _c131),
             key_order=tuple(d),
         )
 
@@ -2568,8 +2568,8 @@ class Measurement:
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c130(d['status'], (p, 'status')),
-            reasons=_c135(d['reasons'], (p, 'reasons')),
+            status=_c135(d['status'], (p, 'status')),
+            reasons=_c139(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -2612,9 +2612,9 @@ class MeasurementReason:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c131(d['code'], (p, 'code')),
-            level=_c132(d['level'], (p, 'level')),
-            text=_c133(d['text'], (p, 'text')),
+            code=_c136(d['code'], (p, 'code')),
+            level=_c137(d['level'], (p, 'level')),
+            text=_c121(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -2649,12 +2649,12 @@ class RunDetails:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c138(d['phases'], (p, 'phases')),
-            steps_per_rank=_c140(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c142(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c142(d['phases'], (p, 'phases')),
+            steps_per_rank=_c144(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c146(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c144),
+            in_job=_opt(d, 'in_job', p, _c148),
             key_order=tuple(d),
         )
 
@@ -2698,15 +2698,15 @@ class RunDetailsPhase:
             name=_c1(d['name'], (p, 'name')),
             rank=_c4(d['rank'], (p, 'rank')),
             pid=_c4(d['pid'], (p, 'pid')),
-            auto=_c57(d['auto'], (p, 'auto')),
-            complete=_c57(d['complete'], (p, 'complete')),
+            auto=_c58(d['auto'], (p, 'auto')),
+            complete=_c58(d['complete'], (p, 'complete')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
-            mode=_opt(d, 'mode', p, _c26),
-            busy_source=_opt(d, 'busy_source', p, _c32),
-            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c27),
-            rss_max=_opt(d, 'rss_max', p, _c9),
-            mem_total=_opt(d, 'mem_total', p, _c9),
+            mode=_opt(d, 'mode', p, _c28),
+            busy_source=_opt(d, 'busy_source', p, _c33),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c29),
+            rss_max=_opt(d, 'rss_max', p, _c11),
+            mem_total=_opt(d, 'mem_total', p, _c11),
             key_order=tuple(d),
         )
 
@@ -2753,15 +2753,15 @@ class RunDetailsStepsPerRankItem:
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
             source=_c1(d['source'], (p, 'source')),
-            mode=_opt(d, 'mode', p, _c26),
+            mode=_opt(d, 'mode', p, _c28),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c27),
-            items_per_s=_opt(d, 'items_per_s', p, _c27),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
             key_order=tuple(d),
         )
 
@@ -2802,14 +2802,14 @@ class RunDetailsStepsByModeItem:
         return cls(
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_opt(d, 'mode', p, _c26),
-            median_ns=_opt(d, 'median_ns', p, _c31),
-            p10_ns=_opt(d, 'p10_ns', p, _c31),
-            p90_ns=_opt(d, 'p90_ns', p, _c31),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c27),
-            items_per_s=_opt(d, 'items_per_s', p, _c27),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c27),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c27),
+            mode=_opt(d, 'mode', p, _c28),
+            median_ns=_opt(d, 'median_ns', p, _c32),
+            p10_ns=_opt(d, 'p10_ns', p, _c32),
+            p90_ns=_opt(d, 'p90_ns', p, _c32),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
+            items_per_s=_opt(d, 'items_per_s', p, _c29),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
             key_order=tuple(d),
         )
 
@@ -2844,10 +2844,10 @@ class RunDetailsInJob:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            used=_c57(d['used'], (p, 'used')),
+            used=_c58(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c143(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c147(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -2884,10 +2884,10 @@ class Repeatability:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            runs=_c146(d['runs'], (p, 'runs')),
-            earlier=_c148(d['earlier'], (p, 'earlier')),
-            stable=_c151(d['stable'], (p, 'stable')),
-            varied=_c153(d['varied'], (p, 'varied')),
+            runs=_c94(d['runs'], (p, 'runs')),
+            earlier=_c151(d['earlier'], (p, 'earlier')),
+            stable=_c154(d['stable'], (p, 'stable')),
+            varied=_c156(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -2920,8 +2920,8 @@ class RepeatabilityEarlierItem:
             _closed(d, p, cls._KEYS)
         return cls(
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
-            id=_opt(d, 'id', p, _c9),
-            started_at=_opt(d, 'started_at', p, _c32),
+            id=_opt(d, 'id', p, _c11),
+            started_at=_opt(d, 'started_at', p, _c33),
             key_order=tuple(d),
         )
 
@@ -2958,8 +2958,8 @@ class RepeatabilityStableItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c149),
-            share_of_step=_opt(d, 'share_of_step', p, _c149),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c152),
+            share_of_step=_opt(d, 'share_of_step', p, _c152),
             key_order=tuple(d),
         )
 
@@ -2991,8 +2991,8 @@ class RepeatSpread:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            min=_c18(d['min'], (p, 'min')),
-            max=_c18(d['max'], (p, 'max')),
+            min=_c20(d['min'], (p, 'min')),
+            max=_c20(d['max'], (p, 'max')),
             runs=_c15(d['runs'], (p, 'runs')),
             key_order=tuple(d),
         )
@@ -3030,7 +3030,7 @@ class RepeatabilityVariedItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             runs=_c15(d['runs'], (p, 'runs')),
-            in_this_run=_c57(d['in_this_run'], (p, 'in_this_run')),
+            in_this_run=_c58(d['in_this_run'], (p, 'in_this_run')),
             rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
@@ -3068,8 +3068,8 @@ class Lint:
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c156(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c14(d['errors'], (p, 'errors')),
+            unconfirmed=_c159(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c17(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -3128,152 +3128,155 @@ _c5 = _array_fn(_c4, None, None)
 _c6 = Input._load
 _c7 = _array_fn(_c6, None, None)
 _c8 = _array_fn(_c1, None, None)
-_c9 = _scalar_fn(('integer', 'null'))
-_c10 = Run._load
-_c11 = MetaDeviceProperty._load
-_c12 = _array_fn(_c11, None, None)
-_c13 = _json_object_fn(None)
+_c9 = _scalar_fn(('integer', 'null'), minimum=0)
+_c10 = _scalar_fn(('integer', 'null'), minimum=1)
+_c11 = _scalar_fn(('integer', 'null'))
+_c12 = Run._load
+_c13 = MetaDeviceProperty._load
 _c14 = _array_fn(_c13, None, None)
 _c15 = _scalar_fn(('integer',), minimum=1)
-_c16 = MetaBatchSweepPoint._load
+_c16 = _json_object_fn(None)
 _c17 = _array_fn(_c16, None, None)
-_c18 = _scalar_fn(('number',), minimum=0)
-_c19 = MetaBatchSweep._load
-_c20 = Meta._load
-_c21 = _enum_fn(('info', 'data-loss', 'error'))
-_c22 = CounterPerInputItem._load
-_c23 = _array_fn(_c22, None, None)
-_c24 = Counter._load
+_c18 = MetaBatchSweepPoint._load
+_c19 = _array_fn(_c18, None, None)
+_c20 = _scalar_fn(('number',), minimum=0)
+_c21 = MetaBatchSweep._load
+_c22 = Meta._load
+_c23 = _enum_fn(('info', 'data-loss', 'error'))
+_c24 = CounterPerInputItem._load
 _c25 = _array_fn(_c24, None, None)
-_c26 = _enum_fn(('train', 'eval', None))
-_c27 = _scalar_fn(('number', 'null'), minimum=0)
-_c28 = _scalar_fn(('integer', 'null'), minimum=0)
-_c29 = Phase._load
-_c30 = _array_fn(_c29, None, None)
-_c31 = _scalar_fn(('number', 'null'))
-_c32 = _scalar_fn(('string', 'null'))
-_c33 = _array_fn(_c3, 2, 2)
-_c34 = _array_fn(_c33, None, None)
-_c35 = OmittedRows._load
-_c36 = StepsPerRankItemWindow._load
-_c37 = _array_fn(_c36, None, None)
-_c38 = StepsPerRankItem._load
-_c39 = _array_fn(_c38, None, None)
-_c40 = Steps._load
-_c41 = Idle._load
-_c42 = DeviceStream._load
-_c43 = _array_fn(_c42, None, None)
-_c44 = Device._load
-_c45 = _array_fn(_c44, None, None)
-_c46 = DevicesOmittedItem._load
-_c47 = _array_fn(_c46, None, None)
-_c48 = KernelRow._load
-_c49 = _array_fn(_c48, None, None)
-_c50 = OpRow._load
-_c51 = _array_fn(_c50, None, None)
-_c52 = LaunchPerRankItem._load
-_c53 = _array_fn(_c52, None, None)
-_c54 = Launch._load
-_c55 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
-_c56 = _array_fn(_c55, None, None)
-_c57 = _scalar_fn(('boolean',))
-_c58 = StepBreakdownPerRankItemSteadyMean._load
-_c59 = StepBreakdownPerRankItemPluginSteadyMean._load
-_c60 = PluginWindow._load
-_c61 = _nullable(_c60)
-_c62 = StepBreakdownPerRankItemStep._load
-_c63 = _array_fn(_c62, None, None)
-_c64 = StepBreakdownPerRankItem._load
-_c65 = _array_fn(_c64, None, None)
-_c66 = StepBreakdown._load
-_c67 = EfficiencyFigures._load
-_c68 = EfficiencyDeviceStep._load
-_c69 = _array_fn(_c68, None, None)
-_c70 = EfficiencyDevice._load
-_c71 = _array_fn(_c70, None, None)
-_c72 = EfficiencyKernel._load
-_c73 = _array_fn(_c72, None, None)
-_c74 = Efficiency._load
-_c75 = MemoryRowLifetimes._load
-_c76 = MemoryRowStep._load
-_c77 = _array_fn(_c76, None, None)
-_c78 = _json_array
-_c79 = _array_fn(_c78, None, None)
-_c80 = MemoryRow._load
-_c81 = _array_fn(_c80, None, None)
-_c82 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c83 = CriticalPathPerRankItemStream._load
-_c84 = _array_fn(_c83, None, None)
-_c85 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c86 = CriticalPathPerRankItemTopItem._load
-_c87 = _array_fn(_c86, None, None)
-_c88 = CriticalPathPerRankItemStep._load
-_c89 = _array_fn(_c88, None, None)
-_c90 = CriticalPathPerRankItem._load
-_c91 = _array_fn(_c90, None, None)
-_c92 = _enum_fn(('ok', 'no-collectives'))
-_c93 = CriticalPathJobPerRankItem._load
-_c94 = _array_fn(_c93, None, None)
-_c95 = CriticalPathJobTopItem._load
+_c26 = Counter._load
+_c27 = _array_fn(_c26, None, None)
+_c28 = _enum_fn(('train', 'eval', None))
+_c29 = _scalar_fn(('number', 'null'), minimum=0)
+_c30 = Phase._load
+_c31 = _array_fn(_c30, None, None)
+_c32 = _scalar_fn(('number', 'null'))
+_c33 = _scalar_fn(('string', 'null'))
+_c34 = _array_fn(_c3, 2, 2)
+_c35 = _array_fn(_c34, None, None)
+_c36 = OmittedRows._load
+_c37 = StepsPerRankItemWindow._load
+_c38 = _array_fn(_c37, None, None)
+_c39 = StepsPerRankItem._load
+_c40 = _array_fn(_c39, None, None)
+_c41 = Steps._load
+_c42 = Idle._load
+_c43 = DeviceStream._load
+_c44 = _array_fn(_c43, None, None)
+_c45 = Device._load
+_c46 = _array_fn(_c45, None, None)
+_c47 = DevicesOmittedItem._load
+_c48 = _array_fn(_c47, None, None)
+_c49 = KernelRow._load
+_c50 = _array_fn(_c49, None, None)
+_c51 = OpRow._load
+_c52 = _array_fn(_c51, None, None)
+_c53 = LaunchPerRankItem._load
+_c54 = _array_fn(_c53, None, None)
+_c55 = Launch._load
+_c56 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c57 = _array_fn(_c56, None, None)
+_c58 = _scalar_fn(('boolean',))
+_c59 = StepBreakdownPerRankItemSteadyMean._load
+_c60 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c61 = PluginWindow._load
+_c62 = _nullable(_c61)
+_c63 = StepBreakdownPerRankItemStep._load
+_c64 = _array_fn(_c63, None, None)
+_c65 = StepBreakdownPerRankItem._load
+_c66 = _array_fn(_c65, None, None)
+_c67 = StepBreakdown._load
+_c68 = EfficiencyFigures._load
+_c69 = EfficiencyDeviceStep._load
+_c70 = _array_fn(_c69, None, None)
+_c71 = EfficiencyDevice._load
+_c72 = _array_fn(_c71, None, None)
+_c73 = EfficiencyKernel._load
+_c74 = _array_fn(_c73, None, None)
+_c75 = Efficiency._load
+_c76 = MemoryRowLifetimes._load
+_c77 = MemoryRowStep._load
+_c78 = _array_fn(_c77, None, None)
+_c79 = _json_array
+_c80 = _array_fn(_c79, None, None)
+_c81 = MemoryRow._load
+_c82 = _array_fn(_c81, None, None)
+_c83 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c84 = CriticalPathPerRankItemStream._load
+_c85 = _array_fn(_c84, None, None)
+_c86 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c87 = CriticalPathPerRankItemTopItem._load
+_c88 = _array_fn(_c87, None, None)
+_c89 = CriticalPathPerRankItemStep._load
+_c90 = _array_fn(_c89, None, None)
+_c91 = CriticalPathPerRankItem._load
+_c92 = _array_fn(_c91, None, None)
+_c93 = _enum_fn(('ok', 'no-collectives'))
+_c94 = _scalar_fn(('integer',), minimum=2)
+_c95 = CriticalPathJobPerRankItem._load
 _c96 = _array_fn(_c95, None, None)
-_c97 = CriticalPathJob._load
-_c98 = _nullable(_c97)
-_c99 = CriticalPath._load
-_c100 = GraphsPerRankItemCompiledRegion._load
-_c101 = _array_fn(_c100, None, None)
-_c102 = GraphsPerRankItem._load
+_c97 = CriticalPathJobTopItem._load
+_c98 = _array_fn(_c97, None, None)
+_c99 = CriticalPathJob._load
+_c100 = _nullable(_c99)
+_c101 = CriticalPath._load
+_c102 = GraphsPerRankItemCompiledRegion._load
 _c103 = _array_fn(_c102, None, None)
-_c104 = Graphs._load
-_c105 = _array_fn(_c4, 2, None)
-_c106 = _array_fn(_c3, 2, None)
-_c107 = DeviceTurnsPerRankItemOmitted._load
-_c108 = DeviceTurnsPerRankItem._load
-_c109 = _array_fn(_c108, None, None)
-_c110 = DeviceTurnsJobOmitted._load
-_c111 = DeviceTurnsJob._load
-_c112 = _nullable(_c111)
-_c113 = DeviceTurns._load
-_c114 = _nullable(_c78)
-_c115 = ShapeRow._load
-_c116 = _array_fn(_c115, None, None)
-_c117 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c118 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c119 = _json_object_fn(('integer', 'number', 'string'))
-_c120 = Location._load
-_c121 = _array_fn(_c120, None, None)
-_c122 = FindingSaving._load
-_c123 = FindingAlsoInSourceItem._load
-_c124 = _array_fn(_c123, None, None)
-_c125 = Finding._load
-_c126 = _array_fn(_c125, None, None)
-_c127 = AvoidableItem._load
+_c104 = GraphsPerRankItem._load
+_c105 = _array_fn(_c104, None, None)
+_c106 = Graphs._load
+_c107 = _array_fn(_c4, 2, None)
+_c108 = _array_fn(_c3, 2, None)
+_c109 = DeviceTurnsPerRankItemOmitted._load
+_c110 = DeviceTurnsPerRankItem._load
+_c111 = _array_fn(_c110, None, None)
+_c112 = DeviceTurnsJobOmitted._load
+_c113 = DeviceTurnsJob._load
+_c114 = _nullable(_c113)
+_c115 = DeviceTurns._load
+_c116 = _nullable(_c79)
+_c117 = ShapeRow._load
+_c118 = _array_fn(_c117, None, None)
+_c119 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c120 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c121 = _scalar_fn(('string',), minLength=1)
+_c122 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c123 = _json_object_fn(('integer', 'number', 'string'))
+_c124 = Location._load
+_c125 = _array_fn(_c124, None, None)
+_c126 = FindingSaving._load
+_c127 = FindingAlsoInSourceItem._load
 _c128 = _array_fn(_c127, None, None)
-_c129 = _nullable(_c13)
-_c130 = _enum_fn(('complete', 'partial', 'blind'))
-_c131 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c132 = _enum_fn(('partial', 'blind'))
-_c133 = _scalar_fn(('string',), minLength=1)
-_c134 = MeasurementReason._load
-_c135 = _array_fn(_c134, None, None)
-_c136 = Measurement._load
-_c137 = RunDetailsPhase._load
-_c138 = _array_fn(_c137, None, None)
-_c139 = RunDetailsStepsPerRankItem._load
-_c140 = _array_fn(_c139, None, None)
-_c141 = RunDetailsStepsByModeItem._load
+_c129 = Finding._load
+_c130 = _array_fn(_c129, None, None)
+_c131 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c132 = AvoidableItem._load
+_c133 = _array_fn(_c132, None, None)
+_c134 = _nullable(_c16)
+_c135 = _enum_fn(('complete', 'partial', 'blind'))
+_c136 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c137 = _enum_fn(('partial', 'blind'))
+_c138 = MeasurementReason._load
+_c139 = _array_fn(_c138, None, None)
+_c140 = Measurement._load
+_c141 = RunDetailsPhase._load
 _c142 = _array_fn(_c141, None, None)
-_c143 = _json_object_fn(('string',))
-_c144 = RunDetailsInJob._load
-_c145 = RunDetails._load
-_c146 = _scalar_fn(('integer',), minimum=2)
-_c147 = RepeatabilityEarlierItem._load
-_c148 = _array_fn(_c147, None, None)
-_c149 = RepeatSpread._load
-_c150 = RepeatabilityStableItem._load
+_c143 = RunDetailsStepsPerRankItem._load
+_c144 = _array_fn(_c143, None, None)
+_c145 = RunDetailsStepsByModeItem._load
+_c146 = _array_fn(_c145, None, None)
+_c147 = _json_object_fn(('string',))
+_c148 = RunDetailsInJob._load
+_c149 = RunDetails._load
+_c150 = RepeatabilityEarlierItem._load
 _c151 = _array_fn(_c150, None, None)
-_c152 = RepeatabilityVariedItem._load
-_c153 = _array_fn(_c152, None, None)
-_c154 = Repeatability._load
-_c155 = LintUnconfirmedItem._load
+_c152 = RepeatSpread._load
+_c153 = RepeatabilityStableItem._load
+_c154 = _array_fn(_c153, None, None)
+_c155 = RepeatabilityVariedItem._load
 _c156 = _array_fn(_c155, None, None)
-_c157 = Lint._load
+_c157 = Repeatability._load
+_c158 = LintUnconfirmedItem._load
+_c159 = _array_fn(_c158, None, None)
+_c160 = Lint._load

@@ -24,7 +24,7 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<RunInfo>("$.run", out);
   DescribeFields<StepsSummary>("$.steps", out);
   out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps",
-                 true, "", "", ""});
+                 true, "", "", "", "", "", false});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
   DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);
@@ -58,6 +58,9 @@ StatusOr<std::string> DescribeFieldsJson(std::string_view document) {
     if (!f.values.empty()) w.Field("values", f.values);
     if (!f.minimum.empty()) w.Field("minimum", f.minimum);
     if (!f.name.empty()) w.Field("name", f.name);
+    if (!f.maximum.empty()) w.Field("maximum", f.maximum);
+    if (!f.pattern.empty()) w.Field("pattern", f.pattern);
+    if (f.non_empty) w.Field("non_empty", true);
     w.EndObject();
   }
   w.EndArray();

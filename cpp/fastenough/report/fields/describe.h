@@ -34,6 +34,9 @@ struct FieldInfo {
   std::string values;   // the strings it may take, '|'-separated; "" any
   std::string minimum;  // its least value ("0" for counts, bytes, shares); "" none
   std::string name;     // the object's (or the listed objects') name in the JSON Schema
+  std::string maximum;  // its greatest value; "" none
+  std::string pattern;  // a string's regular expression; "" any
+  bool non_empty = false;  // a string of one character or more
 };
 
 // The least value of a number in `unit`: what cannot be negative.
@@ -91,6 +94,10 @@ class FieldDescriber {
     Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "field", meaning);
     out_.back().required = !attr.since_later;
     if (attr.values != nullptr) out_.back().values = attr.values;
+    if (attr.least != nullptr) out_.back().minimum = attr.least;
+    if (attr.most != nullptr) out_.back().maximum = attr.most;
+    if (attr.pattern != nullptr) out_.back().pattern = attr.pattern;
+    out_.back().non_empty = attr.non_empty;
     if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
       if constexpr (!kScalar<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
@@ -197,7 +204,8 @@ class FieldDescriber {
         return;
       }
     }
-    out_.push_back({prefix_, "object", "", false, "name", "", true, "", "", std::string(name)});
+    out_.push_back({prefix_, "object", "", false, "name", "", true, "", "", std::string(name), "",
+                    "", false});
   }
 
  private:
@@ -210,7 +218,7 @@ class FieldDescriber {
            std::string_view kind, std::string_view meaning) {
     out_.push_back({Path(key), std::string(type), std::string(UnitName(unit)), nullable,
                     std::string(kind), std::string(meaning), true, "",
-                    std::string(MinimumOf(unit)), ""});
+                    std::string(MinimumOf(unit)), "", "", "", false});
   }
 
   std::string prefix_;

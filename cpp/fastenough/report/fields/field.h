@@ -48,7 +48,8 @@
 //   Name(name)  the object's name in the JSON Schema ($defs/<name>) and the
 //       typed Python model's class (describer only).
 // Attributes (Attr): how an absent value is written (null) and read back;
-// values: the strings a key may take (the JSON Schema's enum);
+// values: the strings a key may take (the JSON Schema's enum); least, most,
+// pattern, non_empty: bounds the JSON Schema states (Attr{.least = "1"});
 // per_step: a per-step list the report bounds (row_bound.h), with `omitted`
 // before it when rows are left out; since_later: may be missing from older
 // documents (read as the member's default).
@@ -120,6 +121,14 @@ struct Attr {
   // The values a string may take, '|'-separated ("train|eval"); null: any.
   // The JSON Schema's enum (describe.h); the writer and reader ignore it.
   const char* values = nullptr;
+  // Bounds the JSON Schema states (describe.h); the writer and reader ignore
+  // them. least overrides the unit's least value (MinimumOf: 0 for counts,
+  // bytes, shares); most: the greatest; pattern: a string's regular
+  // expression; non_empty: a string of one character or more.
+  const char* least = nullptr;
+  const char* most = nullptr;
+  const char* pattern = nullptr;
+  bool non_empty = false;
 };
 
 // A string that takes one of `values` ("ok|no-events|cycle").

@@ -55,7 +55,7 @@ template <class V>
 void Fields(V& v, Of<findings::SourceSite>) {
   using T = findings::SourceSite;
   v.Field("file", &T::file, Unit::kNone, "the source file lint matched");
-  v.Field("line", &T::line, Unit::kNone, "its line");
+  v.Field("line", &T::line, Unit::kNone, "its line", Attr{.least = "1"});
   v.Field("rule", &T::rule, Unit::kNone, "the lint rule");
 }
 
@@ -63,7 +63,8 @@ template <class V>
 void Fields(V& v, Of<findings::Finding>) {
   v.Name("finding");
   using T = findings::Finding;
-  v.Field("code", &T::code, Unit::kNone, "the finding's code (docs/findings.md)");
+  v.Field("code", &T::code, Unit::kNone, "the finding's code (docs/findings.md)",
+          Attr{.pattern = "^[a-z0-9]+(-[a-z0-9]+)*$"});
   v.Custom(
       "verdict", "string", Unit::kNone, "avoidable | bounded | insufficient-evidence",
       [](JsonWriter& w, const T& f, const WriteContext&) { w.String(findings::VerdictName(f.verdict)); },
@@ -75,7 +76,7 @@ void Fields(V& v, Of<findings::Finding>) {
         }
         o.Fail("verdict", "unknown verdict '" + name + "'");
       });
-  v.Field("title", &T::title, Unit::kNone, "one line");
+  v.Field("title", &T::title, Unit::kNone, "one line", Attr{.non_empty = true});
   v.Field("source", &T::source, Unit::kNone, "trace | agent | lint | sampler",
           OneOf("trace|agent|sampler|lint"));
   v.Custom(
@@ -118,11 +119,12 @@ void Fields(V& v, Of<findings::Finding>) {
       });
   v.Field("where", &T::where, Unit::kNone, "where it is, in the program and in the trace");
   v.Field("saving", &T::saving, Unit::kNone, "what fixing it saves");
-  v.Field("action", &T::action, Unit::kNone, "what to do");
+  v.Field("action", &T::action, Unit::kNone, "what to do", Attr{.non_empty = true});
   // Findings whose savings count some of the same time: not to be added up.
   v.FieldIf("overlaps", &T::overlaps, Unit::kNone, "codes of findings whose savings overlap this one's",
             [](const T& f) { return !f.overlaps.empty(); });
-  v.Field("rank", &T::rank, Unit::kId, "the rank it was found on; null across ranks", kNullIfNegative);
+  v.Field("rank", &T::rank, Unit::kId, "the rank it was found on; null across ranks",
+          Attr{.null = Null::kNegative, .least = "0"});
   v.FieldIf("also_in_source", &T::also_in_source, Unit::kNone,
             "where lint matched the same pattern in the source (a run's report)",
             [](const T& f) { return !f.also_in_source.empty(); });

@@ -63,7 +63,8 @@ void Fields(V& v, Of<Meta>) {
   using T = Meta;
   v.Field("device_properties", &T::device_properties, Unit::kNone,
           "the trace's deviceProperties, one per device");
-  v.Field("world_size", &T::world_size, Unit::kCount, "ranks of the job (distributedInfo)");
+  v.Field("world_size", &T::world_size, Unit::kCount, "ranks of the job (distributedInfo)",
+          Attr{.least = "1"});
   v.Field("backend", &T::backend, Unit::kNone, "the collectives' backend (nccl, gloo, ...); '' none");
   v.Field("base_time_ns", &T::base_time_ns, Unit::kNs,
           "the trace's baseTimeNanoseconds (wall clock of its time 0); null absent", kNullIfNone);

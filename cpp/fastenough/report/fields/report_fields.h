@@ -46,8 +46,9 @@ void Fields(V& v, Of<RunInfo>) {
   using T = RunInfo;
   v.Field("command", &T::command, Unit::kNone, "the command run, as given");
   v.Field("exit_status", &T::exit_status, Unit::kNone, "its exit status; null killed or unknown",
-          kNullIfNegative);
-  v.Field("signal", &T::signal, Unit::kNone, "the signal that ended it; null none", kNullIfZero);
+          Attr{.null = Null::kNegative, .least = "0"});
+  v.Field("signal", &T::signal, Unit::kNone, "the signal that ended it; null none",
+          Attr{.null = Null::kZero, .least = "1"});
   v.Field("wall_ns", &T::wall_ns, Unit::kNs, "its wall time; null unknown", kNullIfNegative);
   v.Field("run_dir", &T::run_dir, Unit::kNone, "the run directory");
   v.Field("missing", &T::missing, Unit::kNone, "expected run-dir files that were not there");
@@ -60,7 +61,7 @@ void Fields(V& v, Of<PhaseRow>) {
   v.Field("name", &T::name, Unit::kNone, "load, compile, warmup, steady, ...");
   v.Field("mode", &T::mode, Unit::kNone, "train | eval; null unknown",
           Attr{Null::kEmpty, false, /*since_later=*/true, "train|eval"});
-  v.Field("rank", &T::rank, Unit::kId, "the rank of the phase");
+  v.Field("rank", &T::rank, Unit::kId, "the rank of the phase", Attr{.least = "0"});
   v.Field("start_ns", &T::start_ns, Unit::kNs, "its start, wall clock");
   v.Field("end_ns", &T::end_ns, Unit::kNs, "its end, wall clock");
   v.Field("host_ns", &T::host_ns, Unit::kNs, "host (CPU) time in the phase; null absent",
@@ -82,7 +83,7 @@ void Fields(V& v, Of<CounterRow>) {
   v.Field("name", &T::name, Unit::kNone, "the counter's name (trace/counters.h)");
   v.Field("severity", &T::severity, Unit::kNone, "info | data-loss | error",
           OneOf("info|data-loss|error"));
-  v.Field("count", &T::count, Unit::kCount, "over every input");
+  v.Field("count", &T::count, Unit::kCount, "over every input", Attr{.least = "1"});
   v.Field("description", &T::description, Unit::kNone, "what it counts");
   v.Custom(
       "per_input", "array of {path, count}", Unit::kCount, "the inputs where it is not 0",
@@ -103,9 +104,11 @@ void Fields(V& v, Of<findings::AvoidableTotal>) {
   using T = findings::AvoidableTotal;
   v.Field("rank", &T::rank, Unit::kId, "the rank");
   v.Field("share_of_step", &T::share_of_step, Unit::kShare,
-          "what its avoidable findings save together, overlapping ones once");
+          "what its avoidable findings save together, overlapping ones once (at most a step)",
+          Attr{.most = "1"});
   v.Field("per_step_ns", &T::per_step_ns, Unit::kNs, "likewise per step, where known");
-  v.Field("findings", &T::findings, Unit::kCount, "avoidable findings with a saving");
+  v.Field("findings", &T::findings, Unit::kCount, "avoidable findings with a saving",
+          Attr{.least = "1"});
   v.Field("groups", &T::groups, Unit::kCount, "of which groups of overlapping findings");
 }
 
@@ -124,14 +127,14 @@ void Fields(V& v, Of<analysis::JobPathItem>) {
   v.Field("collective", &T::collective, Unit::kNone, "the collective's name");
   v.Field("rank", &T::rank, Unit::kId, "the rank whose work gated it");
   v.Field("ns", &T::ns, Unit::kNs, "that work, summed");
-  v.Field("count", &T::count, Unit::kCount, "times");
+  v.Field("count", &T::count, Unit::kCount, "times", Attr{.least = "1"});
 }
 
 template <class V>
 void Fields(V& v, Of<analysis::JobCriticalPath>) {
   using T = analysis::JobCriticalPath;
   v.Field("status", &T::status, Unit::kNone, "ok | no-collectives", OneOf("ok|no-collectives"));
-  v.Field("ranks", &T::ranks, Unit::kCount, "ranks linked");
+  v.Field("ranks", &T::ranks, Unit::kCount, "ranks linked", Attr{.least = "2"});
   v.Field("collectives", &T::collectives, Unit::kCount, "collectives matched on every rank");
   v.Field("window_start_ns", &T::window_start_ns, Unit::kNs, "the first collective's last arrival");
   v.Field("window_end_ns", &T::window_end_ns, Unit::kNs, "the last collective's end");
