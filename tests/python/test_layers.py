@@ -49,17 +49,6 @@ LAYER_OF = {room: i for i, (_, rooms) in enumerate(LAYERS) for room in rooms}
 # the other modules import it only for __version__.
 FACADE = PACKAGE / "__init__.py"
 
-# Back-up imports still to remove (issue 35, item 5): importer -> imported.
-PENDING: set[tuple[str, str]] = {
-    ("fastenough.ab.protocol", "fastenough.supervisor.run_dir"),
-    ("fastenough.ab.runner", "fastenough.supervisor.run_dir"),
-    ("fastenough.diff.inputs", "fastenough.supervisor.run_dir"),
-    ("fastenough.diff.steps", "fastenough.supervisor.run_dir"),
-    ("fastenough.render.run_files", "fastenough.supervisor.run_dir"),
-    ("fastenough.store.repeatability", "fastenough.supervisor.run_dir"),
-}
-
-
 def _module_name(path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -130,11 +119,8 @@ def test_every_room_has_a_layer():
 
 
 def test_no_import_points_back_up_the_layers():
-    found = _back_up_imports()
-    new = [why for importer, target, why in found if (importer, target) not in PENDING]
-    assert not new, "imports pointing back up the layers:\n" + "\n".join(new)
-    fixed = PENDING - {(i, t) for i, t, _ in found}
-    assert not fixed, f"removed already, drop from PENDING: {sorted(fixed)}"
+    found = [why for _, _, why in _back_up_imports()]
+    assert not found, "imports pointing back up the layers:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("source, expected", [

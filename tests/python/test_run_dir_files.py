@@ -130,7 +130,7 @@ def test_every_python_reader_of_a_run_directory_skips_fifos(tmp_path):
         assert _step_rows(rd) == [] and user_fields(rd) == {{}}
         from fastenough.supervisor.in_job import _manifest
         assert _manifest(rd / "rank-summaries") == {{}}
-        from fastenough.supervisor.run_dir import read_agents
+        from fastenough.store.run_dir import read_agents
         skipped = []
         assert read_agents(rd, skipped) == []
         assert skipped == ["agent/1.json: not a regular file (a FIFO or pipe); skipped"], skipped

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fastenough.report.dtype import compute_dtype
 from fastenough.report.model import Report
-from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
+from fastenough.store.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 PROTOCOL_FILE = "protocol.json"
 

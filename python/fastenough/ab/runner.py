@@ -14,7 +14,7 @@ from fastenough.ab.sides import Side
 from fastenough.die_with_parent import ParentLink
 from fastenough.errors import InternalError, MalformedReportError
 from fastenough.report import Report, load
-from fastenough.supervisor.run_dir import read_run_file
+from fastenough.store.run_dir import read_run_file
 
 
 @dataclass

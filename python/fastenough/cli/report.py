@@ -101,7 +101,7 @@ def is_run_dir(path: str) -> bool:
 def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict:
     report_path = os.path.join(path, "report.json")
     if not reanalyze and os.path.exists(report_path):
-        from fastenough.supervisor.run_dir import read_run_file
+        from fastenough.store.run_dir import read_run_file
 
         try:
             report = json.loads(read_run_file(report_path))
@@ -131,7 +131,7 @@ def _is_report_file(path: str) -> bool:
     """A saved report.json (rather than a trace): its first key is the schema."""
     if not path.endswith(".json") or not os.path.isfile(path):
         return False
-    from fastenough.supervisor.run_dir import open_run_file
+    from fastenough.store.run_dir import open_run_file
 
     try:
         with open_run_file(path) as f:
@@ -149,7 +149,7 @@ def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str |
         raise UsageError("--reanalyze applies to a run directory")
     if len(paths) == 1 and _is_report_file(paths[0]):
         try:
-            from fastenough.supervisor.run_dir import read_run_file
+            from fastenough.store.run_dir import read_run_file
 
             report = json.loads(read_run_file(paths[0]))
         except (OSError, ValueError, UnicodeDecodeError) as e:

@@ -178,7 +178,7 @@ def _not_measured(outcome) -> str | None:
             not codes & {"no-torch", "no-agent"} or m.steady_steps:
         return None
     command = shlex.join(report.run.command if report.run else ())
-    from fastenough.supervisor.run_dir import read_agents
+    from fastenough.store.run_dir import read_agents
 
     if any(a.get("main_started") is False for a in read_agents(outcome.run_dir)):
         return (f"the program could not start: `{command}` exited with status "

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from fastenough.errors import BadInputError, InputNotFoundError
 from fastenough.report import Report, load
-from fastenough.supervisor.run_dir import open_run_file, read_run_file
+from fastenough.store.run_dir import open_run_file, read_run_file
 
 
 @dataclass

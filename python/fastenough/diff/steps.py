@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastenough.supervisor.run_dir import open_run_file
+from fastenough.store.run_dir import open_run_file
 
 
 def read_steps(run_dir: str | Path) -> list[dict]:

@@ -45,7 +45,7 @@ from pathlib import Path
 import anyio
 
 from fastenough.mcp import limits
-from fastenough.supervisor.run_dir import open_run_file
+from fastenough.store.run_dir import open_run_file
 
 # The programs of stopped runs are ended by the supervisor's one definition of a
 # run's processes (its group, its tree, and every process carrying its

@@ -139,7 +139,7 @@ async def run(command: list[str], cwd: str, env: dict | None = None, timeout_s: 
     top_ = _top(top)
     trace_steps = arguments.integer(trace_steps, "trace_steps", 1, 1000)
     warmup_steps = arguments.integer(warmup_steps, "warmup_steps", 0, 1000)
-    from fastenough.supervisor.run_dir import new_run_dir
+    from fastenough.store.run_dir import new_run_dir
 
     run_dir = new_run_dir(str(d))
     cdir = call_dir(d, "run")

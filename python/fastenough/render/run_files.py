@@ -2,7 +2,7 @@
 samples.csv (the sampler's rows, docs/run-directory.md) and steps.jsonl (one
 line per step). The report's figures come from report.json; these files only
 feed the pictures of the same run. Missing or damaged files give empty series,
-and so do files that are no regular file (supervisor/run_dir.py open_run_file)."""
+and so do files that are no regular file (store/run_dir.py open_run_file)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fastenough.render.bounded import steady_rows
 from fastenough.report.model import Report
-from fastenough.supervisor.run_dir import open_run_file
+from fastenough.store.run_dir import open_run_file
 
 
 @dataclass

@@ -52,7 +52,7 @@ def earlier_runs_of(run_dir: str | os.PathLike) -> list[tuple[int | None, str, s
     import json
     import shlex
 
-    from fastenough.supervisor.run_dir import read_run_file
+    from fastenough.store.run_dir import read_run_file
 
     try:
         meta = json.loads(read_run_file(Path(run_dir) / "meta.json"))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastenough.agent.in_job import MANIFEST, SUMMARY_DIR, summary_name
-from fastenough.supervisor.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
+from fastenough.store.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 if TYPE_CHECKING:
     from fastenough.report.model import Report

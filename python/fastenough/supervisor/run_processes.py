@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from fastenough.supervisor.run_dir import read_run_file
+from fastenough.store.run_dir import read_run_file
 from fastenough.supervisor.spawn import descendants
 
 RUN_DIR_VAR = "FASTENOUGH_RUN_DIR"

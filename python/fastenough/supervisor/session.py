@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastenough import __version__
+from fastenough.store import run_dir as _rd
 from fastenough.supervisor import devices as _devices
-from fastenough.supervisor import run_dir as _rd
 from fastenough.supervisor import run_processes as _rp
 from fastenough.supervisor import spawn as _spawn
 
