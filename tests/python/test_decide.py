@@ -8,33 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from report_docs import finding_doc, phase_doc, report_doc
+from decide_runs import decide_finding, decide_run_dir
+from report_docs import phase_doc, report_doc
 
 from fastenough.cli.main import main
-
-
-def _finding(f: dict) -> dict:
-    """A finding written as {code, verdict, saving: {per_step_ns} or None, title}, whole."""
-    per_step = (f.get("saving") or {}).get("per_step_ns")
-    return finding_doc(f["code"], f["verdict"], None if per_step is None else round(per_step),
-                       title=f.get("title", "t"))
-
-
-def _run_dir(tmp_path, step_ms=40.0, steps=36000, load_s=0.0, warmup_s=0.0, saving_ms=10.0):
-    d = tmp_path / "run"
-    d.mkdir()
-    report = report_doc(
-        meta={"command": ["python", "eval.py"], "fastenough_version": "0.1.0",
-              "agent_opts": {"trace": True}},
-        phases=[phase_doc("load", round(load_s * 1e9)),
-                phase_doc("warmup", round(warmup_s * 1e9))],
-        steps={"count": steps, "median_ns": step_ms * 1e6, "steady_median_ns": step_ms * 1e6,
-               "steady_p10_ns": 0.9 * step_ms * 1e6, "steady_p90_ns": 1.2 * step_ms * 1e6},
-        findings=[_finding({"code": "sync-in-loop", "verdict": "avoidable",
-                            "saving": {"per_step_ns": saving_ms * 1e6}})],
-    )
-    (d / "report.json").write_text(json.dumps(report))
-    return d
 
 
 def _json(capsys, *argv):
@@ -44,7 +21,7 @@ def _json(capsys, *argv):
 
 def test_fix_that_pays(tmp_path, capsys):
     # 50 runs x 10 ms x 36000 steps = 18000 s = 5 h saved; cost 2 + 1 + 0.5 = 3.5 h.
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     out = _json(capsys, str(d), "--runs", "50", "--fix", "sync-in-loop=2,1,0.5")
     assert out["schema"] == "fastenough.decide/1"
     (f,) = out["fixes"]
@@ -57,7 +34,7 @@ def test_fix_that_pays(tmp_path, capsys):
 def test_load_and_compile_dominate_nothing_pays_writes_freeze(tmp_path, capsys):
     # Run = 600 s load + 300 s warmup + 100 x 0.4 s = 940 s; saving 100 x 0.2 s = 20 s/run;
     # 50 runs -> 1000 s = 0.278 h < 1 h of work.
-    d = _run_dir(tmp_path, step_ms=400, steps=100, load_s=600, warmup_s=300, saving_ms=200)
+    d = decide_run_dir(tmp_path, step_ms=400, steps=100, load_s=600, warmup_s=300, saving_ms=200)
     out = _json(capsys, str(d), "--runs", "50", "--fix", "sync-in-loop=1,0,0")
     (f,) = out["fixes"]
     assert out["one_time_ns"] == pytest.approx(900e9)
@@ -73,7 +50,7 @@ def test_load_and_compile_dominate_nothing_pays_writes_freeze(tmp_path, capsys):
 
 def test_plan_toml_and_budget_without_cost(tmp_path, capsys):
     # 100 runs x 10 ms x 36000 = 10 h, x 0.5 for the waiting hour = 5 h budget.
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     plan = tmp_path / "plan.toml"
     plan.write_text("runs = 100\nwait_hour_value = 0.5\n")
     out = _json(capsys, str(d), "--plan", str(plan))
@@ -84,13 +61,13 @@ def test_plan_toml_and_budget_without_cost(tmp_path, capsys):
 
 
 def test_missing_runs_errors_with_flag(tmp_path, capsys):
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     assert main(["decide", str(d)]) == 2
     assert "--runs N" in capsys.readouterr().err
 
 
 def test_bad_fix_and_missing_dir(tmp_path, capsys):
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     assert main(["decide", str(d), "--runs", "5", "--fix", "sync-in-loop=2"]) == 2
     assert "CODE=DEV,VERIFY,MAINT" in capsys.readouterr().err
     assert main(["decide", str(tmp_path / "nope"), "--runs", "5"]) == 2
@@ -98,7 +75,7 @@ def test_bad_fix_and_missing_dir(tmp_path, capsys):
 
 def test_reopen_names_step_threshold(tmp_path, capsys):
     # median 40 ms, p90 48 ms -> band 8 ms -> threshold 48.0 ms.
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     assert main(["decide", str(d), "--reopen"]) == 0
     text = capsys.readouterr().out
     assert "steady step time above 48.0 ms" in text
@@ -109,7 +86,7 @@ def test_the_run_is_the_measured_one_start_up_included(tmp_path, capsys):
     # Issue 24: 255 steps x 118.8 ms + 1.16 s of load and warm-up is 31.44 s,
     # but the run took 51.68 s, 13.43 s of it start-up: a fix of every step
     # is 58.6% of the run, not 96%.
-    d = _run_dir(tmp_path, step_ms=118.8, steps=255, load_s=0.66, warmup_s=0.5,
+    d = decide_run_dir(tmp_path, step_ms=118.8, steps=255, load_s=0.66, warmup_s=0.5,
                  saving_ms=118.8)
     report = json.loads((d / "report.json").read_text())
     run = report_doc(run={"wall_ns": 51_680_000_000})
@@ -129,9 +106,9 @@ def test_the_run_is_the_measured_one_start_up_included(tmp_path, capsys):
 def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
     # Two sync-in-loop findings are one fix, their savings summed; a finding
     # without an estimated saving is named, not dropped; 14.5 us keeps its unit.
-    d = _run_dir(tmp_path, step_ms=1.0, steps=1000, saving_ms=0.0100)
+    d = decide_run_dir(tmp_path, step_ms=1.0, steps=1000, saving_ms=0.0100)
     report = json.loads((d / "report.json").read_text())
-    report["findings"] += map(_finding, [
+    report["findings"] += map(decide_finding, [
         {"code": "sync-in-loop", "verdict": "avoidable", "saving": {"per_step_ns": 4500}},
         {"code": "autograd-in-eval", "verdict": "avoidable", "title": "eval builds graphs",
          "saving": None},
@@ -150,7 +127,7 @@ def test_every_avoidable_finding_is_priced_or_named(tmp_path, capsys):
 
 
 def test_reopen_says_when_nothing_was_frozen(tmp_path, capsys):
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     assert main(["decide", str(d), "--reopen"]) == 0
     assert "Nothing was frozen" in capsys.readouterr().out
     # 1 run of 36000 x 10 ms = 0.1 h saved against a 1 h fix: frozen.
@@ -162,7 +139,7 @@ def test_reopen_says_when_nothing_was_frozen(tmp_path, capsys):
 
 
 def test_freeze_records_the_environment(tmp_path, capsys):
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     (d / "agent").mkdir()
     (d / "agent" / "7.json").write_text(json.dumps({
         "pid": 7, "role": "main", "python": "3.11.7", "torch": "2.13.0", "cuda": "12.8",
@@ -206,9 +183,9 @@ def test_the_agent_records_the_libraries_the_program_imported():
 
 def _with_findings(parent, findings, **kw):
     parent.mkdir(exist_ok=True)
-    d = _run_dir(parent, **kw)
+    d = decide_run_dir(parent, **kw)
     report = json.loads((d / "report.json").read_text())
-    report["findings"] = [_finding(f) for f in findings]
+    report["findings"] = [decide_finding(f) for f in findings]
     (d / "report.json").write_text(json.dumps(report))
     return d
 

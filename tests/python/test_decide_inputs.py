@@ -10,8 +10,8 @@ import json
 import math
 
 import pytest
+from decide_runs import decide_run_dir
 from report_docs import STEPS, finding_doc, phase_doc, report_doc
-from test_decide import _run_dir
 
 from fastenough.cli.main import main
 
@@ -72,7 +72,7 @@ PLANS = {
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_a_plan_that_is_no_plan_is_named_with_what_is_wrong(tmp_path, capsys, name):
     text, message = PLANS[name]
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     plan = tmp_path / f"{name}.toml"
     if isinstance(text, bytes):
         plan.write_bytes(text)
@@ -102,7 +102,7 @@ def test_a_plan_that_is_no_plan_is_named_with_what_is_wrong(tmp_path, capsys, na
     (["--runs", "5", "--fix", "sync-in-loop=1,0"], "expected CODE=DEV,VERIFY,MAINT"),
 ])
 def test_options_out_of_range_or_not_finite_are_usage_errors(tmp_path, capsys, argv, message):
-    d = _run_dir(tmp_path)
+    d = decide_run_dir(tmp_path)
     rc, out, err = _cli(capsys, "decide", d, *argv, "--json")
     _one_line_error(rc, err, message)
     assert out == "" and not (d / "freeze.json").exists()
@@ -111,7 +111,7 @@ def test_options_out_of_range_or_not_finite_are_usage_errors(tmp_path, capsys, a
 def test_the_largest_plan_is_decided_and_its_json_is_json(tmp_path, capsys):
     # The bounds themselves are accepted, and nothing they give overflows:
     # 10**9 runs at 10**6 hours each, a fix of 3 x 10**6 hours.
-    d = _run_dir(tmp_path, saving_ms=1e-6)
+    d = decide_run_dir(tmp_path, saving_ms=1e-6)
     plan = tmp_path / "plan.toml"
     plan.write_text("runs = 1000000000\nwait_hour_value = 1e6\n"
                     "[fix.sync-in-loop]\ndev = 1e6\nverify = 1e6\nmaint = 1e6\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from test_decide import _run_dir
+from decide_runs import decide_run_dir
 
 
 def _no_traceback(r) -> None:
@@ -16,7 +16,7 @@ def _no_traceback(r) -> None:
 
 
 def test_decide_refuses_a_fifo_as_its_plan(tmp_path, cli):
-    run = _run_dir(tmp_path)
+    run = decide_run_dir(tmp_path)
     plan = tmp_path / "plan.toml"
     os.mkfifo(plan)
     r = cli("decide", run, "--plan", plan, "--json", timeout=60)
