@@ -1,8 +1,8 @@
 """The Python package's layers, lowest first: every import (at module level or
 inside a function, `import x` or `from x import y`) goes to the importer's own
-layer or one below it, never back up. The C++ core keeps the same rule
-(docs/architecture.md, "Rooms"); here it is stated as a table and checked by
-parsing every module of python/fastenough with ast.
+layer or one below it, never back up; stated as a table and checked by parsing
+every module of python/fastenough with ast. The C++ core keeps the same rule for
+its #includes (CPP_LAYERS below; docs/architecture.md shows both maps).
 
 A room is a package under fastenough/ (fastenough.render) or a module at its top
 (fastenough.errors). A new room goes into the table, in the layer its imports
@@ -11,6 +11,7 @@ allow; a test that fails here names the import that points back up."""
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 from conftest import REPO
@@ -144,3 +145,42 @@ def test_a_back_up_import_is_named():
     assert LAYER_OF[_room(target)] > LAYER_OF[_room(_module_name(path))]
     assert _target_module("fastenough.__version__") == "fastenough"
     assert _target_module("fastenough._core") == "fastenough._core"
+
+
+# The C++ core's rooms (cpp/fastenough/<room>/), lowest first, by the same rule for
+# #include "fastenough/<room>/...": the parser and the analyses below the report
+# model, the pipeline and the run-directory analysis above it. Unit tests
+# (*_test.cc) may include any room (a report test builds its report with the
+# pipeline).
+CPP_LAYERS: list[set[str]] = [
+    {"util"},
+    {"trace", "stats", "pysrc", "sample"},
+    {"timeline", "roofline", "lint"},
+    {"analysis"},
+    {"findings"},
+    {"report", "checks", "decide"},
+    {"pipeline", "compare", "diff"},
+    {"rundir", "annotate"},
+]
+CPP_LAYER_OF = {room: i for i, rooms in enumerate(CPP_LAYERS) for room in rooms}
+CPP = REPO / "cpp" / "fastenough"
+
+
+def test_every_cpp_room_has_a_layer():
+    rooms = {p.name for p in CPP.iterdir() if p.is_dir()}
+    assert rooms == CPP_LAYER_OF.keys(), (
+        f"rooms without a layer: {sorted(rooms - CPP_LAYER_OF.keys())}; "
+        f"layers naming no room: {sorted(CPP_LAYER_OF.keys() - rooms)}")
+
+
+def test_no_cpp_include_points_back_up():
+    found = []
+    for path in sorted(CPP.rglob("*")):
+        if path.suffix not in (".cc", ".h") or path.name.endswith("_test.cc"):
+            continue
+        room = path.relative_to(CPP).parts[0]
+        for ln, line in enumerate(path.read_text().splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"fastenough/(\w+)/', line)
+            if m and CPP_LAYER_OF[m.group(1)] > CPP_LAYER_OF[room]:
+                found.append(f"{path.relative_to(REPO)}:{ln}: {room} includes {m.group(1)}")
+    assert not found, "includes pointing back up the C++ layers:\n" + "\n".join(found)
