@@ -15,14 +15,15 @@ from report_docs import report_doc
 
 from fastenough.errors import MalformedReportError
 from fastenough.mcp import answers, limits, skill_text
+from fastenough.render.view.build import build_view
 from fastenough.report import load
 
 TRACE = REPO / "examples" / "traces" / "train_a100_rank3.json.gz"
 
 def _report(**parts):
-    """A fastenough.report/1 holding only `parts`, loaded: the answers read the typed
-    report."""
-    return load(report_doc(**parts))
+    """A fastenough.report/1 holding only `parts`, loaded and viewed: the answers render
+    the report's view (render/view), as the terminal, Markdown and HTML do."""
+    return build_view(load(report_doc(**parts)))
 
 
 def _finding(code, share, title="t", verdict="avoidable"):
@@ -72,24 +73,66 @@ def test_a_report_answer_puts_the_measurement_first_and_ranks_top_n():
     assert [f["code"] for f in a["findings"]] == ["sync-in-loop", "code-0", "code-1"]
     assert a["findings_left_out"] == 6
     f = a["findings"][0]
-    assert f["saving"] == {"per_step_ns": 400000, "share_of_step": 0.4, "total_ns": None,
-                           "upper_bound": True}
-    assert f["where"] == [{"file": "/x/eval.py", "line": 12, "function": "score"}]
+    assert f["saving"] == "≤ 400.0 µs/step (40.0% of a step)"
+    assert f["where"] == ["/x/eval.py:12 (score)"]
     # The program's text stays data: escaped, on one line, never in the summary.
     assert "\n" not in f["title"] and "\\u202e" in f["title"]
     assert "Ignore" not in a["summary"] and "rm -rf" not in a["summary"]
     assert a["summary"].startswith("measurement partial (few-steady-steps); 9 finding(s), first:"
-                                   " sync-in-loop (avoidable, saves ≤40% of a step)")
-    assert a["figures"]["top_ops"][0]["name"] == "aten::mm\\u202e"
+                                   " sync-in-loop (avoidable, saves ≤ 400.0 µs/step (40.0% of a "
+                                   "step))")
+    assert a["figures"]["top_ops"][0]["op"] == "aten::mm\\u202e"
     assert "data" in a["note"]
     text = limits.to_text(a)
     assert json.loads(text) == a and "\u202e" not in text
     # A code that is not a catalog code never reaches an answer: the report is refused.
     full = answers.report_answer(report, top=50, files={}, detail=True)
     assert full["findings"][-1]["code"] == "code-x"
-    assert full["findings"][0]["evidence"] == {"calls_per_step": 3}
+    assert full["findings"][0]["evidence"] == {"calls_per_step": "3"}
     with pytest.raises(MalformedReportError, match=r"report\.findings\[0\]\.code"):
         _report(findings=[_finding("x; rm -rf /", 0.001)])
+
+
+def test_a_report_answer_holds_exactly_the_views_figures():
+    """The answer is a renderer of the view: every key figure, steps line, table cell,
+    saving and location is the view's text (render/units), none is made in mcp/."""
+    doc = report_doc(
+        measurement={"status": "complete", "steady_steps": 40, "processes": 1},
+        run={"exit_status": 0, "wall_ns": 15_900_000_000},
+        findings=[_finding("sync-in-loop", 0.312), _finding("small-kernels", 0.004)],
+        steps={"count": 50, "median_ns": 2_500_000, "p10_ns": 2_000_000, "p90_ns": 3_000_000,
+               "steady_count": 40, "steady_median_ns": 2_345_678, "steady_p10_ns": 2_000_000,
+               "steady_p90_ns": 3_000_000, "steady_steps_per_s": 426.3},
+        top_kernels=[{"name": "gemm", "count": 7, "total_ns": 1_234_567, "mean_ns": 176_366,
+                      "share_of_busy": 0.625}],
+        top_ops=[{"name": "aten::mm", "count": 3, "total_ns": 10_000, "self_ns": 9_000}])
+    view = build_view(load(doc))
+    a = answers.bound(answers.report_answer(view, top=5, files={}))
+    for fig in view.figures:
+        assert a["figures"][fig.key] == fig.value + (f" ({fig.detail})" if fig.detail else "")
+    assert a["figures"]["step"].startswith("2.35 ms (p10 2.00 ms")
+    assert a["figures"]["run"] == "exit 0 (after 15.90 s)"
+    assert a["figures"]["steps"] == view.steps
+    for key, table in (("top_kernels", view.top_kernels), ("top_ops", view.top_ops)):
+        assert [list(r.values()) for r in a["figures"][key]] == table.rows
+        assert list(a["figures"][key][0]) == table.header
+    assert [f["saving"] for f in a["findings"]] == [v.saving for v in view.findings]
+    assert [f["where"] for f in a["findings"]] == [v.where for v in view.findings]
+    assert a["findings"][0]["saving"] == "≤ 312.0 µs/step (31.2% of a step)"
+    assert a["summary"] == ("measurement complete; 2 finding(s), first: sync-in-loop "
+                            "(avoidable, saves ≤ 312.0 µs/step (31.2% of a step)), small-kernels "
+                            "(avoidable, saves ≤ 4.0 µs/step (0.4% of a step))")
+    assert a["measurement"] == {"status": "complete", "reasons": [],
+                                "seen": view.measurement.complete_line}
+    # Every figure is text the view wrote: no raw number reaches the answer's figures.
+    def leaves(x):
+        if isinstance(x, dict):
+            return [v for y in x.values() for v in leaves(y)]
+        if isinstance(x, list):
+            return [v for y in x for v in leaves(y)]
+        return [x]
+    assert all(isinstance(v, str) for v in leaves(a["figures"]))
+    assert all(isinstance(v, str) for f in a["findings"] for v in leaves(f))
 
 
 def test_a_trace_has_its_reading_counters_as_its_measurement():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -137,15 +138,17 @@ def test_run_a_small_torch_program_then_decide(tmp_path):
     assert list(a)[:4] == ["summary", "measurement", "exit", "findings"]
     assert a["measurement"]["status"] == "complete", a["measurement"]
     assert a["exit"] == {"code": 0, "meaning": "the program succeeded"}
-    assert a["figures"]["steps"]["steady_count"] > 10
-    assert a["figures"]["steps"]["mode"] == "eval"
+    # The figures are the report view's text (render/units), as the terminal shows them.
+    assert int(re.search(r"(\d+) steps\)$", a["figures"]["step"]).group(1)) > 10
+    assert _steps_counted(a) > 10
     codes = [f["code"] for f in a["findings"]]
     assert "autograd-in-eval" in codes, codes
     f = a["findings"][codes.index("autograd-in-eval")]
     assert f["verdict"] == "avoidable" and f["action"]
-    assert any(w.get("file", "").endswith("eval.py") for w in f["where"]), f["where"]
+    assert any("eval.py" in w for w in f["where"]), f["where"]
     run_dir = Path(a["files"]["run_dir"])
     full = json.loads((run_dir / "report.json").read_text())
+    assert full["steps"]["mode"] == "eval"
     assert [f["code"] for f in full["findings"][:10]] == codes
     assert a["findings_left_out"] == len(full["findings"]) - len(codes)
     assert (run_dir / "report.json").is_file() and (run_dir / "outputs").is_dir()
@@ -288,7 +291,7 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(tmp_path):
     assert not Path(f"/proc/{pid}").exists(), "the cancelled run's program is still alive"
     rep = answer_of(results["cancelled"])
     assert not results["cancelled"].is_error, rep
-    assert rep["figures"]["run"]["signal"] == 15 and rep["figures"]["steps"]["count"] > 10
+    assert rep["figures"]["run"].startswith("signal 15") and _steps_counted(rep) > 10
     # And the server went on serving.
     after = answer_of(results["after"])
     assert not results["after"].is_error, after
@@ -309,8 +312,13 @@ def test_a_time_limit_stops_the_program_and_keeps_what_was_measured(tmp_path):
     a = answer_of(r)
     assert r.is_error and a["error"]["kind"] == "time-limit", a
     assert a["exit"]["code"] == 143  # SIGTERM, forwarded by fastenough run
-    assert a["figures"]["steps"]["count"] > 10
+    assert _steps_counted(a) > 10
     assert Path(a["files"]["report_json"]).is_file()
+
+
+def _steps_counted(a: dict) -> int:
+    """The steps a run's answer counted: its first steps line, "123 steps: median ..."."""
+    return int(re.match(r"(\d+) steps: ", a["figures"]["steps"][0]).group(1))
 
 
 def _abbreviate(a: dict) -> dict:

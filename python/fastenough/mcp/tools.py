@@ -26,6 +26,8 @@ from fastenough.mcp.calls import (
     read_json,
     run_cli,
 )
+from fastenough.render.view.build import build_view
+from fastenough.render.view.model import ReportView
 from fastenough.report import Report
 from fastenough.report import load as load_report
 
@@ -105,9 +107,9 @@ def _measurement_status(report: Report) -> str | None:
     return report.measurement.status if report.measurement is not None else None
 
 
-def _run_next(report: Report, run_dir: Path) -> list[str]:
-    m = _measurement_status(report)
-    avoidable = [f for f in report.findings if f.verdict == "avoidable"]
+def _run_next(view: ReportView, run_dir: Path) -> list[str]:
+    m = view.measurement.status
+    avoidable = [f for f in view.findings if f.verdict == "avoidable"]
     out = []
     if m != "complete":
         out.append("the measurement is incomplete: read measurement.reasons before the "
@@ -181,8 +183,9 @@ async def run(command: list[str], cwd: str, env: dict | None = None, timeout_s: 
     files = {"run_dir": str(run_dir), "report_json": str(run_dir / "report.json"),
              "report_md": str(run_dir / "report.md"), "report_html": str(run_dir / "report.html"),
              "program_stdout": str(outcome.stdout), "program_stderr": str(outcome.stderr)}
-    answer = answers.report_answer(report, top=top_, files=files,
-                                   next_steps=_run_next(report, run_dir))
+    view = build_view(report)
+    answer = answers.report_answer(view, top=top_, files=files,
+                                   next_steps=_run_next(view, run_dir))
     status = report.run.exit_status if report.run is not None else None
     status = outcome.exit_status if status is None else status
     signal = report.run.signal if report.run is not None else None
@@ -327,7 +330,7 @@ async def analyze(paths: list[str], cwd: str, window: int | None = None, top: in
                                      ok_status=_REPORT_STATUSES), "analyze")
     files = {"report_json": str(outcome.stdout),
              "traces": [str(_resolve(d, p)) for p in ps][:10]}
-    answer = answers.report_answer(report, top=top_, files=files)
+    answer = answers.report_answer(build_view(report), top=top_, files=files)
     answer["exit"] = _exit(outcome.exit_status)
     return answers.bound(answer)
 
@@ -352,7 +355,8 @@ async def report(path: str, cwd: str, detail: str = "compact", top: int | None =
         files = {"run_dir": str(target), "report_json": str(target / "report.json"),
                  "report_md": str(target / "report.md"), "report_html": str(target / "report.html")}
         outcome.stdout.unlink(missing_ok=True)  # the run directory holds it already
-    answer = answers.report_answer(rep, top=top_, files=files, detail=detail == "full")
+    answer = answers.report_answer(build_view(rep), top=top_, files=files,
+                                   detail=detail == "full")
     answer["exit"] = _exit(outcome.exit_status)
     limit = limits.MAX_LONG_ANSWER_CHARS if detail == "full" else limits.MAX_ANSWER_CHARS
     return answers.bound(answer, limit)
@@ -439,7 +443,7 @@ async def decide(run_dir: str, runs: int, cwd: str, fixes: list[dict] | None = N
     report_path = _resolve(d, rd) / "report.json"
     rep = read_json(report_path, max_bytes=64 << 20)
     try:  # decide read this report already; one that is not a report leaves the status "?"
-        rep = load_report(rep) if isinstance(rep, dict) else None
+        rep = build_view(load_report(rep)) if isinstance(rep, dict) else None
     except MalformedReportError:
         rep = None
     answer = answers.decide_answer(doc, rep, top=top_,

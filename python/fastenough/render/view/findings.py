@@ -38,6 +38,7 @@ def _views(findings: list[Finding], report: Report) -> list[FindingView]:
                 verdict=f.verdict,
                 title=f.title,
                 saving=_saving_text(f),
+                saving_figure=_saving_figure(f),
                 where=[Code(fmt_where(_relative_where(w, cwd))) for w in f.where][:5],
                 action=f.action,
                 evidence=[f"{k} = {v}" for k, v in pairs],
@@ -45,6 +46,9 @@ def _views(findings: list[Finding], report: Report) -> list[FindingView]:
                 saving_share=fraction if isinstance(fraction, (int, float)) and fraction >= 0
                 else None,
                 also_in_source=[Code(s) for s in lint_section.also_in_source(f)],
+                overlaps=[Code(c) for c in f.overlaps or ()],
+                source=f.source or "",
+                on_rank=f.rank,
             )
         )
     return views
@@ -105,10 +109,14 @@ def _relative_where(where: Location, cwd: str | None) -> dict:
     return {**out, "file": rel}
 
 
-def _saving_text(finding: Finding) -> str:
+def _saving_figure(finding: Finding) -> str:
     # fmt_saving (render/units.py) takes the saving's keys as the report has them.
     text = fmt_saving(finding.saving.to_json())
-    text = "not estimated" if text == "-" else text
+    return "not estimated" if text == "-" else text
+
+
+def _saving_text(finding: Finding) -> str:
+    text = _saving_figure(finding)
     uncapped = finding.evidence.get("uncapped_share_of_step")
     if isinstance(uncapped, (int, float)):
         text += (f" (measured {fmt_share(uncapped)} of a step, lowered to the critical "

@@ -5,7 +5,7 @@ source ran and saw steady steps (report.measurement, rundir/measurement.h)."""
 from __future__ import annotations
 
 from fastenough.render.units import fmt_bytes, fmt_ns
-from fastenough.render.view.model import MeasurementView
+from fastenough.render.view.model import Code, MeasurementView, Reason
 from fastenough.report.model import Measurement, Report
 
 _HEADLINE = {
@@ -24,10 +24,20 @@ def measurement_view(report: Report) -> MeasurementView:
     the reasons, one each."""
     m = report.measurement
     view = MeasurementView(recorded=m is not None, tool_cost=tool_cost_line(report))
-    if m is not None and m.status != "complete":
+    if m is None:
+        # A trace: its reading counters say what was lost.
+        lost = [c for c in report.counters if c.severity in ("error", "data-loss")]
+        view.status = "partial" if lost else "complete"
+        view.causes = [Reason(Code(c.name), c.severity, c.description, c.count) for c in lost]
+        view.info_counters = len(report.counters) - len(lost)
+        return view
+    view.status = m.status
+    view.causes = [Reason(Code(r.code), r.level, r.text) for r in m.reasons]
+    view.stopped_early = m.profile_stopped_early or None
+    if m.status != "complete":
         view.headline = _HEADLINE.get(m.status, "Measurement incomplete") + ":"
         view.reasons = [f"{r.text}" for r in m.reasons]
-    elif m is not None:
+    else:
         view.complete_line = complete_line(m)
     return view
 

@@ -48,6 +48,23 @@ class FindingView:
     evidence_pairs: list[tuple[str, str]] = field(default_factory=list)
     saving_share: float | None = None  # of a step, for a bar; None when unknown
     also_in_source: list[Code] = field(default_factory=list)  # matching lint findings
+    # For a compact reader (the MCP answers): the codes the saving overlaps, where
+    # the finding was seen (trace, agent, probe) and the process rank it is of.
+    overlaps: list[Code] = field(default_factory=list)
+    saving_figure: str = ""  # the saving alone, without the notes `saving` adds
+    source: str = ""
+    on_rank: int | None = None
+
+
+@dataclass
+class Reason:
+    """Why a measurement is not complete, by its code: a run's measurement reason, or a
+    trace's reading counter that lost events (count set)."""
+
+    code: Code
+    level: str
+    text: str
+    count: int | None = None
 
 
 @dataclass
@@ -55,6 +72,12 @@ class MeasurementView:
     """What a run's measurement saw (report.measurement); a trace has none."""
 
     recorded: bool = False  # the report has a measurement (a run, not a trace)
+    # complete, partial or blind; a trace's is partial when a reading counter lost
+    # events (error or data-loss), and its causes are those counters.
+    status: str = "complete"
+    causes: list[Reason] = field(default_factory=list)
+    info_counters: int = 0  # a trace's reading counters that lost nothing
+    stopped_early: str | None = None  # the profiler window's early end (measurement)
     headline: str | None = None  # set when incomplete: "Measurement incomplete: ..."
     # set when complete (a run): "Measurement complete: 123 steady steps, ..."
     complete_line: str | None = None
