@@ -202,7 +202,8 @@ MUTATIONS = [
 ]
 
 
-@pytest.mark.parametrize("path,value", MUTATIONS, ids=lambda x: str(x))
+@pytest.mark.parametrize("path,value", MUTATIONS,
+                         ids=lambda x: "deleted" if x is _DELETE else str(x))
 def test_a_mutated_report_fails(validator, trace_report, path, value):
     assert _errors(validator, trace_report) == []
     assert trace_report["findings"], "the example trace has findings to mutate"
