@@ -66,32 +66,20 @@ void WriteDevicesValue(JsonWriter& w, const Report& r, const std::vector<RankRow
   w.EndArray();
 }
 
-bool AnyDevicesOmitted(const std::vector<RankRows>& rows) {
-  for (const auto& r : rows) {
-    if (r.devices_bounded) return true;
-  }
-  return false;
-}
-
-void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows) {
-  w.BeginArray();
+std::vector<DevicesOmittedRow> DevicesOmitted(const Report& r, const std::vector<RankRows>& rows) {
+  std::vector<DevicesOmittedRow> out;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (!rows[i].devices_bounded) continue;
     const auto& ra = r.ranks[i];
-    int64_t busy = 0, kernels = 0;
+    DevicesOmittedRow row{ra.rank, static_cast<int64_t>(ra.devices.size() - rows[i].devices.size())};
     for (const auto& d : ra.devices) {
       if (rows[i].KeepsDevice(d.device)) continue;
-      busy += d.busy_ns;
-      kernels += d.kernel_count;
+      row.busy_ns += d.busy_ns;
+      row.kernel_count += d.kernel_count;
     }
-    w.BeginObject();
-    w.Field("rank", ra.rank);
-    w.Field("count", static_cast<int64_t>(ra.devices.size() - rows[i].devices.size()));
-    w.Field("busy_ns", busy);
-    w.Field("kernel_count", kernels);
-    w.EndObject();
+    out.push_back(row);
   }
-  w.EndArray();
+  return out;
 }
 
 void WriteLaunchRanks(JsonWriter& w, const Report& r) {

@@ -34,8 +34,15 @@ void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra);    // lau
 // (fields/report_object_fields.h) writes by code; rows: each rank's listed rows.
 void WriteStepsValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
 void WriteDevicesValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
-bool AnyDevicesOmitted(const std::vector<RankRows>& rows);
-void WriteDevicesOmittedValue(JsonWriter& w, const Report& r, const std::vector<RankRows>& rows);
+// A rank of more than kReportDeviceRows devices: the devices it does not
+// list, summed (devices_omitted[]).
+struct DevicesOmittedRow {
+  int rank = 0;
+  int64_t count = 0;
+  int64_t busy_ns = 0;
+  int64_t kernel_count = 0;
+};
+std::vector<DevicesOmittedRow> DevicesOmitted(const Report& r, const std::vector<RankRows>& rows);
 void WriteLaunchRanks(JsonWriter& w, const Report& r);  // launch.per_rank
 
 std::vector<size_t> KeptStepRows(const RankRows* rows, size_t n);

@@ -27,6 +27,7 @@ std::vector<FieldInfo> DescribeReport() {
                  true, "", "", "", "", "", false});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
+  DescribeFields<DevicesOmittedRow>("$.devices_omitted[]", out);
   DescribeFields<analysis::LaunchStats>("$.launch.per_rank[]", out);
   DescribeFields<analysis::StepBreakdown>("$.step_breakdown.per_rank[]", out);
   DescribeFields<analysis::DeviceEfficiency>("$.efficiency.devices[]", out);

@@ -26,6 +26,15 @@
 
 namespace fastenough::report::fields {
 
+template <class V>
+void Fields(V& v, Of<DevicesOmittedRow>) {
+  using T = DevicesOmittedRow;
+  v.Field("rank", &T::rank, Unit::kId, "the rank");
+  v.Field("count", &T::count, Unit::kCount, "its devices not listed", Attr{.least = "1"});
+  v.Field("busy_ns", &T::busy_ns, Unit::kNs, "their busy time, summed", Attr{.least = "0"});
+  v.Field("kernel_count", &T::kernel_count, Unit::kCount, "their kernels, summed");
+}
+
 // A launch count summed over the ranks.
 inline int64_t SumOverRanks(const Report& r, int64_t analysis::LaunchStats::*count) {
   int64_t n = 0;
@@ -59,10 +68,13 @@ void Fields(V& v, Of<Report>) {
       none);
   v.CustomIf(
       "devices_omitted", "array of objects", Unit::kNone,
-      "the devices a rank of more than 256 does not list, summed",
-      [](const T&, const C& c) { return AnyDevicesOmitted(*c.report_rows); },
+      "only when a rank has more than 256 devices: per such rank, the devices that devices, "
+      "efficiency.devices and memory do not list (each lists the rank's 256 busiest), summed",
+      [](const T& r, const C& c) { return !DevicesOmitted(r, *c.report_rows).empty(); },
       [](JsonWriter& w, const T& r, const C& c) {
-        WriteDevicesOmittedValue(w, r, *c.report_rows);
+        w.BeginArray();
+        for (const auto& row : DevicesOmitted(r, *c.report_rows)) WriteObject(w, row);
+        w.EndArray();
       },
       none);
   v.Field("top_kernels", &T::top_kernels, Unit::kNone, "the heaviest kernels, over every rank",
