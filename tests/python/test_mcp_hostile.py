@@ -298,9 +298,11 @@ def test_argument_checks_by_hand():
 
 
 def test_annotations_say_what_the_tools_do():
+    from fastenough.cli.main import build_parser
+    from fastenough.mcp.options import verb_parsers
     from fastenough.mcp.server import build_server
 
-    server = build_server()
+    server = build_server(verb_parsers(build_parser()))
 
     async def listed():
         return await server.list_tools()

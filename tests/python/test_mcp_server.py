@@ -119,6 +119,70 @@ def test_tools_are_listed_with_their_schemas_and_the_skill():
     assert "Measure before changing" in skill_text()
 
 
+def _parsers():
+    from fastenough.cli.main import build_parser
+    from fastenough.mcp import options
+
+    return options.verb_parsers(build_parser())
+
+
+def _schemas(parsers) -> dict[str, dict]:
+    from fastenough.mcp.server import build_server
+
+    async def listed():
+        return await build_server(parsers).list_tools()
+
+    return {t.name: t.input_schema for t in anyio.run(listed)}
+
+
+def test_every_option_of_a_verb_is_in_its_tool_or_left_out_with_a_reason():
+    """The tools' options come from the CLI's declarations (mcp/options.py): each option
+    of each verb is a tool argument, covered by one in a JSON caller's shape, or left out
+    with a reason; and the tool's function takes every argument the schema offers."""
+    import inspect
+
+    from fastenough.mcp import options, tools
+
+    parsers = _parsers()
+    for tool, (verb, spec) in options.TOOLS.items():
+        assert options.uncovered(tool, parsers) == [], tool
+        actions = options.verb_actions(parsers[verb])
+        for name, s in spec.items():
+            if isinstance(s, options.Own):
+                assert s.why and set(s.covers) <= set(actions), (tool, name)
+            if isinstance(s, options.FromCli):
+                assert s.dest in actions, (tool, name)
+            if isinstance(s, options.Excluded):
+                assert name in actions and s.why, (tool, name)
+            else:
+                assert name in inspect.signature(getattr(tools, tool)).parameters, (tool, name)
+    # An option added to a verb is uncovered until its tool takes it or says why not.
+    parsers["run"].add_argument("--new-option", type=int, help="something new")
+    assert options.uncovered("run", parsers) == ["new_option"]
+
+
+def test_a_cli_option_appears_in_its_tool_schema_as_the_cli_declares_it(monkeypatch):
+    from fastenough.mcp import options
+
+    parsers = _parsers()
+    run = _schemas(parsers)["run"]["properties"]
+    steps = run["trace_steps"]
+    assert "steps in the profiler window (default 5)" in steps["description"]
+    assert steps["default"] == 5 and steps["minimum"] == 1 and steps["maximum"] == 1000
+    assert run["trace"]["default"] is True and "--no-trace" in run["trace"]["description"]
+    assert run["probe"]["description"].endswith("enable the agent's runtime checks")
+    compare = _schemas(parsers)["compare"]["properties"]
+    assert "-0.0 vs 0.0 included" in compare["exact"]["description"]
+    # Declaring one more of run's options (--hz) puts it in the tool, with the CLI's help,
+    # type, bounds and default.
+    monkeypatch.setitem(options.TOOLS, "run", (
+        "run", {**options.TOOLS["run"][1], "hz": options.FromCli("hz")}))
+    hz = _schemas(parsers)["run"]["properties"]["hz"]
+    assert "sampling rate (default 2 per second)" in hz["description"]
+    assert hz["type"] == "number" and hz["default"] == 2.0
+    assert hz["exclusiveMinimum"] == 0 and hz["maximum"] == 1000
+
+
 def test_run_a_small_torch_program_then_decide(tmp_path):
     program(tmp_path / "eval.py")
     progress: list = []

@@ -87,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
     why = mcp_available()
     if why is not None:
         raise UsageError(f"{INSTALL_HINT}; {why}")
+    from fastenough.cli.main import build_parser
+    from fastenough.mcp.options import verb_parsers
     from fastenough.mcp.server import serve
 
-    return serve()
+    # The tools' options are the verbs' own: their parsers go down with the server.
+    return serve(verb_parsers(build_parser()))

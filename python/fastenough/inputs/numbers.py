@@ -168,6 +168,7 @@ def finite_float(lo: float | None = None, hi: float | None = None, *, lo_open: b
         return x  # type: ignore[return-value]
 
     parse.__name__ = "finite_float"
+    parse.bounds = bounds  # type: ignore[attr-defined]  # read by the MCP tools' schemas
     return parse
 
 
@@ -183,4 +184,5 @@ def whole_number(lo: int | None = 0, hi: int | None = MAX_COUNT) -> Callable[[st
         return n  # type: ignore[return-value]
 
     parse.__name__ = "whole_number"
+    parse.bounds = bounds  # type: ignore[attr-defined]  # read by the MCP tools' schemas
     return parse
