@@ -176,6 +176,7 @@ class FieldDescriber {
               const W&, const R&, Attr attr = {}) {
     Add(key, type, unit, type.find("null") != std::string_view::npos, "custom", meaning);
     out_.back().required = !attr.since_later;
+    if (attr.values != nullptr) out_.back().values = attr.values;
   }
 
   template <class P, class W, class R>

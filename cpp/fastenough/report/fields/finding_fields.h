@@ -75,7 +75,8 @@ void Fields(V& v, Of<findings::Finding>) {
           if (name == findings::VerdictName(verdict)) return void(f.verdict = verdict);
         }
         o.Fail("verdict", "unknown verdict '" + name + "'");
-      });
+      },
+      OneOf("avoidable|bounded|insufficient-evidence"));
   v.Field("title", &T::title, Unit::kNone, "one line", Attr{.non_empty = true});
   v.Field("source", &T::source, Unit::kNone, "trace | agent | lint | sampler",
           OneOf("trace|agent|sampler|lint"));
