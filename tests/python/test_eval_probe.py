@@ -249,3 +249,110 @@ def test_no_probe_after_torch_compile_in_a_distributed_job_or_on_sigterm(tmp_pat
     finally:
         reg.uninstall()
         checks.reset()
+
+
+def _timed_call(rows: int = 8):
+    model = _small_encoder()
+    x = torch.randn(rows, 8, 32)
+    return model, probe.EvalCall(torch, model, (x,), {}, graph=True)
+
+
+def test_a_forward_over_the_budget_is_priced_on_fewer_rows_of_its_batch():
+    # The whole batch's warm-up pass and round (12 forwards of 2 s as the run
+    # timed them) are 2.4 times the budget (10 s): the probe times the first
+    # row of the 8 instead (a forward of this model takes milliseconds, far
+    # inside the budget however loaded the machine).
+    model, call = _timed_call()
+    res = probe.eval_probe(torch, call, forward_ns=2e9, elapsed_ns=10**12, asked=False)
+    assert "ns" in res, res
+    assert set(res["ns"]) == {"ran", "grad_off", "eval", "grad_off+eval"}
+    assert res["items"] == 1 and res["batch_items"] == 8
+    assert res["calls"] >= 2 and res["spread"] >= 0
+    out = probe.eval_savings(res, forward_ns=2e9)
+    assert out["train"]["probe_items"] == 1 and out["autograd"]["probe_batch_items"] == 8
+    # Its difference is a share of the sliced forward, carried to the run's.
+    assert out["autograd"]["probe_scale"] == 2e9 / res["ns"]["ran"]
+    # No batch to cut (one row): skipped, and it says why.
+    _, one = _timed_call(rows=1)
+    res = probe.eval_probe(torch, one, forward_ns=2e9, elapsed_ns=10**12, asked=False)
+    assert "no batch of several rows" in res["skipped"], res
+
+
+def test_the_graphs_a_probe_keeps_stay_within_its_memory_bound():
+    # 3 graphs of 16 MiB at 8 rows are 48 MiB; a 12 MiB bound holds 2 rows.
+    model, call = _timed_call()
+    res = probe.eval_probe(torch, call, forward_ns=1e5, elapsed_ns=10**12, asked=False,
+                           graph_bytes=16 << 20, max_graph_bytes=12 << 20)
+    assert res["items"] == 2 and res["batch_items"] == 8, res
+    res = probe.eval_probe(torch, call, forward_ns=1e5, elapsed_ns=10**12, asked=False,
+                           graph_bytes=16 << 20, max_graph_bytes=1 << 20)
+    assert "even for 1 of its 8 rows" in res["skipped"], res
+
+
+def test_rows_are_cut_only_where_every_tensor_shares_the_batch():
+    a, b = torch.zeros(8, 3), torch.zeros(8)
+    assert probe.batch_items(torch, ((a,), {"mask": b, "n": 3, "x": None})) == 8
+    assert probe.batch_items(torch, ((a, torch.zeros(4, 3)), {})) is None
+    assert probe.batch_items(torch, ((a, torch.tensor(1.0)), {})) is None
+
+    class Holder:
+        def __init__(self) -> None:
+            self.t = a
+
+    assert probe.batch_items(torch, ((a, Holder()), {})) is None
+    cut = probe.first_rows(torch, ((a,), {"mask": b, "n": 3}), 2)
+    assert cut[0][0].shape == (2, 3) and cut[1]["mask"].shape == (2,) and cut[1]["n"] == 3
+    assert cut[0][0].data_ptr() == a.data_ptr()  # a view: no copy
+
+
+def test_a_model_freed_before_exit_is_priced_at_a_phase_edge(tmp_path):
+    # main() returns before exit: its model is gone when the exit probe would
+    # run; the probe ran at a phase edge while the loop stood still.
+    from agent_run_helper import run_under_agent
+
+    r = run_under_agent(tmp_path, (
+        "import torch\n"
+        "def main():\n"
+        "    torch.manual_seed(0)\n"
+        "    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Dropout(0.1),\n"
+        "                                torch.nn.Linear(64, 64))\n"
+        "    x = torch.randn(16, 64)\n"
+        "    total = 0.0\n"
+        "    for i in range(300):\n"
+        "        total += float(model(x).sum())\n"
+        "    print(round(total, 3), torch.rand(2).tolist())\n"
+        "main()\n"))
+    assert r.proc.returncode == 0, r.proc.stderr
+    doc = json.loads((r.dir / "checks.json").read_text())
+    ev = doc["probe_ns"]["eval"]
+    assert "ns" in ev, ev
+    assert ev["at"].startswith("the end of the"), ev
+    for code in ("train-mode-in-eval", "autograd-in-eval"):
+        [f] = [f for f in doc["findings"] if f["code"] == code]
+        assert f["saving"]["per_step_ns"] is not None, f
+        assert f["evidence"]["saving_basis"].startswith("measured"), f["evidence"]
+    # The same output and random stream as without the agent.
+    plain = subprocess.run([sys.executable, str(tmp_path / "prog.py")], capture_output=True,
+                           text=True, env=_env(), timeout=300)
+    assert plain.stdout.strip() == r.proc.stdout.strip()
+
+
+def test_the_demo_s_autograd_in_eval_is_priced_though_main_frees_its_model(tmp_path):
+    # The bundled demo scores in main(), which returns before exit: its model
+    # is freed when the exit probe would run (calibrate_savings.py's demo row
+    # was unpriced). The probe runs at a phase edge of the loop instead, at the
+    # first one whose share of the run has room for it.
+    from agent_run_helper import run_under_agent
+
+    r = run_under_agent(tmp_path, (
+        "import sys\n"
+        "from fastenough.demo.workload import main\n"
+        "sys.exit(main(['--items', '24', '--threads', '1', '--device', 'cpu']))\n"))
+    assert r.proc.returncode == 0, r.proc.stderr
+    doc = json.loads((r.dir / "checks.json").read_text())
+    ev = doc["probe_ns"]["eval"]
+    assert "ns" in ev and set(ev["ns"]) == {"ran", "grad_off"}, ev
+    assert ev["at"] != "exit", ev
+    [f] = [f for f in doc["findings"] if f["code"] == "autograd-in-eval"]
+    assert f["saving"]["per_step_ns"] is not None, f
+    assert f["evidence"]["probe_at"].startswith("the end of the"), f["evidence"]

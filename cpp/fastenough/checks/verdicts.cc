@@ -86,13 +86,21 @@ void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, con
   // forward, times the forward as the run timed it.
   const double scale = in.Num("probe_scale", -1);
   if (scale > 0) diff *= scale;
+  // probe_items of probe_batch_items: the probe timed the first rows of the
+  // batch only (the whole batch's forwards were over its time or memory budget).
+  const double items = in.Num("probe_items", 0);
+  const double batch = in.Num("probe_batch_items", 0);
   f.evidence.emplace_back(
       "saving_basis",
       std::string("measured: the model's own forward on the run's input, timed as it ran and "
                   "with the fix (A B B A)") +
+          (items > 0 && batch > 0
+               ? Fmt(", on the first %.0f", items) + Fmt(" of its %.0f rows", batch)
+               : std::string()) +
           (scale > 0 ? "; the difference as a share of that forward, times the run's median "
                        "forward"
                      : ""));
+  TextEvidence(f, in, {"probe_at"});
   // saving_forwards_per_step / saving_forwards_total: the forwards the fix
   // applies to, when they are not all of the run's (autograd-in-eval in a run
   // that trains: the lines whose graphs no backward used).
@@ -162,7 +170,8 @@ MaybeFinding VerdictOnAutogradInEval(const CheckInput& in) {
                    "train_forwards_per_backward", "params_requiring_grad",
                    "graph_bytes_per_forward", "probe_extra_bytes", "probe_grad_ns",
                    "probe_inference_ns", "probe_as_ran_ns", "probe_both_fixed_ns",
-                   "probe_calls", "probe_forward_median_ns", "probe_scale"});
+                   "probe_calls", "probe_forward_median_ns", "probe_scale", "probe_items",
+                   "probe_batch_items", "probe_spread"});
   SavingFromProbe(f, in, "probe_grad_ns", "probe_inference_ns");
   return f;
 }
@@ -187,7 +196,8 @@ MaybeFinding VerdictOnTrainModeInEval(const CheckInput& in) {
                    "training_batchnorm_modules", "backward_calls", "eval_stretch_forwards",
                    "train_forwards_per_backward", "probe_train_ns", "probe_eval_ns",
                    "probe_as_ran_ns", "probe_both_fixed_ns", "probe_calls",
-                   "probe_forward_median_ns", "probe_scale"});
+                   "probe_forward_median_ns", "probe_scale", "probe_items", "probe_batch_items",
+                   "probe_spread"});
   TextEvidence(f, in, {"modules"});
   // Time too: eval mode skips dropout's masks and lets fused inference paths
   // run (nn.TransformerEncoder's fast path needs eval mode and no autograd).

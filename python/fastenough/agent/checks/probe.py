@@ -91,6 +91,10 @@ EVAL_PROBE_ROUNDS = 3  # rounds of A B .. B A; the minimum of each variant's cal
 # Memory: the graphs of grad forwards live while they are timed; they must fit
 # well inside what is free (CUDA: capacity - allocated; CPU: MemAvailable).
 EVAL_PROBE_FREE_SHARE = 0.5
+# When the whole batch does not fit, the probe times the first rows of it: the
+# rows that fit by a forward's share of its batch, over this margin (a forward
+# has a fixed cost that fewer rows do not cut).
+EVAL_PROBE_ROWS_MARGIN = 2.0
 
 
 # The kept call's input stays alive until exit: only when its tensors' storages
@@ -196,25 +200,86 @@ def kept_state(torch, module):
             npr.set_state(np_state)
 
 
+def batch_items(torch, value, depth: int = 0) -> int | None:
+    """The batch size of a call's input: the leading size every tensor of it
+    (nested plain tuples, lists and dicts) shares, when there are several rows
+    to slice (None: no tensor, a 0-d one, sizes that differ, a container the
+    probe could not rebuild with fewer rows)."""
+    sizes: set = set()
+
+    def walk(v, d: int) -> bool:
+        if isinstance(v, torch.Tensor):
+            if v.dim() == 0 or v.is_nested or v.layout != torch.strided:
+                return False
+            sizes.add(int(v.shape[0]))
+            return True
+        if type(v) in (tuple, list):
+            return d <= 4 and all(walk(x, d + 1) for x in v)
+        if type(v) is dict:
+            return d <= 4 and all(walk(x, d + 1) for x in v.values())
+        # Anything else holding a tensor (a dataclass, a BatchEncoding) would
+        # keep its rows: refused; plain values (None, ints, strings) pass.
+        return not _holds_tensor(torch, v)
+
+    if not walk(value, depth) or len(sizes) != 1:
+        return None
+    n = sizes.pop()
+    return n if n >= 2 else None
+
+
+def _holds_tensor(torch, v) -> bool:
+    if isinstance(v, (str, bytes, int, float, bool, type(None))):
+        return False
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple, set)) \
+        else getattr(v, "__dict__", {}).values()
+    try:
+        return any(isinstance(x, torch.Tensor) for x in items)
+    except Exception:  # noqa: BLE001 - an object whose attributes cannot be read
+        return True
+
+
+def first_rows(torch, value, k: int):
+    """value with every tensor cut to its first k rows (views, no copy)."""
+    if isinstance(value, torch.Tensor):
+        return value[:k]
+    if type(value) in (tuple, list):
+        return type(value)(first_rows(torch, v, k) for v in value)
+    if type(value) is dict:
+        return {n: first_rows(torch, v, k) for n, v in value.items()}
+    return value
+
+
 def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, asked: bool,
-               graph_bytes: int = 0) -> dict:
+               graph_bytes: int = 0, max_graph_bytes: int | None = None) -> dict:
     """Times call's forward as it ran and with each applicable fix: grad off
     (torch.inference_mode()) when it built a graph, eval mode (every module's
     training flag off) when training-mode layers were on; all combinations, in
     the order V..V reversed per round (A B B A for two). Returns {"ns": {variant:
-    min ns}, "calls": per variant} with variants "ran", "grad_off", "eval",
-    "grad_off+eval"; or {"skipped": reason}. The root's own forward hooks (the
+    min ns}, "calls": per variant, "spread": the largest (slowest - fastest) /
+    fastest of a variant's timed calls} with variants "ran", "grad_off", "eval",
+    "grad_off+eval", and "items"/"batch_items" when it timed the first rows of
+    the batch only; or {"skipped": reason}. The root's own forward hooks (the
     agent's) and global hooks are bypassed, outputs freed inside the timed
     region of the variant's next call (freeing a graph is part of a step's
-    cost), all of them before it returns; state restored."""
+    cost), all of them before it returns; state restored.
+
+    When the whole input's forwards would not fit the budget (time: a share of
+    the run so far; memory: the graphs alive at once), the probe times the first
+    rows of the batch instead, as many as fit: the saving is a share of the
+    forward (probe_scale carries it to the run's forward), and a smaller batch
+    saves no smaller a share of its forward by skipping autograd's per-op work
+    (the same per op, over less work). The rounds then follow the warm-up pass's
+    own times; the probe stops at twice its budget whatever happens.
+    max_graph_bytes: the most the graphs alive at once may hold (a probe in the
+    middle of the run must not raise its peak beyond a small bound)."""
 
     want_grad = call.graph and not call.inference
     want_train = training_layers_on(torch, call)
     if not want_grad and not want_train:
         return {"skipped": "nothing to fix on the kept call"}
-    if forward_ns > EVAL_PROBE_MAX_FORWARD_NS:
-        from fastenough import _core  # the one duration format (util/units.h)
+    from fastenough import _core  # the one duration format (util/units.h)
 
+    if forward_ns > EVAL_PROBE_MAX_FORWARD_NS:
         return {"skipped": f"one forward takes {_core.format_duration(forward_ns)}"}
     variants = ["ran"]
     if want_grad:
@@ -229,23 +294,46 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     # then rounds of V..V reversed: at least two timed calls per variant (one
     # was too few: a load spike during one call made a fix look slower).
     fwd_ns = max(forward_ns, 1.0)
-    round_ns = 2 * len(variants) * fwd_ns
-    rounds = min(EVAL_PROBE_ROUNDS, int((budget - len(variants) * fwd_ns) // round_ns))
-    if rounds < 1:
-        need = 3 * len(variants) * fwd_ns
-        from fastenough import _core
-
-        return {"skipped": f"{_core.format_duration(need)} of probe forwards would exceed "
-                           f"{share:.0%} of the run ({_core.format_duration(budget)})"}
+    need = 3 * len(variants) * fwd_ns  # the warm-up pass and one round
+    rows = batch_items(torch, (call.args, call.kwargs))
+    fit = 1.0  # the share of the batch that fits the budget (time and memory)
+    over = None  # what the whole batch would pass
+    if need > budget:
+        fit = budget / need
+        over = (f"{_core.format_duration(need)} of probe forwards would exceed "
+                f"{share:.0%} of the run ({_core.format_duration(budget)})")
     free = _free_bytes(torch)
     # Up to three graphs alive at once: the last of "ran" and of "eval", and a new one.
-    if want_grad and graph_bytes and free is not None and \
-            3 * graph_bytes > EVAL_PROBE_FREE_SHARE * free:
-        return {"skipped": f"three graphs of a forward ({3 * graph_bytes >> 20} MiB) are "
-                           f"over {EVAL_PROBE_FREE_SHARE:.0%} of the free memory"}
-    module, args, kwargs = call.ref(), call.args, call.kwargs
+    mem = 3 * graph_bytes
+    if want_grad and graph_bytes and free is not None and mem > EVAL_PROBE_FREE_SHARE * free \
+            and EVAL_PROBE_FREE_SHARE * free / mem < fit:
+        fit = EVAL_PROBE_FREE_SHARE * free / mem
+        over = (f"three graphs of a forward ({mem >> 20} MiB) are over "
+                f"{EVAL_PROBE_FREE_SHARE:.0%} of the free memory")
+    # Rows by time: a forward has a fixed part that does not shrink with them,
+    # hence the margin (the warm-up pass's times decide the rounds); by memory:
+    # a graph's bytes go with its rows.
+    k = (int(rows * fit / EVAL_PROBE_ROWS_MARGIN) if over is not None else rows) if rows else 0
+    if want_grad and graph_bytes and max_graph_bytes is not None and mem > max_graph_bytes:
+        over = over or (f"three graphs of a forward ({mem >> 20} MiB) are over the "
+                        f"probe's {max_graph_bytes >> 20} MiB in the middle of the run")
+        k = min(k, int(rows * max_graph_bytes / mem)) if rows else 0
+    items = None
+    if over is not None:
+        if k < 1:
+            # "budget": over the time budget alone (no forward ran): a later
+            # phase edge, with more of the run behind it, may have room.
+            return {"skipped": over + ("; the input has no batch of several rows to time "
+                                       "fewer of" if not rows else
+                                       f", even for 1 of its {rows} rows"),
+                    "budget": over.endswith(f"({_core.format_duration(budget)})")}
+        items = k
+    module = call.ref()
     if module is None:
         return {"skipped": "the model was freed before exit"}
+    args, kwargs = call.args, call.kwargs
+    if items is not None:
+        args, kwargs = first_rows(torch, args, items), first_rows(torch, kwargs, items)
     mods = list(module.modules())
     if len(mods) != len(call.flags):
         return {"skipped": "the model's modules changed after the kept call"}
@@ -277,12 +365,21 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
 
     times: dict = {v: [] for v in variants}
     order = variants + variants[::-1]
-    deadline = time.perf_counter_ns() + 2 * budget
+    start = time.perf_counter_ns()
+    deadline = start + 2 * budget
     with kept_state(torch, module), muted_global_hooks(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            for v in variants:
-                run(v)
+            warm = sum(run(v) for v in variants)
+            # The rounds that fit what is left of the budget, by the warm-up
+            # pass's own times (at least one; the deadline stops the rest; the
+            # warm-up carries first calls' one-off costs: it over-predicts).
+            left = budget - (time.perf_counter_ns() - start)
+            rounds = max(1, min(EVAL_PROBE_ROUNDS, int(left // max(2 * warm, 1))))
+            if time.perf_counter_ns() > deadline:
+                return {"skipped": f"the probe's warm-up forwards took "
+                                   f"{_core.format_duration(warm)}, past twice its budget "
+                                   f"({_core.format_duration(budget)})"}
             for _ in range(rounds):
                 for v in order:
                     times[v].append(run(v))
@@ -290,8 +387,12 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
                     break
         finally:
             held.clear()
-    return {"ns": {v: min(t) for v, t in times.items()},
-            "calls": min(len(t) for t in times.values())}
+    res = {"ns": {v: min(t) for v, t in times.items()},
+           "calls": min(len(t) for t in times.values()),
+           "spread": max((max(t) - min(t)) / max(min(t), 1) for t in times.values())}
+    if items is not None:
+        res["items"], res["batch_items"] = items, rows
+    return res
 
 
 def eval_savings(res: dict, forward_ns: float = 0) -> dict:
@@ -324,6 +425,13 @@ def eval_savings(res: dict, forward_ns: float = 0) -> dict:
     for d in out.values():
         d["probe_calls"] = res.get("calls", 0)
         d["probe_as_ran_ns"] = ran
+        if res.get("items"):
+            # Timed on the first rows of the batch: the saving is that forward's
+            # share, carried to the run's forward by probe_scale.
+            d["probe_items"] = res["items"]
+            d["probe_batch_items"] = res.get("batch_items")
+        if res.get("spread") is not None:
+            d["probe_spread"] = res["spread"]
         if both is not None:
             d["probe_both_fixed_ns"] = both
         if forward_ns > 0:

@@ -42,6 +42,13 @@ EXAMINE_ALL_FORWARDS = 512
 # examined again, so that its own loop (a generation after training) is seen.
 EXAMINE_AFTER_SWAP = 64
 SAMPLE_EVERY = 64
+# The eval probe at a phase edge waits for this many timed forwards (the
+# forward's time decides how much of the batch the probe's budget holds).
+EDGE_PROBE_MIN_FORWARDS = 3
+# ... and keeps at most this much alive in graphs (or this share of the
+# process's memory): the profiler window's bound (profile_window.py).
+EDGE_PROBE_MEMORY_BYTES = 64 << 20
+EDGE_PROBE_MEMORY_SHARE = 0.05
 
 
 def _guard(fn):
@@ -132,6 +139,11 @@ class Registry:
         self._eval_call = None
         self._eval_call_stretch: int | None = None  # the start of the stretch it is from
         self._eval_call_skip: str | None = None  # why no call was kept
+        # The probe at a phase edge: tried once; its result and the stretch of
+        # its call, until exit judges them.
+        self._edge_probed = False
+        self._edge_probe: tuple[dict, int | None] | None = None
+        self._probing = False  # inside a probe: the root hooks count nothing
         self.terminating = False  # set by the agent when SIGTERM ends the run: no probe
         self._t0 = time.perf_counter_ns()
 
@@ -205,9 +217,13 @@ class Registry:
     # hook was taken off while torch was already looping over a copy of the hooks
     # (then the with_kwargs entry is gone: see yield_root).
     def _module_pre(self, module, args, kwargs=None):
+        if self._probing:
+            return  # a root called inside the probed model's forward
         self._pre(module, args, kwargs if kwargs is not None else {})
 
     def _module_post(self, module, args, *rest):
+        if self._probing:
+            return
         kwargs, output = rest if len(rest) == 2 else ({}, rest[0])
         self._post(module, args, kwargs, output)
 
@@ -513,11 +529,11 @@ class Registry:
         # evaluation ends those phases every epoch, and a census walks every
         # object of the process.
         key = (name, mode)
-        if key in self._census_taken:
-            return
-        self._census_taken.add(key)
-        with self.torch.no_grad():
-            self.census.take(name)["mode"] = mode
+        if key not in self._census_taken:
+            self._census_taken.add(key)
+            with self.torch.no_grad():
+                self.census.take(name)["mode"] = mode
+        self._eval_probe_at_edge(name)
 
     @_guard
     def on_steady_begin(self, mode: str | None = None) -> None:
@@ -620,11 +636,96 @@ class Registry:
         self.uninstall()
         self._write_files(findings)
 
+    def _eval_probe_at_edge(self, phase: str) -> None:
+        """The eval probe at a phase edge (the loop stands still there, and the
+        pause is the tool's own, never a step's), while the model is alive: a
+        program that frees its model before exit (a main() that returns) is
+        priced all the same. Once, on the first edge after enough forwards of
+        an evaluation: the kept call's stretch is an evaluation announced as
+        such, or nothing was trained so far (the exit judges that again). A
+        probe this edge's budget has no room for goes again at exit."""
+        call = self._eval_call
+        if call is None or self._edge_probed or self.opts.get("no_probe") \
+                or len(self.fwd_ns) + len(self.fwd_ns_steady) < EDGE_PROBE_MIN_FORWARDS \
+                or call.ref() is None:
+            return
+        st = self.stretches
+        if self.backward_calls and not (self._eval_call_stretch == st._start == st._announced):
+            return
+        if self._eval_probe_refused():
+            return
+        self._edge_probed = True
+        # Mid-run, the graphs the probe keeps alive stay within the bound the
+        # profiler window has (the program's memory peak must stay its own).
+        base = memory.rss_bytes() or 0
+        if self.torch.cuda.is_initialized():
+            base = self.torch.cuda.memory_allocated()
+        bound = int(max(EDGE_PROBE_MEMORY_BYTES, EDGE_PROBE_MEMORY_SHARE * base))
+        res = self._eval_probe_now(call, bound)
+        res["at"] = f"the end of the {phase} phase"
+        self._edge_probe = (res, self._eval_call_stretch)
+        if res.pop("budget", False):
+            # No forward ran: the next edge, later in the run, has a larger budget.
+            self._edge_probed = False
+        if "ns" in res:
+            # Priced: its input goes now, not at exit.
+            self._eval_call = None
+
+    def _elapsed_ns(self) -> int:
+        """The run so far: since the process started (its imports are the run's
+        time too), else since the checks were installed."""
+        mine = time.perf_counter_ns() - self._t0
+        try:
+            with open("/proc/self/stat") as f:
+                start = int(f.read().rsplit(")", 1)[1].split()[19])
+            since = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - \
+                start * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError, AttributeError):
+            return mine
+        return max(mine, since) if 0 <= since < 30 * 86400 * 10**9 else mine
+
+    def _eval_probe_now(self, call, max_graph_bytes: int | None = None) -> dict:
+        fwd = self._forward_median_ns()
+        self._probing = True
+        try:
+            res = probe.eval_probe(
+                self.torch, call, forward_ns=fwd, asked=self.probe,
+                elapsed_ns=self._elapsed_ns(),
+                graph_bytes=max(self.autograd.graph_bytes, default=0),
+                max_graph_bytes=max_graph_bytes)
+        except Exception as e:  # noqa: BLE001 - an input the probe cannot replay
+            res = {"skipped": f"the probe forward failed: {type(e).__name__}"}
+        finally:
+            self._probing = False
+        return res
+
     def _run_eval_probe(self) -> None:
         """train-mode-in-eval and autograd-in-eval priced by the model's own
         forward timed as it ran and fixed (probe.eval_probe), when it is cheap
-        (or asked for with --probe). A failed probe leaves the findings
-        unpriced and the program alone."""
+        (or asked for with --probe): at a phase edge (_eval_probe_at_edge) or
+        at exit. A failed probe leaves the findings unpriced and the program
+        alone."""
+        edge, self._edge_probe = self._edge_probe, None
+        if edge is not None and "ns" in edge[0]:
+            # Priced at a phase edge: kept when its call was an evaluation's,
+            # judged as at exit (a stretch that ended in a backward was not;
+            # then the exit probes a call of its own, if it has one).
+            if self.backward_calls:
+                self.stretches.finish()
+            if not self.backward_calls or edge[1] in self.stretches.eval_starts:
+                self.probe_results["eval"] = edge[0]
+                return
+            edge = None
+        self._run_eval_probe_at_exit()
+        res = self.probe_results.get("eval")
+        if edge is not None and (res is None or "skipped" in res):
+            # Neither priced: the edge's reason, and the exit's when it differs.
+            why = edge[0]["skipped"] + f" (at {edge[0]['at']})"
+            if res is not None and res["skipped"] != edge[0]["skipped"]:
+                why += f"; at exit: {res['skipped']}"
+            self.probe_results["eval"] = {"skipped": why}
+
+    def _run_eval_probe_at_exit(self) -> None:
         call, self._eval_call = self._eval_call, None
         if self.backward_calls:
             # A run that trains: only a call of its evaluation stretch is priced
@@ -644,14 +745,9 @@ class Registry:
         if why:
             self.probe_results["eval"] = {"skipped": why}
             return
-        fwd = self._forward_median_ns()
-        try:
-            res = probe.eval_probe(
-                self.torch, call, forward_ns=fwd, asked=self.probe,
-                elapsed_ns=time.perf_counter_ns() - self._t0,
-                graph_bytes=max(self.autograd.graph_bytes, default=0))
-        except Exception as e:  # noqa: BLE001 - an input the probe cannot replay
-            res = {"skipped": f"the probe forward failed: {type(e).__name__}"}
+        res = self._eval_probe_now(call)
+        res.pop("budget", None)
+        res["at"] = "exit"
         self.probe_results["eval"] = res
 
     def _forward_median_ns(self) -> float:
@@ -731,6 +827,8 @@ class Registry:
         ev = pr.get("eval") or {}
         ev_n = probe.eval_savings(ev, self._forward_median_ns())
         ev_t = {"probe_skipped": ev["skipped"]} if "skipped" in ev else {}
+        if "ns" in ev and ev.get("at"):
+            ev_t["probe_at"] = ev["at"]
         n = self.autograd.decide_numbers()
         if "autograd" in pr:
             n["probe_grad_ns"], n["probe_inference_ns"] = pr["autograd"]
