@@ -356,3 +356,40 @@ def test_the_demo_s_autograd_in_eval_is_priced_though_main_frees_its_model(tmp_p
     [f] = [f for f in doc["findings"] if f["code"] == "autograd-in-eval"]
     assert f["saving"]["per_step_ns"] is not None, f
     assert f["evidence"]["probe_at"].startswith("the end of the"), f["evidence"]
+
+
+def test_a_probe_over_its_time_budget_at_one_edge_is_tried_at_a_later_one(tmp_path, monkeypatch):
+    from fastenough.agent import checks
+
+    model = _small_encoder()
+    x = torch.randn(4, 8, 32)
+    answers = [{"skipped": "over 8% of the run", "budget": True},
+               {"ns": {"ran": 10, "grad_off": 7, "eval": 8, "grad_off+eval": 5}, "calls": 2}]
+    calls = []
+
+    def fake(torch_, call, **kw):
+        calls.append(kw)
+        return dict(answers[len(calls) - 1])
+
+    checks.reset()
+    reg = checks.install(str(tmp_path), {}, at_exit=False)
+    try:
+        for _ in range(20):
+            model(x)
+        monkeypatch.setattr(probe, "eval_probe", fake)
+        reg.on_phase_end("warmup", "eval")
+        assert len(calls) == 1 and reg._eval_call is not None
+        reg.on_phase_end("steady", "eval")  # at once: the run is no longer yet
+        assert len(calls) == 1
+        reg._edge_retry_ns = 0  # an eighth of the run later
+        reg.on_phase_end("profile", "eval")
+        assert len(calls) == 2 and reg._eval_call is None  # priced: its input went
+        reg.on_phase_end("steady", "eval")
+        assert len(calls) == 2  # once priced, never again
+        # The edge's bound on the graphs it keeps: the profiler window's.
+        assert calls[0]["max_graph_bytes"] >= 64 << 20
+        reg._run_eval_probe()
+        assert reg.probe_results["eval"]["at"] == "the end of the profile phase"
+    finally:
+        reg.uninstall()
+        checks.reset()

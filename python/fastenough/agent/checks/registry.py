@@ -142,6 +142,7 @@ class Registry:
         # The probe at a phase edge: tried once; its result and the stretch of
         # its call, until exit judges them.
         self._edge_probed = False
+        self._edge_retry_ns = 0  # a probe over its time budget waits until then
         self._edge_probe: tuple[dict, int | None] | None = None
         self._probing = False  # inside a probe: the root hooks count nothing
         self.terminating = False  # set by the agent when SIGTERM ends the run: no probe
@@ -643,9 +644,11 @@ class Registry:
         priced all the same. Once, on the first edge after enough forwards of
         an evaluation: the kept call's stretch is an evaluation announced as
         such, or nothing was trained so far (the exit judges that again). A
-        probe this edge's budget has no room for goes again at exit."""
+        probe over its time budget (no forward ran) is tried again at a later
+        edge, once the run is an eighth longer, and at exit."""
         call = self._eval_call
         if call is None or self._edge_probed or self.opts.get("no_probe") \
+                or time.perf_counter_ns() < self._edge_retry_ns \
                 or len(self.fwd_ns) + len(self.fwd_ns_steady) < EDGE_PROBE_MIN_FORWARDS \
                 or call.ref() is None:
             return
@@ -665,8 +668,11 @@ class Registry:
         res["at"] = f"the end of the {phase} phase"
         self._edge_probe = (res, self._eval_call_stretch)
         if res.pop("budget", False):
-            # No forward ran: the next edge, later in the run, has a larger budget.
+            # No forward ran: a later edge has a larger budget. Tried again
+            # once the run is an eighth longer (a loop that alternates training
+            # and evaluation has an edge every step).
             self._edge_probed = False
+            self._edge_retry_ns = time.perf_counter_ns() + self._elapsed_ns() // 8
         if "ns" in res:
             # Priced: its input goes now, not at exit.
             self._eval_call = None
