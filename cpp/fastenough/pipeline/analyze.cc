@@ -17,6 +17,7 @@
 #include "fastenough/pipeline/assemble.h"
 #include "fastenough/report/rank_summary_json.h"
 #include "fastenough/report/report_json.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/load_trace.h"
 
 namespace fastenough::pipeline {
@@ -60,13 +61,23 @@ struct StoreOnly {
   analysis::CallTree tree;
   analysis::RankCollectives collectives;
   std::optional<std::vector<analysis::ShapeRow>> shapes;
+  roofline::RankRoofline roofline;
 };
 
-StoreOnly TakeStoreOnly(const trace::EventStore& store, bool with_shapes) {
+// The rank's roofline: each kernel belongs to the cpu op enclosing its launch.
+roofline::RankRoofline RankRooflineOf(const trace::EventStore& store,
+                                      const analysis::CallTree& tree, size_t top_n) {
+  return roofline::ComputeRankRoofline(store, top_n, [&](int32_t launch) {
+    return tree.Enclosing(store, launch, trace::EventKind::kCpuOp);
+  });
+}
+
+StoreOnly TakeStoreOnly(const trace::EventStore& store, bool with_shapes, size_t top_n) {
   StoreOnly s;
   s.tree = analysis::BuildCallTree(store);
   s.collectives = analysis::CollectCollectives(store);
   if (with_shapes) s.shapes = analysis::ShapeCensus(store);
+  s.roofline = RankRooflineOf(store, s.tree, top_n);
   return s;
 }
 
@@ -81,14 +92,21 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
     // The agent's callsites file beside the trace gives the lines of calls.
     const analysis::SourceFrames frames{analysis::FrameClassifier(options.frame_roots),
                                         analysis::CallSites::ForTrace(store.path)};
-    std::vector<findings::Finding> found = findings::DetectAll(store, analysis, &frames);
+    analysis::CallTree tree = analysis::BuildCallTree(store);
+    roofline::RankRoofline roof = RankRooflineOf(store, tree, options.top_n);
+    std::vector<findings::Finding> found =
+        findings::DetectAll(store, analysis, &frames, std::move(tree));
     for (auto& f : found) {
       if (f.rank < 0) f.rank = store.rank;
     }
-    return SummarizeRank(store, std::move(analysis), std::move(found), with_shapes, input_index);
+    RankSummary s =
+        SummarizeRank(store, std::move(analysis), std::move(found), with_shapes, input_index);
+    s.roofline = std::move(roof);
+    s.roofline.rank = s.analysis.rank;
+    return s;
   }
   std::future<StoreOnly> side =
-      std::async(std::launch::async, TakeStoreOnly, std::cref(store), with_shapes);
+      std::async(std::launch::async, TakeStoreOnly, std::cref(store), with_shapes, options.top_n);
   analysis::RankOptions rank_options = options.rank;
   rank_options.parallel = true;
   analysis::RankAnalysis analysis = analysis::AnalyzeRank(store, rank_options);
@@ -100,8 +118,11 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
   for (auto& f : found) {
     if (f.rank < 0) f.rank = store.rank;
   }
-  return SummarizeRank(store, std::move(analysis), std::move(found), std::move(taken.collectives),
-                       std::move(taken.shapes), input_index);
+  RankSummary s = SummarizeRank(store, std::move(analysis), std::move(found),
+                                std::move(taken.collectives), std::move(taken.shapes), input_index);
+  s.roofline = std::move(taken.roofline);
+  s.roofline.rank = s.analysis.rank;
+  return s;
 }
 
 // Whether a rank's analysis may use more threads than its own: the pipeline

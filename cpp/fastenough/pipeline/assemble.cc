@@ -101,6 +101,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
   }
   for (RankSummary& s : ranks) {
     r.ranks.push_back(std::move(s.analysis));
+    r.roofline.push_back(std::move(s.roofline));
     for (auto& f : s.findings) r.findings.push_back(std::move(f));
   }
   findings::MarkClassOverlaps(r.findings);

@@ -21,6 +21,7 @@
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/report/report.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/counters.h"
 
 namespace fastenough::report {
@@ -39,6 +40,7 @@ struct RankSummary {
   std::vector<findings::Finding> findings;  // the rank's own (DetectAll), unranked
   analysis::RankCollectives collectives;
   std::vector<analysis::ShapeRow> shapes;  // its shape census; empty when not asked for
+  roofline::RankRoofline roofline;  // its hot ops against the device's roofs
 };
 
 // Takes what the report needs of one analysed rank. `analysis` and `findings`

@@ -17,6 +17,7 @@
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/counters.h"
 #include "fastenough/trace/event_store.h"
 
@@ -107,6 +108,7 @@ struct Report {
   std::vector<analysis::OpRow> top_ops;          // merged, top 20 by inclusive time
   std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
   std::vector<std::string> shapes;               // pre-serialised JSON objects; [] for now
+  std::vector<roofline::RankRoofline> roofline;  // per rank: its hot ops against the roofs
   // The ranks' own steady work, compared (a pipeline's stages taking turns);
   // not measured with fewer than two ranks (findings/rank_turns.cc).
   analysis::DeviceTurns rank_turns;

@@ -62,6 +62,7 @@ class Report:
     critical_path: CriticalPath | None = None
     graphs: Graphs | None = None
     device_turns: DeviceTurns | None = None
+    roofline: Roofline | None = None
     avoidable: tuple[AvoidableItem, ...] | None = None
     decision: dict | None = None
     measurement: Measurement | None = None
@@ -69,7 +70,7 @@ class Report:
     repeatability: Repeatability | None = None
     lint: Lint | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'repeatability', 'lint')
+    _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'roofline', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'repeatability', 'lint')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -100,7 +101,7 @@ class Report:
             top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
             launch=_c55(d['launch'], (p, 'launch')),
             shapes=_c118(d['shapes'], (p, 'shapes')),
-            findings=_c130(d['findings'], (p, 'findings')),
+            findings=_c140(d['findings'], (p, 'findings')),
             run=_opt(d, 'run', p, _c12),
             devices_omitted=_opt(d, 'devices_omitted', p, _c48),
             step_breakdown=_opt(d, 'step_breakdown', p, _c67),
@@ -109,12 +110,13 @@ class Report:
             critical_path=_opt(d, 'critical_path', p, _c101),
             graphs=_opt(d, 'graphs', p, _c106),
             device_turns=_opt(d, 'device_turns', p, _c115),
-            avoidable=_opt(d, 'avoidable', p, _c133),
-            decision=_opt(d, 'decision', p, _c134),
-            measurement=_opt(d, 'measurement', p, _c140),
-            run_details=_opt(d, 'run_details', p, _c149),
-            repeatability=_opt(d, 'repeatability', p, _c157),
-            lint=_opt(d, 'lint', p, _c160),
+            roofline=_opt(d, 'roofline', p, _c128),
+            avoidable=_opt(d, 'avoidable', p, _c143),
+            decision=_opt(d, 'decision', p, _c144),
+            measurement=_opt(d, 'measurement', p, _c150),
+            run_details=_opt(d, 'run_details', p, _c159),
+            repeatability=_opt(d, 'repeatability', p, _c167),
+            lint=_opt(d, 'lint', p, _c170),
             key_order=tuple(d),
         )
 
@@ -2333,6 +2335,202 @@ class ShapeRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Roofline:
+    """per rank, how close its hot ops ran to the device's roofs (docs/roofline.md)"""
+
+    per_rank: tuple[RankRoofline, ...]
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> Roofline:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            per_rank=_c127(d['per_rank'], (p, 'per_rank')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RankRoofline:
+    """An object of the report ($defs/rank_roofline)."""
+
+    rank: int
+    ops: tuple[RooflineOp, ...]
+    unmodelled: RooflineUnmodelled
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('rank', 'ops', 'unmodelled')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('rank', 'ops', 'unmodelled')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> RankRoofline:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            rank=_c4(d['rank'], (p, 'rank')),
+            ops=_c124(d['ops'], (p, 'ops')),
+            unmodelled=_c125(d['unmodelled'], (p, 'unmodelled')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineOp:
+    """An object of the report ($defs/roofline_op)."""
+
+    op: str
+    input_dims: str
+    family: str
+    calls: int
+    device_ns: int
+    peak: RooflinePeak
+    notes: tuple[str, ...]
+    input_types: str | None = None
+    flops: float | int | None = None
+    bytes: float | int | None = None
+    arithmetic_intensity: float | int | None = None
+    achieved_flop_per_s: float | int | None = None
+    achieved_bytes_per_s: float | int | None = None
+    pct_of_compute_peak: float | int | None = None
+    pct_of_memory_peak: float | int | None = None
+    bound: str | None = None
+    time_at_roof_ns: float | int | None = None
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'family', 'calls', 'device_ns', 'flops', 'bytes', 'arithmetic_intensity', 'achieved_flop_per_s', 'achieved_bytes_per_s', 'pct_of_compute_peak', 'pct_of_memory_peak', 'bound', 'time_at_roof_ns', 'peak', 'notes')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'family', 'calls', 'device_ns', 'peak', 'notes')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> RooflineOp:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            op=_c1(d['op'], (p, 'op')),
+            input_dims=_c1(d['input_dims'], (p, 'input_dims')),
+            family=_c119(d['family'], (p, 'family')),
+            calls=_c15(d['calls'], (p, 'calls')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
+            peak=_c122(d['peak'], (p, 'peak')),
+            notes=_c8(d['notes'], (p, 'notes')),
+            input_types=_opt(d, 'input_types', p, _c33),
+            flops=_opt(d, 'flops', p, _c29),
+            bytes=_opt(d, 'bytes', p, _c29),
+            arithmetic_intensity=_opt(d, 'arithmetic_intensity', p, _c32),
+            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c29),
+            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c29),
+            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c29),
+            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c29),
+            bound=_opt(d, 'bound', p, _c120),
+            time_at_roof_ns=_opt(d, 'time_at_roof_ns', p, _c32),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RooflinePeak:
+    """An object of the report ($defs/roofline_peak)."""
+
+    device: str | None = None
+    dtype: str | None = None
+    flop_per_s: float | int | None = None
+    bytes_per_s: float | int | None = None
+    source: str | None = None
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('device', 'dtype', 'flop_per_s', 'bytes_per_s', 'source')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> RooflinePeak:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            device=_opt(d, 'device', p, _c33),
+            dtype=_opt(d, 'dtype', p, _c121),
+            flop_per_s=_opt(d, 'flop_per_s', p, _c29),
+            bytes_per_s=_opt(d, 'bytes_per_s', p, _c29),
+            source=_opt(d, 'source', p, _c33),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineUnmodelled:
+    """An object of the report ($defs/roofline_unmodelled)."""
+
+    count: int
+    device_ns: int
+    ops: tuple[str, ...]
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('count', 'device_ns', 'ops')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('count', 'device_ns', 'ops')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> RooflineUnmodelled:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            count=_c3(d['count'], (p, 'count')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
+            ops=_c8(d['ops'], (p, 'ops')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """An object of the report ($defs/finding)."""
 
@@ -2363,17 +2561,17 @@ class Finding:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c119(d['code'], (p, 'code')),
-            verdict=_c120(d['verdict'], (p, 'verdict')),
-            title=_c121(d['title'], (p, 'title')),
-            source=_c122(d['source'], (p, 'source')),
-            evidence=_c123(d['evidence'], (p, 'evidence')),
-            where=_c125(d['where'], (p, 'where')),
-            saving=_c126(d['saving'], (p, 'saving')),
-            action=_c121(d['action'], (p, 'action')),
+            code=_c129(d['code'], (p, 'code')),
+            verdict=_c130(d['verdict'], (p, 'verdict')),
+            title=_c131(d['title'], (p, 'title')),
+            source=_c132(d['source'], (p, 'source')),
+            evidence=_c133(d['evidence'], (p, 'evidence')),
+            where=_c135(d['where'], (p, 'where')),
+            saving=_c136(d['saving'], (p, 'saving')),
+            action=_c131(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c128),
+            also_in_source=_opt(d, 'also_in_source', p, _c138),
             key_order=tuple(d),
         )
 
@@ -2525,7 +2723,7 @@ class AvoidableItem:
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
             findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c131),
+            share_of_step=_opt(d, 'share_of_step', p, _c141),
             key_order=tuple(d),
         )
 
@@ -2568,8 +2766,8 @@ class Measurement:
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c135(d['status'], (p, 'status')),
-            reasons=_c139(d['reasons'], (p, 'reasons')),
+            status=_c145(d['status'], (p, 'status')),
+            reasons=_c149(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -2612,9 +2810,9 @@ class MeasurementReason:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c136(d['code'], (p, 'code')),
-            level=_c137(d['level'], (p, 'level')),
-            text=_c121(d['text'], (p, 'text')),
+            code=_c146(d['code'], (p, 'code')),
+            level=_c147(d['level'], (p, 'level')),
+            text=_c131(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -2649,12 +2847,12 @@ class RunDetails:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c142(d['phases'], (p, 'phases')),
-            steps_per_rank=_c144(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c146(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c152(d['phases'], (p, 'phases')),
+            steps_per_rank=_c154(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c156(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c148),
+            in_job=_opt(d, 'in_job', p, _c158),
             key_order=tuple(d),
         )
 
@@ -2847,7 +3045,7 @@ class RunDetailsInJob:
             used=_c58(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c147(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c157(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -2885,9 +3083,9 @@ class Repeatability:
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c94(d['runs'], (p, 'runs')),
-            earlier=_c151(d['earlier'], (p, 'earlier')),
-            stable=_c154(d['stable'], (p, 'stable')),
-            varied=_c156(d['varied'], (p, 'varied')),
+            earlier=_c161(d['earlier'], (p, 'earlier')),
+            stable=_c164(d['stable'], (p, 'stable')),
+            varied=_c166(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -2958,8 +3156,8 @@ class RepeatabilityStableItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c152),
-            share_of_step=_opt(d, 'share_of_step', p, _c152),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c162),
+            share_of_step=_opt(d, 'share_of_step', p, _c162),
             key_order=tuple(d),
         )
 
@@ -3068,7 +3266,7 @@ class Lint:
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c159(d['unconfirmed'], (p, 'unconfirmed')),
+            unconfirmed=_c169(d['unconfirmed'], (p, 'unconfirmed')),
             errors=_c17(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
@@ -3238,45 +3436,55 @@ _c115 = DeviceTurns._load
 _c116 = _nullable(_c79)
 _c117 = ShapeRow._load
 _c118 = _array_fn(_c117, None, None)
-_c119 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c120 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c121 = _scalar_fn(('string',), minLength=1)
-_c122 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c123 = _json_object_fn(('integer', 'number', 'string'))
-_c124 = Location._load
-_c125 = _array_fn(_c124, None, None)
-_c126 = FindingSaving._load
-_c127 = FindingAlsoInSourceItem._load
-_c128 = _array_fn(_c127, None, None)
-_c129 = Finding._load
-_c130 = _array_fn(_c129, None, None)
-_c131 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
-_c132 = AvoidableItem._load
-_c133 = _array_fn(_c132, None, None)
-_c134 = _nullable(_c16)
-_c135 = _enum_fn(('complete', 'partial', 'blind'))
-_c136 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c137 = _enum_fn(('partial', 'blind'))
-_c138 = MeasurementReason._load
-_c139 = _array_fn(_c138, None, None)
-_c140 = Measurement._load
-_c141 = RunDetailsPhase._load
-_c142 = _array_fn(_c141, None, None)
-_c143 = RunDetailsStepsPerRankItem._load
-_c144 = _array_fn(_c143, None, None)
-_c145 = RunDetailsStepsByModeItem._load
-_c146 = _array_fn(_c145, None, None)
-_c147 = _json_object_fn(('string',))
-_c148 = RunDetailsInJob._load
-_c149 = RunDetails._load
-_c150 = RepeatabilityEarlierItem._load
-_c151 = _array_fn(_c150, None, None)
-_c152 = RepeatSpread._load
-_c153 = RepeatabilityStableItem._load
+_c119 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
+_c120 = _enum_fn(('compute', 'memory', None))
+_c121 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
+_c122 = RooflinePeak._load
+_c123 = RooflineOp._load
+_c124 = _array_fn(_c123, None, None)
+_c125 = RooflineUnmodelled._load
+_c126 = RankRoofline._load
+_c127 = _array_fn(_c126, None, None)
+_c128 = Roofline._load
+_c129 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c130 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c131 = _scalar_fn(('string',), minLength=1)
+_c132 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c133 = _json_object_fn(('integer', 'number', 'string'))
+_c134 = Location._load
+_c135 = _array_fn(_c134, None, None)
+_c136 = FindingSaving._load
+_c137 = FindingAlsoInSourceItem._load
+_c138 = _array_fn(_c137, None, None)
+_c139 = Finding._load
+_c140 = _array_fn(_c139, None, None)
+_c141 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c142 = AvoidableItem._load
+_c143 = _array_fn(_c142, None, None)
+_c144 = _nullable(_c16)
+_c145 = _enum_fn(('complete', 'partial', 'blind'))
+_c146 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c147 = _enum_fn(('partial', 'blind'))
+_c148 = MeasurementReason._load
+_c149 = _array_fn(_c148, None, None)
+_c150 = Measurement._load
+_c151 = RunDetailsPhase._load
+_c152 = _array_fn(_c151, None, None)
+_c153 = RunDetailsStepsPerRankItem._load
 _c154 = _array_fn(_c153, None, None)
-_c155 = RepeatabilityVariedItem._load
+_c155 = RunDetailsStepsByModeItem._load
 _c156 = _array_fn(_c155, None, None)
-_c157 = Repeatability._load
-_c158 = LintUnconfirmedItem._load
-_c159 = _array_fn(_c158, None, None)
-_c160 = Lint._load
+_c157 = _json_object_fn(('string',))
+_c158 = RunDetailsInJob._load
+_c159 = RunDetails._load
+_c160 = RepeatabilityEarlierItem._load
+_c161 = _array_fn(_c160, None, None)
+_c162 = RepeatSpread._load
+_c163 = RepeatabilityStableItem._load
+_c164 = _array_fn(_c163, None, None)
+_c165 = RepeatabilityVariedItem._load
+_c166 = _array_fn(_c165, None, None)
+_c167 = Repeatability._load
+_c168 = LintUnconfirmedItem._load
+_c169 = _array_fn(_c168, None, None)
+_c170 = Lint._load

@@ -8,6 +8,7 @@
 #include "fastenough/report/fields/field.h"
 #include "fastenough/report/fields/finding_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
+#include "fastenough/report/fields/roofline_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/rank_summary.h"
@@ -88,6 +89,10 @@ void Fields(V& v, Of<RankSummary>) {
          "older summaries; -1 unknown)",
          WriteStepHostWork, ReadStepHostWork);
   v.Field("shapes", &T::shapes, Unit::kNone, "its shape census; [] when not asked for");
+  v.Field("roofline", &T::roofline, Unit::kNone,
+          "its hot ops against the device's roofs, as the report's roofline.per_rank[] "
+          "(missing in older summaries)",
+          Attr{.since_later = true});
   custom("collectives", "array of {name, calls: [[start_ns, end_ns], ...]}", Unit::kNs,
          "its collectives' calls by name, for the cross-rank detectors",
          WriteSummaryCollectives, ReadSummaryCollectives);

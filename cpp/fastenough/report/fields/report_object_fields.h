@@ -18,6 +18,7 @@
 #include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
+#include "fastenough/report/fields/roofline_fields.h"
 #include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
@@ -174,6 +175,12 @@ void Fields(V& v, Of<Report>) {
         w.EndArray();
       },
       none);
+  v.Group(
+      "roofline", "per rank, how close its hot ops ran to the device's roofs (docs/roofline.md)",
+      [&](auto& g) {
+        g.Field("per_rank", &T::roofline, Unit::kNone, "each rank's, in input order");
+      },
+      kLater);
   v.Field("findings", &T::findings, Unit::kNone, "the findings, ranked");
   v.Field("avoidable", &T::avoidable, Unit::kNone,
           "per rank, what its avoidable findings save together, overlapping ones once", kLater);

@@ -1,0 +1,213 @@
+#include "fastenough/roofline/rank_roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fastenough/roofline/math_dtype.h"
+#include "fastenough/roofline/op_work.h"
+#include "fastenough/roofline/roofline.h"
+
+namespace fastenough::roofline {
+
+namespace {
+
+using trace::EventKind;
+using trace::kNoRow;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One (name, Input Dims, Input type, Concrete Inputs) and what its calls launched.
+struct Group {
+  StringId name = kNoString, dims = kNoString, types = kNoString, concrete = kNoString;
+  int64_t calls = 0;
+  int64_t device_ns = 0;
+  int32_t device = -1;  // the device of its first activity
+};
+
+// The cpu op with shapes a device activity row belongs to: the op enclosing
+// its launch call, else its own External id link, else its launch's; kNoRow
+// when none has shapes.
+int32_t OwningOp(const trace::EventStore& s, size_t i, const EnclosingOp& enclosing) {
+  const int32_t launch = s.launch_row.empty() ? kNoRow : s.launch_row[i];
+  int32_t op = kNoRow;
+  if (enclosing && launch != kNoRow) op = enclosing(launch);
+  if (op == kNoRow && !s.cpu_op_row.empty()) op = s.cpu_op_row[i];
+  if (op == kNoRow && launch != kNoRow && !s.cpu_op_row.empty()) op = s.cpu_op_row[launch];
+  if (op == kNoRow || s.kind[op] != EventKind::kCpuOp || s.input_dims[op] == kNoString) {
+    return kNoRow;
+  }
+  return op;
+}
+
+std::string_view Text(const trace::EventStore& s, StringId id) {
+  return id == kNoString ? std::string_view() : s.strings().Get(id);
+}
+
+// The peaks of a device index, from the trace's deviceProperties.
+struct DevicePeaksOf {
+  std::optional<DeviceMatch> match;
+  std::string why_not;  // when no match
+};
+
+DevicePeaksOf FindDevice(const trace::EventStore& s, int32_t device, const PeakTable& table) {
+  for (const auto& p : s.device_properties) {
+    if (p.id != device) continue;
+    StatusOr<DeviceMatch> m = table.Lookup(DeviceQuery::From(p));
+    if (m.ok()) return {std::move(m).value(), ""};
+    return {std::nullopt, m.status().message()};
+  }
+  return {std::nullopt, "the trace has no deviceProperties for device " + std::to_string(device) +
+                            ": no peaks (the percentages and the bound are left out)"};
+}
+
+OpRoofline Row(const Group& g, const OpWork& work, const std::vector<std::string_view>& kernels,
+               const DevicePeaksOf& dev, const trace::EventStore& s) {
+  OpRoofline r;
+  r.op = std::string(Text(s, g.name));
+  r.input_dims = std::string(Text(s, g.dims));
+  r.input_types = std::string(Text(s, g.types));
+  r.family = OpFamilyName(work.family);
+  r.calls = g.calls;
+  r.device_ns = g.device_ns;
+  r.flops = work.flops;
+  r.bytes = work.bytes;
+  r.notes = work.notes;
+  r.arithmetic_intensity = work.bytes > 0 ? work.flops / work.bytes : kNaN;
+  const double calls = static_cast<double>(g.calls);
+  const double t = static_cast<double>(g.device_ns) * 1e-9;
+  r.achieved_flop_per_s = t > 0 ? calls * work.flops / t : kNaN;
+  r.achieved_bytes_per_s = t > 0 ? calls * work.bytes / t : kNaN;
+  if (!dev.match) {
+    r.notes.push_back(dev.why_not);
+    return r;
+  }
+  const DevicePeaks& d = dev.match->peaks;
+  r.peak.device = d.name;
+  r.peak.source = d.source + " (device matched by " + dev.match->how + ")";
+  r.peak.bytes_per_s = MemoryBytesPerSecond(d);
+  Dtype dtype = MathDtype(work, kernels);
+  if (dtype != work.dtype) {
+    r.notes.push_back(std::string("recorded as ") + DtypeName(work.dtype) +
+                      ", its kernels' names show a " + DtypeName(dtype) + " path: held to that peak");
+  }
+  StatusOr<PeakFlops> pf = PeakFlopsFor(d, dtype, work.matrix);
+  if (pf.ok()) {
+    r.peak.flop_per_s = pf->flop_per_s;
+    r.peak.dtype = pf->column;
+  } else {
+    r.notes.push_back(pf.status().message());
+  }
+  if (!(t > 0)) return r;
+  if (r.peak.bytes_per_s > 0) {
+    r.pct_of_memory_peak = 100.0 * r.achieved_bytes_per_s / r.peak.bytes_per_s;
+  }
+  if (!pf.ok()) return r;
+  OpWork all = work;  // every call's work against every call's time
+  all.flops *= calls;
+  all.bytes *= calls;
+  StatusOr<RooflinePoint> p = Evaluate(all, g.device_ns, r.peak.flop_per_s, r.peak.bytes_per_s);
+  if (!p.ok()) {
+    r.notes.push_back(p.status().message());
+    return r;
+  }
+  r.pct_of_compute_peak = p->pct_of_compute_peak;
+  r.pct_of_memory_peak = p->pct_of_memory_peak;
+  r.bound = BoundName(p->bound);
+  r.time_at_roof_ns = p->time_at_roof_s * 1e9;
+  return r;
+}
+
+}  // namespace
+
+RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
+                                 const PeakTable& table, const EnclosingOp& enclosing) {
+  RankRoofline out;
+  out.rank = s.rank;
+  if (top_n == 0) return out;
+  // Each call with shapes: what it launched.
+  struct Call {
+    int64_t ns = 0;
+    int32_t device = -1;
+  };
+  std::unordered_map<int32_t, Call> calls;
+  std::vector<std::pair<uint32_t, int32_t>> kernel_op;  // (kernel row, its op)
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!trace::IsDeviceActivity(s.kind[i])) continue;
+    const int32_t op = OwningOp(s, i, enclosing);
+    if (op == kNoRow) continue;
+    if (s.kind[i] == EventKind::kKernel) kernel_op.emplace_back(static_cast<uint32_t>(i), op);
+    Call& c = calls[op];
+    if (c.device < 0) c.device = s.device[i];
+    c.ns += s.dur_ns[i];
+  }
+  if (calls.empty()) return out;
+  // Calls grouped by their arguments.
+  using Key = std::tuple<StringId, StringId, StringId, StringId>;
+  std::map<Key, size_t> index;
+  std::vector<Group> groups;
+  std::unordered_map<int32_t, size_t> group_of;
+  for (const auto& [op, c] : calls) {
+    const Key k{s.name[op], s.input_dims[op], s.input_types[op], s.input_concrete[op]};
+    auto [it, inserted] = index.emplace(k, groups.size());
+    if (inserted) {
+      groups.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)});
+    }
+    Group& g = groups[it->second];
+    g.calls += 1;
+    g.device_ns += c.ns;
+    if (g.device < 0) g.device = c.device;
+    group_of[op] = it->second;
+  }
+  std::vector<size_t> order(groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Group& x = groups[a];
+    const Group& y = groups[b];
+    if (x.device_ns != y.device_ns) return x.device_ns > y.device_ns;
+    return std::make_tuple(Text(s, x.name), Text(s, x.dims), Text(s, x.types), Text(s, x.concrete)) <
+           std::make_tuple(Text(s, y.name), Text(s, y.dims), Text(s, y.types), Text(s, y.concrete));
+  });
+  if (order.size() > top_n) order.resize(top_n);
+  // The kernels' names of the hot groups (for the dtype they ran in).
+  std::vector<int> hot(groups.size(), -1);
+  for (size_t j = 0; j < order.size(); ++j) hot[order[j]] = static_cast<int>(j);
+  std::vector<std::vector<std::string_view>> kernels(order.size());
+  {
+    std::vector<std::unordered_set<StringId>> seen(order.size());
+    for (const auto& [i, op] : kernel_op) {
+      const int h = hot[group_of.at(op)];
+      if (h >= 0 && seen[h].insert(s.name[i]).second) kernels[h].push_back(s.name_of(i));
+    }
+  }
+  std::map<int32_t, DevicePeaksOf> devices;
+  std::unordered_set<std::string> unmodelled_names;
+  for (size_t j = 0; j < order.size(); ++j) {
+    const Group& g = groups[order[j]];
+    const std::string_view types = g.types == kNoString ? std::string_view("[]") : Text(s, g.types);
+    StatusOr<OpWork> w = ModelOp(Text(s, g.name), Text(s, g.dims), types, Text(s, g.concrete));
+    if (!w.ok()) {
+      out.unmodelled.count += 1;
+      out.unmodelled.device_ns += g.device_ns;
+      std::string name(Text(s, g.name));
+      if (unmodelled_names.insert(name).second) out.unmodelled.ops.push_back(std::move(name));
+      continue;
+    }
+    auto it = devices.find(g.device);
+    if (it == devices.end()) it = devices.emplace(g.device, FindDevice(s, g.device, table)).first;
+    out.ops.push_back(Row(g, *w, kernels[j], it->second, s));
+  }
+  return out;
+}
+
+RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
+                                 const EnclosingOp& enclosing_op) {
+  static const PeakTable kTable = PeakTable::Builtin();
+  return ComputeRankRoofline(store, top_n, kTable, enclosing_op);
+}
+
+}  // namespace fastenough::roofline
