@@ -132,6 +132,12 @@ def _top(view: ReportView) -> str:
     return "## Top kernels and ops\n\n" + out if out else ""
 
 
+def _roofline(view: ReportView) -> str:
+    if not view.roofline:
+        return ""
+    return f"## {md_text(view.roofline.title)}\n\n" + _table(view.roofline, level="")
+
+
 def _record(view: ReportView) -> str:
     out = ""
     if view.record:
@@ -171,6 +177,7 @@ def view_to_markdown(view: ReportView) -> str:
                              f"{md_text(f.value + (f' · {f.detail}' if f.detail else ''))}"
                              for f in figures) + "\n\n")
     out.append(_findings(view))
-    for part in (_repeatability, _lint, _time, _steps, _device, _depth, _top, _record):
+    for part in (_repeatability, _lint, _time, _steps, _device, _depth, _top, _roofline,
+                 _record):
         out.append(part(view))
     return "".join(out).rstrip() + "\n"

@@ -90,7 +90,8 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
         say(("Batch sweep", "bold"), " ", view.batch_sweep)
     if m.tool_cost:
         say((m.tool_cost, "dim"))
-    for t in (view.devices, view.idle, view.top_kernels, view.top_ops, view.recorded_outputs):
+    for t in (view.devices, view.idle, view.top_kernels, view.top_ops, view.roofline,
+              view.recorded_outputs):
         if t:
             console.print(rich_table(t))
     print_depth(view, console)

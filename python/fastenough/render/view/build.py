@@ -10,7 +10,7 @@ from pathlib import Path
 from fastenough.render import depth, lint_section, repeatability, reproducibility_record, run_files
 from fastenough.render.bounded import devices_omitted_line
 from fastenough.render.ranks import RANK_DETAIL_MAX, device_rows
-from fastenough.render.view import devices, inputs, phases, steps, top
+from fastenough.render.view import devices, inputs, phases, roofline, steps, top
 from fastenough.render.view.figures import key_figures
 from fastenough.render.view.findings import avoidable_line, findings_table, findings_views
 from fastenough.render.view.measurement import measurement_view, no_findings_line
@@ -55,6 +55,7 @@ def build_view(report: Report, run_dir: str | Path | None = None) -> ReportView:
         quirks=inputs.counters_line(report),
         charts=_charts(report, Path(run_dir) if run_dir else None),
         repeatability=repeatability.lines(report),
+        roofline=roofline.roofline_table(report),
     )
 
 

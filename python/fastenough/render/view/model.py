@@ -163,3 +163,6 @@ class ReportView:
     # Earlier runs of the same command in the history: the head line, then one
     # line per finding, stable or come and gone (render/repeatability.py).
     repeatability: list[str] = field(default_factory=list)
+    # The hot ops against the device's roofs (render/view/roofline.py); None
+    # when no rank has rows (a CPU trace, a trace without shapes).
+    roofline: Table | None = None
