@@ -172,22 +172,13 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
     return std::make_tuple(Text(s, x.name), Text(s, x.dims), Text(s, x.types), Text(s, x.concrete)) <
            std::make_tuple(Text(s, y.name), Text(s, y.dims), Text(s, y.types), Text(s, y.concrete));
   });
-  if (order.size() > top_n) order.resize(top_n);
-  // The kernels' names of the hot groups (for the dtype they ran in).
-  std::vector<int> hot(groups.size(), -1);
-  for (size_t j = 0; j < order.size(); ++j) hot[order[j]] = static_cast<int>(j);
-  std::vector<std::vector<std::string_view>> kernels(order.size());
-  {
-    std::vector<std::unordered_set<StringId>> seen(order.size());
-    for (const auto& [i, op] : kernel_op) {
-      const int h = hot[group_of.at(op)];
-      if (h >= 0 && seen[h].insert(s.name[i]).second) kernels[h].push_back(s.name_of(i));
-    }
-  }
-  std::map<int32_t, DevicePeaksOf> devices;
+  // The top_n heaviest groups with a model are the rows; those without one met
+  // on the way (as hot as a row) are counted and named.
+  std::vector<std::pair<size_t, OpWork>> picked;
   std::unordered_set<std::string> unmodelled_names;
-  for (size_t j = 0; j < order.size(); ++j) {
-    const Group& g = groups[order[j]];
+  for (size_t idx : order) {
+    if (picked.size() == top_n) break;
+    const Group& g = groups[idx];
     const std::string_view types = g.types == kNoString ? std::string_view("[]") : Text(s, g.types);
     StatusOr<OpWork> w = ModelOp(Text(s, g.name), Text(s, g.dims), types, Text(s, g.concrete));
     if (!w.ok()) {
@@ -197,9 +188,25 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
       if (unmodelled_names.insert(name).second) out.unmodelled.ops.push_back(std::move(name));
       continue;
     }
+    picked.emplace_back(idx, std::move(w).value());
+  }
+  // The kernels' names of the rows (for the dtype they ran in).
+  std::vector<int> hot(groups.size(), -1);
+  for (size_t j = 0; j < picked.size(); ++j) hot[picked[j].first] = static_cast<int>(j);
+  std::vector<std::vector<std::string_view>> kernels(picked.size());
+  {
+    std::vector<std::unordered_set<StringId>> seen(picked.size());
+    for (const auto& [i, op] : kernel_op) {
+      const int h = hot[group_of.at(op)];
+      if (h >= 0 && seen[h].insert(s.name[i]).second) kernels[h].push_back(s.name_of(i));
+    }
+  }
+  std::map<int32_t, DevicePeaksOf> devices;
+  for (size_t j = 0; j < picked.size(); ++j) {
+    const Group& g = groups[picked[j].first];
     auto it = devices.find(g.device);
     if (it == devices.end()) it = devices.emplace(g.device, FindDevice(s, g.device, table)).first;
-    out.ops.push_back(Row(g, *w, kernels[j], it->second, s));
+    out.ops.push_back(Row(g, picked[j].second, kernels[j], it->second, s));
   }
   return out;
 }

@@ -8,9 +8,9 @@
 // without them (or an unknown device) the peaks are absent and so are the
 // percentages, the bound and the time at the roof.
 //
-// The hottest `top_n` groups by device time are taken; those with a model are
-// rows, those without (or whose shapes contradict the op) are counted and
-// named in `unmodelled`, never guessed. A trace without device activity (a
+// The `top_n` heaviest groups (by device time) with a model are the rows; the
+// groups without one (or whose shapes contradict the op) met on the way, as
+// hot as a row, are counted and named in `unmodelled`, never guessed. A trace without device activity (a
 // CPU trace) gives no rows.
 #pragma once
 

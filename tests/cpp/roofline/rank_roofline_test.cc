@@ -136,11 +136,16 @@ TEST(RankRoofline, SyntheticA100ByHand) {
   ASSERT_EQ(r.unmodelled.ops.size(), 1u);
   EXPECT_EQ(r.unmodelled.ops[0], "aten::_fe_custom_op");
 
-  // top_n bounds the groups looked at: the heaviest one only.
+  // top_n bounds the rows: the heaviest one only.
   const RankRoofline one = ComputeRankRoofline(store, 1);
   ASSERT_EQ(one.ops.size(), 1u);
   EXPECT_EQ(one.ops[0].device_ns, 23000);
   EXPECT_EQ(one.unmodelled.count, 0);
+  // Rows are the heaviest groups with a model: two rows, and the op without a model
+  // (lighter than both) is not among the hot ones.
+  const RankRoofline two = ComputeRankRoofline(store, 2);
+  ASSERT_EQ(two.ops.size(), 2u);
+  EXPECT_EQ(two.unmodelled.count, 0);
 }
 
 TEST(RankRoofline, NoDevicePropertiesLeavesThePeaksOut) {

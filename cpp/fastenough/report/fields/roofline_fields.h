@@ -85,7 +85,7 @@ void Fields(V& v, Of<roofline::RankRoofline>) {
           "the hottest (op, Input Dims, Input type, Concrete Inputs) groups with a model, by "
           "device time, heaviest first; [] for a trace without device activity");
   v.Field("unmodelled", &T::unmodelled, Unit::kNone,
-          "the groups among the hottest that have no model");
+          "the groups without a model that are as hot as a row of ops");
 }
 
 }  // namespace fastenough::report::fields
