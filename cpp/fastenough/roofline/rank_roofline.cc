@@ -27,7 +27,13 @@ struct Group {
   int64_t calls = 0;
   int64_t device_ns = 0;
   int32_t device = -1;  // the device of its first activity
+  bool host_copy = false;  // a host <-> device copy among what it launched
 };
+
+// A memcpy between host and device (Kineto: "Memcpy HtoD (Pageable -> Device)").
+bool IsHostCopy(std::string_view name) {
+  return name.find("HtoD") != std::string_view::npos || name.find("DtoH") != std::string_view::npos;
+}
 
 // The cpu op with shapes a device activity row belongs to: the op enclosing
 // its launch call, else its own External id link, else its launch's; kNoRow
@@ -77,6 +83,10 @@ OpRoofline Row(const Group& g, const OpWork& work, const std::vector<std::string
   r.flops = work.flops;
   r.bytes = work.bytes;
   r.notes = work.notes;
+  if (g.host_copy) {
+    r.notes.push_back("its device time includes host <-> device copies: those run at the link's "
+                      "bandwidth, not device memory's");
+  }
   r.arithmetic_intensity = work.bytes > 0 ? work.flops / work.bytes : kNaN;
   const double calls = static_cast<double>(g.calls);
   const double t = static_cast<double>(g.device_ns) * 1e-9;
@@ -133,6 +143,7 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
   struct Call {
     int64_t ns = 0;
     int32_t device = -1;
+    bool host_copy = false;
   };
   std::unordered_map<int32_t, Call> calls;
   std::vector<std::pair<uint32_t, int32_t>> kernel_op;  // (kernel row, its op)
@@ -144,6 +155,7 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
     Call& c = calls[op];
     if (c.device < 0) c.device = s.device[i];
     c.ns += s.dur_ns[i];
+    if (s.kind[i] == EventKind::kMemcpy && IsHostCopy(s.name_of(i))) c.host_copy = true;
   }
   if (calls.empty()) return out;
   // Calls grouped by their arguments.
@@ -161,6 +173,7 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
     g.calls += 1;
     g.device_ns += c.ns;
     if (g.device < 0) g.device = c.device;
+    g.host_copy = g.host_copy || c.host_copy;
     group_of[op] = it->second;
   }
   std::vector<size_t> order(groups.size());

@@ -165,6 +165,30 @@ TEST(RankRoofline, NoDevicePropertiesLeavesThePeaksOut) {
   EXPECT_NE(b.notes.back().find("deviceProperties"), std::string::npos);
 }
 
+TEST(RankRoofline, AHostCopyIsNoted) {
+  // aten::copy_ of [1024, 1024] fp32 to the device: one HtoD memcpy of 100 us.
+  // bytes 2 * 4 * 1,048,576 = 8,388,608 (read + write); 8,388,608 / 100e-6 s = 8.388608e10 B/s
+  // = 4.114079 % of 2.039e12, and a note: the copy runs at the link's bandwidth.
+  std::string ev = Op("aten::copy_", 0, 200, 1, "[[1024, 1024], [1024, 1024], []]",
+                      R"(["float", "float", "Scalar"])");
+  ev += Launch(10, 101, 1);
+  ev += R"x({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,)x"
+        R"("tid":7,"ts":20,"dur":100,"args":{"device":0,"stream":7,"correlation":101,)"
+        R"("External id":1,"bytes":4194304}})";
+  const trace::EventStore store = Parse(
+      R"({"deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": )"
+      R"(85198045184, "computeMajor": 8, "computeMinor": 0, "numSms": 108}], "traceEvents": [)" +
+      ev + "]}");
+  const RankRoofline r = ComputeRankRoofline(store, 20);
+  ASSERT_EQ(r.ops.size(), 1u);
+  EXPECT_EQ(r.ops[0].device_ns, 100000);
+  EXPECT_DOUBLE_EQ(r.ops[0].bytes, 8388608);
+  EXPECT_NEAR(r.ops[0].pct_of_memory_peak, 4.114079, 1e-5);
+  bool noted = false;
+  for (const auto& n : r.ops[0].notes) noted = noted || n.find("host <-> device") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(RankRoofline, CpuTraceHasNoRows) {
   const trace::EventStore store = Parse(
       R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,)"
