@@ -140,7 +140,7 @@ def test_markdown_is_paste_ready(trace_report):
     assert md.startswith("# fastenough report\n")
     headings = re.findall(r"^## (.+)$", md, re.M)
     assert headings == ["Findings", "Steady steps", "Device time", "Trace in depth",
-                        "Top kernels and ops", "Reproducibility record"]
+                        "Top kernels and ops", "How close to the roof", "Reproducibility record"]
     assert md.count("<details>") == md.count("</details>") >= 3
     # Only the folding tags: nothing else that a PR comment would show as raw HTML
     # (a `<` in a kernel name is escaped: `\<float`).

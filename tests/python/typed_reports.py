@@ -115,6 +115,8 @@ def _empty(s: dict, root: dict):
         return s["enum"][0]
     if "object" in kinds:
         return _fill({}, s, root)
+    if s.get("minimum", 0) > 0:  # 0 is not a value of it (a signal number): none, or the least
+        return None if "null" in kinds else s["minimum"]
     for kind, value in (("array", []), ("integer", 0), ("number", 0), ("string", ""),
                         ("boolean", False), ("null", None)):
         if kind in kinds:
