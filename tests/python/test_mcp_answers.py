@@ -85,7 +85,8 @@ def test_a_report_answer_puts_the_measurement_first_and_ranks_top_n():
     assert "data" in a["note"]
     text = limits.to_text(a)
     assert json.loads(text) == a and "\u202e" not in text
-    # A code that is not a catalog code never reaches an answer: the report is refused.
+    # A well-formed code outside this version's catalog (a newer fastenough's) is shown as
+    # it is; a code that is not of a code's shape never reaches an answer: refused.
     full = answers.report_answer(report, top=50, files={}, detail=True)
     assert full["findings"][-1]["code"] == "code-x"
     assert full["findings"][0]["evidence"] == {"calls_per_step": "3"}
