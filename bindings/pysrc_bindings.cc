@@ -1,6 +1,6 @@
 // fastenough._core.pysrc_dump: the C++ Python parser's tree as text, for the
 // tests that compare it node by node with CPython's ast
-// (tests/python/test_pysrc_parser.py).
+// (tests/python/lint/test_pysrc_parser.py).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 

@@ -19,7 +19,7 @@ lists, a finding's evidence...) is in scripts/report_schema_undeclared.json,
 which this script merges: a node {"$declared": PATH} there is the object the
 declarations describe at PATH. The report's own object, its keys in order, is
 declared in cpp/fastenough/report/fields/report_object_fields.h.
-tests/python/test_report_schema_generated.py fails when a checked-in output is
+tests/python/report/test_report_schema_generated.py fails when a checked-in output is
 stale.
 
 How a describe row becomes JSON Schema:

@@ -41,7 +41,7 @@ if (( ${#missing[@]} )); then
 fi
 
 # With --tests, Debian's chromium too: the test that opens report.html in a real
-# browser (tests/python/test_report_chromium.py). Optional: where it cannot be
+# browser (tests/python/render/test_report_chromium.py). Optional: where it cannot be
 # installed (no root, no such package) setup goes on and that test skips.
 OPTIONAL_APT_PACKAGES=(chromium)
 if [[ $WITH_TESTS == ON ]] && ! dpkg -s "${OPTIONAL_APT_PACKAGES[@]}" >/dev/null 2>&1; then

@@ -6,6 +6,7 @@
 #
 #   bash scripts/test.sh                    # the default run (times and disk: README)
 #   bash scripts/test.sh -k golden          # extra arguments go to pytest
+#   bash scripts/test.sh tests/python/render  # one room's tests (tests/python/<room>/)
 #   bash scripts/test.sh -m unit            # only the in-process tests (pytest markers: conftest.py)
 #   FASTENOUGH_SLOW=1 bash scripts/test.sh  # also the tests of tests/slow_tests.txt (CI does)
 #   FASTENOUGH_REAL=1 bash scripts/test.sh  # also the slow real-program runs (CI does)

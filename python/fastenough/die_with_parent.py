@@ -16,7 +16,7 @@ multi-threaded parent (the MCP server's worker threads) hands it from thread to
 thread as its threads exit one by one. A server killed with SIGKILL on a busy
 machine sent `fastenough run` two SIGTERMs: the first stopped the program, the
 second came while the report was being written and killed `fastenough run` without
-it (tests/python/test_parent_link.py). With the pipe, the end of the file (every
+it (tests/python/run/test_parent_link.py). With the pipe, the end of the file (every
 write end closed: the starter has exited) is one event, answered with one SIGTERM."""
 
 from __future__ import annotations

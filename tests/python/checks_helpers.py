@@ -1,4 +1,4 @@
-"""Shared by tests/python/test_checks_*.py: run a program under the checks
+"""Shared by tests/python/checks/test_checks_*.py: run a program under the checks
 registry in this process and read back what it wrote."""
 
 from __future__ import annotations

@@ -3,7 +3,18 @@ that runs the real `fastenough` command line in a subprocess, and the check of
 the report invariants (tests/report_invariants.py) on every report a test
 produces: `run_cli(..., "--json")` output, and every report.json written under
 a test's temporary directories (each test's own, and at the end of the session
-all of them)."""
+all of them).
+
+The tests are grouped by the room they test, one folder each (ab, agent,
+checks, cli, compare, decide, diff, inputs, lint, mcp, measure, project,
+render, replay, report, run, store, trace); the helpers several rooms share
+(run_cli and the fixtures here, agent_run_helper.py, report_docs.py, ...) stay
+in this folder, which pytest puts on sys.path when it loads this conftest
+(import mode prepend), so `from conftest import run_cli` works from any folder.
+pytest imports a test module by its file name (no __init__.py): names stay
+unique across the folders, and a test module imports another only from its own
+folder (test_analyze_dask from test_rank_summaries, test_report_model from
+test_report_schema)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 //
 // The parser is a hand-written recursive descent over CPython's grammar
 // (Grammar/python.gram), checked node for node against CPython's own `ast`
-// over whole installed packages (tests/python/test_pysrc_parser.py). It is
+// over whole installed packages (tests/python/lint/test_pysrc_parser.py). It is
 // stricter than nothing and looser than CPython: it rejects what does not fit
 // the grammar's shape (unbalanced brackets, a missing colon, bad indentation,
 // an unterminated string), but not every semantic check of CPython's compiler

@@ -1,6 +1,6 @@
 // The syntax tree of a Python module, shaped like CPython's `ast` so that code
 // written against `ast` ports line for line and so that the parser can be
-// checked node for node against CPython (tests/python/test_pysrc_parser.py).
+// checked node for node against CPython (tests/python/lint/test_pysrc_parser.py).
 //
 // Differences from `ast`, all deliberate:
 // - no ctx (Load/Store/Del) and no type comments: nothing here needs them;

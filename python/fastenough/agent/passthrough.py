@@ -13,7 +13,7 @@ agent switches itself off at its next check (`failed`).
     w = passthrough.wrap(torch.autograd.backward)          # counts calls and time
     passthrough.replace(agent, torch.autograd, "backward", w)  # put back at uninstall
 
-A design rule, checked by tests/python/test_agent_frames.py: no Python
+A design rule, checked by tests/python/agent/test_agent_frames.py: no Python
 function of the agent is ever on the stack while the program's own code runs.
 """
 

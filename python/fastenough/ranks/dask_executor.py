@@ -8,7 +8,7 @@ A task is a path in and a bounded summary out (fastenough.rank-summary/1, tens
 of KB): the worker loads the trace, runs the C++ analysis and frees the trace
 before it returns, so this process holds summaries only, whatever the number
 and size of the traces. The merged report is the report `analyze` gives for
-the same traces on one host (tests/python/test_analyze_dask.py).
+the same traces on one host (tests/python/trace/test_analyze_dask.py).
 
 Dask is an optional dependency (`pip install 'fastenough[dask]'`); nothing here
 is imported unless --dask is given.

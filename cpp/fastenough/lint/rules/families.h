@@ -4,7 +4,7 @@
 // Adding a rule: write its check in the file of its family (or a new family
 // file declared here and listed in rule_registry.cc), give it a Rule with its
 // code, a unique name, a one-line summary and the --explain text, and add
-// positive and negative snippets to tests/python/test_lint_rules.py. Codes are
+// positive and negative snippets to tests/python/lint/test_lint_rules.py. Codes are
 // stable: add new ones, never rename; list a new code in rule_registry.cc.
 #pragma once
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import fastenough.demo.workload as demo
 from fastenough.lint import lint_paths
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "lint" / "research"
+DATA = Path(__file__).resolve().parents[2] / "data" / "lint" / "research"
 
 
 def _expected() -> list[tuple[str, int, int, str]]:

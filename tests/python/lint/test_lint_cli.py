@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 RESEARCH = DATA / "lint" / "research"
 SCHEMA = DATA / "sarif" / "sarif-schema-2.1.0.json"
 

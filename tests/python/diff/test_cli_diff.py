@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "diff"
+DATA = Path(__file__).resolve().parents[2] / "data" / "diff"
 GEMM = ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"
         "(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)")
 RELU = ("void at::native::vectorized_elementwise_kernel<4, "

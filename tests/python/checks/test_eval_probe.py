@@ -21,7 +21,7 @@ from checks_helpers import findings, run_checks  # noqa: E402
 
 from fastenough.agent.checks import probe  # noqa: E402
 
-PROGRAMS = Path(__file__).resolve().parents[1] / "data" / "eval_probe"
+PROGRAMS = Path(__file__).resolve().parents[2] / "data" / "eval_probe"
 # bad.py made small: ~200 forwards of a few ms on one CPU thread.
 SMALL = {"EVAL_BATCHES": "200", "EVAL_BATCH": "8", "EVAL_SEQ": "32", "EVAL_DIM": "64",
          "EVAL_LAYERS": "2", "EVAL_PRINT_RAND": "1", "OMP_NUM_THREADS": "1"}

@@ -17,7 +17,7 @@ import pytest
 from fastenough import _core
 from fastenough.errors import UsageError
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 def _rows(document: str) -> list[dict]:

@@ -52,7 +52,7 @@ def test_a_training_forward_named_prediction_is_not_reported_under_run(tmp_path)
     make_prediction is the forward whose loss the loop backpropagates, so lint's
     cross-reference lists no autograd-in-eval for it."""
     pytest.importorskip("torch")
-    script = Path(__file__).resolve().parents[1] / "data" / "lint" / "behaviour" / \
+    script = Path(__file__).resolve().parents[2] / "data" / "lint" / "behaviour" / \
         "force_field.py"
     proc = subprocess.run([sys.executable, "-m", "fastenough", "run", "--no-history",
                            "--no-trace", "--json", "-", "--", sys.executable, str(script)],

@@ -155,7 +155,7 @@ def test_usage_errors(tmp_path, args, needle):
 
 def test_gate_needs_two_runs(tmp_path):
     a = make_run(tmp_path / "a", planted(10))
-    trace = Path(__file__).resolve().parents[1] / "data" / "diff" / "a.json"
+    trace = Path(__file__).resolve().parents[2] / "data" / "diff" / "a.json"
     r = run_cli("diff", str(a), str(trace), "--max-regression", "10")
     assert r.returncode == 2
     assert "--max-regression compares two runs" in r.stderr and "Traceback" not in r.stderr

@@ -106,7 +106,7 @@ def test_a_trace_findings_title_and_its_evidence_render_alike():
     import json
     import pathlib
 
-    trace = pathlib.Path(__file__).parents[1] / "data" / "detectors" / "waste_trace.json"
+    trace = pathlib.Path(__file__).parents[2] / "data" / "detectors" / "waste_trace.json"
     report = json.loads(_core.analyze_to_json([str(trace)], None, 0, {}))
     found = [f for f in report["findings"] if f["code"] == "low-occupancy"]
     assert found, [f["code"] for f in report["findings"]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_every_slow_test_listed_exists():
@@ -47,3 +47,13 @@ def test_every_slow_test_listed_is_collected():
     ids = {ln.split("[", 1)[0] for ln in r.stdout.splitlines() if "::" in ln}
     missing = [e for e in entries if e not in ids]
     assert not missing, f"tests/slow_tests.txt names tests pytest does not collect: {missing}"
+
+
+def test_every_test_module_is_in_a_room_folder():
+    """tests/python holds helpers and one folder per room; a test module directly in
+    it, or two test modules of one name (pytest imports them by file name), is
+    refused here rather than found by a confusing import error."""
+    top = sorted(p.name for p in (REPO / "tests" / "python").glob("test_*.py"))
+    assert not top, f"put these in the folder of the room they test: {top}"
+    names = [p.name for p in (REPO / "tests" / "python").rglob("test_*.py")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})

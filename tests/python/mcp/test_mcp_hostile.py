@@ -37,7 +37,7 @@ from fastenough.mcp import arguments, tools, wire  # noqa: E402
 from fastenough.mcp.calls import ToolFailure  # noqa: E402
 
 PY = sys.executable
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 TRACE = DATA / "traces" / "kineto_minimal.json"
 
 
@@ -319,7 +319,7 @@ def test_annotations_say_what_the_tools_do():
     for name in READ_ONLY:
         assert by_name[name].annotations.read_only_hint is True, name
         assert by_name[name].annotations.destructive_hint is False, name
-    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    docs = " ".join((Path(__file__).resolve().parents[3] / "docs" / "agents.md").read_text()
                     .split())
     assert "user's rights" in docs and "without a sandbox" in docs
 

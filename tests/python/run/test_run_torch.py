@@ -14,7 +14,7 @@ import pytest
 from conftest import run_cli
 
 pytest.importorskip("torch")
-BOOT = Path(__file__).resolve().parents[2] / "python" / "fastenough" / "agent" / "boot"
+BOOT = Path(__file__).resolve().parents[3] / "python" / "fastenough" / "agent" / "boot"
 if not (BOOT / "sitecustomize.py").exists():
     pytest.skip("the agent boot dir is not there yet", allow_module_level=True)
 

@@ -19,7 +19,7 @@ from pysrc_dump import cpython_dump, first_difference, normalise
 
 from fastenough import _core
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PURELIB = Path(sysconfig.get_paths()["purelib"])
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "traces"
+DATA = Path(__file__).resolve().parents[2] / "data" / "traces"
 
 
 @pytest.fixture
