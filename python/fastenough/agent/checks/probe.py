@@ -8,8 +8,9 @@ import contextlib
 import random
 import sys
 import time
-import warnings
 import weakref
+
+from fastenough.agent.quiet_warnings import ignoring_warnings
 
 
 @contextlib.contextmanager
@@ -367,8 +368,10 @@ def eval_probe(torch, call: EvalCall, *, forward_ns: float, elapsed_ns: int, ask
     order = variants + variants[::-1]
     start = time.perf_counter_ns()
     deadline = start + 2 * budget
-    with kept_state(torch, module), muted_global_hooks(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # Not warnings.catch_warnings(): leaving it clears every once-per-location
+    # registry, and the program's warnings printed once would print again after a
+    # probe at a phase edge (quiet_warnings.py).
+    with kept_state(torch, module), muted_global_hooks(), ignoring_warnings():
         try:
             warm = sum(run(v) for v in variants)
             # The rounds that fit what is left of the budget, by the warm-up
