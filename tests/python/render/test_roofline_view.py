@@ -13,7 +13,7 @@ from typed_reports import build_view, print_report, report_to_markdown
 from fastenough import _core
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TRACE = os.path.join(HERE, "..", "data", "traces", "kineto_minimal.json")
+TRACE = os.path.join(HERE, "..", "..", "data", "traces", "kineto_minimal.json")
 
 
 def _peak(device="NVIDIA A100 SXM4 80GB", dtype="tf32", flop=156e12):
