@@ -62,13 +62,21 @@ class ParentLink:
         self.pass_fds = (self._read,)
 
     def started(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self._read)
+        self._read = _closed(self._read)
 
     def close(self) -> None:
-        for fd in (self._read, self._write):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self._read = _closed(self._read)
+        self._write = _closed(self._write)
+
+
+def _closed(fd: int) -> int:
+    """Closes `fd` once and returns -1 to keep in its place: closing a number twice
+    could close another thread's file that was given the same number in between
+    (the MCP server opens files while its calls run)."""
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return -1
 
 
 def watch_parent() -> None:
