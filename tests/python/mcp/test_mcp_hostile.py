@@ -110,11 +110,11 @@ def _valid_args(w: dict) -> dict[str, dict]:
     work = str(w["work"])
     return {
         "analyze": {"paths": ["t.json"], "cwd": work},
-        "report": {"path": "run1", "cwd": work},
+        "report": {"path": "run1", "cwd": work, "detail": "compact"},
         "compare": {"a": "run1", "b": "run1", "cwd": work},
         "diff": {"a": "run1", "b": "run1", "cwd": work},
         "decide": {"run_dir": "run1", "runs": 3, "cwd": work},
-        "lint": {"paths": ["code.py"], "cwd": work},
+        "lint": {"paths": ["code.py"], "cwd": work, "ignore": ["sync-in-loop"]},
         "replay": {"path": "t.json", "cwd": work, "op": "mm"},
         "explain": {"code": "sync-in-loop"},
     }
@@ -163,6 +163,45 @@ def test_every_string_argument_of_every_tool_is_data_never_an_option(world):
     kind, e = _call(tools.decide, run_dir=str(w["victim"]), runs=3, cwd=str(w["work"]))
     assert kind == "bad-input" and "not a run directory" in e.message
     assert _tree(w["victim"]) == before_victim
+
+
+# String arguments the loop above leaves out, each with where its hostile values are
+# tried instead: the commands of run and ab (data after `--`, test_a_commands_own_...),
+# their environments and ab's `trace` (test_numbers_and_names_are_checked_...), decide's
+# fixes (objects, checked field by field), lint's select (the loop's ignore shares it).
+STRINGS_TRIED_ELSEWHERE = {
+    ("run", "command"), ("run", "env"), ("ab", "command_a"), ("ab", "command_b"),
+    ("ab", "env"), ("ab", "env_a"), ("ab", "env_b"), ("ab", "trace"),
+    ("decide", "fixes"), ("lint", "select"),
+}
+SERVED = ("run", "ab", "analyze", "report", "compare", "diff", "decide", "lint", "replay",
+          "explain")
+
+
+def test_the_hostile_loop_covers_every_string_argument_of_every_tool(world):
+    """A tool that gains a string argument (an option derived from the CLI's parser, say)
+    is in the option-like loop above, or is named with where it is tried: a new argument
+    cannot arrive untested as data."""
+    import inspect
+
+    valid = _valid_args(world)
+    missing = []
+    for name in SERVED:
+        for arg, param in inspect.signature(getattr(tools, name)).parameters.items():
+            text = str(param.annotation)
+            if arg in ("cwd", "progress") or not any(t in text for t in ("str", "dict")):
+                continue
+            if arg not in valid.get(name, {}) and (name, arg) not in STRINGS_TRIED_ELSEWHERE:
+                missing.append(f"{name}.{arg}")
+    assert not missing, f"string arguments no hostile test tries: {missing}"
+    kind, e = _call(tools.ab, command_a=[PY, "-c", "pass"], command_b=[PY, "-c", "pass"],
+                    cwd=str(world["work"]), rounds=1, trace="--help")
+    assert kind == "bad-input" and "trace must be" in e.message
+    kind, e = _call(tools.decide, run_dir="run1", runs=3, cwd=str(world["work"]),
+                    fixes=[{"code": "--help", "dev_hours": 1, "verify_hours": 1,
+                            "maint_hours": 1}])
+    assert kind in ("bad-input", "answer"), kind
+    assert _tree(world["victim"]) == {"bashrc": _tree(world["victim"])["bashrc"]}
 
 
 def test_every_string_argument_of_every_tool_may_be_oversized(world):
