@@ -1,6 +1,8 @@
-"""Claimed vs measured on the real programs (issue 37, item 2): for every team
-program of tests/real with an avoidable finding, and the demo, apply the fix the
-finding prints (a patch kept in tests/real/programs/fixes/<program>/<code>.patch),
+"""Claimed vs measured on the real programs (issue 37, item 2): for every real
+program of tests/real with an avoidable finding (the team's, tests/real/programs,
+and the corpus's, tests/real/corpus), and the demo, apply the fix the finding
+prints (a patch kept beside the program: tests/real/programs/fixes/<program>/<code>.patch,
+tests/real/corpus/<folder>/fixes/<program>/<code>.patch),
 measure A (the program) against B (the program with that one fix) with
 `fastenough ab`, and compare the gain ab measures with the saving the finding
 claims.
@@ -23,7 +25,9 @@ is listed as "unpriced": it has no bound to check.
 Each case runs its program with short arguments (below, CASES) so that a run
 takes seconds; the word-level LM runs with --epochs 0, so that its steady steps
 are the generation the findings are about (with training in the run, ab's
-steady throughput would be training's, which the fix does not touch). Writes
+steady throughput would be training's, which the fix does not touch). A corpus
+program runs as tests/real/catalog.py runs it (its set-up writes its data into
+the working directory, which A and B share; its environment). Writes
 bench/out/calibrate/<program>/<code>/ (A and B copies, ab's runs), prints one
 table and writes bench/out/calibrate/summary.json. Exit 1 when a measured gain
 exceeds its claimed bound by more than the interval (the claim is below the
@@ -40,14 +44,18 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = ROOT / "tests" / "real" / "programs"
 FIXES = PROGRAMS / "fixes"
+CORPUS = ROOT / "tests" / "real" / "corpus"
 DEMO = ROOT / "python" / "fastenough" / "demo"
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+sys.path.insert(0, str(ROOT / "tests" / "real"))
+import corpus_setup as cs  # noqa: E402 - the corpus programs' data, as the tests write it
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,12 @@ class Case:
     argv: tuple[str, ...]  # the script (in src) and its arguments
     src: Path  # the folder copied for A and for B (the patch applies there, -p1)
     files: tuple[str, ...]  # what is copied from src
-    codes: tuple[str, ...]  # the fixes, each fixes/<program>/<code>.patch
+    codes: tuple[str, ...]  # the fixes, each <fixes>/<program>/<code>.patch
     env: dict = field(default_factory=dict)
+    fixes: Path = FIXES  # the folder of the program's fixes, beside it
+    # Writes what the program reads into the working directory (A's and B's
+    # alike), as tests/real/catalog.py's Program.setup.
+    setup: Callable[[Path], None] | None = None
 
 
 CASES = [
@@ -72,6 +84,33 @@ CASES = [
     Case("demo", ("workload.py", "--items", "24", "--threads", "1"), DEMO,
          ("workload.py",),
          ("autograd-in-eval", "full-vocab-logits", "padding-waste", "serial-small-gemm")),
+    # issue 37 item 8's two programs (team-written, as cleanrl and lm-eval run)
+    Case("dqn-acting", ("dqn_acting.py",), PROGRAMS, ("dqn_acting.py",),
+         ("autograd-in-eval",)),
+    Case("lm-eval-loglikelihood", ("lm_eval_loglik.py", "--questions", "64"), PROGRAMS,
+         ("lm_eval_loglik.py",), ("full-vocab-logits", "kv-cache-in-scoring"), env=OFFLINE),
+    # the corpus (tests/real/corpus), each with the catalog's set-up and environment;
+    # arguments so that the steady steps are the ones the finding is about
+    # (hf-trainer-evaluate: 20 evaluation batches instead of 6, st-fit-mnrl 16
+    # training steps instead of 4, so that each has steady steps)
+    Case("ex-word-lm-generate", ("word_language_model/generate.py", "--words", "600",
+                                 "--log-interval", "50"), CORPUS / "pytorch_examples",
+         ("word_language_model/generate.py", "word_language_model/model.py",
+          "word_language_model/data.py"), ("recompute-prefix",),
+         fixes=CORPUS / "pytorch_examples" / "fixes", setup=cs.wikitext_and_model),
+    Case("lightning-fit-val", ("lightning_fit.py",), CORPUS / "drivers", ("lightning_fit.py",),
+         ("dataloader-bound",), fixes=CORPUS / "drivers" / "fixes"),
+    Case("hf-trainer-evaluate", ("hf_trainer_eval.py", "--n", "320"), CORPUS / "drivers",
+         ("hf_trainer_eval.py",), ("padding-waste",), env=OFFLINE,
+         fixes=CORPUS / "drivers" / "fixes"),
+    Case("st-fit-mnrl", ("st_fit.py", "--n", "128"), CORPUS / "drivers", ("st_fit.py",),
+         ("padding-waste",), env=OFFLINE, fixes=CORPUS / "drivers" / "fixes"),
+    Case("peft-olora", ("olora_finetuning.py", "--base_model", "model", "--data_path", "alpaca",
+                        "--output_dir", "olora", "--batch_size", "4", "--cutoff_len", "128",
+                        "--eval_step", "10", "--save_step", "10", "--device_map", "cpu",
+                        "--dtype", "float32", "--seed", "0"), CORPUS / "peft",
+         ("olora_finetuning.py",), ("padding-waste",), env=dict(OFFLINE, HF_DATASETS_OFFLINE="1"),
+         fixes=CORPUS / "peft" / "fixes", setup=cs.peft_olora),
 ]
 
 
@@ -81,9 +120,10 @@ def prepare(case: Case, code: str | None, dest: Path) -> Path:
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     for f in case.files:
+        (dest / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(case.src / f, dest / f)
     if code:
-        patch = FIXES / case.program / f"{code}.patch"
+        patch = case.fixes / case.program / f"{code}.patch"
         before = {f: (dest / f).read_bytes() for f in case.files}
         # GNU patch, exact context (no fuzz): `git apply` inside this repository's
         # tree (bench/out) would skip paths outside the repository's own silently.
@@ -127,6 +167,8 @@ def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict, retries: in
     work = out / case.program / code
     a = prepare(case, None, work / "A")
     b = prepare(case, code, work / "B")
+    if case.setup is not None:  # the data A and B read, in their working directory
+        case.setup(work)
     py = sys.executable
     cmd_a = shlex.join([py, str(a / case.argv[0]), *case.argv[1:]])
     cmd_b = shlex.join([py, str(b / case.argv[0]), *case.argv[1:]])

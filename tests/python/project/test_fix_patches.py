@@ -1,5 +1,6 @@
-"""The fixes of bench/calibrate_savings.py (tests/real/programs/fixes/<program>/<code>.patch,
-one per avoidable finding a real program gets) still apply to the programs they fix,
+"""The fixes of bench/calibrate_savings.py (tests/real/programs/fixes/<program>/<code>.patch
+and tests/real/corpus/<folder>/fixes/<program>/<code>.patch, one per avoidable finding a
+real program gets) still apply to the programs they fix,
 so that the calibration of savings against `fastenough ab` does not rot when a
 program changes. Not timed: each patch is applied to a copy with GNU patch, exact context."""
 
@@ -29,14 +30,18 @@ def _bench():
 
 BENCH = _bench()
 CASES = {c.program: c for c in BENCH.CASES}
-PATCHES = sorted(FIXES.glob("*/*.patch"))
+# every fix kept beside a real program: the team's and the corpus's folders
+PATCHES = sorted([*FIXES.glob("*/*.patch"),
+                  *(ROOT / "tests" / "real" / "corpus").glob("*/fixes/*/*.patch")])
 
 
 def test_every_case_has_its_patches_and_every_patch_a_case():
     assert PATCHES, FIXES
-    expected = {(c.program, code) for c in CASES.values() for code in c.codes}
-    present = {(p.parent.name, p.stem) for p in PATCHES}
+    expected = {(c.fixes, c.program, code) for c in CASES.values() for code in c.codes}
+    present = {(p.parent.parent, p.parent.name, p.stem) for p in PATCHES}
     assert present == expected
+    for c in CASES.values():  # a corpus program's fixes are beside it
+        assert c.fixes == FIXES or c.fixes.parent == c.src, c
 
 
 @pytest.mark.parametrize("patch", PATCHES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -46,6 +51,7 @@ def test_fix_patch_applies(patch: Path, tmp_path: Path):
                if ln.startswith("+++ b/")]
     assert touched and set(touched) <= set(case.files), (touched, case.files)
     for f in case.files:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(case.src / f, tmp_path / f)
     p = subprocess.run(["patch", "-p1", "--fuzz=0", "--batch", "--forward",
                         "--no-backup-if-mismatch", "-i", str(patch)], cwd=tmp_path,
