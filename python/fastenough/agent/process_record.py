@@ -115,6 +115,9 @@ def write(agent) -> None:
         "boot_mono_ns": agent.boot[0],
         "boot_wall_ns": agent.boot[1],
         "agent_error": agent.error,
+        # The agent's own cost per step and its records (own_cost.py): the guard
+        # switches the agent off when they grow.
+        "own_cost": agent.own.summary(),
         # How torch reached the agent (torch_import.py), and whether the program
         # imported torch in a way the agent never saw (then it measured nothing).
         "torch_attach": getattr(watch, "how", None) if torch else None,

@@ -31,9 +31,10 @@ import threading
 import traceback
 
 from fastenough.agent import batch_size as bs
-from fastenough.agent import compile_info, module_hooks, process_record
+from fastenough.agent import compile_info, module_hooks, own_cost, process_record
 from fastenough.agent.foreign_profiler import ForeignProfilerWatch
 from fastenough.agent.model_swap import ModelSwapWatch
+from fastenough.agent.own_cost import OwnCost
 from fastenough.agent.phases import PhaseMachine, now
 from fastenough.agent.profile_window import ProfileWindow
 from fastenough.agent.run_dir import RunDir
@@ -104,6 +105,8 @@ class Agent:
         self._trace = bool(opts.get("trace"))
         self.checks = None  # the runtime checks' registry (agent/checks), once installed
         self._checks_step = None  # its on_step_end, bound once
+        # Its own cost per step, and the guard that switches it off when that grows.
+        self.own = OwnCost(self, opts.get("_test_own_cost") or own_cost.planted_by_env())
         self.steps = StepLog(self.dir, self.rank_or_0, self.pid,
                              int(opts.get("flush_steps", 256)))
         self.phases = PhaseMachine(self, opts)
@@ -189,6 +192,7 @@ class Agent:
             from fastenough.agent import checks
 
             self.checks = checks.install(self.dir.path, self.opts, at_exit=False)
+            self.checks.own = self.own  # its hooks' time is the agent's own cost
             self._checks_step = self.checks.on_step_end
             self.checks.on_eval_stretch = self._loop_without_backward
         except Exception:  # noqa: BLE001

@@ -129,3 +129,94 @@ def test_a_loop_that_slows_down_is_no_steady_state(tmp_path):
     _, flat = _run_cli(tmp_path / "flat", 0.0)
     assert not any(x["code"] == "steps-drift" for x in flat["measurement"]["reasons"]), \
         flat["measurement"]
+
+
+# The guard (own_cost.py): the agent's own time per step and its records, read
+# over steady intervals; a cost planted to grow (FASTENOUGH_TEST_OWN_COST, tests
+# only) must switch the agent off, and the report must say so. The program's
+# own steps are ~0.2 ms; the planted cost from step 400 on is 50 us times the
+# steps since, so without the guard the last 200 steps would carry 5 s of it.
+PLANTED = """
+import json, time
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(4, 8)
+wall = []
+for i in range(1000):
+    t0 = time.perf_counter()
+    opt.zero_grad()
+    loss = model(x).square().mean()
+    loss.backward()
+    opt.step()
+    wall.append(time.perf_counter() - t0)
+print(f"loss {loss.item():.6f}")
+json.dump(wall, open("wall.json", "w"))
+"""
+
+
+def _plain(tmp_path, source: str):
+    import subprocess
+    import sys
+
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "prog.py").write_text(source)
+    return subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, env={**__import__("os").environ,
+                                                       "OMP_NUM_THREADS": "1"})
+
+
+def test_a_growing_own_cost_switches_the_agent_off_and_the_report_says_so(tmp_path):
+    import json
+    import sys
+
+    from conftest import run_cli
+
+    plain = _plain(tmp_path / "plain", PLANTED)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    work = tmp_path / "tool"
+    work.mkdir()
+    (work / "prog.py").write_text(PLANTED)
+    r = run_cli("run", "--no-history", "--no-trace", "--", sys.executable, "prog.py", cwd=work,
+                env={"OMP_NUM_THREADS": "1",
+                     "FASTENOUGH_TEST_OWN_COST": json.dumps({"grow_ns": 50_000, "after": 400})})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout == plain.stdout  # the program's output, unchanged
+    (run_dir,) = (work / ".fastenough" / "runs").iterdir()
+    (record,) = [json.loads(p.read_text()) for p in (run_dir / "agent").glob("*.json")]
+    assert record["agent_error"].startswith("own cost: the agent's own time grew"), record
+    assert record["own_cost"]["switched_off"] == record["agent_error"]
+    # Switched off well before the end: the last 200 steps carry none of it
+    # (without the guard: 5 s of planted time in them).
+    wall = json.loads((work / "wall.json").read_text())
+    assert sum(wall[-200:]) < 1.5, sum(wall[-200:])
+    report = json.loads((run_dir / "report.json").read_text())
+    off = [x for x in report["measurement"]["reasons"] if x["code"] == "agent-off"]
+    assert off and "own cost" in off[0]["text"] and "switched itself off" in off[0]["text"], \
+        report["measurement"]
+    assert "own cost" in r.stderr and "switched itself off" in r.stderr
+
+
+def test_growing_own_records_switch_the_agent_off(tmp_path):
+    """The memory side: records the agent keeps per step (planted: 20,000 a
+    step from step 400 on) switch it off, and its planted records go with it."""
+    r = run_under_agent(tmp_path, PLANTED, {"trace": False,
+                                           "_test_own_cost": {"grow_records": 20_000,
+                                                              "after": 400}})
+    assert r.proc.returncode == 0, r.proc.stderr[-3000:]
+    record = r.main_agent()
+    assert record["agent_error"].startswith("own cost: the agent's own records grew"), record
+    assert record["own_cost"]["peak_records"] < 20_000 * 600  # stopped early
+
+
+def test_an_agent_that_costs_nothing_new_stays_on(tmp_path):
+    """The same loop with nothing planted: the guard leaves the agent on, and
+    its records stay within a few per step."""
+    r = run_under_agent(tmp_path, PLANTED, {"trace": False})
+    assert r.proc.returncode == 0, r.proc.stderr[-3000:]
+    record = r.main_agent()
+    assert record["agent_error"] is None, record["agent_error"]
+    own = record["own_cost"]
+    assert own["switched_off"] is None and own["steady_intervals"] >= 3, own
+    assert own["peak_records"] - own["base_records"] < 8 * own["steps"], own

@@ -55,11 +55,33 @@ def _guard(fn):
     def wrapped(self, *a, **k):
         if not self.enabled:
             return None
+        own = self.own
+        t0 = own.enter() if own is not None else 0
         try:
             return fn(self, *a, **k)
         except Exception:  # noqa: BLE001 - never disturb the program
             self.internal_error(fn.__name__)
             return None
+        finally:
+            if own is not None:
+                own.leave(t0)
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _timed(fn):
+    """A hook body whose time is the agent's own cost (agent/own_cost.py)."""
+    def wrapped(self, *a):
+        own = self.own
+        if own is None:
+            return fn(self, *a)
+        t0 = own.enter()
+        try:
+            return fn(self, *a)
+        finally:
+            own.leave(t0)
 
     wrapped.__name__ = fn.__name__
     wrapped.__doc__ = fn.__doc__
@@ -78,6 +100,7 @@ class Registry:
         self.rank = _env_int("RANK")
         self.enabled = True
         self.error: str | None = None
+        self.own = None  # the agent's own_cost.OwnCost, set by the agent
         self.finished = False
         self.in_steady = False
         self._forwards_py = 0  # root forwards seen by the Python hooks
@@ -242,6 +265,7 @@ class Registry:
         return (self._forwards_py + self._driven_counted + native
                 + sum(h.deferred_calls for h in self._driven.values()))
 
+    @_timed
     def _pre(self, module, args, kwargs) -> None:
         if self._compiling() or id(module) in self._driven:
             return
@@ -274,6 +298,7 @@ class Registry:
             elif self.logits._mode is not None:
                 self.logits.close()  # a window follows tensors up to the next forward
 
+    @_timed
     def _post(self, module, args, kwargs, output) -> None:
         if self._compiling() or (id(module) in self._driven and self._depth == 0):
             return

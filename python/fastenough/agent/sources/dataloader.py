@@ -72,10 +72,14 @@ class DataLoaderSource:
             agent.patch(cls, "__next__", wrapper)
 
     def _guarded(self, fn, *args) -> None:
+        own = self.agent.own
+        t0 = own.enter()
         try:
             fn(*args)
         except Exception:  # noqa: BLE001
             self.agent.fail("dataloader")
+        finally:
+            own.leave(t0)
 
     def _begins(self, it) -> None:
         if id(it) not in self._seen and len(self.loaders) < MAX_LOADERS:

@@ -116,10 +116,13 @@ class StepEngine:
         agent.checks_step(end[0] - start[0], items, end[0], self.mode)
         if last:
             phases.note_last_step(end[0] - start[0])
-            return end
-        if phases.quiet:
-            return end  # the usual steady step: no phase change can follow
-        return phases.after_step(end[0] - start[0], end)
+            after = end
+        elif phases.quiet:
+            after = end  # the usual steady step: no phase change can follow
+        else:
+            after = phases.after_step(end[0] - start[0], end)
+        agent.own.on_steps(1, end[0] - start[0])  # last: it may switch the agent off
+        return after
 
     # ------------------------------------------------------------------ modes
     def fall_back(self, source: int) -> None:
@@ -186,6 +189,7 @@ class StepEngine:
         self.mode_steps += len(durations)
         agent.window_plan.add_steady(self.mode, sum(durations))
         agent.checks_steps(durations)
+        agent.own.on_steps(len(durations), sum(durations))
 
     # ------------------------------------------------------------------ DataLoader
     def dataloader_batch_begins(self) -> None:

@@ -87,6 +87,8 @@ class ModelCallSource:
         if compile_info.is_compiling() or not agent.enabled \
                 or threading.get_ident() != self.main_ident or module_hooks.muted():
             return
+        own = agent.own
+        t0 = own.enter()
         try:
             hook = self.step_hook
             if hook is not None and hook.deferring:
@@ -98,6 +100,8 @@ class ModelCallSource:
                 self._root_call(module, args, kwargs)
         except Exception:  # noqa: BLE001
             agent.fail("module")
+        finally:
+            own.leave(t0)
 
     def post(self, module, args, output) -> None:
         if compile_info.is_compiling() or not self.agent.enabled \

@@ -40,6 +40,8 @@ class OptimizerSource:
         if compile_info.is_compiling() or not agent.enabled \
                 or threading.get_ident() != agent.main_ident:
             return
+        own = agent.own
+        t0 = own.enter()
         try:
             agent.timer.optimizer_end()
             if not self._paces(id(optimizer)):
@@ -49,6 +51,8 @@ class OptimizerSource:
             agent.engine.end_step(SRC_OPTIMIZER, None, None)
         except Exception:  # noqa: BLE001
             agent.fail("optimizer")
+        finally:
+            own.leave(t0)
 
     def _paces(self, key: int) -> bool:
         if self.pacer is None:
