@@ -12,13 +12,14 @@ scripts/gen_report_model.py writes the typed Python model from the schema.
     python scripts/gen_report_schema.py --check    # exit 1 when one is stale
 
 It needs the built core (fastenough._core). What the declarations do not say
-yet (the keys a run adds after the declared ones: measurement, run_details,
-repeatability, lint; and the shape of keys declared with Custom() or Extra()
-whose objects are not declared: shapes, the wrappers around the per-rank
-lists, a finding's evidence...) is in scripts/report_schema_undeclared.json,
-which this script merges: a node {"$declared": PATH} there is the object the
-declarations describe at PATH. The report's own object, its keys in order, is
-declared in cpp/fastenough/report/fields/report_object_fields.h.
+yet (the shape of keys declared with Custom() or Extra() whose objects are not
+declared: shapes, the wrappers around the per-rank lists, a finding's
+evidence...; and "constraints": rules across a named object's keys, such as
+measurement's reasons being empty exactly when it is complete) is in
+scripts/report_schema_undeclared.json, which this script merges: a node
+{"$declared": PATH} there is the object the declarations describe at PATH.
+The report's own object, its keys in order, is declared in
+cpp/fastenough/report/fields/report_object_fields.h.
 tests/python/report/test_report_schema_generated.py fails when a checked-in output is
 stale.
 
@@ -203,7 +204,14 @@ def build_schema(rows: list[dict], undeclared: dict) -> dict:
     b.fill = fill
     top = b.object_at("$")
     props = dict(top["properties"])
-    props.update(fill(undeclared["more"]))
+    props.update(fill(undeclared.get("more", {})))
+    for name, extra in undeclared.get("constraints", {}).items():
+        if name.startswith("$"):
+            continue
+        if name not in defs:
+            raise SystemExit(f"gen_report_schema: constraints name $defs/{name}, which no "
+                             "declaration names")
+        defs[name].update(copy.deepcopy(extra))
     unused = set(undeclared["custom"]) - b.used_custom
     if unused:
         raise SystemExit(f"gen_report_schema: {sorted(unused)} in {UNDECLARED.name} are no "

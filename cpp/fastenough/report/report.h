@@ -17,6 +17,7 @@
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
+#include "fastenough/report/run_blocks.h"
 #include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/counters.h"
 #include "fastenough/trace/event_store.h"
@@ -120,6 +121,11 @@ struct Report {
   // once): at most a step (findings/overlaps.h).
   std::vector<findings::AvoidableTotal> avoidable;
   std::optional<RunInfo> run;
+  // The blocks `fastenough run` adds (run_blocks.h); none in a trace's report.
+  std::optional<Measurement> measurement;
+  std::optional<RunDetails> run_details;
+  std::optional<LintCrossReference> lint;
+  std::optional<Repeatability> repeatability;
 };
 
 // Orders findings: those that change results first (catalog: changes_results),

@@ -133,7 +133,7 @@ void WriteRankLaunch(JsonWriter& w, const analysis::RankAnalysis& ra) {
   fields::WriteObject(w, ra.launch, {ra.rank});
 }
 
-std::string ReportToJson(const Report& r, const std::function<void(JsonWriter&)>& more) {
+std::string ReportToJson(const Report& r) {
   std::vector<RankRows> rows;
   rows.reserve(r.ranks.size());
   for (const auto& ra : r.ranks) rows.push_back(BoundRank(ra));
@@ -142,7 +142,6 @@ std::string ReportToJson(const Report& r, const std::function<void(JsonWriter&)>
   JsonWriter w(1);
   w.BeginObject();
   fields::WriteFields(w, r, ctx);  // fields/report_object_fields.h
-  if (more) more(w);
   w.EndObject();
   std::string out = w.Take();
   out.push_back('\n');

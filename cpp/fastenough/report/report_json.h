@@ -1,7 +1,6 @@
 // Serialises a Report as fastenough.report/1 JSON (the one place that does).
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "fastenough/report/json_writer.h"
@@ -10,10 +9,9 @@
 
 namespace fastenough::report {
 
-// `more` writes the keys a caller adds after the report's own (a run's
-// measurement and run details, rundir/run_report.h), in the same document.
-std::string ReportToJson(const Report& report,
-                         const std::function<void(JsonWriter&)>& more = {});
+// The whole document, a run's blocks included (report.measurement, ...:
+// fields/run_fields.h): the one writer of the report.
+std::string ReportToJson(const Report& report);
 
 // The objects one rank contributes to the report, as the report writes them;
 // a rank summary (report/rank_summary_json.h) writes the same objects, so a

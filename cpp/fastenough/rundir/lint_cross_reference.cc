@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "fastenough/lint/lint_files.h"
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/run_fields.h"
 #include "fastenough/lint/rule_registry.h"
 
 namespace fastenough::rundir {
@@ -150,26 +152,7 @@ std::optional<LintCrossReference> CrossReferenceLint(std::vector<findings::Findi
 }
 
 void WriteLintCrossReference(report::JsonWriter& w, const LintCrossReference& x) {
-  w.BeginObject();
-  w.Key("files").BeginArray();
-  for (const std::string& f : x.files) w.String(f);
-  w.EndArray();
-  w.Field("confirmed", x.confirmed);
-  w.Key("unconfirmed").BeginArray();
-  for (const lint::LintFinding& lf : x.unconfirmed) {
-    w.BeginObject();
-    w.Field("file", lf.path).Field("line", lf.line).Field("col", lf.col);
-    w.Field("code", lf.code).Field("rule", lf.rule).Field("message", lf.message);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("errors").BeginArray();
-  for (const lint::FileError& e : x.errors) {
-    w.BeginObject().Field("path", e.path).Field("line", e.line).Field("message", e.message);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  report::fields::WriteObject(w, x);  // report/fields/run_fields.h
 }
 
 }  // namespace fastenough::rundir

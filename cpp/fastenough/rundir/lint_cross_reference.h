@@ -23,16 +23,11 @@
 #include "fastenough/findings/finding.h"
 #include "fastenough/lint/lint_finding.h"
 #include "fastenough/report/json_writer.h"
+#include "fastenough/report/run_blocks.h"
 
 namespace fastenough::rundir {
 
-struct LintCrossReference {
-  std::vector<std::string> files;  // linted, resolved, sorted
-  int confirmed = 0;               // lint findings that a runtime finding matched
-  std::vector<lint::LintFinding> unconfirmed;
-  std::vector<lint::FileError> errors;
-};
-
+using LintCrossReference = report::LintCrossReference;  // report/run_blocks.h
 // Lints the program's files that `findings` and `command` (run in `cwd`) name,
 // adds also_in_source to the findings it confirms, and returns what the
 // report's "lint" says; nullopt when no file of the program was found.
@@ -40,6 +35,8 @@ std::optional<LintCrossReference> CrossReferenceLint(std::vector<findings::Findi
                                                      const std::string& cwd,
                                                      const std::vector<std::string>& command);
 
+// The report's "lint" object where the writer stands (tests; the report writes
+// it from its declaration, report/fields/run_fields.h).
 void WriteLintCrossReference(report::JsonWriter& w, const LintCrossReference& x);
 
 }  // namespace fastenough::rundir

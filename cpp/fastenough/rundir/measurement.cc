@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/run_fields.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/util/units.h"
 
@@ -131,34 +133,8 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
 
 std::string MeasurementJson(const Measurement& m) {
   report::JsonWriter w(1);
-  WriteMeasurement(w, m);
+  report::fields::WriteObject(w, m);  // report/fields/run_fields.h
   return w.Take();
-}
-
-void WriteMeasurement(report::JsonWriter& w, const Measurement& m) {
-  w.BeginObject();
-  w.Field("status", m.status);
-  w.Key("reasons").BeginArray();
-  for (const auto& r : m.reasons) {
-    w.BeginObject();
-    w.Field("code", r.code).Field("level", r.level).Field("text", r.text);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Field("processes", static_cast<int64_t>(m.processes));
-  w.Field("steady_steps", m.steady_steps);
-  w.Field("tool_pause_ns", m.tool_pause_ns);
-  w.Field("tool_pauses", m.tool_pauses);
-  w.Field("profile_cost_ns", m.profile_cost_ns);
-  w.Field("profile_peak_rss_rise_bytes", m.profile_peak_rss_rise);
-  if (m.profile_memory_bound > 0) w.Field("profile_memory_bound_bytes", m.profile_memory_bound);
-  if (!m.profile_stopped_early.empty()) {
-    w.Field("profile_stopped_early", m.profile_stopped_early);
-  }
-  if (!m.profile_mode.empty()) w.Field("profile_mode", m.profile_mode);
-  if (!m.profile_moved.empty()) w.Field("profile_moved", m.profile_moved);
-  if (!m.profile_not_moved.empty()) w.Field("profile_not_moved", m.profile_not_moved);
-  w.EndObject();
 }
 
 }  // namespace fastenough::rundir

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "fastenough/report/json_writer.h"
+#include "fastenough/report/run_blocks.h"
 #include "fastenough/rundir/agent_records.h"
 #include "fastenough/rundir/step_summary.h"
 
@@ -26,14 +26,7 @@ namespace fastenough::rundir {
 // Fewer steady steps than this and steady figures rest on too little.
 inline constexpr int64_t kMinSteadySteps = 10;
 
-struct MeasurementReason {
-  std::string code;   // no-agent | no-torch | torch-unseen | agent-off | checks-stopped |
-                      // checks-missing | no-steps | few-steady-steps | steps-drift |
-                      // no-trace | trace-data-lost
-  std::string level;  // blind: nothing of that kind was measured; partial: some was
-  std::string text;
-};
-
+using MeasurementReason = report::MeasurementReason;  // report/run_blocks.h
 struct MeasurementInputs {
   std::vector<AgentRecord> agents;
   std::vector<StepSummary> steps;
@@ -46,29 +39,11 @@ struct MeasurementInputs {
   std::vector<std::string> trace_data_lost;
 };
 
-struct Measurement {
-  std::string status = "complete";
-  std::vector<MeasurementReason> reasons;
-  int processes = 0;  // processes in the loop (main or rank) the agent saw
-  int64_t steady_steps = 0;
-  int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
-  // The agent's own memory: the most its profiler window raised a process's peak RSS.
-  int64_t profile_peak_rss_rise = 0;
-  // The agent's memory bound for that process (+5% or +64 MiB); a rise above it
-  // is said in the report (torch's profiler grows when it stops, after the
-  // window's last check).
-  int64_t profile_memory_bound = 0;
-  std::string profile_stopped_early;  // the first process's reason, when its window ended early
-  std::string profile_mode;   // the mode of the steps the window profiled
-  std::string profile_moved;  // why the window ran again on other steps (agent/window_plan.py)
-  std::string profile_not_moved;  // why it did not run again there (the memory bound)
-};
-
+using Measurement = report::Measurement;  // report/run_blocks.h
 Measurement AssessMeasurement(const MeasurementInputs& in);
 
-// The report's "measurement" object, written where the writer stands.
-void WriteMeasurement(report::JsonWriter& w, const Measurement& m);
-// The same object as a document of its own (tests).
+// The report's "measurement" object as a document of its own (tests); the
+// report writes it from its declaration (report/fields/run_fields.h).
 std::string MeasurementJson(const Measurement& m);
 
 }  // namespace fastenough::rundir

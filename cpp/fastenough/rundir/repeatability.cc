@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "fastenough/report/fields/json_fields.h"
+#include "fastenough/report/fields/run_fields.h"
 #include "fastenough/util/file_bytes.h"
 
 namespace fastenough::rundir {
@@ -49,18 +51,6 @@ double NonNegative(dom::element e) {
   double d;
   if (e.get_double().get(d) != simdjson::SUCCESS || !(d >= 0)) return -1;
   return d;
-}
-
-void WriteSpread(report::JsonWriter& w, std::string_view key, const Spread& s) {
-  w.Key(key).BeginObject();
-  w.Field("min", s.min).Field("max", s.max).Field("runs", s.runs);
-  w.EndObject();
-}
-
-void WriteKey(report::JsonWriter& w, const RepeatedFinding& f) {
-  w.Field("code", f.code);
-  if (f.rank >= 0) w.Field("rank", f.rank);
-  w.Field("verdict", f.verdict);
 }
 
 }  // namespace
@@ -169,37 +159,7 @@ std::optional<Repeatability> CompareWithEarlierRuns(const std::vector<findings::
 }
 
 void WriteRepeatability(report::JsonWriter& w, const Repeatability& r) {
-  w.BeginObject();
-  w.Field("runs", r.runs);
-  w.Key("earlier").BeginArray();
-  for (const EarlierRun& e : r.earlier) {
-    w.BeginObject();
-    w.Key("id");
-    if (e.id) w.Int(*e.id); else w.Null();
-    w.Field("run_dir", e.run_dir);
-    w.Key("started_at");
-    if (e.started_at) w.String(*e.started_at); else w.Null();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("stable").BeginArray();
-  for (const RepeatedFinding& f : r.stable) {
-    w.BeginObject();
-    WriteKey(w, f);
-    if (f.per_step_ns) WriteSpread(w, "per_step_ns", *f.per_step_ns);
-    if (f.share_of_step) WriteSpread(w, "share_of_step", *f.share_of_step);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("varied").BeginArray();
-  for (const RepeatedFinding& f : r.varied) {
-    w.BeginObject();
-    WriteKey(w, f);
-    w.Field("runs", f.runs).Field("in_this_run", f.in_this_run);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  report::fields::WriteObject(w, r);  // report/fields/run_fields.h
 }
 
 }  // namespace fastenough::rundir

@@ -25,16 +25,12 @@
 
 #include "fastenough/findings/finding.h"
 #include "fastenough/report/json_writer.h"
+#include "fastenough/report/run_blocks.h"
 
 namespace fastenough::rundir {
 
 // An earlier run of the same command, as the history lists it.
-struct EarlierRun {
-  std::optional<int64_t> id;
-  std::string run_dir;
-  std::optional<std::string> started_at;
-};
-
+using EarlierRun = report::EarlierRun;  // report/run_blocks.h
 // At most this many earlier runs are compared (the newest readable ones).
 constexpr size_t kEarlierRuns = 4;
 // A report.json larger than this is not read (a run's report stays small).
@@ -49,26 +45,9 @@ struct SeenFinding {
   double share_of_step = -1;
 };
 
-struct Spread {
-  double min = 0, max = 0;
-  int runs = 0;
-};
-
-struct RepeatedFinding {
-  std::string code;
-  int rank = -1;
-  std::string verdict;  // this run's, or the newest run's that had it
-  std::optional<Spread> per_step_ns, share_of_step;  // stable ones
-  int runs = 0;              // varied ones: in how many runs
-  bool in_this_run = false;  // varied ones
-};
-
-struct Repeatability {
-  int runs = 0;
-  std::vector<EarlierRun> earlier;
-  std::vector<RepeatedFinding> stable, varied;
-};
-
+using Spread = report::Spread;
+using RepeatedFinding = report::RepeatedFinding;
+using Repeatability = report::Repeatability;
 // The findings of a report.json (code, rank, verdict, saving), or nullopt when
 // it cannot be read (missing, too large, not a report).
 std::optional<std::vector<SeenFinding>> ReadReportFindings(const std::string& path);
@@ -84,6 +63,8 @@ std::optional<Repeatability> CompareFindings(const std::vector<SeenFinding>& cur
                                              const std::vector<EarlierRun>& earlier,
                                              const std::vector<std::vector<SeenFinding>>& seen);
 
+// The report's "repeatability" object where the writer stands (tests; the report
+// writes it from its declaration, report/fields/run_fields.h).
 void WriteRepeatability(report::JsonWriter& w, const Repeatability& r);
 
 }  // namespace fastenough::rundir

@@ -96,82 +96,60 @@ std::vector<ModeFigures> ByMode(const RunReport& rr) {
   return out;
 }
 
-void WriteInJob(report::JsonWriter& w, const InJobChoice& c) {
-  w.BeginObject();
-  w.Field("used", c.used);
-  w.Key("ranks").BeginArray();
-  for (int64_t r : c.ranks) w.Int(r);
-  w.EndArray();
-  w.Key("missing_ranks").BeginArray();
-  for (int64_t r : c.missing_ranks) w.Int(r);
-  w.EndArray();
-  w.Key("why_missing").BeginObject();
-  for (const auto& [k, why] : c.why_missing) w.Field(k, why);
-  w.EndObject();
-  if (!c.note.empty()) w.Field("note", c.note);
-  w.EndObject();
-}
-
-void WriteRunDetails(report::JsonWriter& w, const RunReport& rr) {
-  w.BeginObject();
-  w.Key("phases").BeginArray();
+// The report's run_details (report/run_blocks.h) of what the run directory held.
+report::RunDetails RunDetailsOf(const RunReport& rr) {
+  report::RunDetails d;
   for (const PhaseRow& p : MergePhaseRows(rr.phases)) {  // as report.phases lists them
-    w.BeginObject();
-    w.Field("name", p.name).Field("rank", p.rank).Field("pid", p.pid);
-    w.Field("instances", p.instances);
-    w.Key("mode");
-    if (p.mode.empty()) w.Null(); else w.String(p.mode);
-    w.Field("auto", p.automatic).Field("complete", p.complete);
-    w.Key("busy_source");
-    if (p.busy_source.empty()) w.Null(); else w.String(p.busy_source);
-    w.Field("cpu_mean_pct", p.cpu_mean_pct.value_or(report::kAbsent));
-    w.FieldOrNull("rss_max", p.rss_max.value_or(-1));
-    w.FieldOrNull("mem_total", p.mem_total.value_or(-1));
-    w.Field("device_samples", p.samples);
-    w.EndObject();
+    report::RunPhaseDetail q;
+    q.name = p.name;
+    q.rank = p.rank;
+    q.pid = p.pid;
+    q.instances = p.instances;
+    q.mode = p.mode;
+    q.automatic = p.automatic;
+    q.complete = p.complete;
+    q.busy_source = p.busy_source;
+    q.cpu_mean_pct = p.cpu_mean_pct.value_or(report::kAbsent);
+    q.rss_max = p.rss_max.value_or(-1);
+    q.mem_total = p.mem_total.value_or(-1);
+    q.device_samples = p.samples;
+    d.phases.push_back(std::move(q));
   }
-  w.EndArray();
-  w.Key("steps_per_rank").BeginArray();
   for (const StepSummary& s : rr.steps) {
-    w.BeginObject();
-    w.Field("rank", s.rank).Field("steps", s.all_steps).Field("steady_count", s.count);
-    w.Key("mode");
-    if (s.mode.empty()) w.Null(); else w.String(s.mode);
-    if (s.count > 0) {
-      w.Field("median_ns", s.median_ns).Field("p10_ns", s.p10_ns).Field("p90_ns", s.p90_ns);
-      w.Field("span_ns", s.span_ns).Field("steady_ns", s.steady_ns);
-    }
-    w.Field("steps_per_s", s.steps_per_s.value_or(report::kAbsent));
-    w.Field("items_per_s", s.items_per_s.value_or(report::kAbsent));
-    w.Field("tokens_per_s", s.tokens_per_s.value_or(report::kAbsent));
-    w.Field("source", s.source);
-    w.EndObject();
+    report::RunStepsOfRank q;
+    q.rank = s.rank;
+    q.mode = s.mode;
+    q.steps = s.all_steps;
+    q.steady_count = s.count;
+    q.median_ns = s.median_ns;
+    q.p10_ns = s.p10_ns;
+    q.p90_ns = s.p90_ns;
+    q.span_ns = s.span_ns;
+    q.steady_ns = s.steady_ns;
+    q.steps_per_s = s.steps_per_s.value_or(report::kAbsent);
+    q.items_per_s = s.items_per_s.value_or(report::kAbsent);
+    q.tokens_per_s = s.tokens_per_s.value_or(report::kAbsent);
+    q.source = s.source;
+    d.steps_per_rank.push_back(std::move(q));
   }
-  w.EndArray();
-  w.Key("steps_by_mode").BeginArray();
   for (const ModeFigures& m : ByMode(rr)) {
-    w.BeginObject();
-    w.Key("mode");
-    if (m.mode.empty()) w.Null(); else w.String(m.mode);
-    w.Field("ranks", m.ranks).Field("steady_count", m.steady.count);
-    w.Field("median_ns", m.steady.median).Field("p10_ns", m.steady.p10);
-    w.Field("p90_ns", m.steady.p90);
-    w.Field("steps_per_s", m.steps_per_s).Field("items_per_s", m.items_per_s);
-    w.Field("tokens_per_s", m.tokens_per_s).Field("real_tokens_per_s", m.real_tokens_per_s);
-    w.EndObject();
+    report::RunStepsOfMode q;
+    q.mode = m.mode;
+    q.ranks = m.ranks;
+    q.steady_count = m.steady.count;
+    q.median_ns = m.steady.median;
+    q.p10_ns = m.steady.p10;
+    q.p90_ns = m.steady.p90;
+    q.steps_per_s = m.steps_per_s;
+    q.items_per_s = m.items_per_s;
+    q.tokens_per_s = m.tokens_per_s;
+    q.real_tokens_per_s = m.real_tokens_per_s;
+    d.steps_by_mode.push_back(std::move(q));
   }
-  w.EndArray();
-  w.Key("traces").BeginArray();
-  for (const auto& t : rr.traces) w.String(t);
-  w.EndArray();
-  w.Key("problems").BeginArray();
-  for (const auto& t : rr.problems) w.String(t);
-  w.EndArray();
-  if (rr.in_job) {
-    w.Key("in_job");
-    WriteInJob(w, *rr.in_job);
-  }
-  w.EndObject();
+  d.traces = rr.traces;
+  d.problems = rr.problems;
+  d.in_job = rr.in_job;
+  return d;
 }
 
 // The process tree's mean CPU use over the loop: the steady phases, weighted by
@@ -402,7 +380,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   for (const report::CounterRow& c : r.counters) {
     if (c.severity != "info") mi.trace_data_lost.push_back(c.name + ": " + std::to_string(c.count));
   }
-  rr.measurement = AssessMeasurement(mi);
+  r.measurement = AssessMeasurement(mi);
 
   // Findings of the run beyond the trace's and the checks'.
   bool has_device = !r.ranks.empty() && std::any_of(r.ranks.begin(), r.ranks.end(), [](const auto& ra) {
@@ -462,32 +440,19 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   r.avoidable = findings::BoundAvoidable(r.findings);
   report::RankFindings(r.findings);
   if (options.cross_reference_lint && !meta.cwd.empty()) {
-    rr.lint = CrossReferenceLint(&r.findings, meta.cwd, meta.command);
+    r.lint = CrossReferenceLint(&r.findings, meta.cwd, meta.command);
   }
   if (!options.earlier_runs.empty()) {
-    rr.repeatability = CompareWithEarlierRuns(r.findings, options.earlier_runs);
+    r.repeatability = CompareWithEarlierRuns(r.findings, options.earlier_runs);
   }
+  r.run_details = RunDetailsOf(rr);
   return rr;
 }
 
 StatusOr<std::string> AnalyzeRunDirToJson(const std::string& dir, const RunReportOptions& options) {
   StatusOr<RunReport> rr = AnalyzeRunDir(dir, options);
   if (!rr.ok()) return rr.status();
-  const RunReport& run = *rr;
-  return report::ReportToJson(run.report, [&](report::JsonWriter& w) {
-    w.Key("measurement");
-    WriteMeasurement(w, run.measurement);
-    w.Key("run_details");
-    WriteRunDetails(w, run);
-    if (run.lint) {
-      w.Key("lint");
-      WriteLintCrossReference(w, *run.lint);
-    }
-    if (run.repeatability) {
-      w.Key("repeatability");
-      WriteRepeatability(w, *run.repeatability);
-    }
-  });
+  return report::ReportToJson(rr->report);  // the run's blocks are the report's own
 }
 
 }  // namespace fastenough::rundir

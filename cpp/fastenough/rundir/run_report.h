@@ -1,8 +1,9 @@
 // The report of a `fastenough run`: everything present in the run directory
 // analysed into one report::Report (trace analyses of trace/*.json[.gz], the
-// phase table, steady throughput, sampler findings) plus the run details that
-// the Report model has no field for. A part that cannot be read (a truncated
-// trace, a cut-off line) is named in `problems`, never fatal.
+// phase table, steady throughput, sampler findings, and the run's own blocks:
+// report.measurement, run_details, lint, repeatability, report/run_blocks.h).
+// A part that cannot be read (a truncated trace, a cut-off line) is named in
+// `problems`, never fatal.
 #pragma once
 
 #include <cstdint>
@@ -25,15 +26,7 @@ namespace fastenough::rundir {
 
 // What `run --analyze-in-job` found before the analysis (supervisor/in_job.py
 // reads the ranks' manifest): the report's run_details.in_job.
-struct InJobChoice {
-  bool used = false;  // every trace has a summary: they are merged
-  std::vector<int64_t> ranks;          // the ranks that sent one
-  std::vector<int64_t> missing_ranks;  // the ranks that did not
-  // Why each one is missing, by rank (or trace name), in the manifest's order.
-  std::vector<std::pair<std::string, std::string>> why_missing;
-  std::string note;  // why the traces were read instead; "" when used
-};
-
+using InJobChoice = report::InJobChoice;  // report/run_blocks.h
 // How the program ended, when meta.json could not be written at its end: the
 // report's run block takes these instead of meta.json's (those of the start).
 struct RunEnd {
@@ -82,31 +75,19 @@ struct RunReport {
   std::string headline_mode;         // the mode report.steps describes
   std::optional<double> real_token_share;  // real tokens / padded positions (checks)
   std::vector<AgentRecord> agents;
-  Measurement measurement;
   std::vector<std::string> problems;
   std::vector<std::string> traces;   // trace files analysed (or summarised, see above)
   std::optional<InJobChoice> in_job;  // as written in run_details.in_job
-  std::optional<LintCrossReference> lint;  // the report's "lint"
-  std::optional<Repeatability> repeatability;  // the report's "repeatability"
 };
 
 // NotFound when `dir` is not a directory; otherwise always a report.
 StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions& options = {});
 
-// AnalyzeRunDir + ReportToJson, with more top-level keys ("lint" is
-// lint_cross_reference.h's and "repeatability" repeatability.h's, when asked for):
-//   "measurement": see measurement.h (what the run saw and what it did not)
-//   "run_details": {"phases": [{name, mode, rank, pid, auto, complete, busy_source,
-//                               cpu_mean_pct, rss_max, mem_total, device_samples}],
-//                   "steps_per_rank": [{rank, mode, steps, steady_count, median_ns,
-//                                       p10_ns, p90_ns, span_ns, steady_ns, steps_per_s,
-//                                       items_per_s, tokens_per_s, source}],
-//                   "steps_by_mode": [{mode, ranks, steady_count, median_ns, p10_ns,
-//                                      p90_ns, steps_per_s, items_per_s, tokens_per_s,
-//                                      real_tokens_per_s}],
-//                   "traces": [path...], "problems": [text...],
-//                   "in_job": {used, ranks, missing_ranks, why_missing, note?}
-//                             (run --analyze-in-job only)}
+// AnalyzeRunDir + ReportToJson: the report's one writer writes the run's blocks
+// from their declarations (report/fields/run_fields.h; docs/report-schema.md):
+//   "measurement": what the run saw and what it did not (measurement.h)
+//   "run_details": {phases, steps_per_rank, steps_by_mode, traces, problems, in_job?}
+//   "lint" (cross_reference_lint) and "repeatability" (earlier_runs), when asked for.
 // report.steps describes the headline mode (the one with the most steady time);
 // steps_per_s is rank 0's (ranks step together), items and tokens per second
 // are summed over ranks.

@@ -67,10 +67,10 @@ class Report:
     decision: dict | None = None
     measurement: Measurement | None = None
     run_details: RunDetails | None = None
-    repeatability: Repeatability | None = None
     lint: Lint | None = None
+    repeatability: Repeatability | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'roofline', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'repeatability', 'lint')
+    _KEYS: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'run', 'meta', 'counters', 'phases', 'steps', 'devices', 'devices_omitted', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'step_breakdown', 'efficiency', 'memory', 'critical_path', 'graphs', 'device_turns', 'shapes', 'roofline', 'findings', 'avoidable', 'decision', 'measurement', 'run_details', 'lint', 'repeatability')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('schema', 'tool_version', 'inputs', 'meta', 'counters', 'phases', 'steps', 'devices', 'top_kernels', 'top_ops', 'top_ops_by_self', 'launch', 'shapes', 'findings')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
@@ -115,8 +115,8 @@ class Report:
             decision=_opt(d, 'decision', p, _c144),
             measurement=_opt(d, 'measurement', p, _c150),
             run_details=_opt(d, 'run_details', p, _c159),
-            repeatability=_opt(d, 'repeatability', p, _c167),
-            lint=_opt(d, 'lint', p, _c170),
+            lint=_opt(d, 'lint', p, _c164),
+            repeatability=_opt(d, 'repeatability', p, _c172),
             key_order=tuple(d),
         )
 
@@ -2773,8 +2773,8 @@ class Measurement:
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
             tool_pauses=_c3(d['tool_pauses'], (p, 'tool_pauses')),
             profile_cost_ns=_c3(d['profile_cost_ns'], (p, 'profile_cost_ns')),
-            profile_peak_rss_rise_bytes=_c4(d['profile_peak_rss_rise_bytes'], (p, 'profile_peak_rss_rise_bytes')),
-            profile_memory_bound_bytes=_opt(d, 'profile_memory_bound_bytes', p, _c4),
+            profile_peak_rss_rise_bytes=_c3(d['profile_peak_rss_rise_bytes'], (p, 'profile_peak_rss_rise_bytes')),
+            profile_memory_bound_bytes=_opt(d, 'profile_memory_bound_bytes', p, _c3),
             profile_stopped_early=_opt(d, 'profile_stopped_early', p, _c1),
             profile_mode=_opt(d, 'profile_mode', p, _c1),
             profile_moved=_opt(d, 'profile_moved', p, _c1),
@@ -2903,8 +2903,8 @@ class RunDetailsPhase:
             mode=_opt(d, 'mode', p, _c28),
             busy_source=_opt(d, 'busy_source', p, _c33),
             cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c29),
-            rss_max=_opt(d, 'rss_max', p, _c11),
-            mem_total=_opt(d, 'mem_total', p, _c11),
+            rss_max=_opt(d, 'rss_max', p, _c9),
+            mem_total=_opt(d, 'mem_total', p, _c9),
             key_order=tuple(d),
         )
 
@@ -2945,7 +2945,6 @@ class RunDetailsStepsPerRankItem:
             _required(d, p, cls._REQUIRED)
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
-        _dependent(d, p, 'median_ns', ('p10_ns', 'p90_ns', 'span_ns', 'steady_ns'))
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             steps=_c3(d['steps'], (p, 'steps')),
@@ -3056,6 +3055,118 @@ class RunDetailsInJob:
 
 
 @dataclass(frozen=True, slots=True)
+class Lint:
+    """fastenough run only, when it linted the files its findings point at
+    (cpp/fastenough/rundir/lint_cross_reference.h): lint findings no runtime finding
+    confirmed, listed apart and never ranked"""
+
+    files: tuple[str, ...]
+    confirmed: int
+    unconfirmed: tuple[LintUnconfirmedItem, ...]
+    errors: tuple[LintError, ...]
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> Lint:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            files=_c8(d['files'], (p, 'files')),
+            confirmed=_c3(d['confirmed'], (p, 'confirmed')),
+            unconfirmed=_c161(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c163(d['errors'], (p, 'errors')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LintUnconfirmedItem:
+    """An object of the report (report.lint.unconfirmed[])."""
+
+    file: str
+    line: int
+    col: int
+    code: str
+    rule: str
+    message: str
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> LintUnconfirmedItem:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            file=_c1(d['file'], (p, 'file')),
+            line=_c15(d['line'], (p, 'line')),
+            col=_c3(d['col'], (p, 'col')),
+            code=_c1(d['code'], (p, 'code')),
+            rule=_c1(d['rule'], (p, 'rule')),
+            message=_c1(d['message'], (p, 'message')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LintError:
+    """An object of the report (report.lint.errors[])."""
+
+    path: str
+    line: int
+    message: str
+    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _KEYS: ClassVar[tuple[str, ...]] = ('path', 'line', 'message')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('path', 'line', 'message')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    @classmethod
+    def _load(cls, d, p) -> LintError:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            path=_c1(d['path'], (p, 'path')),
+            line=_c3(d['line'], (p, 'line')),
+            message=_c1(d['message'], (p, 'message')),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Repeatability:
     """fastenough run only, when the history (.fastenough/runs.db of the working directory)
     holds earlier runs of the same command that ended the same way
@@ -3083,9 +3194,9 @@ class Repeatability:
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c94(d['runs'], (p, 'runs')),
-            earlier=_c161(d['earlier'], (p, 'earlier')),
-            stable=_c164(d['stable'], (p, 'stable')),
-            varied=_c166(d['varied'], (p, 'varied')),
+            earlier=_c166(d['earlier'], (p, 'earlier')),
+            stable=_c169(d['stable'], (p, 'stable')),
+            varied=_c171(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -3156,8 +3267,8 @@ class RepeatabilityStableItem:
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c162),
-            share_of_step=_opt(d, 'share_of_step', p, _c162),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c167),
+            share_of_step=_opt(d, 'share_of_step', p, _c167),
             key_order=tuple(d),
         )
 
@@ -3170,13 +3281,13 @@ class RepeatabilityStableItem:
 class RepeatSpread:
     """An object of the report ($defs/repeat_spread)."""
 
-    min: float | int
-    max: float | int
     runs: int
+    min: float | int | None = None
+    max: float | int | None = None
     key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _KEYS: ClassVar[tuple[str, ...]] = ('min', 'max', 'runs')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('min', 'max', 'runs')
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('runs',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
@@ -3189,9 +3300,9 @@ class RepeatSpread:
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            min=_c20(d['min'], (p, 'min')),
-            max=_c20(d['max'], (p, 'max')),
             runs=_c15(d['runs'], (p, 'runs')),
+            min=_opt(d, 'min', p, _c29),
+            max=_opt(d, 'max', p, _c29),
             key_order=tuple(d),
         )
 
@@ -3230,84 +3341,6 @@ class RepeatabilityVariedItem:
             runs=_c15(d['runs'], (p, 'runs')),
             in_this_run=_c58(d['in_this_run'], (p, 'in_this_run')),
             rank=_opt(d, 'rank', p, _c3),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Lint:
-    """fastenough run only, when it linted the files its findings point at
-    (cpp/fastenough/rundir/lint_cross_reference.h): lint findings no runtime finding
-    confirmed, listed apart and never ranked"""
-
-    files: tuple[str, ...]
-    confirmed: int
-    unconfirmed: tuple[LintUnconfirmedItem, ...]
-    errors: tuple[dict, ...]
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('files', 'confirmed', 'unconfirmed', 'errors')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> Lint:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        if not d.keys() <= cls._KEY_SET:
-            _closed(d, p, cls._KEYS)
-        return cls(
-            files=_c8(d['files'], (p, 'files')),
-            confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c169(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c17(d['errors'], (p, 'errors')),
-            key_order=tuple(d),
-        )
-
-    def to_json(self) -> dict:
-        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
-        return _to_json(self)
-
-
-@dataclass(frozen=True, slots=True)
-class LintUnconfirmedItem:
-    """An object of the report (report.lint.unconfirmed[])."""
-
-    file: str
-    line: int
-    col: int
-    code: str
-    rule: str
-    message: str
-    extra: dict = field(default_factory=dict)
-    key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
-    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('file', 'line', 'col', 'code', 'rule', 'message')
-    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
-    _RENAMED: ClassVar[frozenset] = frozenset([])
-
-    @classmethod
-    def _load(cls, d, p) -> LintUnconfirmedItem:
-        if type(d) is not dict:
-            _not_object(d, p)
-        if not d.keys() >= cls._REQUIRED_SET:
-            _required(d, p, cls._REQUIRED)
-        return cls(
-            file=_c1(d['file'], (p, 'file')),
-            line=_c15(d['line'], (p, 'line')),
-            col=_c3(d['col'], (p, 'col')),
-            code=_c1(d['code'], (p, 'code')),
-            rule=_c1(d['rule'], (p, 'rule')),
-            message=_c1(d['message'], (p, 'message')),
-            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
 
@@ -3477,14 +3510,16 @@ _c156 = _array_fn(_c155, None, None)
 _c157 = _json_object_fn(('string',))
 _c158 = RunDetailsInJob._load
 _c159 = RunDetails._load
-_c160 = RepeatabilityEarlierItem._load
+_c160 = LintUnconfirmedItem._load
 _c161 = _array_fn(_c160, None, None)
-_c162 = RepeatSpread._load
-_c163 = RepeatabilityStableItem._load
-_c164 = _array_fn(_c163, None, None)
-_c165 = RepeatabilityVariedItem._load
+_c162 = LintError._load
+_c163 = _array_fn(_c162, None, None)
+_c164 = Lint._load
+_c165 = RepeatabilityEarlierItem._load
 _c166 = _array_fn(_c165, None, None)
-_c167 = Repeatability._load
-_c168 = LintUnconfirmedItem._load
+_c167 = RepeatSpread._load
+_c168 = RepeatabilityStableItem._load
 _c169 = _array_fn(_c168, None, None)
-_c170 = Lint._load
+_c170 = RepeatabilityVariedItem._load
+_c171 = _array_fn(_c170, None, None)
+_c172 = Repeatability._load

@@ -5,6 +5,7 @@
 // these rows (cpp/tools/describe_fields_main.cc prints them as JSON).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -58,6 +59,18 @@ constexpr std::string_view MinimumOf(Unit unit) {
 template <class T, class ViewT = void>
 void DescribeFields(const std::string& prefix, std::vector<FieldInfo>& out);
 
+// An optional member's value type (its key is that, or null).
+template <class M>
+struct UnwrapOptional {
+  using type = M;
+};
+template <class E>
+struct UnwrapOptional<std::optional<E>> {
+  using type = E;
+};
+template <class M>
+using Unwrapped = typename UnwrapOptional<M>::type;
+
 template <class M>
 constexpr const char* JsonTypeOf() {
   if constexpr (std::is_same_v<M, std::string>) {
@@ -86,12 +99,13 @@ class FieldDescriber {
   template <class A, class ViewT = void>
   void Field(std::string_view key, const A&, Unit unit, std::string_view meaning, Attr attr = {},
              View<ViewT> = {}) {
-    using M = MemberType<T, A>;
+    using M = Unwrapped<MemberType<T, A>>;
     if (attr.per_step) Add("omitted", "object", Unit::kNone, false, "omitted",
                            "only when the report leaves out rows of `" + std::string(key) +
                                "` (row_bound.h): {count, kept: [[begin, end], ...]}");
     if (attr.per_step) out_.back().required = false;
-    Add(key, JsonTypeOf<M>(), unit, Nullable<M>(attr.null), "field", meaning);
+    Add(key, JsonTypeOf<M>(), unit,
+        Nullable<M>(attr.null) || IsOptional<MemberType<T, A>>::value, "field", meaning);
     out_.back().required = !attr.since_later;
     if (attr.values != nullptr) out_.back().values = attr.values;
     if (attr.least != nullptr) out_.back().minimum = attr.least;
@@ -107,11 +121,14 @@ class FieldDescriber {
   }
 
   template <class A, class P>
-  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&) {
+  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&,
+               Attr attr = {}) {
     const size_t at = out_.size();
-    Field(key, acc, unit, meaning);
+    Field(key, acc, unit, meaning, attr);
     out_[at].kind = "optional";
     out_[at].required = false;
+    // An optional member written only when set (present = has_value).
+    if constexpr (IsOptional<MemberType<T, A>>::value) out_[at].nullable = false;
   }
 
   template <class F>

@@ -22,8 +22,10 @@
 //       a value: string, bool, double (NaN: null), integer, a list of
 //       integers, a declared struct (an object) or a list of them (objects);
 //       View<X> picks another declaration of the element struct.
-//   FieldIf(key, member, unit, meaning, present)  an optional key: written
-//       when present(struct), read when there.
+//       A std::optional member is its value, or null when empty.
+//   FieldIf(key, member, unit, meaning, present[, attr])  an optional key:
+//       written when present(struct), read when there (a std::optional
+//       member with present = has_value: never null).
 //   Derived(key, fn, unit, meaning[, attr])  written from fn(struct), not read
 //       back (it follows from other fields: dur_ns = end_ns - start_ns).
 //   Rank(meaning) / StepNumber(meaning)  written from where the object is
@@ -56,6 +58,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -184,6 +187,15 @@ template <class T>
 struct IsVector : std::false_type {};
 template <class E, class A>
 struct IsVector<std::vector<E, A>> : std::true_type {
+  using Element = E;
+};
+
+// std::optional<X>: X, or null when empty (a FieldIf of it, written only when
+// set, is never null).
+template <class T>
+struct IsOptional : std::false_type {};
+template <class E>
+struct IsOptional<std::optional<E>> : std::true_type {
   using Element = E;
 };
 

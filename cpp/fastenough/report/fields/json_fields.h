@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -74,8 +76,8 @@ class FieldWriter {
   // Written only when present(struct) (an optional key); read when there.
   template <class A, class P>
   void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
-               const P& present) {
-    if (present(obj_)) Field(key, acc, unit, meaning);
+               const P& present, Attr attr = {}) {
+    if (present(obj_)) Field(key, acc, unit, meaning, attr);
   }
 
   template <class F>
@@ -186,6 +188,12 @@ class FieldWriter {
       }
     } else if constexpr (std::is_integral_v<M>) {
       w_.Uint(static_cast<uint64_t>(v));
+    } else if constexpr (IsOptional<M>::value) {
+      if (!v) {
+        w_.Null();
+      } else {
+        Value<ViewT>(*v, null);
+      }
     } else if constexpr (IsVector<M>::value) {
       w_.BeginArray();
       for (const auto& e : v) {
@@ -234,6 +242,22 @@ class FieldReader {
       }
     } else if constexpr (std::is_integral_v<M>) {
       dst = static_cast<M>(o_.Uint(key));
+    } else if constexpr (IsOptional<M>::value) {
+      using E = typename IsOptional<M>::Element;
+      if constexpr (std::is_integral_v<E>) {
+        const int64_t absent = std::numeric_limits<int64_t>::min();
+        const int64_t v = o_.IntOrNull(key, absent);
+        if (v == absent) dst.reset(); else dst = static_cast<E>(v);
+      } else {
+        static_assert(!kScalar<E>, "an optional string or number is not read back yet");
+        if (std::optional<ObjectReader> sub = o_.ObjectOrNull(key)) {
+          E e;
+          ReadFields<E, ViewT>(*sub, e);
+          dst = std::move(e);
+        } else {
+          dst.reset();
+        }
+      }
     } else if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
       if constexpr (std::is_same_v<E, std::string>) {
@@ -268,8 +292,9 @@ class FieldReader {
   }
 
   template <class A, class P>
-  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&) {
-    if (o_.Has(key)) Field(key, acc, unit, meaning);
+  void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&,
+               Attr attr = {}) {
+    if (o_.Has(key)) Field(key, acc, unit, meaning, attr);
   }
 
   template <class F>

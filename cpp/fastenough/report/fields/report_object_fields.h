@@ -1,7 +1,7 @@
 // The report's own object, fastenough.report/1 (field.h): its top-level keys
-// in the order ReportToJson writes them. The keys a run adds after these
-// (measurement, run_details, repeatability, lint) come from the caller
-// (report_json.h, `more`). The report is written, never read back in C++:
+// in the order ReportToJson writes them, the blocks `fastenough run` adds
+// (measurement, run_details, lint, repeatability: run_fields.h) last. The
+// report is written, never read back in C++:
 // the Custom entries' readers do nothing.
 //
 // Custom entries are the keys whose value is assembled from the ranks (each
@@ -19,6 +19,7 @@
 #include "fastenough/report/fields/rank_fields.h"
 #include "fastenough/report/fields/report_fields.h"
 #include "fastenough/report/fields/roofline_fields.h"
+#include "fastenough/report/fields/run_fields.h"
 #include "fastenough/report/fields/turns_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
@@ -187,6 +188,27 @@ void Fields(V& v, Of<Report>) {
   v.Custom(
       "decision", "null", Unit::kNone, "reserved for a decision of the report itself; null",
       [](JsonWriter& w, const T&, const C&) { w.Null(); }, none);
+  // fastenough run only (rundir/run_report.cc fills them; run_fields.h).
+  v.FieldIf("measurement", &T::measurement, Unit::kNone,
+            "fastenough run only: what the run's measurement saw, and what it did not "
+            "(rundir/measurement.h)",
+            [](const T& r) { return r.measurement.has_value(); });
+  v.FieldIf("run_details", &T::run_details, Unit::kNone,
+            "fastenough run only: the run directory's phases, steps per rank and mode, traces "
+            "and problems",
+            [](const T& r) { return r.run_details.has_value(); });
+  v.FieldIf("lint", &T::lint, Unit::kNone,
+            "fastenough run only, when it linted the files its findings point at "
+            "(cpp/fastenough/rundir/lint_cross_reference.h): lint findings no runtime finding "
+            "confirmed, listed apart and never ranked",
+            [](const T& r) { return r.lint.has_value(); });
+  v.FieldIf("repeatability", &T::repeatability, Unit::kNone,
+            "fastenough run only, when the history (.fastenough/runs.db of the working "
+            "directory) holds earlier runs of the same command that ended the same way "
+            "(python/fastenough/store/repeatability.py): the findings present in every run, "
+            "with the spread of their savings, and those that came and went; a finding is its "
+            "code (and rank)",
+            [](const T& r) { return r.repeatability.has_value(); });
 }
 
 }  // namespace fastenough::report::fields
