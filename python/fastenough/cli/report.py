@@ -98,33 +98,44 @@ def is_run_dir(path: str) -> bool:
         or os.path.exists(os.path.join(path, "meta.json")))
 
 
-def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> dict:
+def _read_saved(report_path: str, hint: str = "") -> Report:
+    """A saved report.json, read into the typed Report: the typed loader decides what is
+    a report (one that is not, or a damaged one, is refused with exit 2 naming the JSON
+    path of the first value wrong)."""
+    from fastenough.errors import BadInputError
+    from fastenough.report import load
+    from fastenough.store.run_dir import read_run_file
+
+    try:
+        doc = json.loads(read_run_file(report_path))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        raise InputNotFoundError(f"{report_path}: not a readable report ({why}){hint}") from None
+    try:
+        return load(doc, report_path)
+    except BadInputError as e:
+        if not hint:
+            raise
+        raise BadInputError(f"{e}{hint}") from None
+
+
+def _load_run_dir(path: str, reanalyze: bool, no_progress: bool = False) -> Report:
     report_path = os.path.join(path, "report.json")
     if not reanalyze and os.path.exists(report_path):
-        from fastenough.store.run_dir import read_run_file
-
-        try:
-            report = json.loads(read_run_file(report_path))
-        except (OSError, ValueError, UnicodeDecodeError) as e:
-            why = e.strerror if isinstance(e, OSError) and e.strerror else e
-            raise InputNotFoundError(
-                f"{report_path}: not a readable report ({why}); --reanalyze analyses the "
-                "run directory again") from None
-        if not isinstance(report, dict) or not str(report.get("schema", "")).startswith(
-                "fastenough.report/"):
-            raise InputNotFoundError(f"{report_path}: not a fastenough report")
-        return report
+        return _read_saved(report_path, "; --reanalyze analyses the run directory again")
+    from fastenough.report import load
     from fastenough.store.repeatability import earlier_runs_of
-    from fastenough.supervisor.session import analyze_run_dir
+    from fastenough.supervisor.session import analyze_run_dir_text
 
     try:
         # The same report as the run wrote: lint's cross-reference, and the
         # comparison with the runs of the same command before this one.
-        return analyze_run_dir(Path(path), None if not no_progress else False,
-                               cross_reference_lint=True,
-                               earlier_runs=earlier_runs_of(path))
+        text = analyze_run_dir_text(Path(path), None if not no_progress else False,
+                                    cross_reference_lint=True,
+                                    earlier_runs=earlier_runs_of(path))
     except Exception as e:  # noqa: BLE001 - the core's errors name the file
         raise InputNotFoundError(f"{path}: {e}") from None
+    return load(text)
 
 
 def _is_report_file(path: str) -> bool:
@@ -141,44 +152,41 @@ def _is_report_file(path: str) -> bool:
     return b'"fastenough.report/' in head
 
 
-def load_report(paths: list[str], args: argparse.Namespace) -> tuple[dict, str | None]:
-    """The report and, for a run, its directory (the HTML charts read its files)."""
+def load_report(paths: list[str], args: argparse.Namespace) -> tuple[Report, str | None]:
+    """The report, read once into the typed Report, and, for a run, its directory (the
+    HTML charts read its files)."""
     if len(paths) == 1 and is_run_dir(paths[0]):
         return _load_run_dir(paths[0], args.reanalyze, args.no_progress), paths[0]
     if args.reanalyze:
         raise UsageError("--reanalyze applies to a run directory")
     if len(paths) == 1 and _is_report_file(paths[0]):
-        try:
-            from fastenough.store.run_dir import read_run_file
-
-            report = json.loads(read_run_file(paths[0]))
-        except (OSError, ValueError, UnicodeDecodeError) as e:
-            raise InputNotFoundError(f"{paths[0]}: not a readable report ({e})") from None
         parent = os.path.dirname(os.path.abspath(paths[0]))
-        return report, parent if is_run_dir(parent) else None
+        return _read_saved(paths[0]), parent if is_run_dir(parent) else None
     # Traces: exactly what `fastenough analyze` reads.
     from fastenough.cli import analyze
+    from fastenough.report import load
 
     paths = analyze._expand_directory(paths, args.window)
     total = analyze._check_paths(paths)
     show = (not args.no_progress and total >= analyze.PROGRESS_MIN_BYTES
             and sys.stderr.isatty()) or os.environ.get("FASTENOUGH_FORCE_PROGRESS") == "1"
-    return analyze.analyze_paths(paths, threads=args.threads, show_progress=show), None
+    return load(analyze.analyze_paths_text(paths, threads=args.threads,
+                                           show_progress=show)), None
 
 
-def render(report: dict, typed: Report | None, fmt: str, run_dir: str | None) -> str:
-    """`report` as `fmt` asks: json writes the document, the others format the view of
-    its typed reading."""
+def render(report: Report, fmt: str, run_dir: str | None) -> str:
+    """`report` as `fmt` asks: json writes the document (its keys and values as they were
+    read), the others format its view."""
     if fmt == "json":
-        return json_output.dumps(report) + "\n"
+        return json_output.dumps(report.to_json()) + "\n"
     if fmt == "html":
         from fastenough.render.html import report_to_html
 
-        return report_to_html(typed, run_dir)
+        return report_to_html(report, run_dir)
     if fmt == "md":
         from fastenough.render.markdown import report_to_markdown
 
-        return report_to_markdown(typed)
+        return report_to_markdown(report)
     import io
 
     from rich.console import Console
@@ -186,7 +194,7 @@ def render(report: dict, typed: Report | None, fmt: str, run_dir: str | None) ->
     from fastenough.render.terminal import print_report
 
     buf = io.StringIO()
-    print_report(typed, console=Console(file=buf, width=140, color_system=None))
+    print_report(report, console=Console(file=buf, width=140, color_system=None))
     return buf.getvalue()
 
 
@@ -247,23 +255,16 @@ def run(args: argparse.Namespace) -> int:
     analysed = args.reanalyze or not (run_dir is not None or
                                       (len(args.paths) == 1 and _is_report_file(args.paths[0])))
     from fastenough.cli.analyze import exit_status
-    from fastenough.report import load
-
-    # Read once, at the edge, into the typed Report the view and exit_status take
-    # (--json of a saved report prints the document and needs no reading).
-    source = None if analysed else (args.paths[0] if _is_report_file(args.paths[0])
-                                    else os.path.join(args.paths[0], "report.json"))
-    typed = load(report, source) if fmt != "json" or analysed else None
 
     def status() -> int:
-        return exit_status(typed) if analysed else 0
+        return exit_status(report) if analysed else 0
 
     if fmt == "terminal" and target is None:
         from fastenough.render.terminal import print_report
 
-        print_report(typed)
+        print_report(report)
         return status()
-    text = render(report, typed, fmt, run_dir)
+    text = render(report, fmt, run_dir)
     if target is None:
         sys.stdout.write(text)
         return status()

@@ -8,7 +8,6 @@ import sys
 
 from fastenough.errors import UsageError
 from fastenough.inputs.numbers import finite_float, whole_number
-from fastenough.outputs import json_output
 from fastenough.visible import visible
 
 HELP = "run a command (python, torchrun, a script) and report where its time went"
@@ -138,8 +137,7 @@ def _parse_command(args: argparse.Namespace) -> list[str]:
 
 def _write_json(outcome, dest: str) -> None:
     """report.json's content (the core's text) to `dest`."""
-    text = outcome.report_text if outcome.report_text is not None else \
-        json_output.dumps(outcome.report) + "\n"
+    text = outcome.report_text
     if dest == "-":
         sys.stdout.write(text)
         return
@@ -160,7 +158,7 @@ def _view(outcome):
     from fastenough.render.view.build import build_view
     from fastenough.report import load
 
-    return build_view(outcome.typed or load(outcome.report), outcome.run_dir)
+    return build_view(outcome.typed or load(outcome.report_text), outcome.run_dir)
 
 
 def _not_measured(outcome) -> str | None:
@@ -201,7 +199,7 @@ def _unwritten_lines(outcome, shown: bool) -> list[str]:
     files = [u for u in outcome.unwritten if u not in history]
     missing = [n for n in ("report.json", "report.md", "report.html")
                if any(u.startswith(n + " ") for u in files)]
-    report_json = outcome.report is not None and "report.json" not in missing
+    report_json = outcome.report_text is not None and "report.json" not in missing
     lines = []
     if files:
         line = f"not written: {visible('; '.join(files))}"
@@ -251,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
         child_stdout_to_stderr=args.json == "-",
     )
     outcome = execute(opts)
-    report = outcome.report
+    report = outcome.report_text  # None: no report was made
     err = sys.stderr
     not_measured = _not_measured(outcome)
     if not_measured and args.json:

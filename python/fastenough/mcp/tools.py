@@ -62,7 +62,8 @@ def _fail_from_exit(outcome, verb: str) -> None:
 
 
 def _document(outcome, verb: str, schema: str, ok_status=(0, 1)) -> dict:
-    """The JSON document the verb printed (its stdout), or the typed error of its exit."""
+    """The JSON document the verb printed (its stdout), or the typed error of its exit.
+    Not for a report: _report_document reads that, through the typed loader."""
     if outcome.stopped is None and outcome.exit_status in ok_status:
         doc = read_json(outcome.stdout)
         if isinstance(doc, dict) and str(doc.get("schema", "")).startswith(schema):
@@ -101,6 +102,19 @@ def _typed_report(doc: dict, verb: str) -> Report:
     except MalformedReportError as e:
         raise ToolFailure("internal", f"fastenough {verb} wrote a report that does not follow "
                           f"its schema ({e})", 3) from None
+
+
+def _report_document(outcome, verb: str) -> Report:
+    """The report the verb printed (its stdout), read once by the typed loader (which
+    decides whether it is one), or the typed error of its exit."""
+    if outcome.stopped is None and outcome.exit_status in _REPORT_STATUSES:
+        doc = read_json(outcome.stdout)
+        if doc is None:
+            raise ToolFailure("internal", f"fastenough {verb} printed no fastenough.report/1 "
+                              f"document ({last_cli_message(outcome.stderr)})", 3)
+        return _typed_report(doc, verb)
+    _fail_from_exit(outcome, verb)
+    raise AssertionError("unreachable")
 
 
 def _measurement_status(report: Report) -> str | None:
@@ -326,8 +340,7 @@ async def analyze(paths: list[str], cwd: str, window: int | None = None, top: in
     cdir = call_dir(None, "analyze")  # read-only: nothing written under cwd
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="report.json")
-    report = _typed_report(_document(outcome, "analyze", "fastenough.report/",
-                                     ok_status=_REPORT_STATUSES), "analyze")
+    report = _report_document(outcome, "analyze")
     files = {"report_json": str(outcome.stdout),
              "traces": [str(_resolve(d, p)) for p in ps][:10]}
     answer = answers.report_answer(build_view(report), top=top_, files=files)
@@ -347,8 +360,7 @@ async def report(path: str, cwd: str, detail: str = "compact", top: int | None =
     outcome = await run_cli(args_after(["report", "--json", "--no-progress"], [p]), cwd=d, env={},
                             timeout_s=timeout, out_dir=cdir, progress=progress,
                             stdout_name="report.json")
-    rep = _typed_report(_document(outcome, "report", "fastenough.report/",
-                                  ok_status=_REPORT_STATUSES), "report")
+    rep = _report_document(outcome, "report")
     target = _resolve(d, p)
     files: dict = {"report_json": str(outcome.stdout)}
     if (target / "report.json").is_file():
@@ -441,12 +453,12 @@ async def decide(run_dir: str, runs: int, cwd: str, fixes: list[dict] | None = N
                             progress=progress, stdout_name="decide.json")
     doc = _document(outcome, "decide", "fastenough.decide/", ok_status=(0,))
     report_path = _resolve(d, rd) / "report.json"
-    rep = read_json(report_path, max_bytes=64 << 20)
+    saved = read_json(report_path, max_bytes=64 << 20)
     try:  # decide read this report already; one that is not a report leaves the status "?"
-        rep = build_view(load_report(rep)) if isinstance(rep, dict) else None
+        view = build_view(load_report(saved)) if isinstance(saved, dict) else None
     except MalformedReportError:
-        rep = None
-    answer = answers.decide_answer(doc, rep, top=top_,
+        view = None
+    answer = answers.decide_answer(doc, view, top=top_,
                                    files={"decide_json": str(outcome.stdout),
                                           "run_dir": str(_resolve(d, rd))})
     answer["exit"] = _exit(outcome.exit_status)

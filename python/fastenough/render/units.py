@@ -13,8 +13,12 @@ infinity is "-", and so is a negative byte count or share.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from fastenough import _core
+
+if TYPE_CHECKING:
+    from fastenough.report.model import FindingSaving, Location
 
 
 def _absent(v) -> bool:
@@ -73,33 +77,33 @@ def fmt_evidence_value(key: str, v) -> str:
     return f"{v:,}"
 
 
-def fmt_where(where: dict) -> str:
+def fmt_where(where: Location) -> str:
     """train.py:29 (forward); a function known only by its def says so:
     train.py, in forward (def at line 18); a library frame below the user's
     line is named after it: ..., inside torch/optim/lbfgs.py: step."""
-    if where.get("file"):
-        if where.get("line"):
-            loc = f"{where['file']}:{where['line']}"
-            if where.get("function"):
-                loc += f" ({where['function']})"
-        elif where.get("function"):
-            loc = f"{where['file']}, in {where['function']}"
-            if where.get("def_line"):
-                loc += f" (def at line {where['def_line']})"
+    if where.file:
+        if where.line:
+            loc = f"{where.file}:{where.line}"
+            if where.function:
+                loc += f" ({where.function})"
+        elif where.function:
+            loc = f"{where.file}, in {where.function}"
+            if where.def_line:
+                loc += f" (def at line {where.def_line})"
         else:
-            loc = where["file"]
-        if where.get("inside"):
-            loc += f", inside {where['inside']}"
+            loc = where.file
+        if where.inside:
+            loc += f", inside {where.inside}"
         return loc
     parts = []
-    if where.get("op"):
-        parts.append(where["op"])
-    if where.get("kernel"):
-        parts.append(f"kernel {shorten(where['kernel'], 70)}")
-    if where.get("stream", -1) not in (-1, None):
-        parts.append(f"stream {where['stream']}")
-    if where.get("rank", -1) not in (-1, None):
-        parts.append(f"rank {where['rank']}")
+    if where.op:
+        parts.append(where.op)
+    if where.kernel:
+        parts.append(f"kernel {shorten(where.kernel, 70)}")
+    if where.stream not in (-1, None):
+        parts.append(f"stream {where.stream}")
+    if where.rank not in (-1, None):
+        parts.append(f"rank {where.rank}")
     return ", ".join(parts) or "-"
 
 
@@ -110,20 +114,20 @@ def shorten(name: str, width: int = 60) -> str:
     return name[: width - 1] + "…"
 
 
-def fmt_saving(saving: dict | None) -> str:
-    if not saving:
+def fmt_saving(saving: FindingSaving | None) -> str:
+    if saving is None:
         return "-"
-    if saving.get("per_step_ns") == 0 and saving.get("share_of_step") in (0, 0.0):
+    if saving.per_step_ns == 0 and saving.share_of_step in (0, 0.0):
         return "none of its own: it says what bounds the step"
     bits = []
-    if saving.get("per_step_ns") not in (None, -1):
-        bits.append(f"{fmt_ns(saving['per_step_ns'])}/step")
-    if saving.get("share_of_step") not in (None, -1):
-        bits.append(f"({fmt_share(saving['share_of_step'])} of a step)")
-    if not bits and saving.get("total_ns") not in (None, -1):
-        bits.append(fmt_ns(saving["total_ns"]) + " total")
+    if saving.per_step_ns not in (None, -1):
+        bits.append(f"{fmt_ns(saving.per_step_ns)}/step")
+    if saving.share_of_step not in (None, -1):
+        bits.append(f"({fmt_share(saving.share_of_step)} of a step)")
+    if not bits and saving.total_ns not in (None, -1):
+        bits.append(fmt_ns(saving.total_ns) + " total")
     if not bits:
         return "-"
     # ≤: an upper bound from measured time; ≈: an estimate that may be exceeded.
-    prefix = "≤ " if saving.get("upper_bound", True) else "≈ "
+    prefix = "≤ " if saving.upper_bound else "≈ "
     return prefix + " ".join(bits)

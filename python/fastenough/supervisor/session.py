@@ -45,7 +45,9 @@ class RunOutcome:
     run_dir: Path
     exit_status: int
     signal: int | None
-    report: dict | None
+    # report.json's text as the core wrote it (the one writer of the document): --json
+    # writes it as it is; None when there is no report.
+    report_text: str | None
     report_error: str | None
     # What could not be written after the program ran (a full disk): "report.json
     # (No space left on device)". The run stands; `report --reanalyze` redoes it.
@@ -54,9 +56,6 @@ class RunOutcome:
     # something else there (a FIFO, a device, a huge sparse file): "steps.jsonl: not
     # a regular file (a FIFO or pipe); skipped".
     skipped: list[str] = field(default_factory=list)
-    # report.json's text as the core wrote it (the one writer of the document);
-    # `report` is its parse.
-    report_text: str | None = None
     # The report read once into the typed model, and the view built once from it:
     # report.md, report.html and the terminal report format this one view. None
     # without a report, or when it could not be read or built (report.json stands).
@@ -99,11 +98,6 @@ PROGRESS_MIN_BYTES = 100 * 1024 * 1024
 def trace_files(run_dir: Path) -> list[Path]:
     return sorted(p for p in (run_dir / "trace").glob("*.json*")
                   if p.is_file() and not p.name.endswith(".callsites.json"))
-
-
-def analyze_run_dir(run_dir: Path, show_progress: bool | None = None, **kwargs) -> dict:
-    """analyze_run_dir_text, parsed."""
-    return json.loads(analyze_run_dir_text(run_dir, show_progress, **kwargs))
 
 
 def analyze_run_dir_text(run_dir: Path, show_progress: bool | None = None,
@@ -313,15 +307,14 @@ def execute(opts: RunOptions) -> RunOutcome:
         earlier = []
     report_text, error = _analyze(run_dir, log, bool(opts.agent_opts.get("analyze_in_job")),
                                   ended, earlier)
-    report = json.loads(report_text) if report_text is not None else None
     built: dict = {}
-    if report is not None:
+    if report_text is not None:
         from fastenough.report import load
 
-        # Read once into the typed Report: the view, `run`'s own lines and the files
-        # the run directory skipped read it (the dict stays for --json and the history).
+        # Read once into the typed Report: the view, `run`'s own lines, the history row
+        # and the files the run directory skipped read it (the text stays for --json).
         try:
-            built["typed"] = load(report, str(run_dir / "report.json"))
+            built["typed"] = load(report_text, str(run_dir / "report.json"))
         except Exception as e:  # noqa: BLE001 - report.json stands; rendering is extra
             built["error"] = e
             log(f"report not read: {type(e).__name__}: {e}")
@@ -330,7 +323,7 @@ def execute(opts: RunOptions) -> RunOutcome:
     skipped = list(dict.fromkeys(skipped))
     for note in skipped:
         log(f"run directory: {note}")
-    if report is not None:
+    if report_text is not None:
         writes.attempt("report.json", lambda: _rd.write_text_atomic(run_dir / "report.json",
                                                                     report_text))
 
@@ -371,5 +364,5 @@ def execute(opts: RunOptions) -> RunOutcome:
 
         writes.attempt(HISTORY_ROW, history)
     log.close()
-    return RunOutcome(run_dir, result.exit_status, result.signal, report, error, writes.failed,
-                      skipped, report_text, built.get("typed"), built.get("view"))
+    return RunOutcome(run_dir, result.exit_status, result.signal, report_text, error,
+                      writes.failed, skipped, built.get("typed"), built.get("view"))

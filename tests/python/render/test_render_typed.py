@@ -19,8 +19,8 @@ from fastenough.render.terminal import print_view
 from fastenough.render.view.build import build_view
 from fastenough.report import load
 
-# That no module of render/ (nor the edges that load the report for it) indexes the
-# report's JSON is test_report_model.py's test_a_typed_reader_never_indexes_the_report_dict.
+# That no module of the package outside report/ (render/ included) indexes the report's
+# JSON is test_typed_reader_only.py's.
 
 
 def _reports() -> list:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -107,26 +106,3 @@ def test_a_report_of_an_earlier_release_lacks_the_keys_added_since(trace_report)
 def test_load_of_text_that_is_no_report_is_a_bad_input(text):
     with pytest.raises(BadInputError):
         load(text)
-
-
-# The readers converted to the typed Report: none of them indexes the report's JSON.
-# render/: the view builder and every renderer (ab_text and html/ab_page render the
-# A/B document, not a report); the edges that load the report for them.
-_PY = REPO / "python" / "fastenough"
-_NOT_REPORTS = {"render/ab_text.py", "render/html/ab_page.py"}
-TYPED_READERS = ["mcp/answers.py", "cli/decide.py", "inputs/decide_plan.py", "diff/inputs.py",
-                 "diff/runs.py", "diff/gate.py", "ab/figures.py", "ab/protocol.py",
-                 "ab/document.py", "ab/runner.py",
-                 "cli/analyze.py", "cli/run.py", "supervisor/session.py",
-                 "supervisor/in_job.py", "mcp/tools.py"] + sorted(
-    str(p.relative_to(_PY)) for p in (_PY / "render").rglob("*.py")
-    if str(p.relative_to(_PY)) not in _NOT_REPORTS)
-
-
-@pytest.mark.parametrize("name", TYPED_READERS)
-def test_a_typed_reader_never_indexes_the_report_dict(name):
-    text = (REPO / "python" / "fastenough" / name).read_text(encoding="utf-8")
-    # report.get(...), report[...], (report or {}), or a function taking the dict.
-    raw = re.findall(r"\b(?:report|rep)(?:\.get\(|\[|\) or \{\}| or \{\})"
-                     r"|[(,]\s*report: dict\b", text)
-    assert raw == [], f"{name} reads the report as a dict: {raw}"

@@ -4,6 +4,7 @@ lint findings that match, and what the avoidable ones save together."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from fastenough.render import lint_section
@@ -92,26 +93,23 @@ def _grouped_views(findings: list[Finding], report: Report) -> list[FindingView]
     return views
 
 
-def _relative_where(where: Location, cwd: str | None) -> dict:
-    """The location as render/units.fmt_where takes it (its keys as the report has
-    them); source files under the run's working directory are named relative to it:
-    shorter, and the same on every machine the report is read on."""
-    out = where.to_json()
+def _relative_where(where: Location, cwd: str | None) -> Location:
+    """The location, source files under the run's working directory named relative to
+    it: shorter, and the same on every machine the report is read on."""
     path = where.file
     if not path or not cwd or not os.path.isabs(path):
-        return out
+        return where
     try:
         rel = os.path.relpath(path, cwd)
     except ValueError:
-        return out
+        return where
     if rel.startswith(".."):
-        return out
-    return {**out, "file": rel}
+        return where
+    return dataclasses.replace(where, file=rel)
 
 
 def _saving_figure(finding: Finding) -> str:
-    # fmt_saving (render/units.py) takes the saving's keys as the report has them.
-    text = fmt_saving(finding.saving.to_json())
+    text = fmt_saving(finding.saving)
     return "not estimated" if text == "-" else text
 
 
