@@ -58,6 +58,7 @@ NOT_REPORTS: dict[str, dict[str, str]] = {
     "ranks/dask_executor.py": {"*": "rank summaries (fastenough.rank-summary/1)"},
     # Not from a file: the agent's options, and the MCP wire.
     "agent/bootstrap.py": {"*": "FASTENOUGH_AGENT_OPTS, the agent's options"},
+    "agent/own_cost.py": {"planted_by_env": "FASTENOUGH_TEST_OWN_COST, a cost a test plants"},
     "mcp/wire.py": {"*": "JSON-RPC messages (the MCP wire)"},
 }
 
