@@ -169,8 +169,54 @@ def _json_object_fn(value_kinds: tuple | None):
     return check
 
 
+class _Record:
+    """The base of model.py's classes: frozen, slotted, equal when of one class with
+    equal fields, shown with its fields, as @dataclass(frozen=True, slots=True) makes
+    them (key_order neither compared nor shown). _FIELDS: the fields compared and
+    shown, in __init__'s order."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def __setattr__(self, name, value):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._FIELDS)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}("
+                + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")")
+
+    def __getstate__(self):
+        return [getattr(self, f) for f in self.__slots__]
+
+    def __setstate__(self, state):
+        for f, v in zip(self.__slots__, state, strict=True):
+            object.__setattr__(self, f, v)
+
+    def replace(self, **changes):
+        """A copy with `changes` (dataclasses.replace)."""
+        values = {f: getattr(self, f) for f in self.__slots__}
+        unknown = changes.keys() - values.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
+        return type(self)(**{**values, **changes})
+
+
 def _plain(v):
-    if dataclasses.is_dataclass(v):
+    if isinstance(v, _Record):
         return _to_json(v)
     if isinstance(v, tuple):
         return [_plain(x) for x in v]

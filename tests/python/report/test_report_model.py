@@ -68,6 +68,33 @@ def test_the_model_is_typed_and_an_absent_optional_key_is_none(trace_report):
         r.schema = "x"  # frozen
 
 
+def test_the_classes_behave_as_frozen_slotted_dataclasses(trace_report):
+    """model.py writes out what @dataclass(frozen=True, slots=True) made (the decorator
+    compiled six methods per class at import: 45 ms of CPU at every start of every
+    command, for 77 classes): frozen, no __dict__, equal by fields but not key_order,
+    shown by fields, replace(), pickle."""
+    import dataclasses
+    import pickle
+
+    r = load(trace_report)
+    f = r.findings[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.code = "x"
+    with pytest.raises(AttributeError):
+        del f.code
+    assert not hasattr(f, "__dict__")
+    assert load(trace_report) == r and r != r.replace(tool_version="other")
+    where = f.where[0]
+    moved = where.replace(key_order=("file",))
+    assert moved == where and moved.key_order == ("file",) and hash(moved) == hash(where)
+    assert where.replace(file="x.py").file == "x.py" and where.file != "x.py"
+    with pytest.raises(TypeError):
+        where.replace(nope=1)
+    assert repr(where).startswith("Location(file=") and "key_order" not in repr(where)
+    assert pickle.loads(pickle.dumps(r)) == r
+    assert "\n@dataclass" not in Path(report_model.__file__).read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("path,value", MUTATIONS,
                          ids=lambda x: "deleted" if x is _DELETE else str(x))
 def test_load_refuses_what_the_schema_refuses(trace_report, path, value):

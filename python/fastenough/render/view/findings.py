@@ -4,7 +4,6 @@ lint findings that match, and what the avoidable ones save together."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 from fastenough.render import lint_section
@@ -105,7 +104,7 @@ def _relative_where(where: Location, cwd: str | None) -> Location:
         return where
     if rel.startswith(".."):
         return where
-    return dataclasses.replace(where, file=rel)
+    return where.replace(file=rel)
 
 
 def _saving_figure(finding: Finding) -> str:

@@ -3,7 +3,7 @@ user's own), or for many ranks the distribution over ranks of each phase."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from fastenough.render.ranks import RANK_DISTRIBUTION_OVER, WORST_NAMED, max_of, median
 from fastenough.render.table import Table
@@ -115,8 +115,8 @@ def _phases_by_kind(phases: list[Phase], details: list[Details]
         ps = [m[0] for m in members]
         ds = [m[1] for m in members]
         host = [p.host_ns for p in ps if p.host_ns is not None]
-        out_p.append(replace(
-            ps[0], host_ns=sum(host) if host else None,
+        out_p.append(ps[0].replace(
+            host_ns=sum(host) if host else None,
             device_busy_share=median([p.device_busy_share for p in ps]),
             util_mean=median([p.util_mean for p in ps]),
             power_mean_w=median([p.power_mean_w for p in ps]),
