@@ -25,6 +25,7 @@ stale.
 
 How a describe row becomes JSON Schema:
   type        string | integer | number | boolean (a custom key's: "... or null");
+              array (a string holding a JSON array, Attr{.json_array}: any items);
               "array of integers|strings";
               "object" / "array of objects": the rows below its path; any other
               type is a custom key, whose schema the undeclared file gives by
@@ -59,7 +60,7 @@ UNDECLARED = ROOT / "scripts" / "report_schema_undeclared.json"
 DOCS = {"report": ROOT / "docs" / "report-schema.md",
         "rank-summary": ROOT / "docs" / "rank-summary.md"}
 
-_SCALARS = {"string", "integer", "number", "boolean"}
+_SCALARS = {"string", "integer", "number", "boolean", "array"}  # array: Attr{.json_array}
 _ARRAYS = {"array of integers": "integer", "array of strings": "string"}
 
 

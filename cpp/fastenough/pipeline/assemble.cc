@@ -96,7 +96,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     }
     findings::AddJobPathEvidence(r.job_critical_path, r.findings);
     if (!ranks.empty()) {
-      for (const auto& row : ranks.front().shapes) r.shapes.push_back(analysis::ShapeRowJson(row));
+      r.shapes = ranks.front().shapes;
     }
   }
   for (RankSummary& s : ranks) {

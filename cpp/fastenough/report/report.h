@@ -15,6 +15,7 @@
 
 #include "fastenough/analysis/job_critical_path.h"
 #include "fastenough/analysis/rank_analysis.h"
+#include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
 #include "fastenough/report/run_blocks.h"
@@ -108,7 +109,7 @@ struct Report {
   std::vector<analysis::KernelRow> top_kernels;  // merged over ranks, top 20
   std::vector<analysis::OpRow> top_ops;          // merged, top 20 by inclusive time
   std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
-  std::vector<std::string> shapes;               // pre-serialised JSON objects; [] for now
+  std::vector<analysis::ShapeRow> shapes;  // the first rank's shape census; [] without
   std::vector<roofline::RankRoofline> roofline;  // per rank: its hot ops against the roofs
   // The ranks' own steady work, compared (a pipeline's stages taking turns);
   // not measured with fewer than two ranks (findings/rank_turns.cc).

@@ -104,7 +104,7 @@ class FieldDescriber {
                            "only when the report leaves out rows of `" + std::string(key) +
                                "` (row_bound.h): {count, kept: [[begin, end], ...]}");
     if (attr.per_step) out_.back().required = false;
-    Add(key, JsonTypeOf<M>(), unit,
+    Add(key, attr.json_array ? "array" : JsonTypeOf<M>(), unit,
         Nullable<M>(attr.null) || IsOptional<MemberType<T, A>>::value, "field", meaning);
     out_.back().required = !attr.since_later;
     if (attr.values != nullptr) out_.back().values = attr.values;

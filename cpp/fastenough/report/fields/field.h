@@ -54,7 +54,9 @@
 // pattern, non_empty: bounds the JSON Schema states (Attr{.least = "1"});
 // per_step: a per-step list the report bounds (row_bound.h), with `omitted`
 // before it when rows are left out; since_later: may be missing from older
-// documents (read as the member's default).
+// documents (read as the member's default); compact: a list of objects
+// written one object a line; json_array: a string member holding a JSON
+// array's text, written as the array.
 #pragma once
 
 #include <cstdint>
@@ -132,6 +134,12 @@ struct Attr {
   const char* most = nullptr;
   const char* pattern = nullptr;
   bool non_empty = false;
+  // A list of objects written one object a line (the report's shapes rows).
+  bool compact = false;
+  // A string that holds a JSON array as the trace wrote it ("[[8, 512]]"):
+  // written as that array (other text as a string); the JSON Schema's type is
+  // "array". Not read back.
+  bool json_array = false;
 };
 
 // A string that takes one of `values` ("ok|no-events|cycle").

@@ -65,10 +65,28 @@ class FieldWriter {
         return;
       }
       w_.Key(key).BeginArray();
-      for (const E& e : value) WriteObject<E, ViewT>(w_, e, ctx_);
+      if (attr.compact) {
+        for (const E& e : value) {  // one object a line, as the writer writes it compact
+          JsonWriter one;
+          WriteObject<E, ViewT>(one, e, ctx_);
+          w_.Raw(one.str());
+        }
+      } else {
+        for (const E& e : value) WriteObject<E, ViewT>(w_, e, ctx_);
+      }
       w_.EndArray();
     } else {
       w_.Key(key);
+      if constexpr (std::is_same_v<M, std::string>) {
+        if (attr.json_array && !value.empty()) {
+          if (value.front() == '[' && value.back() == ']') {
+            w_.Raw(value);  // the trace's own array text
+          } else {
+            w_.String(value);
+          }
+          return;
+        }
+      }
       Value<ViewT>(value, attr.null);
     }
   }

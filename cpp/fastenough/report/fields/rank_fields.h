@@ -529,8 +529,8 @@ void Fields(V& v, Of<analysis::ShapeRow>) {
   v.Name("shape_row");
   using T = analysis::ShapeRow;
   constexpr Attr kSinceLaterOrNull{Null::kEmpty, false, true};
-  // The argument texts as the trace wrote them, as strings: the report
-  // inserts them as JSON values (analysis::ShapeRowJson).
+  // The argument texts as the trace wrote them, as strings (the report writes
+  // them as the arrays they are: ShapeRowInReport below).
   v.Field("op", &T::op, Unit::kNone, "the op's name");
   v.Field("input_dims", &T::input_dims, Unit::kNone, "\"Input Dims\" as JSON text; null absent", kNullIfEmpty);
   v.Field("input_types", &T::input_types, Unit::kNone, "\"Input type\" as JSON text; null absent", kNullIfEmpty);
@@ -541,6 +541,29 @@ void Fields(V& v, Of<analysis::ShapeRow>) {
   v.Field("count", &T::count, Unit::kCount, "calls with these arguments");
   v.Field("total_ns", &T::total_ns, Unit::kNs, "their inclusive host time");
   v.Field("device_ns", &T::device_ns, Unit::kNs, "device activity they launched");
+}
+
+// A shape row as the report lists it (report.shapes[]): the argument texts
+// written as the arrays the trace wrote.
+struct ShapeRowInReport;
+template <class V>
+void Fields(V& v, Of<analysis::ShapeRow, ShapeRowInReport>) {
+  v.Name("shape_row");
+  using T = analysis::ShapeRow;
+  constexpr Attr kArgs{.null = Null::kEmpty, .json_array = true};
+  v.Field("op", &T::op, Unit::kNone, "the op's name");
+  v.Field("input_dims", &T::input_dims, Unit::kNone, "\"Input Dims\" as the trace wrote it; null absent",
+          kArgs);
+  v.Field("input_types", &T::input_types, Unit::kNone,
+          "\"Input type\" as the trace wrote it; null absent", kArgs);
+  v.Field("input_strides", &T::input_strides, Unit::kNone,
+          "\"Input Strides\" as the trace wrote it; null absent", kArgs);
+  v.Field("input_concrete", &T::input_concrete, Unit::kNone,
+          "\"Concrete Inputs\" as the trace wrote it; null absent", kArgs);
+  v.Field("count", &T::count, Unit::kCount, "calls with these arguments");
+  v.Field("total_ns", &T::total_ns, Unit::kNs, "their inclusive host time", Attr{.least = "0"});
+  v.Field("device_ns", &T::device_ns, Unit::kNs, "device activity they launched",
+          Attr{.least = "0"});
 }
 
 }  // namespace fastenough::report::fields

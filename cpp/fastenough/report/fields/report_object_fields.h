@@ -168,14 +168,8 @@ void Fields(V& v, Of<Report>) {
             [](const analysis::DeviceTurns& t) { return t.measured(); }, View<TurnsOfJob>{});
       },
       kLater);
-  v.Custom(
-      "shapes", "array of objects", Unit::kNone, "input shapes of the hottest ops",
-      [](JsonWriter& w, const T& r, const C&) {
-        w.BeginArray();
-        for (const auto& s : r.shapes) w.Raw(s);  // pre-serialised rows (ShapeRowJson)
-        w.EndArray();
-      },
-      none);
+  v.Field("shapes", &T::shapes, Unit::kNone, "input shapes of the hottest ops",
+          Attr{.compact = true}, View<ShapeRowInReport>{});
   v.Group(
       "roofline", "per rank, how close its hot ops ran to the device's roofs (docs/roofline.md)",
       [&](auto& g) {
