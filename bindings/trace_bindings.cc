@@ -22,11 +22,19 @@ namespace nb = nanobind;
 namespace fastenough::bindings {
 
 namespace {
+// --device / --peaks (the file's text): a UsageError for a malformed file or an
+// unknown device, before any trace is read.
+roofline::PeakSettings PeaksFrom(const std::string& device, const std::string& peaks) {
+  return ValueOrThrow(roofline::MakePeakSettings(device, peaks));
+}
+
 // Runs the analysis without the GIL.
 std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progress, int threads,
-                          nb::object frame_roots) {
+                          nb::object frame_roots, const std::string& device,
+                          const std::string& peaks) {
   const std::vector<std::string> paths = NativePaths(fs_paths);
   pipeline::AnalyzeOptions options;
+  options.peaks = PeaksFrom(device, peaks);
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
@@ -41,9 +49,11 @@ std::string AnalyzeToJson(const std::vector<FsPath>& fs_paths, nb::object progre
 // AnalyzeToJson, and each rank's fastenough.rank-summary/1 document:
 // {'report': text, 'summaries': [(rank, text), ...]} in input order.
 nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object progress,
-                              int threads, nb::object frame_roots) {
+                              int threads, nb::object frame_roots, const std::string& device,
+                              const std::string& peaks) {
   const std::vector<std::string> paths = NativePaths(fs_paths);
   pipeline::AnalyzeOptions options;
+  options.peaks = PeaksFrom(device, peaks);
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
@@ -62,8 +72,10 @@ nb::dict AnalyzeWithSummaries(const std::vector<FsPath>& fs_paths, nb::object pr
 }
 
 // One trace's fastenough.rank-summary/1 document: (rank, JSON text).
-nb::tuple SummarizeTrace(const FsPath& path, nb::object frame_roots, size_t input_index) {
+nb::tuple SummarizeTrace(const FsPath& path, nb::object frame_roots, size_t input_index,
+                         const std::string& device, const std::string& peaks) {
   pipeline::AnalyzeOptions options;
+  options.peaks = PeaksFrom(device, peaks);
   options.threads = 1;
   options.frame_roots = FrameRootsFrom(frame_roots);
   StatusOr<pipeline::AnalyzedJob::Summary> result = [&] {
@@ -86,8 +98,10 @@ std::string MergeToJson(const std::vector<FsPath>& fs_paths) {
 // out_fd: an open descriptor the caller made for the output (outputs/output_file.py
 // decides what it is and renames or removes it); out_name names it in messages.
 nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& out_name, bool gzip,
-                        nb::object progress, int threads, nb::object frame_roots) {
+                        nb::object progress, int threads, nb::object frame_roots,
+                        const std::string& device, const std::string& peaks) {
   pipeline::AnalyzeOptions options;
+  options.peaks = PeaksFrom(device, peaks);
   options.threads = threads;
   options.frame_roots = FrameRootsFrom(frame_roots);
   ProgressRelay relay(std::move(progress));
@@ -145,14 +159,15 @@ nb::list TraceAnnotations(const FsPath& path) {
 
 void RegisterTrace(nb::module_& m) {
   m.def("analyze_to_json", &AnalyzeToJson, nb::arg("paths"), nb::arg("progress") = nb::none(),
-        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(),
-        "Load the traces (one per rank, in parallel), run every analysis and return the "
+        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(), nb::arg("device") = "", nb::arg("peaks") = "",
+                "Load the traces (one per rank, in parallel), run every analysis and return the "
         "fastenough.report/1 document as JSON text. progress(done_bytes, total_bytes) is "
-        "called now and then.");
+        "called now and then. device / peaks: --device NAME and the --peaks file's text "
+        "(\"\": none), a UsageError when either is refused.");
   m.def("analyze_with_summaries", &AnalyzeWithSummaries, nb::arg("paths"),
         nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
-        nb::arg("frame_roots") = nb::none(),
-        "analyze_to_json, and each rank's fastenough.rank-summary/1 document: "
+        nb::arg("frame_roots") = nb::none(), nb::arg("device") = "", nb::arg("peaks") = "",
+                "analyze_to_json, and each rank's fastenough.rank-summary/1 document: "
         "{'report': JSON text, 'summaries': [(rank, JSON text), ...]} in input order.");
   m.def("shape_census", &ShapeCensusJson, nb::arg("path"), nb::arg("top_ops") = 10,
         nb::arg("per_op") = 5,
@@ -160,8 +175,8 @@ void RegisterTrace(nb::module_& m) {
         "dims / types / strides / concrete inputs, count, total_ns, device_ns) of its "
         "top_ops hottest op names, per_op shapes each.");
   m.def("summarize_trace", &SummarizeTrace, nb::arg("path"), nb::arg("frame_roots") = nb::none(),
-        nb::arg("input_index") = 0,
-        "One trace's fastenough.rank-summary/1 document as (rank, JSON text): the summary "
+        nb::arg("input_index") = 0, nb::arg("device") = "", nb::arg("peaks") = "",
+                "One trace's fastenough.rank-summary/1 document as (rank, JSON text): the summary "
         "analyze_with_summaries gives for that trace alone, as input number input_index of "
         "the job (`run --analyze-in-job`, `analyze --dask`).");
   m.def("merge_to_json", &MergeToJson, nb::arg("paths"),
@@ -169,10 +184,20 @@ void RegisterTrace(nb::module_& m) {
         "are given (gzip or not), in that order: the report analyze gives for their traces.");
   m.def("annotate_to_json", &AnnotateToJson, nb::arg("path"), nb::arg("out_fd"),
         nb::arg("out_name"), nb::arg("gzip"), nb::arg("progress") = nb::none(),
-        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(),
+        nb::arg("threads") = 0, nb::arg("frame_roots") = nb::none(), nb::arg("device") = "", nb::arg("peaks") = "",
         "Analyse one trace and write it to the open descriptor out_fd (gzip when gzip) "
         "with the findings added as slices, instant events and flow arrows; the descriptor "
         "stays open. Returns {'report': fastenough.report/1 JSON text, 'counts': {...}}.");
+  m.def(
+      "check_peaks",
+      [](const std::string& device, const std::string& peaks) {
+        const roofline::PeakSettings s = PeaksFrom(device, peaks);
+        return s.device ? s.device->peaks.name : std::string();
+      },
+      nb::arg("device") = "", nb::arg("peaks") = "",
+      "Checks --device NAME and the --peaks file's text as analyze_to_json would (a "
+      "UsageError with the reason when refused); the peak table's name of the device, or "
+      "\"\" when none is named.");
   m.def("trace_annotations", &TraceAnnotations, nb::arg("path"),
         "The fastenough annotation events of a trace as (ph, name, ts_ns) tuples.");
   m.def(

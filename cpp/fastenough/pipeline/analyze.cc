@@ -66,18 +66,20 @@ struct StoreOnly {
 
 // The rank's roofline: each kernel belongs to the cpu op enclosing its launch.
 roofline::RankRoofline RankRooflineOf(const trace::EventStore& store,
-                                      const analysis::CallTree& tree, size_t top_n) {
-  return roofline::ComputeRankRoofline(store, top_n, [&](int32_t launch) {
+                                      const analysis::CallTree& tree, size_t top_n,
+                                      const roofline::PeakSettings& peaks) {
+  return roofline::ComputeRankRoofline(store, top_n, peaks, [&](int32_t launch) {
     return tree.Enclosing(store, launch, trace::EventKind::kCpuOp);
   });
 }
 
-StoreOnly TakeStoreOnly(const trace::EventStore& store, bool with_shapes, size_t top_n) {
+StoreOnly TakeStoreOnly(const trace::EventStore& store, bool with_shapes, size_t top_n,
+                        const roofline::PeakSettings& peaks) {
   StoreOnly s;
   s.tree = analysis::BuildCallTree(store);
   s.collectives = analysis::CollectCollectives(store);
   if (with_shapes) s.shapes = analysis::ShapeCensus(store);
-  s.roofline = RankRooflineOf(store, s.tree, top_n);
+  s.roofline = RankRooflineOf(store, s.tree, top_n, peaks);
   return s;
 }
 
@@ -93,7 +95,7 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
     const analysis::SourceFrames frames{analysis::FrameClassifier(options.frame_roots),
                                         analysis::CallSites::ForTrace(store.path)};
     analysis::CallTree tree = analysis::BuildCallTree(store);
-    roofline::RankRoofline roof = RankRooflineOf(store, tree, options.top_n);
+    roofline::RankRoofline roof = RankRooflineOf(store, tree, options.top_n, options.peaks);
     std::vector<findings::Finding> found =
         findings::DetectAll(store, analysis, &frames, std::move(tree));
     for (auto& f : found) {
@@ -106,7 +108,8 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
     return s;
   }
   std::future<StoreOnly> side =
-      std::async(std::launch::async, TakeStoreOnly, std::cref(store), with_shapes, options.top_n);
+      std::async(std::launch::async, TakeStoreOnly, std::cref(store), with_shapes, options.top_n,
+                 std::cref(options.peaks));
   analysis::RankOptions rank_options = options.rank;
   rank_options.parallel = true;
   analysis::RankAnalysis analysis = analysis::AnalyzeRank(store, rank_options);

@@ -18,6 +18,7 @@
 #include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/report/report.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/util/status.h"
 
 namespace fastenough::pipeline {
@@ -32,6 +33,8 @@ struct AnalyzeOptions {
   // The traced program's sys.path by kind, to tell its own frames from the
   // libraries' and fastenough's (analysis/frame_kinds.h); empty: by path alone.
   analysis::FrameRoots frame_roots;
+  // --device / --peaks: the peaks each rank's roofline is held to.
+  roofline::PeakSettings peaks;
 };
 
 // Loads, analyses and builds the Report (findings included, ranked). A file

@@ -393,4 +393,44 @@ Status PeakTable::ApplyOverride(std::string_view json) {
   return Status::Ok();
 }
 
+namespace {
+
+// The fewest edits (insert, delete, substitute) that make `pattern` appear
+// anywhere inside `text` (Sellers' approximate substring match).
+size_t EditsToAppearIn(std::string_view pattern, std::string_view text) {
+  std::vector<size_t> prev(pattern.size() + 1), cur(pattern.size() + 1);
+  for (size_t i = 0; i <= pattern.size(); ++i) prev[i] = i;
+  size_t best = prev[pattern.size()];
+  for (char c : text) {
+    cur[0] = 0;  // a match may start anywhere in text
+    for (size_t i = 1; i <= pattern.size(); ++i) {
+      const size_t sub = prev[i - 1] + (pattern[i - 1] == c ? 0 : 1);
+      cur[i] = std::min({sub, prev[i] + 1, cur[i - 1] + 1});
+    }
+    best = std::min(best, cur[pattern.size()]);
+    std::swap(prev, cur);
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::string> PeakTable::CloseNames(std::string_view name, size_t n) const {
+  const std::string q = SquashDeviceName(name.substr(0, 256));
+  if (q.empty()) return {};
+  const size_t limit = std::max<size_t>(2, q.size() / 3);
+  std::vector<std::pair<size_t, size_t>> scored;  // (edits, index)
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    const size_t e = EditsToAppearIn(q, SquashDeviceName(devices_[i].name));
+    if (e <= limit) scored.emplace_back(e, i);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t k = 0; k < scored.size() && out.size() < n; ++k) {
+    out.push_back(devices_[scored[k].second].name);
+  }
+  return out;
+}
+
 }  // namespace fastenough::roofline

@@ -94,6 +94,12 @@ class PeakTable {
   // the reason on malformed input; the table is unchanged then.
   Status ApplyOverride(std::string_view json);
 
+  // Up to n device names of the table closest to `name` (an unknown --device
+  // NAME): the fewest edits for the name to appear inside the device's
+  // (case, punctuation and spaces ignored), table order among equals; none
+  // further than a third of the name's letters (at least 2).
+  std::vector<std::string> CloseNames(std::string_view name, size_t n = 5) const;
+
  private:
   std::vector<DevicePeaks> devices_;
   std::vector<std::string> added_keys_;  // normalised names of devices added by overrides

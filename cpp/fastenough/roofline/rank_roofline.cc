@@ -60,15 +60,34 @@ struct DevicePeaksOf {
   std::string why_not;  // when no match
 };
 
-DevicePeaksOf FindDevice(const trace::EventStore& s, int32_t device, const PeakTable& table) {
+std::shared_ptr<const PeakTable> BuiltinTable() {
+  static const std::shared_ptr<const PeakTable> kTable =
+      std::make_shared<const PeakTable>(PeakTable::Builtin());
+  return kTable;
+}
+
+// The device from --device, where the trace's own description gave none.
+DevicePeaksOf GivenDevice(const PeakSettings& settings, std::string why_not) {
+  DeviceMatch m = *settings.device;
+  m.how = "--device " + settings.device_name + " (" + std::move(why_not) + ")";
+  return {std::move(m), ""};
+}
+
+DevicePeaksOf FindDevice(const trace::EventStore& s, int32_t device, const PeakSettings& settings) {
+  const PeakTable& table = settings.table ? *settings.table : *BuiltinTable();
   for (const auto& p : s.device_properties) {
     if (p.id != device) continue;
     StatusOr<DeviceMatch> m = table.Lookup(DeviceQuery::From(p));
     if (m.ok()) return {std::move(m).value(), ""};
+    if (settings.device) {
+      return GivenDevice(settings, "the trace's \"" + p.name + "\" has no peaks in the table");
+    }
     return {std::nullopt, m.status().message()};
   }
+  if (settings.device) return GivenDevice(settings, "the trace has no deviceProperties");
   return {std::nullopt, "the trace has no deviceProperties for device " + std::to_string(device) +
-                            ": no peaks (the percentages and the bound are left out)"};
+                            ": no peaks (the percentages and the bound are left out; name the "
+                            "device with --device NAME)"};
 }
 
 OpRoofline Row(const Group& g, const OpWork& work, const std::vector<std::string_view>& kernels,
@@ -135,7 +154,7 @@ OpRoofline Row(const Group& g, const OpWork& work, const std::vector<std::string
 }  // namespace
 
 RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
-                                 const PeakTable& table, const EnclosingOp& enclosing) {
+                                 const PeakSettings& settings, const EnclosingOp& enclosing) {
   RankRoofline out;
   out.rank = s.rank;
   if (top_n == 0) return out;
@@ -218,16 +237,105 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
   for (size_t j = 0; j < picked.size(); ++j) {
     const Group& g = groups[picked[j].first];
     auto it = devices.find(g.device);
-    if (it == devices.end()) it = devices.emplace(g.device, FindDevice(s, g.device, table)).first;
+    if (it == devices.end()) it = devices.emplace(g.device, FindDevice(s, g.device, settings)).first;
     out.ops.push_back(Row(g, picked[j].second, kernels[j], it->second, s));
   }
   return out;
 }
 
+StatusOr<PeakSettings> MakePeakSettings(std::string_view device, std::string_view peaks_json) {
+  PeakSettings out;
+  out.table = BuiltinTable();
+  if (!peaks_json.empty()) {
+    PeakTable t = PeakTable::Builtin();
+    Status st = t.ApplyOverride(peaks_json);
+    if (!st.ok()) return st;
+    out.table = std::make_shared<const PeakTable>(std::move(t));
+  }
+  if (device.empty()) return out;
+  StatusOr<DeviceMatch> m = out.table->Lookup(device);
+  if (!m.ok()) {
+    std::string msg = "--device: no peaks known for \"" + std::string(device.substr(0, 200)) + "\"";
+    const std::vector<std::string> close = out.table->CloseNames(device);
+    if (!close.empty()) {
+      msg += "; close names:";
+      for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", \"" : " \"") + close[i] + "\"";
+    }
+    msg += " (the table is in docs/roofline.md; give another device's peaks with --peaks FILE.json)";
+    return InvalidArgument(msg);
+  }
+  out.device = std::move(m).value();
+  out.device_name = std::string(device.substr(0, 200));
+  return out;
+}
+
+RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
+                                 const PeakTable& table, const EnclosingOp& enclosing_op) {
+  PeakSettings settings;
+  settings.table = std::shared_ptr<const PeakTable>(&table, [](const PeakTable*) {});
+  return ComputeRankRoofline(store, top_n, settings, enclosing_op);
+}
+
 RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
                                  const EnclosingOp& enclosing_op) {
-  static const PeakTable kTable = PeakTable::Builtin();
-  return ComputeRankRoofline(store, top_n, kTable, enclosing_op);
+  PeakSettings settings;
+  settings.table = BuiltinTable();
+  return ComputeRankRoofline(store, top_n, settings, enclosing_op);
+}
+
+std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, size_t top_n) {
+  // Per key, per rank (in input order): its lowest % of its binding roof.
+  struct Seen {
+    int rank = 0;
+    double pct = 0;
+    std::string bound;
+    int64_t ns = 0;
+  };
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::vector<Seen>> by_key;
+  for (const RankRoofline& r : ranks) {
+    for (const OpRoofline& op : r.ops) {
+      const double pct = op.bound == "compute"  ? op.pct_of_compute_peak
+                         : op.bound == "memory" ? op.pct_of_memory_peak
+                                                : kNaN;
+      if (std::isnan(pct)) continue;
+      std::vector<Seen>& seen = by_key[Key{op.op, op.input_dims, op.input_types}];
+      if (!seen.empty() && seen.back().rank == r.rank) {
+        seen.back().ns += op.device_ns;
+        if (pct < seen.back().pct) {
+          seen.back().pct = pct;
+          seen.back().bound = op.bound;
+        }
+        continue;
+      }
+      seen.push_back({r.rank, pct, op.bound, op.device_ns});
+    }
+  }
+  std::vector<OpWorstRank> out;
+  for (const auto& [key, seen] : by_key) {
+    if (seen.size() < 2) continue;
+    OpWorstRank w;
+    std::tie(w.op, w.input_dims, w.input_types) = key;
+    w.ranks = static_cast<int64_t>(seen.size());
+    const Seen* worst = &seen.front();
+    const Seen* best = &seen.front();
+    for (const Seen& x : seen) {
+      w.device_ns += x.ns;
+      if (x.pct < worst->pct || (x.pct == worst->pct && x.rank < worst->rank)) worst = &x;
+      if (x.pct > best->pct || (x.pct == best->pct && x.rank < best->rank)) best = &x;
+    }
+    w.worst_rank = worst->rank;
+    w.worst_pct_of_roof = worst->pct;
+    w.worst_bound = worst->bound;
+    w.best_rank = best->rank;
+    w.best_pct_of_roof = best->pct;
+    out.push_back(std::move(w));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const OpWorstRank& a, const OpWorstRank& b) {
+    return a.device_ns > b.device_ns;
+  });
+  if (out.size() > top_n) out.resize(top_n);
+  return out;
 }
 
 }  // namespace fastenough::roofline

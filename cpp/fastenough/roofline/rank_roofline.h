@@ -18,7 +18,10 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastenough/roofline/device_peaks.h"
@@ -67,6 +70,27 @@ struct RankRoofline {
   UnmodelledOps unmodelled;
 };
 
+// One (op, Input Dims, Input type) that two or more ranks ran, with a bound:
+// the rank that ran it furthest below its binding roof (the lowest % of the
+// roof its bound names), and the one that ran it closest. A rank with two rows
+// of the key (Concrete Inputs apart) counts its lower one.
+struct OpWorstRank {
+  std::string op;
+  std::string input_dims;   // raw JSON text
+  std::string input_types;  // raw JSON text
+  int64_t ranks = 0;        // ranks with a row of it that has a bound
+  int64_t device_ns = 0;    // its device time summed over those ranks
+  int worst_rank = 0;
+  double worst_pct_of_roof = std::numeric_limits<double>::quiet_NaN();
+  std::string worst_bound;  // "compute" | "memory": the roof the worst rank's row sits under
+  int best_rank = 0;
+  double best_pct_of_roof = std::numeric_limits<double>::quiet_NaN();
+};
+// The worst rank of each op that two or more ranks ran, heaviest (summed
+// device time) first, at most top_n; ties go to the lower rank, then to the
+// earlier input.
+std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, size_t top_n);
+
 // enclosing_op(launch row): the innermost cpu op enclosing a launch call on its
 // thread (the analyses' call tree, analysis/call_tree.h); a device activity
 // belongs to the op enclosing its launch (linked by correlation). Without it,
@@ -74,6 +98,24 @@ struct RankRoofline {
 // launch (EventStore::cpu_op_row) is used; older traces give their kernels
 // the correlation as External id, which links to no op.
 using EnclosingOp = std::function<int32_t(int32_t launch_row)>;
+
+// What the command line says of the peaks (analyze --device NAME, --peaks
+// FILE.json). A rank's device is the one its trace's deviceProperties
+// describe; --device names it where the trace has no deviceProperties for it,
+// or names one the table does not know (a note says so). --peaks overrides
+// entries of the table (or adds devices, which --device may then name).
+struct PeakSettings {
+  std::shared_ptr<const PeakTable> table;  // null: the built-in table
+  std::optional<DeviceMatch> device;       // --device, looked up in `table`
+  std::string device_name;                 // as given
+};
+// The settings of --device (empty: none) and the --peaks file's text (empty:
+// none). InvalidArgument with the reason: a malformed peaks file (nothing of
+// it applied), or a device name the table does not know (with the closest
+// names it has).
+StatusOr<PeakSettings> MakePeakSettings(std::string_view device, std::string_view peaks_json);
+RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
+                                 const PeakSettings& settings, const EnclosingOp& enclosing_op = {});
 RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
                                  const PeakTable& peaks, const EnclosingOp& enclosing_op = {});
 // With the built-in peak table.

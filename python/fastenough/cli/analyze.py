@@ -108,6 +108,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(tcp://HOST:8786, or the scheduler's --scheduler-file), which must read "
                    "the same paths (shared storage); merge here. Needs "
                    "`pip install 'fastenough[dask]'` (docs/across-hosts.md)")
+    p.add_argument("--device", metavar="NAME",
+                   help="the device the traces ran on, for the roofline, where a trace's "
+                   "deviceProperties do not name it (a name of the peak table in "
+                   "docs/roofline.md: \"H100 SXM\", \"MI300X\", ...; a trace's own "
+                   "deviceProperties win where the table knows them)")
+    p.add_argument("--peaks", metavar="FILE.json",
+                   help="device peaks that override or add to the built-in table: "
+                   "{\"devices\": [{\"name\", \"tflops\": {\"bf16\": ...}, "
+                   "\"memory_tb_per_s\", \"source\"}]} (docs/roofline.md)")
     p.add_argument("--annotate", metavar="OUT",
                    help="also write the trace with the findings in it to OUT (.json or "
                    ".json.gz), for Perfetto UI / chrome://tracing; one trace only")
@@ -159,13 +168,14 @@ def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = Fals
 
 
 def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool = False,
-                       summaries_dir: str | None = None) -> str:
+                       summaries_dir: str | None = None, peaks: dict | None = None) -> str:
     """analyze_paths, the report as the core wrote it (fastenough.report/1 JSON text)."""
     from fastenough import _core
 
     if threads < 0:
         raise UsageError("--threads must be 0 (automatic) or more")
     roots = _frame_roots()
+    peaks = peaks or {}
     if summaries_dir is not None:
         from fastenough.ranks.rank_summaries import prepare_dir, write_summaries
 
@@ -173,8 +183,8 @@ def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool =
 
     def call(update):
         if summaries_dir is None:
-            return _core.analyze_to_json(paths, update, threads, roots)
-        job = _core.analyze_with_summaries(paths, update, threads, roots)
+            return _core.analyze_to_json(paths, update, threads, roots, **peaks)
+        job = _core.analyze_with_summaries(paths, update, threads, roots, **peaks)
         write_summaries(summaries_dir, job["summaries"], paths)
         return job["report"]
 
@@ -188,7 +198,7 @@ def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool =
 
 
 def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
-                    progress: bool = False) -> dict:
+                    progress: bool = False, peaks: dict | None = None) -> str:
     """Each trace summarised on a Dask worker (dask_executor.py), merged here:
     the summaries are written to summaries_dir (or a temporary directory) and
     merged in input order, as `fastenough merge` does."""
@@ -200,7 +210,7 @@ def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
 
     if summaries_dir is not None:
         prepare_dir(summaries_dir)
-    summaries = summarise_on_dask(address, paths, _frame_roots(), progress)
+    summaries = summarise_on_dask(address, paths, _frame_roots(), progress, peaks)
     with tempfile.TemporaryDirectory(prefix="fastenough-dask-") as tmp:
         directory = summaries_dir or tmp
         if summaries_dir is not None:
@@ -214,7 +224,8 @@ def analyze_on_dask(address: str, paths: list[str], summaries_dir: str | None,
         return _core.merge_to_json([os.path.join(directory, n) for n in names])
 
 
-def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False) -> str:
+def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = False,
+                  peaks: dict | None = None) -> str:
     """Analyse one trace, write it to `out` with its findings annotated; the report's text.
     `out` is written as outputs/output_file.py writes every file the user names."""
     from fastenough import _core
@@ -225,17 +236,18 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
     target = resolve(out, [path], what="--annotate")
     gzip = out.endswith(".gz")
     roots = _frame_roots()
+    peaks = peaks or {}
     with open_output(target, what="--annotate") as f:
         f.flush()
         if not show_progress:
             result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, None, threads,
-                                            roots)
+                                            roots, **peaks)
         else:
             from fastenough.render.progress import byte_progress
 
             with byte_progress("reading trace") as update:
                 result = _core.annotate_to_json(path, f.fileno(), target.shown, gzip, update,
-                                                threads, roots)
+                                                threads, roots, **peaks)
     c = result["counts"]
     sys.stderr.write(f"fastenough: annotated trace written to {visible(out)}: "
                      f"{c['findings']} finding(s), {c['slices']} place(s), {c['flows']} "
@@ -244,6 +256,10 @@ def annotate_path(path: str, out: str, threads: int = 0, show_progress: bool = F
 
 
 def run(args: argparse.Namespace) -> int:
+    from fastenough.inputs.peaks import peak_options
+
+    # Checked before the traces are read: a bad --peaks / --device costs nothing.
+    peaks = peak_options(args.device, args.peaks)
     args.paths = _expand_directory(args.paths, args.window)
     # With --dask the workers read the traces; this host may not see them.
     total = 0 if args.dask else _check_paths(args.paths)
@@ -257,13 +273,13 @@ def run(args: argparse.Namespace) -> int:
         if args.rank_summaries or args.dask:
             raise UsageError(f"--annotate and {'--dask' if args.dask else '--rank-summaries'}:"
                              " give one of them")
-        text = annotate_path(args.paths[0], args.annotate, args.threads, show_progress)
+        text = annotate_path(args.paths[0], args.annotate, args.threads, show_progress, peaks)
     elif args.dask:
         text = analyze_on_dask(args.dask, args.paths, args.rank_summaries,
-                               progress=show_progress or sys.stderr.isatty())
+                               progress=show_progress or sys.stderr.isatty(), peaks=peaks)
     else:
         text = analyze_paths_text(args.paths, threads=args.threads, show_progress=show_progress,
-                                  summaries_dir=args.rank_summaries)
+                                  summaries_dir=args.rank_summaries, peaks=peaks)
     return show_report(text, args)
 
 

@@ -54,6 +54,11 @@ def _text(value: object, what: str, limit: int) -> str:
     return value
 
 
+def name(value: object, what: str, limit: int = 200) -> str:
+    """A short name given as an option's value (`--device=NAME`), as data."""
+    return _text(value, what, limit)
+
+
 def as_path(value: object, what: str) -> str:
     """One path, as data: "./-x" for a relative path that starts with "-"."""
     p = _text(value, what, MAX_PATH_CHARS)

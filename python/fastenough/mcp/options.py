@@ -100,6 +100,8 @@ TOOLS: dict[str, tuple[str, dict[str, FromCli | Own | Excluded]]] = {
     "analyze": ("analyze", {
         "paths": Own(("paths",), "a list of paths, after --"),
         "window": FromCli("window"),
+        "device": FromCli("device"),
+        "peaks": FromCli("peaks"),  # an input path, read only
         "json": _SERVER_OUTPUT, "md": _SERVER_OUTPUT, "no_progress": _NO_TERMINAL,
         "threads": Excluded("the core chooses its threads"),
         "rank_summaries": Excluded("in-job summaries are read by `report` of a run directory"),

@@ -328,7 +328,8 @@ def _measurement(path: Path):
 _REPORT_STATUSES = (0, 1, 5)
 
 async def analyze(paths: list[str], cwd: str, window: int | None = None, top: int | None = None,
-                  timeout_s: float | None = None, progress: Progress | None = None) -> dict:
+                  timeout_s: float | None = None, progress: Progress | None = None,
+                  device: str | None = None, peaks: str | None = None) -> dict:
     ps = arguments.paths(paths)
     d = check_dir(cwd)
     top_ = _top(top)
@@ -336,6 +337,10 @@ async def analyze(paths: list[str], cwd: str, window: int | None = None, top: in
     options = ["analyze", "--json", "--no-progress"]
     if window is not None:
         options.append(f"--window={arguments.integer(window, 'window', 1, 1 << 30)}")
+    if device is not None:  # a name, as data (the CLI checks it against the table)
+        options.append(f"--device={arguments.name(device, 'device')}")
+    if peaks is not None:  # an input file, read only
+        options.append(f"--peaks={arguments.as_path(peaks, 'peaks')}")
     args = args_after(options, ps)
     cdir = call_dir(None, "analyze")  # read-only: nothing written under cwd
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,

@@ -38,7 +38,8 @@ CLOSE_TIMEOUT_S = 5
 # process's own, and would wait for a scheduler that cannot exist here).
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
-def summarise_on_worker(path: str, frame_roots: dict, input_index: int) -> dict:
+def summarise_on_worker(path: str, frame_roots: dict, input_index: int,
+                        peaks: dict | None = None) -> dict:
     """The task a worker runs: one trace's summary, or why there is none. Errors
     come back as values, named by their class: the worker's fastenough may
     raise classes this process would not unpickle the same."""
@@ -53,7 +54,7 @@ def summarise_on_worker(path: str, frame_roots: dict, input_index: int) -> dict:
         from fastenough import _core
 
         rank, text = _core.summarize_trace(path, frame_roots=frame_roots,
-                                           input_index=input_index)
+                                           input_index=input_index, **(peaks or {}))
         return {"rank": rank, "summary": text, "worker": worker}
     except Exception as e:  # noqa: BLE001 - reported by the caller, with the path
         return {"error": str(e), "error_class": type(e).__name__, "worker": worker}
@@ -132,7 +133,8 @@ def _quiet_dask() -> None:
 
 
 def summarise_on_dask(address: str, paths: list[str], frame_roots: dict,
-                      progress: bool = False) -> list[tuple[int, str]]:
+                      progress: bool = False, peaks: dict | None = None
+                      ) -> list[tuple[int, str]]:
     """Each trace's (rank, summary JSON), in input order, made on the cluster's
     workers. Paths are made absolute: the workers do not share our working
     directory, only the storage. Every wait is bounded (CONNECT_TIMEOUT_S,
@@ -147,7 +149,7 @@ def summarise_on_dask(address: str, paths: list[str], frame_roots: dict,
                          "'fastenough[dask]' (or: pip install distributed)") from None
     _quiet_dask()
     absolute = [os.path.abspath(p) for p in paths]
-    results = asyncio.run(_summarise(address, absolute, frame_roots, progress))
+    results = asyncio.run(_summarise(address, absolute, frame_roots, progress, peaks))
     failed = [(absolute[i], r) for i, r in enumerate(results) if "error" in r]
     if failed:
         path, r = failed[0]
@@ -165,7 +167,7 @@ def summarise_on_dask(address: str, paths: list[str], frame_roots: dict,
 
 
 async def _summarise(address: str, absolute: list[str], frame_roots: dict,
-                     progress: bool) -> list[dict]:
+                     progress: bool, peaks: dict | None = None) -> list[dict]:
     import asyncio
 
     from distributed import Client
@@ -189,7 +191,7 @@ async def _summarise(address: str, absolute: list[str], frame_roots: dict,
                              ) from None
         if not workers:
             raise UsageError(f"--dask {shown}: the scheduler has no workers")
-        futures = [client.submit(summarise_on_worker, p, frame_roots, i, pure=False)
+        futures = [client.submit(summarise_on_worker, p, frame_roots, i, peaks, pure=False)
                    for i, p in enumerate(absolute)]
         return await _gather(client, futures, shown, progress)
     finally:

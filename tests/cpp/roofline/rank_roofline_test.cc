@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "fastenough/pipeline/analyze.h"
@@ -19,6 +20,7 @@ namespace fastenough::roofline {
 namespace {
 
 namespace fs = std::filesystem;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string Op(const std::string& name, int ts, int dur, int ext, const std::string& dims,
                const std::string& types) {
@@ -163,6 +165,128 @@ TEST(RankRoofline, NoDevicePropertiesLeavesThePeaksOut) {
   EXPECT_TRUE(std::isnan(b.peak.flop_per_s));
   ASSERT_FALSE(b.notes.empty());
   EXPECT_NE(b.notes.back().find("deviceProperties"), std::string::npos);
+}
+
+TEST(RankRoofline, DeviceNamedWhereTheTraceHasNoProperties) {
+  // --device "H100 SXM" on the trace without deviceProperties: the bf16 mm (two calls,
+  // 20 us, 268,435,456 FLOPs and 1,835,008 bytes each) against the H100 SXM5's
+  // 989.5e12 BF16 and 3.35e12 B/s: 2 * 268,435,456 / 20e-6 = 2.68435456e13 FLOP/s =
+  // 2.712839 %; 2 * 1,835,008 / 20e-6 = 1.835008e11 B/s = 5.477636 %.
+  StatusOr<PeakSettings> settings = MakePeakSettings("H100 SXM", "");
+  ASSERT_TRUE(settings.ok()) << settings.status().message();
+  const trace::EventStore store = Parse(SyntheticTrace(false));
+  const RankRoofline r = ComputeRankRoofline(store, 20, *settings);
+  ASSERT_EQ(r.ops.size(), 2u);
+  const OpRoofline& b = r.ops[1];
+  EXPECT_EQ(b.peak.device, "NVIDIA H100 SXM5 80GB");
+  EXPECT_NEAR(b.pct_of_compute_peak, 2.712839, 1e-5);
+  EXPECT_NEAR(b.pct_of_memory_peak, 5.477636, 1e-5);
+  EXPECT_NE(b.peak.source.find("--device H100 SXM"), std::string::npos) << b.peak.source;
+  // The trace's own deviceProperties win over --device: the A100 stays.
+  const trace::EventStore a100 = Parse(SyntheticTrace(true));
+  const RankRoofline ra = ComputeRankRoofline(a100, 20, *settings);
+  ASSERT_EQ(ra.ops.size(), 2u);
+  EXPECT_EQ(ra.ops[1].peak.device, "NVIDIA A100 SXM4 80GB");
+  EXPECT_NEAR(ra.ops[1].pct_of_compute_peak, 8.603700, 1e-5);
+}
+
+TEST(RankRoofline, PeaksFileOverridesAnEntry) {
+  // bf16 held to 100 TFLOP/s: 2.68435456e13 / 100e12 = 26.843546 %; the memory
+  // figure is the table's (8.999549 % of 2.039e12).
+  StatusOr<PeakSettings> settings = MakePeakSettings(
+      "", R"({"devices": [{"name": "NVIDIA A100-SXM4-80GB", "tflops": {"bf16": 100},)"
+          R"( "source": "our measurement"}]})");
+  ASSERT_TRUE(settings.ok()) << settings.status().message();
+  const trace::EventStore store = Parse(SyntheticTrace(true));
+  const RankRoofline r = ComputeRankRoofline(store, 20, *settings);
+  ASSERT_EQ(r.ops.size(), 2u);
+  EXPECT_NEAR(r.ops[1].pct_of_compute_peak, 26.843546, 1e-5);
+  EXPECT_NEAR(r.ops[1].pct_of_memory_peak, 8.999549, 1e-5);
+  EXPECT_NE(r.ops[1].peak.source.find("our measurement"), std::string::npos);
+  // A device the file adds can be named with --device.
+  StatusOr<PeakSettings> added = MakePeakSettings(
+      "Ascend910B3", R"({"devices": [{"name": "Ascend910B3", "tflops": {"bf16": 313},)"
+                     R"( "memory_tb_per_s": 1.6}]})");
+  ASSERT_TRUE(added.ok()) << added.status().message();
+  EXPECT_EQ(added->device->peaks.name, "Ascend910B3");
+}
+
+TEST(RankRoofline, BadDeviceOrPeaksAreRefused) {
+  StatusOr<PeakSettings> unknown = MakePeakSettings("H1000", "");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  // The close names: the H100s.
+  EXPECT_NE(unknown.status().message().find("\"NVIDIA H100 SXM5 80GB\""), std::string::npos)
+      << unknown.status().message();
+  EXPECT_EQ(unknown.status().message().find("MI300X"), std::string::npos);
+  EXPECT_EQ(MakePeakSettings("mi30x", "").status().message().find("B200"), std::string::npos);
+  EXPECT_NE(MakePeakSettings("mi30x", "").status().message().find("MI300X"), std::string::npos);
+  // Nothing close: no list, the pointer to the table stays.
+  const std::string none = MakePeakSettings("zzzzzzzz", "").status().message();
+  EXPECT_EQ(none.find("close names"), std::string::npos);
+  EXPECT_NE(none.find("docs/roofline.md"), std::string::npos);
+  EXPECT_EQ(MakePeakSettings("", "[1, 2]").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakePeakSettings("", "{\"devices\": [{\"name\": \"x\"}]}").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(MakePeakSettings("", "").ok());
+}
+
+OpRoofline RowOf(const std::string& op, const std::string& dims, int64_t ns, const char* bound,
+                 double pct_compute, double pct_memory) {
+  OpRoofline r;
+  r.op = op;
+  r.input_dims = dims;
+  r.input_types = R"(["c10::BFloat16", "c10::BFloat16"])";
+  r.device_ns = ns;
+  r.bound = bound;
+  r.pct_of_compute_peak = pct_compute;
+  r.pct_of_memory_peak = pct_memory;
+  return r;
+}
+
+TEST(RankRoofline, WorstRankPerOpByHand) {
+  // mm [[256,512],[512,1024]] on ranks 0, 1, 2: memory-bound at 9.0 %, 4.5 %, 12.0 %
+  // of the memory roof (their compute % 8.6, 4.3, 11.5 are not the binding roof):
+  // worst rank 1 (4.5 %), best rank 2 (12.0 %), 3 ranks, 10 + 20 + 7.5 = 37.5 us.
+  // addmm on ranks 0 and 2, compute-bound at 60 % and 60 %: a tie, worst = best = the lower
+  // rank 0; 2 ranks, 5 + 5 us. Rank 1 has two addmm rows (Concrete Inputs apart) with no
+  // bound: not counted. softmax only on rank 2: one rank, no entry.
+  // Rank 2 has two mm rows of the same key: its lower % (12.0 vs 30.0) counts, and both
+  // rows' time (5 + 2.5 us).
+  const std::string mm = "[[256, 512], [512, 1024]]";
+  std::vector<RankRoofline> ranks(3);
+  ranks[0].rank = 0;
+  ranks[0].ops = {RowOf("aten::mm", mm, 10000, "memory", 8.6, 9.0),
+                  RowOf("aten::addmm", "[[8], [8, 8], [8, 8]]", 5000, "compute", 60.0, 1.0)};
+  ranks[1].rank = 1;
+  ranks[1].ops = {RowOf("aten::mm", mm, 20000, "memory", 4.3, 4.5),
+                  RowOf("aten::addmm", "[[8], [8, 8], [8, 8]]", 5000, "", kNaN, kNaN)};
+  ranks[2].rank = 2;
+  ranks[2].ops = {RowOf("aten::mm", mm, 5000, "memory", 11.5, 30.0),
+                  RowOf("aten::mm", mm, 2500, "memory", 11.5, 12.0),
+                  RowOf("aten::addmm", "[[8], [8, 8], [8, 8]]", 5000, "compute", 60.0, 1.0),
+                  RowOf("aten::_softmax", "[[8, 8], [], []]", 90000, "memory", 1.0, 50.0)};
+  const std::vector<OpWorstRank> w = WorstRankPerOp(ranks, 20);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].op, "aten::mm");
+  EXPECT_EQ(w[0].input_dims, mm);
+  EXPECT_EQ(w[0].ranks, 3);
+  EXPECT_EQ(w[0].device_ns, 37500);
+  EXPECT_EQ(w[0].worst_rank, 1);
+  EXPECT_DOUBLE_EQ(w[0].worst_pct_of_roof, 4.5);
+  EXPECT_EQ(w[0].worst_bound, "memory");
+  EXPECT_EQ(w[0].best_rank, 2);
+  EXPECT_DOUBLE_EQ(w[0].best_pct_of_roof, 12.0);
+  EXPECT_EQ(w[1].op, "aten::addmm");
+  EXPECT_EQ(w[1].ranks, 2);
+  EXPECT_EQ(w[1].device_ns, 10000);
+  EXPECT_EQ(w[1].worst_rank, 0);
+  EXPECT_EQ(w[1].best_rank, 0);
+  EXPECT_DOUBLE_EQ(w[1].worst_pct_of_roof, 60.0);
+  EXPECT_EQ(w[1].worst_bound, "compute");
+  // top_n bounds the list; one rank alone has none.
+  EXPECT_EQ(WorstRankPerOp(ranks, 1).size(), 1u);
+  EXPECT_TRUE(WorstRankPerOp({ranks[2]}, 20).empty());
 }
 
 TEST(RankRoofline, AHostCopyIsNoted) {

@@ -78,6 +78,8 @@ def world(tmp_path, monkeypatch):
     (run / "outputs").mkdir()
     (run / "outputs" / "scores.npy").write_bytes(_npy_float32([1.0, 2.0, 3.0]))
     (work / "code.py").write_text("import torch\n\ndef f(m, x):\n    return m(x)\n")
+    (work / "peaks.json").write_text('{"devices": [{"name": "NVIDIA H100 SXM5 80GB", '
+                                     '"tflops": {"bf16": 900}}]}')
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "bashrc").write_text("keep me\n")
@@ -109,7 +111,8 @@ def _call(fn, **kwargs):
 def _valid_args(w: dict) -> dict[str, dict]:
     work = str(w["work"])
     return {
-        "analyze": {"paths": ["t.json"], "cwd": work},
+        "analyze": {"paths": ["t.json"], "cwd": work, "device": "H100 SXM",
+                    "peaks": "peaks.json"},
         "report": {"path": "run1", "cwd": work, "detail": "compact"},
         "compare": {"a": "run1", "b": "run1", "cwd": work},
         "diff": {"a": "run1", "b": "run1", "cwd": work},
