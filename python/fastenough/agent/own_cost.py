@@ -4,8 +4,12 @@ down as it runs).
 
 Two measures, read over intervals of steady steps:
   * time: the wall time spent inside the agent's Python hooks (the model-call,
-    optimizer and DataLoader sources, the checks' module hooks and callbacks),
-    outermost call only, per step of the interval;
+    optimizer and DataLoader sources, the checks' module hooks and callbacks,
+    the full-vocab-logits dispatch handler), outermost call only, and at
+    least CALL_NS per call (a handler entered from C++ per op costs the round
+    trip, whatever its body), less the loop's pauses for the tool (phase edges, the
+    profiler window's start and stop: counted apart, never in a step), per
+    step of the interval;
   * records: the entries held by the agent's containers (every list, dict, set
     and deque attribute of the agent, its rooms and the checks, one level down,
     and the module hook ids it keeps), a census by len() at the interval's end.
@@ -27,10 +31,10 @@ the program's steps beyond the two clock reads of each hook call.
 
 Planting (tests only): opts["_test_own_cost"], or the environment variable
 FASTENOUGH_TEST_OWN_COST (for a whole `fastenough run`), a JSON object
-{"grow_ns": N, "grow_records": R, "after": A}: from the A-th step seen on, the
-agent sleeps N ns times the number of steps since then, per step (inside its own
-timed hooks), and keeps R more records per step: a cost that grows as a leak
-would.
+{"grow_ns": N, "grow_records": R, "grow_calls": C, "after": A}: from the A-th
+step seen on, the agent sleeps N ns times the number of steps since then, per
+step (inside its own timed hooks), makes C times that many empty hook calls,
+and keeps R more records per step: a cost that grows as a leak would.
 """
 
 from __future__ import annotations
@@ -46,6 +50,12 @@ INTERVAL_MAX_STEPS = 128  # ... this many steps
 BASE_INTERVALS = 2
 GROWTH = 3.0
 FLOOR_NS = 200_000  # 0.2 ms a step over GROWTH x the baseline
+# What one call into the agent costs the program at least, whatever its body
+# measured: a dispatch mode's handler is entered from C++ for every op of the
+# program, and the round trip, not the handler's body, is the cost (the
+# full-vocab-logits mode that outlived its window: 16 -> 140 ms a step on the
+# Lennard-Jones fit, its handler's body an increment).
+CALL_NS = 5_000
 MIN_SHARE = 0.10  # of the interval's step time
 OVER_INTERVALS = 2
 RECORDS_PER_STEP = 64
@@ -62,6 +72,8 @@ class OwnCost:
         self.steps = 0  # steps seen (recorded or replayed)
         self.step_ns = 0  # their total duration
         self._iv = (0, 0, 0)  # (steps, ns, step_ns) at the interval's start
+        self._pauses = 0  # the loop's pauses for the tool, then
+        self._calls = 0  # hook calls, then
         self.intervals = 0  # steady intervals read
         self.base_ns: float | None = None  # own ns per step, baseline
         self.base_records: int | None = None
@@ -75,6 +87,7 @@ class OwnCost:
         plant = plant or {}
         self._grow_ns = int(plant.get("grow_ns", 0) or 0)
         self._grow_records = int(plant.get("grow_records", 0) or 0)
+        self._grow_calls = int(plant.get("grow_calls", 0) or 0)
         self._plant_after = int(plant.get("after", 0) or 0)
         self._planted: list = []
 
@@ -100,7 +113,7 @@ class OwnCost:
             return
         self.steps += n
         self.step_ns += max(0, int(step_ns))
-        if self._grow_ns or self._grow_records:
+        if self._grow_ns or self._grow_records or self._grow_calls:
             self._plant(n)
         s0, _, d0 = self._iv
         d_steps, d_ns = self.steps - s0, self.step_ns - d0
@@ -119,12 +132,23 @@ class OwnCost:
             time.sleep(total / 1e9)
         if self._grow_records:
             self._planted.extend(range(self._grow_records * n))
+        if self._grow_calls:  # calls whose bodies cost nothing, k * grow_calls a step
+            for _ in range(self._grow_calls * (2 * k_last - n + 1) * n // 2):
+                self.leave(self.enter())
 
     def _interval(self) -> None:
-        s0, n0, d0 = self._iv
-        steps, own, step_ns = self.steps - s0, self.ns - n0, self.step_ns - d0
-        self._iv = (self.steps, self.ns, self.step_ns)
         agent = self.agent
+        s0, n0, d0 = self._iv
+        # Phase edges and the profiler window's start and stop run inside the
+        # hooks too, but they are pauses of the loop (phases.py), counted
+        # apart and never part of a step: not a cost per step.
+        pauses = agent.phases.pause_ns + agent.window.cost_ns
+        steps, step_ns = self.steps - s0, self.step_ns - d0
+        own = max(0, self.ns - n0 - (pauses - self._pauses),
+                  (self.calls - self._calls) * CALL_NS)
+        self._iv = (self.steps, self.ns, self.step_ns)
+        self._calls = self.calls
+        self._pauses = pauses
         if self.tripped is not None or not agent.enabled or agent.phases.phase != "steady":
             return
         per = own / steps

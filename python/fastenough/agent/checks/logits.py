@@ -403,6 +403,17 @@ class LogitsCheck:
         self._call = None
 
     def observe(self, func, args, kwargs, out, ns: int) -> None:
+        own = getattr(self.reg, "own", None)  # each op here is the agent's cost (own_cost.py)
+        if own is None:
+            self._observe(func, args, kwargs, out, ns)
+            return
+        t0 = own.enter()
+        try:
+            self._observe(func, args, kwargs, out, ns)
+        finally:
+            own.leave(t0)
+
+    def _observe(self, func, args, kwargs, out, ns: int) -> None:
         if self._mode is None:
             # No window open: a mode of ours outlived it; each op here is our cost.
             self.stray_ops += 1
