@@ -38,7 +38,9 @@ How a describe row becomes JSON Schema:
   values      enum (plus null when nullable; a list's items); const for a single value.
   minimum     minimum (from the unit: counts, bytes, shares cannot be negative;
               or the declaration's Attr{.least}); maximum, pattern, non_empty
-              (minLength 1) from Attr{.most, .pattern, .non_empty}.
+              (minLength 1) from Attr{.most, .pattern, .non_empty}; min_items:
+              a list's minItems (Attr{.least_items}). A Custom "array of
+              integers" needs no hand-written schema: its items take minimum.
   required    the object's required keys; an object is closed
               (additionalProperties: false) unless it has Extra() keys.
   meaning, unit  description, x-unit.
@@ -158,10 +160,14 @@ class SchemaBuilder:
                 node["pattern"] = r["pattern"]
             if r.get("non_empty") and t == "string":
                 node["minLength"] = 1
-        elif t in _ARRAYS and r["kind"] != "custom":
+        elif t in _ARRAYS and (r["kind"] != "custom" or path not in self.custom):
             node = {"type": "array", "items": {"type": _ARRAYS[t]}}
             if r.get("values"):
                 node["items"]["enum"] = r["values"].split("|")
+            if r["kind"] == "custom" and r.get("minimum"):  # Custom(..., Attr{.least})
+                node["items"]["minimum"] = int(r["minimum"])
+            if r.get("min_items"):
+                node["minItems"] = int(r["min_items"])
         elif t == "array of objects" and r["kind"] != "custom":
             node = {"type": "array", "items": self.object_at(path + "[]")}
         elif t == "object" and r["kind"] != "custom":

@@ -24,7 +24,7 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<RunInfo>("$.run", out);
   DescribeFields<StepsSummary>("$.steps", out);
   out.push_back({"$.steps.per_rank", "array of objects", "", false, "field", "each rank's steps",
-                 true, "", "", "", "", "", false});
+                 true, "", "", "", "", "", false, ""});
   DescribeFields<analysis::StepStats>("$.steps.per_rank[]", out);
   DescribeFields<analysis::DeviceBreakdown>("$.devices[]", out);
   DescribeFields<DevicesOmittedRow>("$.devices_omitted[]", out);
@@ -62,6 +62,7 @@ StatusOr<std::string> DescribeFieldsJson(std::string_view document) {
     if (!f.maximum.empty()) w.Field("maximum", f.maximum);
     if (!f.pattern.empty()) w.Field("pattern", f.pattern);
     if (f.non_empty) w.Field("non_empty", true);
+    if (!f.min_items.empty()) w.Field("min_items", f.min_items);
     w.EndObject();
   }
   w.EndArray();

@@ -38,6 +38,7 @@ struct FieldInfo {
   std::string maximum;  // its greatest value; "" none
   std::string pattern;  // a string's regular expression; "" any
   bool non_empty = false;  // a string of one character or more
+  std::string min_items;   // the fewest items of a list; "" none
 };
 
 // The least value of a number in `unit`: what cannot be negative.
@@ -194,6 +195,8 @@ class FieldDescriber {
     Add(key, type, unit, type.find("null") != std::string_view::npos, "custom", meaning);
     out_.back().required = !attr.since_later;
     if (attr.values != nullptr) out_.back().values = attr.values;
+    if (attr.least != nullptr) out_.back().minimum = attr.least;
+    if (attr.least_items != nullptr) out_.back().min_items = attr.least_items;
   }
 
   template <class P, class W, class R>
@@ -223,7 +226,7 @@ class FieldDescriber {
       }
     }
     out_.push_back({prefix_, "object", "", false, "name", "", true, "", "", std::string(name), "",
-                    "", false});
+                    "", false, ""});
   }
 
  private:
@@ -236,7 +239,7 @@ class FieldDescriber {
            std::string_view kind, std::string_view meaning) {
     out_.push_back({Path(key), std::string(type), std::string(UnitName(unit)), nullable,
                     std::string(kind), std::string(meaning), true, "",
-                    std::string(MinimumOf(unit)), "", "", "", false});
+                    std::string(MinimumOf(unit)), "", "", "", false, ""});
   }
 
   std::string prefix_;

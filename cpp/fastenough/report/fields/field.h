@@ -56,7 +56,9 @@
 // before it when rows are left out; since_later: may be missing from older
 // documents (read as the member's default); compact: a list of objects
 // written one object a line; json_array: a string member holding a JSON
-// array's text, written as the array.
+// array's text, written as the array; least_items: the fewest items a list
+// has (a Custom list of integers then needs no hand-written schema: its
+// items take least as their minimum).
 #pragma once
 
 #include <cstdint>
@@ -140,6 +142,8 @@ struct Attr {
   // written as that array (other text as a string); the JSON Schema's type is
   // "array". Not read back.
   bool json_array = false;
+  // The fewest items a list has (the JSON Schema's minItems); "" none.
+  const char* least_items = nullptr;
 };
 
 // A string that takes one of `values` ("ok|no-events|cycle").

@@ -76,6 +76,8 @@ void Fields(V& v, Of<PhaseRow>) {
   v.Field("reserved_peak", &T::reserved_peak, Unit::kBytes, "torch reserved peak", kNullIfNegative);
 }
 
+struct CountOfInput;  // a view of (path, count): counters[].per_input[]
+
 template <class V>
 void Fields(V& v, Of<CounterRow>) {
   v.Name("counter");
@@ -85,18 +87,16 @@ void Fields(V& v, Of<CounterRow>) {
           OneOf("info|data-loss|error"));
   v.Field("count", &T::count, Unit::kCount, "over every input", Attr{.least = "1"});
   v.Field("description", &T::description, Unit::kNone, "what it counts");
-  v.Custom(
-      "per_input", "array of {path, count}", Unit::kCount, "the inputs where it is not 0",
-      [](JsonWriter& w, const T& c, const WriteContext&) {
-        w.BeginArray();
-        for (const auto& [path, n] : c.per_input) {
-          w.BeginObject().Field("path", path).Field("count", n).EndObject();
-        }
-        w.EndArray();
-      },
-      [](ObjectReader& o, T& c) {
-        for (ObjectReader p : o.Objects("per_input")) c.per_input.emplace_back(p.String("path"), p.Uint("count"));
-      });
+  v.Field("per_input", &T::per_input, Unit::kNone, "the inputs where it is not 0", Attr{},
+          View<CountOfInput>{});
+}
+
+// A counter's count in one input (CounterRow::per_input's (path, count) pairs).
+template <class V>
+void Fields(V& v, Of<std::pair<std::string, uint64_t>, CountOfInput>) {
+  using T = std::pair<std::string, uint64_t>;
+  v.Field("path", &T::first, Unit::kNone, "the input");
+  v.Field("count", &T::second, Unit::kCount, "the counter in it", Attr{.least = "1"});
 }
 
 template <class V>

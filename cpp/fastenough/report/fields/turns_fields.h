@@ -61,7 +61,8 @@ void TurnsFields(V& v, std::string_view who, std::string_view count) {
           if (!d) return o.Fail(who, "expected integers");
           t.devices.push_back(static_cast<int32_t>(*d));
         }
-      });
+      },
+      Attr{.least_items = "2"});
   v.Custom(
       "busy_ns", "array of integers", Unit::kNs, "each one's busy time in the windows, same order",
       [listed_busy](JsonWriter& w, const T& t, const WriteContext& ctx) {
@@ -76,7 +77,8 @@ void TurnsFields(V& v, std::string_view who, std::string_view count) {
           t.busy_ns.push_back(*b);
         }
         if (t.busy_ns.size() != t.devices.size()) o.Fail("busy_ns", "one per device expected");
-      });
+      },
+      Attr{.least = "0", .least_items = "2"});
   v.CustomIf(
       "omitted", "object {count, busy_ns}", Unit::kNone,
       "the ones the report does not list, summed (only when some are left out)",
