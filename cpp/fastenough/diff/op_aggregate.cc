@@ -1,7 +1,12 @@
 #include "fastenough/diff/op_aggregate.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
+
+#include "fastenough/analysis/call_tree.h"
+#include "fastenough/roofline/rank_roofline.h"
 
 #include "fastenough/analysis/steps.h"
 #include "fastenough/timeline/step_windows.h"
@@ -71,7 +76,39 @@ class SteadyWindows {
 
 }  // namespace
 
+double RooflineTotals::pct_of_roof() const {
+  if (device_ns <= 0 || std::isnan(time_at_roof_ns)) return std::numeric_limits<double>::quiet_NaN();
+  return 100.0 * time_at_roof_ns / static_cast<double>(device_ns);
+}
+
+namespace {
+
+// The trace's hot ops against the device's roofs, as the report has them.
+void AddRoofline(const trace::EventStore& store, RooflineTable& table) {
+  const analysis::CallTree tree = analysis::BuildCallTree(store);
+  const roofline::RankRoofline rows =
+      roofline::ComputeRankRoofline(store, kDiffRooflineRows, [&](int32_t launch) {
+        return tree.Enclosing(store, launch, trace::EventKind::kCpuOp);
+      });
+  for (const roofline::OpRoofline& op : rows.ops) {
+    const RooflineKey key{op.op, op.input_dims, op.input_types};
+    const bool first = !table.count(key);
+    RooflineTotals& t = table[key];
+    t.calls += op.calls;
+    t.device_ns += op.device_ns;
+    t.time_at_roof_ns += op.time_at_roof_ns;  // NaN stays NaN
+    if (first) {
+      t.bound = op.bound;
+      t.device = op.peak.device;
+      t.dtype = op.bound == "compute" ? op.peak.dtype : "";
+    }
+  }
+}
+
+}  // namespace
+
 void AddTrace(const trace::EventStore& store, SideAggregate& side) {
+  AddRoofline(store, side.roofline);
   const bool first_file = side.paths.empty();
   side.paths.push_back(store.path);
   SteadyWindows steady(store);

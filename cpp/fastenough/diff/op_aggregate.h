@@ -42,6 +42,31 @@ struct OpTotals {
 
 using OpTable = std::map<OpKey, OpTotals>;
 
+// One (op, Input Dims, Input type) of a side's roofline rows
+// (roofline/rank_roofline.h), summed over its files (ranks).
+struct RooflineKey {
+  std::string op;
+  std::string input_dims;   // raw JSON text, as the rows have it
+  std::string input_types;  // raw JSON text
+  auto operator<=>(const RooflineKey&) const = default;
+};
+struct RooflineTotals {
+  int64_t calls = 0;
+  int64_t device_ns = 0;
+  // Summed time at the roof; NaN when a file had no peaks for it.
+  double time_at_roof_ns = 0;
+  std::string bound;   // the first file's row's: "compute" | "memory" | ""
+  std::string device;  // the peak table's device; "" none
+  std::string dtype;   // the compute peak's column; "" none
+  // time_at_roof_ns / device_ns: the % of its binding roof the op ran at
+  // (for one row, its pct_of_compute_peak or pct_of_memory_peak, as its bound
+  // says); NaN when unknown.
+  double pct_of_roof() const;
+};
+using RooflineTable = std::map<RooflineKey, RooflineTotals>;
+// How many roofline rows each file contributes (the heaviest by device time).
+constexpr size_t kDiffRooflineRows = 50;
+
 struct SideAggregate {
   std::vector<std::string> paths;
   OpTable whole;   // every event of the trace(s)
@@ -49,6 +74,8 @@ struct SideAggregate {
   int64_t steady_steps = 0;  // summed over the files
   // True when every file had at least one ProfilerStep window.
   bool all_files_have_steps = false;
+  // The hot ops' roofline rows over the whole trace(s): every call, whatever the basis.
+  RooflineTable roofline;
 };
 
 // Adds one loaded trace to `side`.

@@ -204,6 +204,26 @@ TraceDiff DiffSides(const SideAggregate& a, const SideAggregate& b, const DiffOp
     if (dx != dy) return dx > dy;
     return x.key < y.key;
   });
+  // The roofline rows of both sides, paired by (op, shapes).
+  for (const auto& [key, t] : a.roofline) d.roofline.push_back({key, true, false, t, {}});
+  for (const auto& [key, t] : b.roofline) {
+    auto it = std::find_if(d.roofline.begin(), d.roofline.end(),
+                           [&](const RooflinePair& p) { return p.key == key; });
+    if (it == d.roofline.end()) {
+      d.roofline.push_back({key, false, true, {}, t});
+    } else {
+      it->in_b = true;
+      it->b = t;
+    }
+  }
+  std::stable_sort(d.roofline.begin(), d.roofline.end(),
+                   [](const RooflinePair& x, const RooflinePair& y) {
+                     const int64_t nx = std::max(x.a.device_ns, x.b.device_ns);
+                     const int64_t ny = std::max(y.a.device_ns, y.b.device_ns);
+                     if (nx != ny) return nx > ny;
+                     return x.key < y.key;
+                   });
+  if (d.roofline.size() > kDiffRooflinePairs) d.roofline.resize(kDiffRooflinePairs);
   return d;
 }
 

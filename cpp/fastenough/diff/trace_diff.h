@@ -81,6 +81,17 @@ struct KindTotals {
   int64_t rows_a = 0, rows_b = 0;
 };
 
+// An (op, shapes) of either side's roofline rows, with each side's figures
+// (absent: the side has no row of it), so that the same time on two devices,
+// or an op against its replacement, reads against what each device can do.
+struct RooflinePair {
+  RooflineKey key;
+  bool in_a = false, in_b = false;
+  RooflineTotals a, b;
+};
+// How many pairs a diff keeps: the heaviest (larger side's device time).
+constexpr size_t kDiffRooflinePairs = 20;
+
 struct TraceDiff {
   bool per_step = false;  // the basis: per steady step, or totals
   bool per_item = false;  // per step, and both sides know their items per step
@@ -93,6 +104,7 @@ struct TraceDiff {
   int64_t unchanged_rows = 0;
   double unchanged_a_ns = 0, unchanged_b_ns = 0;
   std::map<RowKind, KindTotals> totals;  // over all rows of the basis
+  std::vector<RooflinePair> roofline;    // heaviest first, at most kDiffRooflinePairs
 };
 
 TraceDiff DiffSides(const SideAggregate& a, const SideAggregate& b, const DiffOptions& options = {});

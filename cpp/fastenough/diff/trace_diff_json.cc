@@ -33,6 +33,23 @@ void WritePaths(report::JsonWriter& w, const char* key, const std::vector<std::s
   w.EndArray();
 }
 
+void WriteRoofSide(report::JsonWriter& w, const char* key, bool present, const RooflineTotals& t) {
+  w.Key(key);
+  if (!present) {
+    w.Null();
+    return;
+  }
+  w.BeginObject().Field("calls", t.calls).Field("device_ns", t.device_ns)
+      .Field("time_at_roof_ns", t.time_at_roof_ns).Field("pct_of_roof", t.pct_of_roof());
+  w.Key("bound");
+  if (t.bound.empty()) w.Null(); else w.String(t.bound);
+  w.Key("device");
+  if (t.device.empty()) w.Null(); else w.String(t.device);
+  w.Key("dtype");
+  if (t.dtype.empty()) w.Null(); else w.String(t.dtype);
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string TraceDiffToJson(const TraceDiff& d) {
@@ -89,6 +106,16 @@ std::string TraceDiffToJson(const TraceDiff& d) {
         .Field("rows_a", t.rows_a).Field("rows_b", t.rows_b).EndObject();
   }
   w.EndObject();
+  w.Key("roofline").BeginArray();
+  for (const RooflinePair& p : d.roofline) {
+    w.BeginObject().Field("op", p.key.op).Field("input_dims", p.key.input_dims);
+    w.Key("input_types");
+    if (p.key.input_types.empty()) w.Null(); else w.String(p.key.input_types);
+    WriteRoofSide(w, "a", p.in_a, p.a);
+    WriteRoofSide(w, "b", p.in_b, p.b);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   return w.Take();
 }

@@ -7,6 +7,7 @@
 
 #include "fastenough/diff/trace_diff_json.h"
 #include "fastenough/findings/test_trace_builder.h"
+#include "fastenough/trace/load_trace.h"
 
 namespace fastenough::diff {
 namespace {
@@ -272,6 +273,75 @@ TEST(TraceDiff, JsonKeepsKernelNamesWhole) {
   EXPECT_NE(json.find(std::string("\"name\":\"") + kGemm + "\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"basis\":\"total\""), std::string::npos);
   EXPECT_NE(json.find("\"status\":\"removed\""), std::string::npos);
+}
+
+// Two calls of a bf16 mm [256, 512] x [512, 1024], 10 us each, and (with_add) one fp32 add of
+// [1024, 1024] taking 18 us, on the device `device_props` describes.
+std::string RoofTrace(const std::string& device_props, bool with_add) {
+  std::string ev;
+  auto op = [&](const std::string& name, int ts, int ext, const std::string& dims,
+                const std::string& types, const std::string& kernel, int dur) {
+    ev += R"({"ph":"X","cat":"cpu_op","name":")" + name + R"(","pid":1,"tid":1,"ts":)" +
+          std::to_string(ts) + R"(,"dur":50,"args":{"External id":)" + std::to_string(ext) +
+          R"(,"Input Dims":)" + dims + R"(,"Input type":)" + types + "}},";
+    ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+          std::to_string(ts + 10) + R"(,"dur":2,"args":{"correlation":)" +
+          std::to_string(100 + ext) + R"(,"External id":)" + std::to_string(ext) + "}},";
+    ev += R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" +
+          std::to_string(ts + 20) + R"(,"dur":)" + std::to_string(dur) +
+          R"(,"args":{"device":0,"stream":7,"correlation":)" + std::to_string(100 + ext) +
+          R"(,"External id":)" + std::to_string(ext) + "}},";
+  };
+  const std::string bf = R"(["c10::BFloat16", "c10::BFloat16"])";
+  op("aten::mm", 0, 1, "[[256, 512], [512, 1024]]", bf, "sm80_bf16_gemm", 10);
+  op("aten::mm", 100, 2, "[[256, 512], [512, 1024]]", bf, "sm80_bf16_gemm", 10);
+  if (with_add) {
+    op("aten::add", 200, 3, "[[1024, 1024], [1024, 1024], []]",
+       R"(["float", "float", "Scalar"])", "add_kernel", 18);
+  }
+  ev.pop_back();
+  return R"({"deviceProperties": [)" + device_props + R"(], "traceEvents": [)" + ev + "]}";
+}
+
+TEST(TraceDiff, RooflinePerOpOnBothSides) {
+  // The same mm time (2 x 10 us) on an A100 SXM4 80GB (A) and an H100 SXM5 (B): 268,435,456
+  // FLOPs and 1,835,008 bytes a call, intensity 146.3 under both ridges (153.0, 295.4):
+  // memory-bound; 2 * 1,835,008 / 20e-6 s = 1.835008e11 B/s = 8.999549 % of 2.039e12 (A),
+  // 5.477636 % of 3.35e12 (B): the same runtime is further from B's roof.
+  // The add runs on A only: 3 * 4 * 1,048,576 = 12,582,912 bytes in 18 us = 6.990507e11 B/s
+  // = 34.283995 % of 2.039e12.
+  const std::string a100 = R"({"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": )"
+                           R"(85198045184, "computeMajor": 8, "computeMinor": 0, "numSms": 108})";
+  const std::string h100 = R"({"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": )"
+                           R"(85028700160, "computeMajor": 9, "computeMinor": 0, "numSms": 132})";
+  auto side = [](const std::string& json) {
+    StatusOr<trace::EventStore> s = trace::ParseTrace(json);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    SideAggregate out;
+    AddTrace(*s, out);
+    return out;
+  };
+  const TraceDiff d = DiffSides(side(RoofTrace(a100, true)), side(RoofTrace(h100, false)));
+  ASSERT_EQ(d.roofline.size(), 2u);
+  const RooflinePair& mm = d.roofline[0];  // 20 us on each side; the add's 18 us is A's only
+  const RooflinePair& add = d.roofline[1];
+  ASSERT_EQ(mm.key.op, "aten::mm") << add.key.op;
+  EXPECT_TRUE(mm.in_a && mm.in_b);
+  EXPECT_EQ(mm.a.calls, 2);
+  EXPECT_EQ(mm.a.device_ns, 20000);
+  EXPECT_EQ(mm.b.device_ns, 20000);
+  EXPECT_NEAR(mm.a.pct_of_roof(), 8.999549, 1e-5);
+  EXPECT_NEAR(mm.b.pct_of_roof(), 5.477636, 1e-5);
+  EXPECT_EQ(mm.a.bound, "memory");
+  EXPECT_EQ(mm.a.device, "NVIDIA A100 SXM4 80GB");
+  EXPECT_EQ(mm.b.device, "NVIDIA H100 SXM5 80GB");
+  EXPECT_EQ(add.key.op, "aten::add");
+  EXPECT_TRUE(add.in_a);
+  EXPECT_FALSE(add.in_b);
+  EXPECT_NEAR(add.a.pct_of_roof(), 34.283995, 1e-5);
+  const std::string json = TraceDiffToJson(d);
+  EXPECT_NE(json.find(R"("roofline":[{"op":"aten::mm")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("b":null)"), std::string::npos);
 }
 
 }  // namespace

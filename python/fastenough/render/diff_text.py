@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from fastenough.render.table import Table
-from fastenough.render.units import fmt_bytes, fmt_ns, fmt_num
+from fastenough.render.units import fmt_bytes, fmt_ns, fmt_num, fmt_share, shorten
 
 
 def short_kernel_name(name: str, width: int = 70) -> str:
@@ -284,6 +284,43 @@ def kind_totals_table(trace: dict) -> Table:
     return Table("Trace totals by kind", ["kind", "time A", "time B", "B/A"], rows, right={1, 2, 3})
 
 
+def _roof_side(side: dict | None) -> tuple[str, str, str]:
+    """(device time, % of its binding roof, the roof) of one side of a roofline pair."""
+    if side is None:
+        return "-", "-", ""
+    roof = side["bound"] or ""
+    if roof == "compute" and side["dtype"]:
+        roof = f"compute ({side['dtype']})"
+    pct = side["pct_of_roof"]
+    return fmt_ns(side["device_ns"]), fmt_share(None if pct is None else pct / 100), roof
+
+
+def roofline_table(trace: dict, top: int) -> Table | None:
+    """Each hot (op, shapes) of either side with the % of its binding roof on each:
+    the same time on two devices, or an op against the one that replaced it, reads
+    against what each device can do (docs/roofline.md)."""
+    pairs = trace.get("roofline") or []
+    if not pairs:
+        return None
+    body = []
+    for p in pairs[:top]:
+        at, pa, ra = _roof_side(p["a"])
+        bt, pb, rb = _roof_side(p["b"])
+        roof = ra if ra == rb or not rb else rb if not ra else f"{ra} / {rb}"
+        body.append([shorten(p["op"], 40), shorten(p["input_dims"].replace(" ", ""), 36),
+                     at, pa, bt, pb, roof or "-"])
+    devices = []
+    for key in ("a", "b"):
+        names = sorted({p[key]["device"] for p in pairs[:top] if p[key] and p[key]["device"]})
+        devices.append(f"{key.upper()} on {', '.join(names) if names else 'no known device'}")
+    note = ("of roof: the time at the device's roof over the op's device time, on the roof "
+            "its bound names (100% = at the roof); " + "; ".join(devices)
+            + " ('-': no peaks, or the side has no such op; all calls, whatever the basis)")
+    return Table("How close to the roof, per op", ["op", "shapes", "A time", "A of roof",
+                                                   "B time", "B of roof", "roof"],
+                 body, note=note, right={2, 3, 4, 5})
+
+
 def gate_lines(gate: dict) -> list[tuple[str, str]]:
     """(text, style) lines of the regression gate: the verdict, each side's figures,
     the protocol differences that did not block it."""
@@ -311,6 +348,10 @@ def tables(doc: dict) -> tuple[list[Table], str | None]:
     if doc["trace"]:
         out.append(kind_totals_table(doc["trace"]))
     return out, findings_line
+
+
+def _roofline(doc: dict, top: int) -> Table | None:
+    return roofline_table(doc["trace"], top) if doc["trace"] else None
 
 
 # Columns that may wrap in the terminal (names, titles, places); the figures
@@ -344,6 +385,9 @@ def print_terminal(doc: dict, top: int, console=None) -> None:
         console.print(findings_line, highlight=False)
     if doc["trace"]:
         print_trace_table(doc["trace"], top, console)
+    roof = _roofline(doc, top)
+    if roof is not None:
+        console.print(_rich_table(roof))
 
 
 def markdown(doc: dict, top: int) -> str:
@@ -363,4 +407,7 @@ def markdown(doc: dict, top: int) -> str:
         text += f"{findings_line}\n\n"
     if doc["trace"]:
         text += _table(trace_table(doc["trace"], top), level="##")
+    roof = _roofline(doc, top)
+    if roof is not None:
+        text += _table(roof, level="##")
     return text
