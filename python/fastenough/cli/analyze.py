@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -160,16 +159,11 @@ def _frame_roots() -> dict:
     return current_roots()
 
 
-def analyze_paths(paths: list[str], threads: int = 0, show_progress: bool = False,
-                  summaries_dir: str | None = None) -> dict:
-    """Run the C++ analysis and return the report as a dict; with summaries_dir,
-    write each rank's summary there too (rank_summaries.py)."""
-    return json.loads(analyze_paths_text(paths, threads, show_progress, summaries_dir))
-
-
 def analyze_paths_text(paths: list[str], threads: int = 0, show_progress: bool = False,
                        summaries_dir: str | None = None, peaks: dict | None = None) -> str:
-    """analyze_paths, the report as the core wrote it (fastenough.report/1 JSON text)."""
+    """Run the C++ analysis: the report as the core wrote it (fastenough.report/1 JSON
+    text; fastenough.report.load reads it); with summaries_dir, write each rank's
+    summary there too (rank_summaries.py)."""
     from fastenough import _core
 
     if threads < 0:
