@@ -135,7 +135,10 @@ def _top(view: ReportView) -> str:
 def _roofline(view: ReportView) -> str:
     if not view.roofline:
         return ""
-    return f"## {md_text(view.roofline.title)}\n\n" + _table(view.roofline, level="")
+    out = f"## {md_text(view.roofline.title)}\n\n" + _table(view.roofline, level="")
+    if view.roofline_worst:
+        out += _table(view.roofline_worst, level="###")
+    return out
 
 
 def _record(view: ReportView) -> str:

@@ -91,7 +91,7 @@ def print_view(view: ReportView, console: Console | None = None) -> None:
     if m.tool_cost:
         say((m.tool_cost, "dim"))
     for t in (view.devices, view.idle, view.top_kernels, view.top_ops, view.roofline,
-              view.recorded_outputs):
+              view.roofline_worst, view.recorded_outputs):
         if t:
             console.print(rich_table(t))
     print_depth(view, console)

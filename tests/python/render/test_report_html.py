@@ -56,7 +56,7 @@ def test_trace_report_has_its_sections_and_numbers(trace_report):
     text = report_to_html(trace_report)
     page = check_page(text)
     ids = [s.attrs["id"] for s in page.find("section")]
-    assert ids == ["findings", "steps", "device", "top", "record"]
+    assert ids == ["findings", "steps", "device", "top", "roofline", "record"]
     # Nav links point at every section and only at them.
     assert [a.attrs["href"] for a in page.find("a")] == [f"#{i}" for i in ids]
     (device,) = trace_report["devices"]
@@ -68,7 +68,8 @@ def test_trace_report_has_its_sections_and_numbers(trace_report):
     # Charts: the step distribution (6 windows, 5 after warmup: dots) and the device split.
     titles = [page.by_id(s.attrs["aria-labelledby"].split()[0]).text
               for s in page.find("svg", class_="chart")]
-    assert titles == ["Steady step-time distribution", "Device time by kind"]
+    assert titles == ["Steady step-time distribution", "Device time by kind",
+                      "Achieved FLOP/s against the roofs"]
     assert len(page.find("circle", class_="dot")) == 5
     assert "A100" in page.by_id("device").text
     top_kernel = trace_report["top_kernels"][0]["name"]

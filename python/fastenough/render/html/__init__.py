@@ -14,6 +14,7 @@ from fastenough.render.html import (
     distribution,
     findings,
     page,
+    roofline,
     series,
     step_series,
     timeline,
@@ -139,6 +140,26 @@ def _top_section(view: ReportView) -> str | None:
     return "".join(parts) or None
 
 
+def _roofline_section(view: ReportView) -> str | None:
+    if view.roofline is None:
+        return None
+    parts = []
+    chart = roofline.roofline_svg(view.roofline_points)
+    if chart:
+        parts.append(chart)
+        parts.append('<p class="note">Each point is an op at its shapes on one rank: across, '
+                     "its FLOPs per byte; up, the FLOP/s it reached; its area, its device "
+                     "time. The lines are the roofs of the peaks it was held to (memory "
+                     "bandwidth up to the ridge, then compute): a point far below its roof "
+                     "ran far from what the device can do. Ops with no FLOPs (copies, "
+                     "gathers) have no place on these axes: the table lists them "
+                     "(docs/roofline.md).</p>")
+    parts.append(page.table_html(view.roofline, heading=False))
+    if view.roofline_worst:
+        parts.append(page.table_html(view.roofline_worst))
+    return "".join(parts)
+
+
 def _record_section(view: ReportView) -> str | None:
     parts = []
     if view.record:
@@ -167,6 +188,7 @@ def view_to_html(view: ReportView) -> str:
         ("steps", "Steady steps", _steps_section(view)),
         ("device", "Device time", _device_section(view)),
         ("top", "Top kernels and ops", _top_section(view)),
+        ("roofline", "How close to the roof", _roofline_section(view)),
         ("record", "Reproducibility record", _record_section(view)),
     ]
     shown = [(a, t, b) for a, t, b in built if b]

@@ -56,6 +56,7 @@ def build_view(report: Report, run_dir: str | Path | None = None) -> ReportView:
         charts=_charts(report, Path(run_dir) if run_dir else None),
         repeatability=repeatability.lines(report),
         roofline=roofline.roofline_table(report),
+        roofline_points=roofline.roofline_points(report),
     )
 
 

@@ -166,3 +166,7 @@ class ReportView:
     # The hot ops against the device's roofs (render/view/roofline.py); None
     # when no rank has rows (a CPU trace, a trace without shapes).
     roofline: Table | None = None
+    # The same rows as the HTML chart's points (render/view/roofline.py RoofPoint).
+    roofline_points: tuple = ()
+    # With several ranks: each op's worst rank against its roof (roofline_worst_table).
+    roofline_worst: Table | None = None
