@@ -104,6 +104,7 @@ Report AssembleReport(std::vector<RankSummary> ranks, size_t top_n) {
     r.roofline.push_back(std::move(s.roofline));
     for (auto& f : s.findings) r.findings.push_back(std::move(f));
   }
+  r.roofline_worst = roofline::WorstRankPerOp(r.roofline, top_n);
   findings::MarkClassOverlaps(r.findings);
   findings::MarkJobOverlaps(r.findings);
   r.avoidable = findings::BoundAvoidable(r.findings);

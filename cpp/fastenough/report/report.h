@@ -111,6 +111,7 @@ struct Report {
   std::vector<analysis::OpRow> top_ops_self;     // merged, top 20 by self time
   std::vector<analysis::ShapeRow> shapes;  // the first rank's shape census; [] without
   std::vector<roofline::RankRoofline> roofline;  // per rank: its hot ops against the roofs
+  std::vector<roofline::OpWorstRank> roofline_worst;  // ops of several ranks: the worst rank
   // The ranks' own steady work, compared (a pipeline's stages taking turns);
   // not measured with fewer than two ranks (findings/rank_turns.cc).
   analysis::DeviceTurns rank_turns;

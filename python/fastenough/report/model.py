@@ -137,7 +137,7 @@ class Report(_Record):
             top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
             launch=_c55(d['launch'], (p, 'launch')),
             shapes=_c118(d['shapes'], (p, 'shapes')),
-            findings=_c140(d['findings'], (p, 'findings')),
+            findings=_c143(d['findings'], (p, 'findings')),
             run=_opt(d, 'run', p, _c12),
             devices_omitted=_opt(d, 'devices_omitted', p, _c48),
             step_breakdown=_opt(d, 'step_breakdown', p, _c67),
@@ -146,13 +146,13 @@ class Report(_Record):
             critical_path=_opt(d, 'critical_path', p, _c101),
             graphs=_opt(d, 'graphs', p, _c106),
             device_turns=_opt(d, 'device_turns', p, _c115),
-            roofline=_opt(d, 'roofline', p, _c128),
-            avoidable=_opt(d, 'avoidable', p, _c143),
-            decision=_opt(d, 'decision', p, _c144),
-            measurement=_opt(d, 'measurement', p, _c150),
-            run_details=_opt(d, 'run_details', p, _c159),
-            lint=_opt(d, 'lint', p, _c164),
-            repeatability=_opt(d, 'repeatability', p, _c172),
+            roofline=_opt(d, 'roofline', p, _c131),
+            avoidable=_opt(d, 'avoidable', p, _c146),
+            decision=_opt(d, 'decision', p, _c147),
+            measurement=_opt(d, 'measurement', p, _c153),
+            run_details=_opt(d, 'run_details', p, _c162),
+            lint=_opt(d, 'lint', p, _c167),
+            repeatability=_opt(d, 'repeatability', p, _c175),
             key_order=tuple(d),
         )
 
@@ -3011,19 +3011,21 @@ class ShapeRow(_Record):
 class Roofline(_Record):
     """per rank, how close its hot ops ran to the device's roofs (docs/roofline.md)"""
 
-    __slots__ = ('per_rank', 'key_order')
+    __slots__ = ('per_rank', 'worst_rank_per_op', 'key_order')
     per_rank: tuple[RankRoofline, ...]
+    worst_rank_per_op: tuple[RooflineWorstRank, ...] | None
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('per_rank',)
-    _KEYS: ClassVar[tuple[str, ...]] = ('per_rank',)
+    _FIELDS: ClassVar[tuple[str, ...]] = ('per_rank', 'worst_rank_per_op')
+    _KEYS: ClassVar[tuple[str, ...]] = ('per_rank', 'worst_rank_per_op')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('per_rank',)
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, per_rank: tuple[RankRoofline, ...], key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, per_rank: tuple[RankRoofline, ...], worst_rank_per_op: tuple[RooflineWorstRank, ...] | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'per_rank', per_rank)
+        _set(self, 'worst_rank_per_op', worst_rank_per_op)
         _set(self, 'key_order', key_order)
 
     @classmethod
@@ -3036,6 +3038,7 @@ class Roofline(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             per_rank=_c127(d['per_rank'], (p, 'per_rank')),
+            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c130),
             key_order=tuple(d),
         )
 
@@ -3258,6 +3261,69 @@ class RooflineUnmodelled(_Record):
         return _to_json(self)
 
 
+class RooflineWorstRank(_Record):
+    """An object of the report ($defs/roofline_worst_rank)."""
+
+    __slots__ = ('op', 'input_dims', 'ranks', 'device_ns', 'worst_rank', 'worst_bound', 'best_rank', 'input_types', 'worst_pct_of_roof', 'best_pct_of_roof', 'key_order')
+    op: str
+    input_dims: str
+    ranks: int
+    device_ns: int
+    worst_rank: int
+    worst_bound: str
+    best_rank: int
+    input_types: str | None
+    worst_pct_of_roof: float | int | None
+    best_pct_of_roof: float | int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'ranks', 'device_ns', 'worst_rank', 'worst_bound', 'best_rank', 'input_types', 'worst_pct_of_roof', 'best_pct_of_roof')
+    _KEYS: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'input_types', 'ranks', 'device_ns', 'worst_rank', 'worst_pct_of_roof', 'worst_bound', 'best_rank', 'best_pct_of_roof')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('op', 'input_dims', 'ranks', 'device_ns', 'worst_rank', 'worst_bound', 'best_rank')
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, op: str, input_dims: str, ranks: int, device_ns: int, worst_rank: int, worst_bound: str, best_rank: int, input_types: str | None = None, worst_pct_of_roof: float | int | None = None, best_pct_of_roof: float | int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'op', op)
+        _set(self, 'input_dims', input_dims)
+        _set(self, 'ranks', ranks)
+        _set(self, 'device_ns', device_ns)
+        _set(self, 'worst_rank', worst_rank)
+        _set(self, 'worst_bound', worst_bound)
+        _set(self, 'best_rank', best_rank)
+        _set(self, 'input_types', input_types)
+        _set(self, 'worst_pct_of_roof', worst_pct_of_roof)
+        _set(self, 'best_pct_of_roof', best_pct_of_roof)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> RooflineWorstRank:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() >= cls._REQUIRED_SET:
+            _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            op=_c1(d['op'], (p, 'op')),
+            input_dims=_c1(d['input_dims'], (p, 'input_dims')),
+            ranks=_c94(d['ranks'], (p, 'ranks')),
+            device_ns=_c4(d['device_ns'], (p, 'device_ns')),
+            worst_rank=_c4(d['worst_rank'], (p, 'worst_rank')),
+            worst_bound=_c128(d['worst_bound'], (p, 'worst_bound')),
+            best_rank=_c4(d['best_rank'], (p, 'best_rank')),
+            input_types=_opt(d, 'input_types', p, _c33),
+            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c29),
+            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c29),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
 class Finding(_Record):
     """An object of the report ($defs/finding)."""
 
@@ -3305,17 +3371,17 @@ class Finding(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c129(d['code'], (p, 'code')),
-            verdict=_c130(d['verdict'], (p, 'verdict')),
-            title=_c131(d['title'], (p, 'title')),
-            source=_c132(d['source'], (p, 'source')),
-            evidence=_c133(d['evidence'], (p, 'evidence')),
-            where=_c135(d['where'], (p, 'where')),
-            saving=_c136(d['saving'], (p, 'saving')),
-            action=_c131(d['action'], (p, 'action')),
+            code=_c132(d['code'], (p, 'code')),
+            verdict=_c133(d['verdict'], (p, 'verdict')),
+            title=_c134(d['title'], (p, 'title')),
+            source=_c135(d['source'], (p, 'source')),
+            evidence=_c136(d['evidence'], (p, 'evidence')),
+            where=_c138(d['where'], (p, 'where')),
+            saving=_c139(d['saving'], (p, 'saving')),
+            action=_c134(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c138),
+            also_in_source=_opt(d, 'also_in_source', p, _c141),
             key_order=tuple(d),
         )
 
@@ -3508,7 +3574,7 @@ class AvoidableItem(_Record):
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
             findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c141),
+            share_of_step=_opt(d, 'share_of_step', p, _c144),
             key_order=tuple(d),
         )
 
@@ -3569,8 +3635,8 @@ class Measurement(_Record):
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c145(d['status'], (p, 'status')),
-            reasons=_c149(d['reasons'], (p, 'reasons')),
+            status=_c148(d['status'], (p, 'status')),
+            reasons=_c152(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -3621,9 +3687,9 @@ class MeasurementReason(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c146(d['code'], (p, 'code')),
-            level=_c147(d['level'], (p, 'level')),
-            text=_c131(d['text'], (p, 'text')),
+            code=_c149(d['code'], (p, 'code')),
+            level=_c150(d['level'], (p, 'level')),
+            text=_c134(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -3669,12 +3735,12 @@ class RunDetails(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c152(d['phases'], (p, 'phases')),
-            steps_per_rank=_c154(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c156(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c155(d['phases'], (p, 'phases')),
+            steps_per_rank=_c157(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c159(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c158),
+            in_job=_opt(d, 'in_job', p, _c161),
             key_order=tuple(d),
         )
 
@@ -3926,7 +3992,7 @@ class RunDetailsInJob(_Record):
             used=_c58(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c157(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c160(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -3973,8 +4039,8 @@ class Lint(_Record):
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c161(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c163(d['errors'], (p, 'errors')),
+            unconfirmed=_c164(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c166(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -4113,9 +4179,9 @@ class Repeatability(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c94(d['runs'], (p, 'runs')),
-            earlier=_c166(d['earlier'], (p, 'earlier')),
-            stable=_c169(d['stable'], (p, 'stable')),
-            varied=_c171(d['varied'], (p, 'varied')),
+            earlier=_c169(d['earlier'], (p, 'earlier')),
+            stable=_c172(d['stable'], (p, 'stable')),
+            varied=_c174(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -4204,8 +4270,8 @@ class RepeatabilityStableItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c167),
-            share_of_step=_opt(d, 'share_of_step', p, _c167),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c170),
+            share_of_step=_opt(d, 'share_of_step', p, _c170),
             key_order=tuple(d),
         )
 
@@ -4433,48 +4499,51 @@ _c124 = _array_fn(_c123, None, None)
 _c125 = RooflineUnmodelled._load
 _c126 = RankRoofline._load
 _c127 = _array_fn(_c126, None, None)
-_c128 = Roofline._load
-_c129 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c130 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c131 = _scalar_fn(('string',), minLength=1)
-_c132 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c133 = _json_object_fn(('integer', 'number', 'string'))
-_c134 = Location._load
-_c135 = _array_fn(_c134, None, None)
-_c136 = FindingSaving._load
-_c137 = FindingAlsoInSourceItem._load
+_c128 = _enum_fn(('compute', 'memory'))
+_c129 = RooflineWorstRank._load
+_c130 = _array_fn(_c129, None, None)
+_c131 = Roofline._load
+_c132 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c133 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c134 = _scalar_fn(('string',), minLength=1)
+_c135 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c136 = _json_object_fn(('integer', 'number', 'string'))
+_c137 = Location._load
 _c138 = _array_fn(_c137, None, None)
-_c139 = Finding._load
-_c140 = _array_fn(_c139, None, None)
-_c141 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
-_c142 = AvoidableItem._load
+_c139 = FindingSaving._load
+_c140 = FindingAlsoInSourceItem._load
+_c141 = _array_fn(_c140, None, None)
+_c142 = Finding._load
 _c143 = _array_fn(_c142, None, None)
-_c144 = _nullable(_c16)
-_c145 = _enum_fn(('complete', 'partial', 'blind'))
-_c146 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c147 = _enum_fn(('partial', 'blind'))
-_c148 = MeasurementReason._load
-_c149 = _array_fn(_c148, None, None)
-_c150 = Measurement._load
-_c151 = RunDetailsPhase._load
+_c144 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c145 = AvoidableItem._load
+_c146 = _array_fn(_c145, None, None)
+_c147 = _nullable(_c16)
+_c148 = _enum_fn(('complete', 'partial', 'blind'))
+_c149 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c150 = _enum_fn(('partial', 'blind'))
+_c151 = MeasurementReason._load
 _c152 = _array_fn(_c151, None, None)
-_c153 = RunDetailsStepsPerRankItem._load
-_c154 = _array_fn(_c153, None, None)
-_c155 = RunDetailsStepsByModeItem._load
-_c156 = _array_fn(_c155, None, None)
-_c157 = _json_object_fn(('string',))
-_c158 = RunDetailsInJob._load
-_c159 = RunDetails._load
-_c160 = LintUnconfirmedItem._load
-_c161 = _array_fn(_c160, None, None)
-_c162 = LintError._load
-_c163 = _array_fn(_c162, None, None)
-_c164 = Lint._load
-_c165 = RepeatabilityEarlierItem._load
+_c153 = Measurement._load
+_c154 = RunDetailsPhase._load
+_c155 = _array_fn(_c154, None, None)
+_c156 = RunDetailsStepsPerRankItem._load
+_c157 = _array_fn(_c156, None, None)
+_c158 = RunDetailsStepsByModeItem._load
+_c159 = _array_fn(_c158, None, None)
+_c160 = _json_object_fn(('string',))
+_c161 = RunDetailsInJob._load
+_c162 = RunDetails._load
+_c163 = LintUnconfirmedItem._load
+_c164 = _array_fn(_c163, None, None)
+_c165 = LintError._load
 _c166 = _array_fn(_c165, None, None)
-_c167 = RepeatSpread._load
-_c168 = RepeatabilityStableItem._load
+_c167 = Lint._load
+_c168 = RepeatabilityEarlierItem._load
 _c169 = _array_fn(_c168, None, None)
-_c170 = RepeatabilityVariedItem._load
-_c171 = _array_fn(_c170, None, None)
-_c172 = Repeatability._load
+_c170 = RepeatSpread._load
+_c171 = RepeatabilityStableItem._load
+_c172 = _array_fn(_c171, None, None)
+_c173 = RepeatabilityVariedItem._load
+_c174 = _array_fn(_c173, None, None)
+_c175 = Repeatability._load

@@ -174,6 +174,11 @@ void Fields(V& v, Of<Report>) {
       "roofline", "per rank, how close its hot ops ran to the device's roofs (docs/roofline.md)",
       [&](auto& g) {
         g.Field("per_rank", &T::roofline, Unit::kNone, "each rank's, in input order");
+        g.Field("worst_rank_per_op", &T::roofline_worst, Unit::kNone,
+                "each (op, Input Dims, Input type) that two or more ranks ran with a bound: "
+                "the rank furthest below its binding roof and the one closest, heaviest "
+                "(summed device time) first, at most 20; [] with one rank",
+                Attr{.since_later = true});
       },
       kLater);
   v.Field("findings", &T::findings, Unit::kNone, "the findings, ranked");

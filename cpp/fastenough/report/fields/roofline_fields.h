@@ -88,4 +88,29 @@ void Fields(V& v, Of<roofline::RankRoofline>) {
           "the groups without a model that are as hot as a row of ops");
 }
 
+template <class V>
+void Fields(V& v, Of<roofline::OpWorstRank>) {
+  v.Name("roofline_worst_rank");
+  using T = roofline::OpWorstRank;
+  v.Field("op", &T::op, Unit::kNone, "the op's name");
+  v.Field("input_dims", &T::input_dims, Unit::kNone, "\"Input Dims\" as JSON text");
+  v.Field("input_types", &T::input_types, Unit::kNone, "\"Input type\" as JSON text; null absent",
+          kNullIfEmpty);
+  v.Field("ranks", &T::ranks, Unit::kCount,
+          "ranks with a row of this (op, shapes) that has a bound", Attr{.least = "2"});
+  v.Field("device_ns", &T::device_ns, Unit::kNs, "its device time summed over those ranks");
+  v.Field("worst_rank", &T::worst_rank, Unit::kId,
+          "the rank that ran it furthest below its binding roof (lowest % of the roof its "
+          "bound names; ties: the lower rank)");
+  v.Field("worst_pct_of_roof", &T::worst_pct_of_roof, Unit::kPercent,
+          "that rank's % of its binding roof (pct_of_compute_peak or pct_of_memory_peak, as "
+          "its bound says)");
+  v.Field("worst_bound", &T::worst_bound, Unit::kNone, "the roof the worst rank's row sits under",
+          OneOf("compute|memory"));
+  v.Field("best_rank", &T::best_rank, Unit::kId,
+          "the rank that ran it closest to its binding roof (ties: the lower rank)");
+  v.Field("best_pct_of_roof", &T::best_pct_of_roof, Unit::kPercent,
+          "that rank's % of its binding roof");
+}
+
 }  // namespace fastenough::report::fields

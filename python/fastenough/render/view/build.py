@@ -57,6 +57,7 @@ def build_view(report: Report, run_dir: str | Path | None = None) -> ReportView:
         repeatability=repeatability.lines(report),
         roofline=roofline.roofline_table(report),
         roofline_points=roofline.roofline_points(report),
+        roofline_worst=roofline.roofline_worst_table(report),
     )
 
 
