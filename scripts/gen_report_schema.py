@@ -26,6 +26,7 @@ stale.
 How a describe row becomes JSON Schema:
   type        string | integer | number | boolean (a custom key's: "... or null");
               array (a string holding a JSON array, Attr{.json_array}: any items);
+              "array of integer pairs" ([a, b] each: a vector of integer pairs);
               "array of integers|strings";
               "object" / "array of objects": the rows below its path; any other
               type is a custom key, whose schema the undeclared file gives by
@@ -168,6 +169,10 @@ class SchemaBuilder:
                 node["items"]["minimum"] = int(r["minimum"])
             if r.get("min_items"):
                 node["minItems"] = int(r["min_items"])
+        elif t == "array of integer pairs" and r["kind"] != "custom":
+            pair = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}],
+                    "minItems": 2, "maxItems": 2}
+            node = {"type": "array", "items": pair}
         elif t == "array of objects" and r["kind"] != "custom":
             node = {"type": "array", "items": self.object_at(path + "[]")}
         elif t == "object" and r["kind"] != "custom":

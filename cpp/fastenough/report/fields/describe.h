@@ -85,6 +85,7 @@ constexpr const char* JsonTypeOf() {
   } else if constexpr (IsVector<M>::value) {
     using E = typename IsVector<M>::Element;
     if constexpr (std::is_same_v<E, std::string>) return "array of strings";
+    if constexpr (kIntPair<E>) return "array of integer pairs";
     return kScalar<E> ? "array of integers" : "array of objects";
   } else {
     return "object";
@@ -115,7 +116,7 @@ class FieldDescriber {
     out_.back().non_empty = attr.non_empty;
     if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
-      if constexpr (!kScalar<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
+      if constexpr (!kScalar<E> && !kIntPair<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
     } else if constexpr (!kScalar<M>) {
       DescribeFields<M, ViewT>(Path(key), out_);
     }

@@ -20,7 +20,8 @@
 // What a declaration can say (every visitor implements each):
 //   Field(key, member, unit, meaning[, attr][, View<X>{}])
 //       a value: string, bool, double (NaN: null), integer, a list of
-//       integers, a declared struct (an object) or a list of them (objects);
+//       integers or strings, a list of integer pairs ([a, b] each), a
+//       declared struct (an object) or a list of them (objects);
 //       View<X> picks another declaration of the element struct.
 //       A std::optional member is its value, or null when empty.
 //   FieldIf(key, member, unit, meaning, present[, attr])  an optional key:
@@ -215,11 +216,17 @@ struct IsOptional<std::optional<E>> : std::true_type {
 template <class T>
 constexpr bool kScalar = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>;
 
+// A pair of integers, written as a JSON array of two ([time_ns, bytes]).
+template <class T>
+constexpr bool kIntPair = false;
+template <class A, class B>
+constexpr bool kIntPair<std::pair<A, B>> = std::is_integral_v<A> && std::is_integral_v<B>;
+
 // A list of declared structs (a JSON array of objects).
 template <class T>
 constexpr bool kObjectList = false;
 template <class E, class A>
-constexpr bool kObjectList<std::vector<E, A>> = !kScalar<E>;
+constexpr bool kObjectList<std::vector<E, A>> = !kScalar<E> && !kIntPair<E>;
 
 // Where an object is written: what Rank(), StepNumber() and per-step lists read.
 struct WriteContext {

@@ -217,6 +217,11 @@ class FieldWriter {
       for (const auto& e : v) {
         if constexpr (std::is_same_v<typename IsVector<M>::Element, std::string>) {
           w_.String(e);
+        } else if constexpr (kIntPair<typename IsVector<M>::Element>) {
+          w_.BeginArray()
+              .Int(static_cast<int64_t>(e.first))
+              .Int(static_cast<int64_t>(e.second))
+              .EndArray();
         } else {
           w_.Int(static_cast<int64_t>(e));
         }
@@ -286,6 +291,21 @@ class FieldReader {
             return;
           }
           dst.emplace_back(text);
+        }
+      } else if constexpr (kIntPair<E>) {
+        for (simdjson::dom::element point : o_.Array(key)) {
+          simdjson::dom::array two;
+          std::optional<int64_t> a, b;
+          if (point.get_array().get(two) == simdjson::SUCCESS && two.size() == 2) {
+            a = ElementInt(two.at(0).value_unsafe());
+            b = ElementInt(two.at(1).value_unsafe());
+          }
+          if (!a || !b) {
+            o_.Fail(key, "expected [a, b] pairs of integers");
+            return;
+          }
+          dst.emplace_back(static_cast<typename E::first_type>(*a),
+                           static_cast<typename E::second_type>(*b));
         }
       } else if constexpr (kScalar<E>) {
         for (simdjson::dom::element e : o_.Array(key)) {

@@ -404,26 +404,9 @@ void Fields(V& v, Of<analysis::MemoryTimeline>) {
     g.Field("outside_steps_count", &T::outside_steps_count, Unit::kCount, "those allocations");
   });
   v.Field("steps", &T::steps, Unit::kNone, "one per step", kPerStep);
-  v.Custom(
-      "timeline", "array of [time_ns, bytes]", Unit::kBytes,
-      "allocated bytes over time: the maximum of each equal slice, at most 120 points",
-      [](JsonWriter& w, const T& m, const WriteContext&) {
-        w.BeginArray();
-        for (const auto& [t, b] : m.timeline) w.BeginArray().Int(t).Int(b).EndArray();
-        w.EndArray();
-      },
-      [](ObjectReader& o, T& m) {
-        for (simdjson::dom::element point : o.Array("timeline")) {
-          simdjson::dom::array pair;
-          std::optional<int64_t> t, b;
-          if (point.get_array().get(pair) == simdjson::SUCCESS && pair.size() == 2) {
-            t = ElementInt(pair.at(0).value_unsafe());
-            b = ElementInt(pair.at(1).value_unsafe());
-          }
-          if (!t || !b) return o.Fail("timeline", "expected [time_ns, bytes] pairs of integers");
-          m.timeline.emplace_back(*t, *b);
-        }
-      });
+  v.Field("timeline", &T::timeline, Unit::kBytes,
+          "allocated bytes over time as [time_ns, bytes]: the maximum of each equal slice, at "
+          "most 120 points");
 }
 
 template <class V>
