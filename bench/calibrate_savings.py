@@ -16,7 +16,9 @@ steady step, from ab's paired throughput ratio r = B/A and its interval:
 gain = 1 - 1/r. A finding's saving is a bound (the most its fix saves): the claim
 holds when the measured gain's interval does not lie above it, "inside" when the
 claim is not below the low end. A finding that prices nothing ("not estimated")
-is listed as "unpriced": it has no bound to check.
+is listed as "unpriced": it has no bound to check. A row is "unlike steps" when
+A1's and B1's headline steps differ in mode, or in steady count by more than
+2x: ab's steps/s then compares different things (no gain is judged).
 
     python bench/calibrate_savings.py                    # every case, ab --rounds 3
     python bench/calibrate_savings.py --only demo --rounds 2
@@ -198,17 +200,45 @@ def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict, retries: in
     r = doc.get("ratio") or {}
     row = {"claim": claim, "unit": doc.get("unit"), "verdict": doc.get("verdict"),
            "ratio": r or None, "outputs": (doc.get("outputs") or {}).get("verdict"),
-           "ab_dir": str(ab_dir), "failed_runs": failures}
+           "ab_dir": str(ab_dir), "failed_runs": failures, "steps": steps_of(ab_dir)}
     if r.get("ratio"):
         row["gain"] = 1 - 1 / r["ratio"]
         row["gain_interval"] = [1 - 1 / r["low"], 1 - 1 / r["high"]]
     return row
 
 
+def steps_of(ab_dir: Path) -> dict:
+    """The headline steps of A1 and B1 (mode, steady count): ab's steps/s
+    compares A's steps with B's, which are not the same steps when the fix
+    changes what a step is (dqn-acting: A's 349 training steps a run, B's 2842
+    acting forwards under no_grad, counted as evaluation steps)."""
+    out = {}
+    for run in ("A1", "B1"):
+        path = ab_dir / run / "report.json"
+        if path.exists():
+            st = json.loads(path.read_text()).get("steps") or {}
+            out[run] = {"mode": st.get("mode"), "steady_count": st.get("steady_count")}
+    return out
+
+
+def unlike_steps(row: dict) -> bool:
+    a, b = (row.get("steps") or {}).get("A1"), (row.get("steps") or {}).get("B1")
+    if not a or not b:
+        return False
+    if a["mode"] != b["mode"]:
+        return True
+    na, nb = a.get("steady_count") or 0, b.get("steady_count") or 0
+    return min(na, nb) > 0 and max(na, nb) > 2 * min(na, nb)
+
+
 def outcome(row: dict) -> str:
     claim = row.get("claim") or {}
     if "error" in row or "gain" not in row:
         return "not measured"
+    if unlike_steps(row):
+        st = row["steps"]
+        return (f"unlike steps (A: {st['A1']['steady_count']} {st['A1']['mode']}, "
+                f"B: {st['B1']['steady_count']} {st['B1']['mode']})")
     if not claim.get("found"):
         return "not found"
     share = claim.get("share_of_step")
