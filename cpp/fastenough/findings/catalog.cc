@@ -66,6 +66,36 @@ const std::vector<CatalogEntry>& Catalog() {
        "with fewer blocks than SMs wants a larger batch or a split-K / persistent kernel; a "
        "resource-limited one (registers, shared memory) may need another kernel or tile "
        "configuration; torch.compile max-autotune or a library upgrade may pick a better one."},
+      {"ops-near-roof", "trace", "Hot ops run near the device's roof",
+       "The device is busy and its heaviest ops already run at 70% or more of what it can do "
+       "at their shapes and dtypes (the roofline): these ops are bounded by the device under "
+       "the current protocol. Further gains need less work (smaller or fewer shapes, lower "
+       "precision, fusion that removes memory traffic) or a faster device; look at the ops "
+       "below their roof and at host time first."},
+      {"gemm-wave-quantization", "trace", "GEMM output tiles fill only part of the last wave of SMs",
+       "The GEMM's output tiles do not divide evenly over the SMs, so its last wave leaves most "
+       "SMs idle. Change a dim so the tiles fill the waves (batch, hidden or vocabulary size), "
+       "or let the library pick a split-K / stream-K kernel (torch.compile max-autotune); time "
+       "the op at both shapes (fastenough replay) before changing the model."},
+      {"gemm-dims-unaligned", "trace", "GEMM dims not a multiple of what the tensor cores need",
+       "Pad the GEMM's dims to the multiple the tensor cores need for its dtype (8 for "
+       "BF16/FP16, 16 for FP8/INT8, 4 for TF32): vocabulary, hidden and head sizes; "
+       "pad_to_multiple_of in tokenizers and embeddings."},
+      {"gemm-memory-bound-shape", "trace", "Tall-skinny GEMM, memory-bound by its shape",
+       "The GEMM has too little work per byte to use the tensor cores (below the device's "
+       "ridge): its time is the weights' and activations' traffic. Give it more rows per "
+       "weight read (larger batch, merge the projections that read the same weights, fuse it "
+       "with its neighbours) or accept it as memory-bound."},
+      {"attention-short-sequence", "trace", "Short-sequence attention dominated by fixed cost",
+       "Attention over sequences this short spends its time on per-block fixed cost, not on "
+       "work. Pack sequences (varlen / nested tensors), batch more sequences per call, or try "
+       "the plain matmul path (math SDPA backend) for these shapes; time both (fastenough "
+       "replay)."},
+      {"fp32-in-mixed-precision", "trace", "FP32 matrix op in a model that runs BF16/FP16",
+       "This matmul/attention/convolution runs in FP32 while the rest of the model's matrix "
+       "work runs in 16 bits: it was left outside autocast (a layer cast to float, a module "
+       "called outside the autocast region, an input created as float). Bring it under the "
+       "same precision if the numerics allow it; compare outputs against a tolerance."},
       {"autograd-in-eval", "agent", "Autograd graph recorded in an evaluation forward",
        "Wrap evaluation in torch.inference_mode() (or no_grad)."},
       {"train-mode-in-eval", "agent", "Training-mode layers during evaluation",

@@ -44,8 +44,20 @@ using Take = std::function<bool(size_t)>;
 
 // The device ops a code's saving comes from (an empty function: the code is
 // not about device ops).
-Take DeviceOpsOf(const DetectContext& ctx, const std::string& code) {
+Take DeviceOpsOf(const DetectContext& ctx, const Finding& f) {
   const auto& s = ctx.store;
+  const std::string& code = f.code;
+  if (code == "gemm-wave-quantization" || code == "gemm-dims-unaligned" ||
+      code == "gemm-memory-bound-shape" || code == "attention-short-sequence" ||
+      code == "fp32-in-mixed-precision") {
+    // The below-roof findings (below_roof.cc): the device activity of the op
+    // calls they name, whose spans they claim.
+    const timeline::IntervalSet* claimed = &f.claimed;
+    return [&s, claimed](size_t i) {
+      const int64_t mid = s.ts_ns[i] + s.dur_ns[i] / 2;
+      return claimed->LengthWithin(mid, mid + 1) > 0;
+    };
+  }
   if (code == "small-kernels") {
     // Kernels shorter than their launch call or than 10 us (the detector's rule).
     return [&s](size_t i) {
@@ -124,7 +136,7 @@ IntervalSet FindingCoverage(const DetectContext& ctx, const Finding& f, const In
     IntervalSet idle = timeline::Subtract(IntervalSet::FromUnsorted(std::move(hw)), ctx.analysis.busy_all);
     return timeline::Subtract(timeline::Intersect(idle, ctx.steady_set), explained);
   }
-  if (const Take take = DeviceOpsOf(ctx, f.code)) return DeviceOps(ctx, take);
+  if (const Take take = DeviceOpsOf(ctx, f)) return DeviceOps(ctx, take);
   if (f.code == "sync-in-loop") {
     // Each steady sync call and the device idle hole after it.
     std::vector<Interval> iv;
@@ -160,7 +172,7 @@ std::optional<int64_t> OwnCriticalPathTime(const DetectContext& ctx, const Findi
   if (!IsAboutEvents(f.code)) return std::nullopt;
   const auto& s = ctx.store;
   std::vector<uint8_t> own(s.size(), 0);
-  if (const Take take = DeviceOpsOf(ctx, f.code)) {
+  if (const Take take = DeviceOpsOf(ctx, f)) {
     // The device ops and their launch calls.
     for (size_t i = 0; i < s.size(); ++i) {
       if (!trace::IsDeviceActivity(s.kind[i]) || !take(i)) continue;

@@ -32,6 +32,9 @@ std::vector<Finding> DetectIn(const DetectContext& ctx) {
   if (!false_idle) DetectGpuIdleHostBound(ctx, explained, out);
   DetectLowOccupancy(ctx, out);
   DetectMemoryNearLimit(ctx, out);
+  // The roofline verdicts (issue 38 item 3).
+  DetectOpsNearRoof(ctx, out);
+  DetectBelowRoof(ctx, out);
   // Savings that count the same time are marked as overlapping (never added up).
   MarkTraceOverlaps(out, ctx.steady_set);
   // Every finding can be found in an annotated trace: one without places of
@@ -57,9 +60,12 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
 
 std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis,
-                               const analysis::SourceFrames* frames, analysis::CallTree tree) {
+                               const analysis::SourceFrames* frames, analysis::CallTree tree,
+                               const roofline::RankRoofline* roofline) {
   if (store.size() == 0) return {};
-  return DetectIn(DetectContext(store, analysis, frames, std::move(tree)));
+  DetectContext ctx(store, analysis, frames, std::move(tree));
+  ctx.roofline = roofline;
+  return DetectIn(ctx);
 }
 
 }  // namespace fastenough::findings

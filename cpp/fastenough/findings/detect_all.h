@@ -10,6 +10,7 @@
 #include "fastenough/analysis/python_stack.h"
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/findings/finding.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/event_store.h"
 
 namespace fastenough::findings {
@@ -20,10 +21,12 @@ std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis,
                                const analysis::SourceFrames* frames = nullptr);
 // The same with the store's call tree already built (analysis::BuildCallTree
-// of `store`, e.g. on another thread while the analyses ran).
+// of `store`, e.g. on another thread while the analyses ran), and the rank's
+// roofline rows when computed (null: no roofline verdicts).
 std::vector<Finding> DetectAll(const trace::EventStore& store,
                                const analysis::RankAnalysis& analysis,
-                               const analysis::SourceFrames* frames, analysis::CallTree tree);
+                               const analysis::SourceFrames* frames, analysis::CallTree tree,
+                               const roofline::RankRoofline* roofline = nullptr);
 
 // Needs >= 2 ranks; empty otherwise. One entry per rank, in input order.
 // `analyses`: the same ranks' analyses in the same order, or none; on a

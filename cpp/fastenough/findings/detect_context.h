@@ -14,6 +14,7 @@
 #include "fastenough/analysis/rank_analysis.h"
 #include "fastenough/analysis/syncs.h"
 #include "fastenough/findings/finding.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/timeline/interval_set.h"
 #include "fastenough/timeline/step_windows.h"
 #include "fastenough/trace/event_store.h"
@@ -35,6 +36,9 @@ struct DetectContext {
   std::vector<analysis::SyncEvent> syncs;    // every sync of the trace
   std::unordered_set<int32_t> sync_cause_ops;
   int max_compute_major = 0;                 // from deviceProperties; 0 unknown
+  // The rank's roofline rows (roofline/rank_roofline.h), when the pipeline
+  // computed them; null: the roofline verdicts (roofline_verdicts.cc) are off.
+  const roofline::RankRoofline* roofline = nullptr;
 
   DetectContext(const trace::EventStore& s, const analysis::RankAnalysis& a,
                 const analysis::SourceFrames* source_frames = nullptr);

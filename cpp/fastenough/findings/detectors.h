@@ -44,6 +44,12 @@ void DetectGpuIdleHostBound(const DetectContext& ctx, const timeline::IntervalSe
 // of a trace recorded with profile_memory=True.
 void DetectLowOccupancy(const DetectContext& ctx, std::vector<Finding>& out);
 void DetectMemoryNearLimit(const DetectContext& ctx, std::vector<Finding>& out);
+// From the rank's roofline rows (ctx.roofline): ops-near-roof, the bounded
+// verdict of a device-bound rank whose hot ops run near their roofs
+// (ops_near_roof.cc), and one finding per cause a hot op far below its roof
+// shows (roofline_causes.h, below_roof.cc).
+void DetectOpsNearRoof(const DetectContext& ctx, std::vector<Finding>& out);
+void DetectBelowRoof(const DetectContext& ctx, std::vector<Finding>& out);
 // Adds efficiency and critical-path evidence to the findings (depth_evidence.cc).
 void AddDepthEvidence(const DetectContext& ctx, const timeline::IntervalSet& explained,
                       std::vector<Finding>& out);

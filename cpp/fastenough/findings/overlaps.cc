@@ -61,6 +61,9 @@ std::string_view ClaimClass(std::string_view code) {
       {"transfer-in-loop", "transfer"},    {"small-kernels", "device-idle"},
       {"gpu-idle-host-bound", "device-idle"}, {"comm-not-overlapped", "comm"},
       {"devices-take-turns", "device-idle"},
+      {"gemm-wave-quantization", "forward"}, {"gemm-dims-unaligned", "forward"},
+      {"gemm-memory-bound-shape", "forward"}, {"attention-short-sequence", "forward"},
+      {"fp32-in-mixed-precision", "forward"},
       {"straggler-rank", "comm"},          {"load-imbalance", "comm"},          {"cpu-oversubscribed", "whole-step"},
       {"recompile-in-steady", "whole-step"}, {"device-shared", "whole-step"},
   };

@@ -97,7 +97,7 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
     analysis::CallTree tree = analysis::BuildCallTree(store);
     roofline::RankRoofline roof = RankRooflineOf(store, tree, options.top_n, options.peaks);
     std::vector<findings::Finding> found =
-        findings::DetectAll(store, analysis, &frames, std::move(tree));
+        findings::DetectAll(store, analysis, &frames, std::move(tree), &roof);
     for (auto& f : found) {
       if (f.rank < 0) f.rank = store.rank;
     }
@@ -117,7 +117,7 @@ RankSummary AnalyzeOne(const trace::EventStore& store, const AnalyzeOptions& opt
                                       analysis::CallSites::ForTrace(store.path)};
   StoreOnly taken = side.get();
   std::vector<findings::Finding> found =
-      findings::DetectAll(store, analysis, &frames, std::move(taken.tree));
+      findings::DetectAll(store, analysis, &frames, std::move(taken.tree), &taken.roofline);
   for (auto& f : found) {
     if (f.rank < 0) f.rank = store.rank;
   }
