@@ -43,6 +43,7 @@ import collections
 import json
 import os
 import time
+import types
 
 INTERVAL_MIN_STEPS = 16
 INTERVAL_MIN_NS = 500_000_000  # and this much step time, or...
@@ -205,7 +206,8 @@ class OwnCost:
         total = len(module_hooks.OURS)
         rooms = [agent, self, agent.checks]
         for obj in list(vars(agent).values()) + list(vars(agent.checks or self).values()):
-            if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            # The agent's rooms; not torch or any other module it holds.
+            if hasattr(obj, "__dict__") and not isinstance(obj, (type, types.ModuleType)):
                 rooms.append(obj)
         for room in rooms:
             if room is None or id(room) in seen:
