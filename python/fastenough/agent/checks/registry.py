@@ -75,7 +75,7 @@ def _timed(fn):
     """A hook body whose time is the agent's own cost (agent/own_cost.py)."""
     def wrapped(self, *a):
         own = self.own
-        if own is None:
+        if own is None or self._compiling():  # under dynamo: no clock read (it would be traced)
             return fn(self, *a)
         t0 = own.enter()
         try:
