@@ -118,5 +118,28 @@ TEST(RowBoundTest, ReportListsTheKeptStepsAndSaysHowManyAreLeftOut) {
   EXPECT_NE(all.find("\"number\":1600,"), std::string::npos);
 }
 
+// A turns split over more devices than the report lists: the listed ones,
+// and the others summed in its `omitted` (fields/turns_fields.h, TurnsOmitted).
+TEST(RowBoundTest, DeviceTurnsSumTheDevicesTheReportDoesNotList) {
+  Report r;
+  r.ranks.push_back(Rank(3, 300));  // busy_ns = device % 7: 44 devices of 0-4 left out
+  analysis::DeviceTurns& t = r.ranks[0].device_turns;
+  int64_t left_busy = 0;
+  for (int32_t d = 0; d < 300; ++d) {
+    t.devices.push_back(d);
+    t.busy_ns.push_back(1000 + d);
+    if (!BoundRank(r.ranks[0]).KeepsDevice(d)) left_busy += 1000 + d;
+  }
+  t.windows = 1;
+  t.window_ns = 10;
+  std::string json;
+  for (char c : ReportToJson(r)) {
+    if (c != ' ' && c != '\n') json.push_back(c);
+  }
+  const std::string omitted =
+      "\"omitted\":{\"count\":44,\"busy_ns\":" + std::to_string(left_busy) + "}";
+  EXPECT_NE(json.find(omitted), std::string::npos) << omitted;
+}
+
 }  // namespace
 }  // namespace fastenough::report

@@ -2813,7 +2813,7 @@ class DeviceTurnsPerRankItem(_Record):
 
 class DeviceTurnsPerRankItemOmitted(_Record):
     """a rank of more than 256 devices lists those the report lists (devices_omitted); the
-    others, summed"""
+    others, summed (only when some are left out)"""
 
     __slots__ = ('count', 'busy_ns', 'key_order')
     count: int
@@ -2913,7 +2913,7 @@ class DeviceTurnsJob(_Record):
 
 class DeviceTurnsJobOmitted(_Record):
     """a rank of more than 256 devices lists those the report lists (devices_omitted); the
-    others, summed"""
+    others, summed (only when some are left out)"""
 
     __slots__ = ('count', 'busy_ns', 'key_order')
     count: int

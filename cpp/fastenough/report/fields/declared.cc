@@ -36,6 +36,9 @@ std::vector<FieldInfo> DescribeReport() {
   DescribeFields<analysis::CriticalPath>("$.critical_path.per_rank[]", out);
   DescribeFields<analysis::RankAnalysis, Graphs>("$.graphs.per_rank[]", out);
   DescribeFields<analysis::DeviceTurns, TurnsOfRank>("$.device_turns.per_rank[]", out);
+  // The turns splits' `omitted` (a Custom object of a declared struct).
+  DescribeFields<TurnsOmitted>("$.device_turns.per_rank[].omitted", out);
+  DescribeFields<TurnsOmitted>("$.device_turns.job.omitted", out);
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "fastenough/analysis/device_turns.h"
 #include "fastenough/report/fields/field.h"
+#include "fastenough/report/fields/json_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/row_bound.h"
@@ -21,6 +22,20 @@ namespace fastenough::report::fields {
 
 struct TurnsOfRank {};
 struct TurnsOfJob {};
+
+// The devices (or ranks) a turns split does not list, summed: its `omitted`.
+struct TurnsOmitted {
+  int64_t count = 0;
+  int64_t busy_ns = 0;
+};
+
+template <class V>
+void Fields(V& v, Of<TurnsOmitted>) {
+  using T = TurnsOmitted;
+  v.Field("count", &T::count, Unit::kCount, "how many are not listed", Attr{.least = "1"});
+  v.Field("busy_ns", &T::busy_ns, Unit::kNs, "their busy time in the windows, summed",
+          Attr{.least = "0"});
+}
 
 // Whether t's i-th device is listed: all of them without rows, or when fewer
 // than two are kept.
@@ -80,15 +95,15 @@ void TurnsFields(V& v, std::string_view who, std::string_view count) {
       },
       Attr{.least = "0", .least_items = "2"});
   v.CustomIf(
-      "omitted", "object {count, busy_ns}", Unit::kNone,
-      "the ones the report does not list, summed (only when some are left out)",
+      "omitted", "object", Unit::kNone,
+      "a rank of more than 256 devices lists those the report lists (devices_omitted); the "
+      "others, summed (only when some are left out)",
       [listed_busy](const T& t, const WriteContext& ctx) { return !listed_busy(t, ctx).second.empty(); },
       [listed_busy](JsonWriter& w, const T& t, const WriteContext& ctx) {
         const std::vector<int64_t> left = listed_busy(t, ctx).second;
-        int64_t busy = 0;
-        for (int64_t b : left) busy += b;
-        w.BeginObject().Field("count", static_cast<int64_t>(left.size())).Field("busy_ns", busy);
-        w.EndObject();
+        TurnsOmitted omitted{static_cast<int64_t>(left.size()), 0};
+        for (int64_t b : left) omitted.busy_ns += b;
+        WriteObject(w, omitted);
       },
       [](ObjectReader&, T&) {});  // a summary lists every device
   v.Field(count, &T::windows, Unit::kCount, "steady windows measured over");
