@@ -195,6 +195,18 @@ void DetectBelowRoof(const DetectContext& ctx, std::vector<Finding>& out) {
     }
     out.push_back(std::move(f));
   }
+  // no-tensor-cores says FP32 is the protocol; where the rest of the model's
+  // matrix work runs in 16 bits it is not: its verdict becomes a question.
+  auto mixed = by_code.find("fp32-in-mixed-precision");
+  if (mixed == by_code.end()) return;
+  for (Finding& f : out) {
+    if (f.code != "no-tensor-cores" || f.rank != s.rank) continue;
+    f.verdict = Verdict::kInsufficientEvidence;
+    for (auto& [k, v] : mixed->second.front().cause.evidence) AddEvidence(f, k, v);
+    AddEvidence(f, "missing",
+                std::string("whether these FP32 GEMMs are kept in FP32 on purpose: the rest of the model's "
+                            "matrix work runs in 16 bits (fp32-in-mixed-precision names the hot ones)"));
+  }
 }
 
 }  // namespace fastenough::findings

@@ -263,6 +263,13 @@ TEST(RooflineVerdicts, Fp32OpInABf16Model) {
   EXPECT_NEAR(Num(*f, "low_precision_share_of_matrix_time"), 1.0, 1e-9);
   EXPECT_EQ(f->saving.total_ns, 1118981);
   EXPECT_EQ(BelowRoofFindings(r), 1);  // one cause per op: not also waves / alignment
+  // no-tensor-cores names the sgemm kernel too; FP32 is not this model's
+  // protocol, so its "bounded" becomes a question, with the same share.
+  const Finding* ntc = Find(r, "no-tensor-cores");
+  ASSERT_NE(ntc, nullptr);
+  EXPECT_EQ(ntc->verdict, Verdict::kInsufficientEvidence);
+  EXPECT_NEAR(Num(*ntc, "low_precision_share_of_matrix_time"), 1.0, 1e-9);
+  EXPECT_NE(Str(*ntc, "missing").find("on purpose"), std::string::npos);
   const Finding* b = Find(r, "ops-near-roof");
   ASSERT_NE(b, nullptr);
   EXPECT_NEAR(Num(*b, "near_roof_share_of_device_time"), 0.667, 1e-9);
