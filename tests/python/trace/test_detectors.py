@@ -92,7 +92,9 @@ def test_every_finding_code_is_in_the_catalog():
         "gpu-idle-host-bound", "small-kernels", "sync-in-loop", "pageable-memcpy",
         "transfer-in-loop", "cpu-fallback", "serial-small-gemm", "unfused-projections",
         "no-tensor-cores", "dataloader-bound", "comm-not-overlapped", "straggler-rank",
-        "low-occupancy", "memory-near-limit",
+        "low-occupancy", "memory-near-limit", "ops-near-roof", "gemm-wave-quantization",
+        "gemm-dims-unaligned", "gemm-memory-bound-shape", "attention-short-sequence",
+        "fp32-in-mixed-precision",
     }
     for f in analyze(WASTE)["findings"]:
         assert f["code"] in known
