@@ -46,6 +46,8 @@ How a describe row becomes JSON Schema:
               (additionalProperties: false) unless it has Extra() keys.
   meaning, unit  description, x-unit.
   kind "omitted"  $defs/omitted_rows (row_bound.h's {count, kept}).
+  kind "map"  an object of names (View<AsMap>): "object of strings", or of
+              integers, numbers (null: not finite) and strings.
 """
 
 from __future__ import annotations
@@ -169,6 +171,10 @@ class SchemaBuilder:
                 node["items"]["minimum"] = int(r["minimum"])
             if r.get("min_items"):
                 node["minItems"] = int(r["min_items"])
+        elif r["kind"] == "map":  # View<AsMap>: (name, value) pairs as one object
+            values = ({"type": "string"} if t == "object of strings"
+                      else {"type": ["integer", "number", "string", "null"]})
+            node = {"type": "object", "additionalProperties": values}
         elif t == "array of integer pairs" and r["kind"] != "custom":
             pair = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}],
                     "minItems": 2, "maxItems": 2}
@@ -263,7 +269,7 @@ def doc_table(rows: list[dict]) -> str:
         written = {"field": "always", "derived": "always (computed)", "context": "always (context)",
                    "constant": "always", "custom": "always" if r["required"] else "when set",
                    "optional": "when set", "omitted": "when rows are left out",
-                   "extra": "as recorded"}[r["kind"]]
+                   "extra": "as recorded", "map": "always"}[r["kind"]]
         if r["kind"] in ("field", "custom") and not r["required"] and r["kind"] == "field":
             written = "newer documents"
         meaning = r["meaning"].replace("|", "\\|").replace("\n", " ")

@@ -4507,7 +4507,7 @@ _c132 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
 _c133 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
 _c134 = _scalar_fn(('string',), minLength=1)
 _c135 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c136 = _json_object_fn(('integer', 'number', 'string'))
+_c136 = _json_object_fn(('integer', 'number', 'string', 'null'))
 _c137 = Location._load
 _c138 = _array_fn(_c137, None, None)
 _c139 = FindingSaving._load

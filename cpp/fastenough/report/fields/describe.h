@@ -25,7 +25,8 @@ struct FieldInfo {
   // when it is set), "derived" (computed from other fields),
   // "context" (where the object is: its rank, its step), "constant",
   // "custom" (the declaration's own code; keys below it are not declared),
-  // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows).
+  // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows),
+  // "map" (an object whose keys are names: View<AsMap>).
   std::string kind;
   std::string meaning;
   // Whether every document has the key: false for "optional", "omitted",
@@ -102,6 +103,14 @@ class FieldDescriber {
   void Field(std::string_view key, const A&, Unit unit, std::string_view meaning, Attr attr = {},
              View<ViewT> = {}) {
     using M = Unwrapped<MemberType<T, A>>;
+    if constexpr (std::is_same_v<ViewT, AsMap>) {
+      using E = typename M::value_type::second_type;
+      Add(key, std::is_same_v<E, std::string> ? "object of strings"
+                                              : "object of integers, numbers (null: not finite) and strings",
+          unit, false, "map", meaning);
+      out_.back().required = !attr.since_later;
+      return;
+    }
     if (attr.per_step) Add("omitted", "object", Unit::kNone, false, "omitted",
                            "only when the report leaves out rows of `" + std::string(key) +
                                "` (row_bound.h): {count, kept: [[begin, end], ...]}");
@@ -114,7 +123,9 @@ class FieldDescriber {
     if (attr.most != nullptr) out_.back().maximum = attr.most;
     if (attr.pattern != nullptr) out_.back().pattern = attr.pattern;
     out_.back().non_empty = attr.non_empty;
-    if constexpr (IsVector<M>::value) {
+    if constexpr (std::is_same_v<ViewT, AsMap>) {
+      // described above
+    } else if constexpr (IsVector<M>::value) {
       using E = typename IsVector<M>::Element;
       if constexpr (!kScalar<E> && !kIntPair<E>) DescribeFields<E, ViewT>(Path(key) + "[]", out_);
     } else if constexpr (!kScalar<M>) {

@@ -21,7 +21,8 @@
 //   Field(key, member, unit, meaning[, attr][, View<X>{}])
 //       a value: string, bool, double (NaN: null), integer, a list of
 //       integers or strings, a list of integer pairs ([a, b] each), a
-//       declared struct (an object) or a list of them (objects);
+//       declared struct (an object) or a list of them (objects), a list of
+//       (name, value) pairs as one object (View<AsMap>);
 //       View<X> picks another declaration of the element struct.
 //       A std::optional member is its value, or null when empty.
 //   FieldIf(key, member, unit, meaning, present[, attr])  an optional key:
@@ -168,6 +169,15 @@ template <class T, class View = void>
 struct Of {};
 template <class X = void>
 struct View {};
+
+// View<AsMap>: a list of (name, value) pairs written as one JSON object, the
+// names its keys (a value: a string, an integer, a double, or a variant of
+// int64_t, double and string, as a finding's evidence).
+struct AsMap;
+template <class T>
+constexpr bool kNamedPairs = false;
+template <class V, class A>
+constexpr bool kNamedPairs<std::vector<std::pair<std::string, V>, A>> = true;
 
 // A member of a member: Path(&StepStats::duration, &Distribution::median).
 template <class M1, class M2>

@@ -190,8 +190,9 @@ void KeyPaths(simdjson::dom::element e, const std::string& path, std::set<std::s
 bool Declared(const std::vector<FieldInfo>& declared, const std::string& path) {
   for (const auto& f : declared) {
     if (f.path == path) return true;
-    if (f.kind == "custom" && path.rfind(f.path + ".", 0) == 0) return true;
-    if (f.kind == "custom" && path.rfind(f.path + "[]", 0) == 0) return true;
+    const bool own_keys = f.kind == "custom" || f.kind == "map";  // keys below are not declared
+    if (own_keys && path.rfind(f.path + ".", 0) == 0) return true;
+    if (own_keys && path.rfind(f.path + "[]", 0) == 0) return true;
   }
   return false;
 }

@@ -80,44 +80,12 @@ void Fields(V& v, Of<findings::Finding>) {
   v.Field("title", &T::title, Unit::kNone, "one line", Attr{.non_empty = true});
   v.Field("source", &T::source, Unit::kNone, "trace | agent | lint | sampler",
           OneOf("trace|agent|sampler|lint"));
-  v.Custom(
-      "evidence", "object of integers, numbers (null: not finite) and strings", Unit::kNone,
-      "the measured facts behind it, by name (docs/findings.md names each code's)",
-      [](JsonWriter& w, const T& f, const WriteContext&) {
-        w.BeginObject();
-        for (const auto& [k, value] : f.evidence) {
-          w.Key(k);
-          if (const auto* i = std::get_if<int64_t>(&value)) {
-            w.Int(*i);
-          } else if (const auto* d = std::get_if<double>(&value)) {
-            w.Double(*d);
-          } else {
-            w.String(std::get<std::string>(value));
-          }
-        }
-        w.EndObject();
-      },
-      [](ObjectReader& o, T& f) {
-        ObjectReader evidence = o.Object("evidence");
-        // Typed as the JSON is: an integer, a number (null: a number that was
-        // not finite), a string.
-        for (auto& [key, value] : evidence.Members()) {
-          int64_t i;
-          double d;
-          std::string_view text;
-          if (value.get_int64().get(i) == simdjson::SUCCESS) {
-            f.evidence.emplace_back(key, i);
-          } else if (value.is_null()) {
-            f.evidence.emplace_back(key, std::numeric_limits<double>::quiet_NaN());
-          } else if (value.get_double().get(d) == simdjson::SUCCESS) {
-            f.evidence.emplace_back(key, d);
-          } else if (value.get_string().get(text) == simdjson::SUCCESS) {
-            f.evidence.emplace_back(key, std::string(text));
-          } else {
-            evidence.Fail(key, "expected an integer, a number, null or a string");
-          }
-        }
-      });
+  // Typed as the JSON is: an integer, a number (null: a number that was not
+  // finite), a string; the names are each code's (docs/findings.md).
+  v.Field("evidence", &T::evidence, Unit::kNone,
+          "named measured figures; the unit is in the key (_ns, _bytes, _share, _per_step); "
+          "docs/findings.md names each code's",
+          Attr{}, View<AsMap>{});
   v.Field("where", &T::where, Unit::kNone, "where it is, in the program and in the trace");
   v.Field("saving", &T::saving, Unit::kNone, "what fixing it saves");
   v.Field("action", &T::action, Unit::kNone, "what to do", Attr{.non_empty = true});

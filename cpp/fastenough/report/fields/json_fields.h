@@ -16,6 +16,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "fastenough/analysis/rank_analysis.h"
@@ -50,7 +51,15 @@ class FieldWriter {
              View<ViewT> = {}) {
     const auto& value = Get(obj_, acc);
     using M = std::remove_cvref_t<decltype(value)>;
-    if constexpr (kObjectList<M>) {
+    if constexpr (std::is_same_v<ViewT, AsMap>) {
+      static_assert(kNamedPairs<M>, "View<AsMap> takes a list of (name, value) pairs");
+      w_.Key(key).BeginObject();
+      for (const auto& [name, v] : value) {
+        w_.Key(name);
+        MapValue(v);
+      }
+      w_.EndObject();
+    } else if constexpr (kObjectList<M>) {
       using E = typename IsVector<M>::Element;
       if (attr.per_step) {
         const std::vector<size_t> kept = KeptStepRows(ctx_.rows, value.size());
@@ -232,6 +241,19 @@ class FieldWriter {
     }
   }
 
+  template <class E>
+  void MapValue(const E& v) {
+    if constexpr (std::is_same_v<E, std::string>) {
+      w_.String(v);
+    } else if constexpr (std::is_floating_point_v<E>) {
+      w_.Double(v);
+    } else if constexpr (std::is_integral_v<E>) {
+      w_.Int(static_cast<int64_t>(v));
+    } else {  // a variant of the above
+      std::visit([this](const auto& x) { MapValue(x); }, v);
+    }
+  }
+
   JsonWriter& w_;
   const T& obj_;
   const WriteContext& ctx_;
@@ -248,7 +270,34 @@ class FieldReader {
     if (attr.since_later && !o_.Has(key)) return;
     auto& dst = Get(obj_, acc);
     using M = std::remove_cvref_t<decltype(dst)>;
-    if constexpr (std::is_same_v<M, std::string>) {
+    if constexpr (std::is_same_v<ViewT, AsMap>) {
+      using E = typename M::value_type::second_type;
+      ObjectReader members = o_.Object(key);
+      for (auto& [name, value] : members.Members()) {
+        int64_t i;
+        double d;
+        std::string_view text;
+        if constexpr (std::is_same_v<E, std::string>) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) {
+            members.Fail(name, "expected a string");
+            return;
+          }
+          dst.emplace_back(name, std::string(text));
+        } else {  // an integer, a number (null: one that was not finite), a string
+          if (value.get_int64().get(i) == simdjson::SUCCESS) {
+            dst.emplace_back(name, i);
+          } else if (value.is_null()) {
+            dst.emplace_back(name, std::numeric_limits<double>::quiet_NaN());
+          } else if (value.get_double().get(d) == simdjson::SUCCESS) {
+            dst.emplace_back(name, d);
+          } else if (value.get_string().get(text) == simdjson::SUCCESS) {
+            dst.emplace_back(name, std::string(text));
+          } else {
+            members.Fail(name, "expected an integer, a number, null or a string");
+          }
+        }
+      }
+    } else if constexpr (std::is_same_v<M, std::string>) {
       dst = attr.null == Null::kEmpty ? o_.StringOrNull(key) : o_.String(key);
     } else if constexpr (std::is_same_v<M, bool>) {
       dst = o_.Bool(key);

@@ -131,19 +131,12 @@ void Fields(V& v, Of<RunStepsOfMode>) {
 template <class V>
 void Fields(V& v, Of<InJobChoice>) {
   using T = InJobChoice;
-  const auto none = [](ObjectReader&, T&) {};  // not read back in C++
   v.Field("used", &T::used, Unit::kNone,
           "whether the report was merged from the ranks' own summaries");
   v.Field("ranks", &T::ranks, Unit::kId, "the ranks that sent a summary");
   v.Field("missing_ranks", &T::missing_ranks, Unit::kId, "the ranks that sent none");
-  v.Custom(
-      "why_missing", "object", Unit::kNone, "why each is missing, by rank (or trace name)",
-      [](JsonWriter& w, const T& c, const WriteContext&) {
-        w.BeginObject();
-        for (const auto& [k, why] : c.why_missing) w.Field(k, why);
-        w.EndObject();
-      },
-      none);
+  v.Field("why_missing", &T::why_missing, Unit::kNone,
+          "why each is missing, by rank (or trace name)", Attr{}, View<AsMap>{});
   v.FieldIf("note", &T::note, Unit::kNone, "why the traces were read instead",
             [](const T& c) { return !c.note.empty(); });
 }
