@@ -16,6 +16,15 @@ and the exit status is 1.
 --core PATH loads that build of fastenough._core (a .so kept from before the
 change) instead of the installed one, so both sides can be dumped after the
 rebuild.
+
+--run-dir DIR (repeatable) adds a run directory: the report `fastenough run`
+writes of it (_core.analyze_run_dir) four ways: as it is, with the lint
+cross-reference, compared with the other given run directories that hold a
+report.json (repeatability), and with an in-job choice and an ended program
+(run_details.in_job, the run block). The lint part reads the program's files
+where meta.json's cwd says: keep them for the compare (a pytest tmp dir goes).
+
+  python bench/same_reports.py --dump /tmp/before --run-dir /tmp/runs/r1 --run-dir /tmp/runs/r2
 """
 
 from __future__ import annotations
@@ -84,6 +93,27 @@ def dump(core, roots: dict, paths: list[str]) -> dict[str, str]:
     return out
 
 
+def dump_run(core, run_dir: str, earlier: list[str]) -> dict[str, str]:
+    """The run report of run_dir, four ways (see the module's doc)."""
+    others = [e for e in earlier if e != run_dir][:3]
+    ways = {
+        "run": {},
+        "run_lint": {"cross_reference_lint": True},
+        "run_earlier": {"earlier_runs": [(i + 1, e, None if i else "2026-01-01T00:00:00")
+                                         for i, e in enumerate(others)]},
+        "run_in_job": {"in_job": {"used": False, "ranks": [0], "missing_ranks": [1],
+                                  "why_missing": {"1": "it died"}, "note": "n"},
+                       "ended": (None, 9, 123)},
+    }
+    out = {}
+    for part, kwargs in ways.items():
+        try:
+            out[part] = core.analyze_run_dir(run_dir, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the error is part of the output
+            out[part] = f"error {type(e).__name__}: {e}"
+    return out
+
+
 def file_name(case: str, part: str) -> str:
     return case.replace("/", "__") + "." + part
 
@@ -95,17 +125,23 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--compare", metavar="DIR")
     p.add_argument("--trace", action="append", default=[], help="another trace (repeatable)")
     p.add_argument("--core", help="a _core .so to load instead of the installed one")
+    p.add_argument("--run-dir", action="append", default=[],
+                   help="a run directory, its run report four ways (repeatable)")
     a = p.parse_args(argv)
     core = load_core(a.core)
     from fastenough.source_roots import current_roots
 
     roots = current_roots()
     cases = inputs(a.trace)
+    runs = {"run/" + os.path.basename(os.path.normpath(d)): os.path.abspath(d) for d in a.run_dir}
+    earlier = [d for d in runs.values() if os.path.exists(os.path.join(d, "report.json"))]
+    cases.update({name: ["run", d] for name, d in runs.items()})
     if a.dump:
         os.makedirs(a.dump, exist_ok=True)
     bad = 0
     for case, paths in cases.items():
-        got = dump(core, roots, paths)
+        got = (dump_run(core, paths[1], earlier) if paths[0] == "run"
+               else dump(core, roots, paths))
         if a.dump:
             for part, text in got.items():
                 with open(os.path.join(a.dump, file_name(case, part)), "w") as f:
