@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "fastenough/roofline/math_dtype.h"
@@ -26,8 +26,78 @@ struct Group {
   StringId name = kNoString, dims = kNoString, types = kNoString, concrete = kNoString;
   int64_t calls = 0;
   int64_t device_ns = 0;
-  int32_t device = -1;  // the device of its first activity
+  int32_t device = -1;  // the device of its first activity, in file order
   bool host_copy = false;  // a host <-> device copy among what it launched
+};
+
+// The arguments a group is keyed by: an op's name, Input Dims, Input type and
+// Concrete Inputs, as the store interned them (equal text, equal id).
+struct ArgsKey {
+  StringId name = kNoString, dims = kNoString, types = kNoString, concrete = kNoString;
+  bool operator==(const ArgsKey&) const = default;
+};
+
+// ArgsKey -> group index: open addressing, linear probing, at most half full.
+class GroupIndex {
+ public:
+  // The group of `k`, or `next` (then added) when it has none yet.
+  std::pair<size_t, bool> FindOrAdd(const ArgsKey& k, size_t next) {
+    if (2 * (count_ + 1) > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t h = Hash(k) & mask;; h = (h + 1) & mask) {
+      Slot& slot = slots_[h];
+      if (slot.group == kEmpty) {
+        slot = {k, next};
+        ++count_;
+        return {next, true};
+      }
+      if (slot.key == k) return {slot.group, false};
+    }
+  }
+
+ private:
+  static constexpr size_t kEmpty = SIZE_MAX;
+  struct Slot {
+    ArgsKey key;
+    size_t group = kEmpty;
+  };
+  static size_t Hash(const ArgsKey& k) {
+    uint64_t h = (static_cast<uint64_t>(k.name) << 32 | k.dims) * 0x9E3779B97F4A7C15ull;
+    h ^= (static_cast<uint64_t>(k.types) << 32 | k.concrete) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{});
+    count_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.group != kEmpty) FindOrAdd(slot.key, slot.group);
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
+// The distinct kernel names of a group, in the order they first ran: a scan
+// of the few a group usually has, a set once it has many.
+class KernelNames {
+ public:
+  void Add(StringId name) {
+    if (!order_.empty() && order_.back() == name) return;
+    if (order_.size() <= kScan) {
+      if (std::find(order_.begin(), order_.end(), name) != order_.end()) return;
+      order_.push_back(name);
+      if (order_.size() > kScan) set_.insert(order_.begin(), order_.end());
+      return;
+    }
+    if (set_.insert(name).second) order_.push_back(name);
+  }
+  const std::vector<StringId>& order() const { return order_; }
+
+ private:
+  static constexpr size_t kScan = 16;
+  std::vector<StringId> order_;
+  std::unordered_set<StringId> set_;
 };
 
 // A memcpy between host and device (Kineto: "Memcpy HtoD (Pageable -> Device)").
@@ -158,43 +228,60 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
   RankRoofline out;
   out.rank = s.rank;
   if (top_n == 0) return out;
-  // Each call with shapes: what it launched.
-  struct Call {
-    int64_t ns = 0;
-    int32_t device = -1;
-    bool host_copy = false;
-  };
-  std::unordered_map<int32_t, Call> calls;
-  std::vector<std::pair<uint32_t, int32_t>> kernel_op;  // (kernel row, its op)
+  // Only cpu ops with recorded shapes own device time here: a trace without
+  // any (record_shapes off, a CPU trace) has no rows, and no walk.
+  if (std::all_of(s.input_dims.begin(), s.input_dims.end(),
+                  [](StringId d) { return d == kNoString; })) {
+    return out;
+  }
+  // One pass over the device activities: each one's op (the walk up its
+  // launch's call chain), that op's group by its arguments (an open-addressed
+  // table of StringId quadruples, probed once per distinct op met in a row:
+  // an op's kernels and copies come one after another), a bit per op row so
+  // that an op is counted once, and each group's kernel names in the order
+  // they first ran. No per-activity node allocation, no hashing of strings.
+  std::vector<Group> groups;
+  std::vector<KernelNames> kernel_names;  // per group
+  std::vector<bool> op_counted(s.size(), false);
+  GroupIndex index;
+  int32_t last_op = kNoRow;
+  size_t last_group = 0;
+  StringId last_copy_name = kNoString;
+  bool last_copy_is_host = false;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (!trace::IsDeviceActivity(s.kind[i])) continue;
+    const EventKind kind = s.kind[i];
+    if (!trace::IsDeviceActivity(kind)) continue;
     const int32_t op = OwningOp(s, i, enclosing);
     if (op == kNoRow) continue;
-    if (s.kind[i] == EventKind::kKernel) kernel_op.emplace_back(static_cast<uint32_t>(i), op);
-    Call& c = calls[op];
-    if (c.device < 0) c.device = s.device[i];
-    c.ns += s.dur_ns[i];
-    if (s.kind[i] == EventKind::kMemcpy && IsHostCopy(s.name_of(i))) c.host_copy = true;
-  }
-  if (calls.empty()) return out;
-  // Calls grouped by their arguments.
-  using Key = std::tuple<StringId, StringId, StringId, StringId>;
-  std::map<Key, size_t> index;
-  std::vector<Group> groups;
-  std::unordered_map<int32_t, size_t> group_of;
-  for (const auto& [op, c] : calls) {
-    const Key k{s.name[op], s.input_dims[op], s.input_types[op], s.input_concrete[op]};
-    auto [it, inserted] = index.emplace(k, groups.size());
-    if (inserted) {
-      groups.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)});
+    if (op != last_op) {
+      const ArgsKey k{s.name[op], s.input_dims[op], s.input_types[op], s.input_concrete[op]};
+      const auto [g, inserted] = index.FindOrAdd(k, groups.size());
+      if (inserted) {
+        groups.push_back({k.name, k.dims, k.types, k.concrete});
+        groups.back().device = s.device[i];
+        kernel_names.emplace_back();
+      }
+      last_op = op;
+      last_group = g;
+      if (!op_counted[op]) {
+        op_counted[op] = true;
+        groups[g].calls += 1;
+      }
     }
-    Group& g = groups[it->second];
-    g.calls += 1;
-    g.device_ns += c.ns;
-    if (g.device < 0) g.device = c.device;
-    g.host_copy = g.host_copy || c.host_copy;
-    group_of[op] = it->second;
+    Group& g = groups[last_group];
+    g.device_ns += s.dur_ns[i];
+    if (kind == EventKind::kKernel) {
+      kernel_names[last_group].Add(s.name[i]);
+    } else if (kind == EventKind::kMemcpy && !g.host_copy) {
+      if (s.name[i] != last_copy_name || last_copy_name == kNoString) {
+        last_copy_name = s.name[i];
+        last_copy_is_host = IsHostCopy(s.name_of(i));
+      }
+      g.host_copy = last_copy_is_host;
+    }
   }
+  if (groups.empty()) return out;
+  std::vector<bool>().swap(op_counted);
   std::vector<size_t> order(groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -223,15 +310,9 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
     picked.emplace_back(idx, std::move(w).value());
   }
   // The kernels' names of the rows (for the dtype they ran in).
-  std::vector<int> hot(groups.size(), -1);
-  for (size_t j = 0; j < picked.size(); ++j) hot[picked[j].first] = static_cast<int>(j);
   std::vector<std::vector<std::string_view>> kernels(picked.size());
-  {
-    std::vector<std::unordered_set<StringId>> seen(picked.size());
-    for (const auto& [i, op] : kernel_op) {
-      const int h = hot[group_of.at(op)];
-      if (h >= 0 && seen[h].insert(s.name[i]).second) kernels[h].push_back(s.name_of(i));
-    }
+  for (size_t j = 0; j < picked.size(); ++j) {
+    for (StringId name : kernel_names[picked[j].first].order()) kernels[j].push_back(Text(s, name));
   }
   std::map<int32_t, DevicePeaksOf> devices;
   for (size_t j = 0; j < picked.size(); ++j) {
