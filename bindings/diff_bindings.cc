@@ -15,6 +15,7 @@
 #include "fastenough/diff/regression_gate.h"
 #include "fastenough/diff/trace_diff.h"
 #include "fastenough/diff/trace_diff_json.h"
+#include "fastenough/roofline/rank_roofline.h"
 #include "fs_path.h"
 #include "register.h"
 #include "status_to_python.h"
@@ -26,12 +27,15 @@ namespace fastenough::bindings {
 namespace {
 std::string DiffTraces(const std::vector<FsPath>& paths_a, const std::vector<FsPath>& paths_b,
                        double min_rel, double min_abs_ns, double items_per_step_a,
-                       double items_per_step_b) {
+                       double items_per_step_b, const std::string& device,
+                       const std::string& peaks) {
+  // --device / --peaks (the file's text): a UsageError before any trace is read.
+  const roofline::PeakSettings settings = ValueOrThrow(roofline::MakePeakSettings(device, peaks));
   StatusOr<std::string> result = [&]() -> StatusOr<std::string> {
     nb::gil_scoped_release release;
-    StatusOr<diff::SideAggregate> a = diff::AggregateTraceFiles(NativePaths(paths_a));
+    StatusOr<diff::SideAggregate> a = diff::AggregateTraceFiles(NativePaths(paths_a), settings);
     if (!a.ok()) return a.status();
-    StatusOr<diff::SideAggregate> b = diff::AggregateTraceFiles(NativePaths(paths_b));
+    StatusOr<diff::SideAggregate> b = diff::AggregateTraceFiles(NativePaths(paths_b), settings);
     if (!b.ok()) return b.status();
     const diff::DiffOptions o{min_rel, min_abs_ns, items_per_step_a, items_per_step_b};
     return diff::TraceDiffToJson(diff::DiffSides(*a, *b, o));
@@ -92,9 +96,11 @@ void RegisterDiff(nb::module_& m) {
   m.def("diff_traces", &DiffTraces, nb::arg("paths_a"), nb::arg("paths_b"),
         nb::arg("min_rel") = 0.05, nb::arg("min_abs_ns") = 1000.0,
         nb::arg("items_per_step_a") = 0.0, nb::arg("items_per_step_b") = 0.0,
+        nb::arg("device") = "", nb::arg("peaks") = "",
         "Diff of CPU ops and device activity of two sets of trace files, as JSON text "
         "(the \"trace\" block of fastenough.diff/1). Items per step of both sides (> 0) "
-        "judge the rows per item.");
+        "judge the rows per item. device / peaks: --device NAME and the --peaks file's "
+        "text for the roofline rows (\"\": none).");
   m.def("regression_gate", &RegressionGate, nb::arg("a"), nb::arg("b"), nb::arg("max_regression"),
         nb::arg("confidence") = 0.95,
         "The regression gate of two sides: the ratio of their median times per unit (B / A) "

@@ -84,10 +84,11 @@ double RooflineTotals::pct_of_roof() const {
 namespace {
 
 // The trace's hot ops against the device's roofs, as the report has them.
-void AddRoofline(const trace::EventStore& store, RooflineTable& table) {
+void AddRoofline(const trace::EventStore& store, RooflineTable& table,
+                 const roofline::PeakSettings& peaks) {
   const analysis::CallTree tree = analysis::BuildCallTree(store);
   const roofline::RankRoofline rows =
-      roofline::ComputeRankRoofline(store, kDiffRooflineRows, [&](int32_t launch) {
+      roofline::ComputeRankRoofline(store, kDiffRooflineRows, peaks, [&](int32_t launch) {
         return tree.Enclosing(store, launch, trace::EventKind::kCpuOp);
       });
   for (const roofline::OpRoofline& op : rows.ops) {
@@ -107,8 +108,9 @@ void AddRoofline(const trace::EventStore& store, RooflineTable& table) {
 
 }  // namespace
 
-void AddTrace(const trace::EventStore& store, SideAggregate& side) {
-  AddRoofline(store, side.roofline);
+void AddTrace(const trace::EventStore& store, SideAggregate& side,
+              const roofline::PeakSettings& peaks) {
+  AddRoofline(store, side.roofline, peaks);
   const bool first_file = side.paths.empty();
   side.paths.push_back(store.path);
   SteadyWindows steady(store);
@@ -138,13 +140,14 @@ void AddTrace(const trace::EventStore& store, SideAggregate& side) {
   }
 }
 
-StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths) {
+StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths,
+                                            const roofline::PeakSettings& peaks) {
   if (paths.empty()) return InvalidArgument("no trace file to diff");
   SideAggregate side;
   for (const std::string& p : paths) {
     StatusOr<trace::EventStore> store = trace::LoadTrace(p);
     if (!store.ok()) return store.status();
-    AddTrace(*store, side);
+    AddTrace(*store, side, peaks);
   }
   return side;
 }

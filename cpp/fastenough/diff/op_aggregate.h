@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/event_store.h"
 #include "fastenough/util/status.h"
 
@@ -78,11 +79,14 @@ struct SideAggregate {
   RooflineTable roofline;
 };
 
-// Adds one loaded trace to `side`.
-void AddTrace(const trace::EventStore& store, SideAggregate& side);
+// Adds one loaded trace to `side`; its roofline rows held to `peaks`
+// (diff --device / --peaks; default: the built-in table).
+void AddTrace(const trace::EventStore& store, SideAggregate& side,
+              const roofline::PeakSettings& peaks = {});
 
 // Loads each file (LoadTrace) and aggregates them; the first unreadable file
 // is the error.
-StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths);
+StatusOr<SideAggregate> AggregateTraceFiles(const std::vector<std::string>& paths,
+                                            const roofline::PeakSettings& peaks = {});
 
 }  // namespace fastenough::diff

@@ -136,6 +136,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print fastenough.diff/1 JSON")
     fmt.add_argument("--md", action="store_true", help="print Markdown")
+    p.add_argument("--device", metavar="NAME",
+                   help="for the per-op roofline: the device of the traces whose "
+                   "deviceProperties do not name it, on both sides (as analyze --device)")
+    p.add_argument("--peaks", metavar="FILE.json",
+                   help="device peaks that override or add to the built-in table (as "
+                   "analyze --peaks; docs/roofline.md)")
     p.set_defaults(func=run)
 
 
@@ -145,14 +151,18 @@ def run(args: argparse.Namespace) -> int:
     from fastenough.render import diff_text
 
     gating = args.max_regression is not None
+    from fastenough.inputs.peaks import peak_options
     from fastenough.inputs.run_ref import resolve_run_ref
+
+    peaks = peak_options(args.device, args.peaks)  # checked before any trace is read
 
     a, b = resolve_side(resolve_run_ref(args.a)), resolve_side(resolve_run_ref(args.b))
     if gating and (a.report is None or b.report is None):
         raise UsageError("--max-regression compares two runs: give two run directories or "
                          "report.json files")
     doc = document.build(a, b, args.min_change, args.min_change_us * 1000.0,
-                         args.max_regression if gating else None, args.confidence)
+                         args.max_regression if gating else None, args.confidence,
+                         peaks=peaks)
     if args.json:
         for note in doc["notes"]:
             sys.stderr.write(f"fastenough: {visible(note)}\n")

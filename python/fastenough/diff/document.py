@@ -27,7 +27,9 @@ def _items_per_profiled_step(s: Side) -> float:
 
 
 def build(a: Side, b: Side, min_rel: float, min_abs_ns: float,
-          max_regression_pct: float | None = None, confidence: float = 0.95) -> dict:
+          max_regression_pct: float | None = None, confidence: float = 0.95,
+          peaks: dict | None = None) -> dict:
+    """peaks: --device / --peaks as the core takes them (inputs/peaks.py)."""
     notes = [s.note for s in (a, b) if s.note]
     run = side_by_side(a.report, b.report) if a.report and b.report else None
     if (a.report is None) != (b.report is None):
@@ -39,7 +41,8 @@ def build(a: Side, b: Side, min_rel: float, min_abs_ns: float,
         ia, ib = _items_per_profiled_step(a), _items_per_profiled_step(b)
         if not (ia and ib):
             ia = ib = 0.0
-        trace = json.loads(_core.diff_traces(a.traces, b.traces, min_rel, min_abs_ns, ia, ib))
+        trace = json.loads(_core.diff_traces(a.traces, b.traces, min_rel, min_abs_ns, ia, ib,
+                                             **(peaks or {})))
     else:
         notes.append("no trace diff: a side has no trace")
     gate = None

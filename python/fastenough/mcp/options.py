@@ -130,6 +130,8 @@ TOOLS: dict[str, tuple[str, dict[str, FromCli | Own | Excluded]]] = {
     "diff": ("diff", {
         "a": Own(("a",), "a path, after --"), "b": Own(("b",), "a path, after --"),
         "min_change": FromCli("min_change"),
+        "device": FromCli("device"),
+        "peaks": FromCli("peaks"),  # an input path, read only
         "top": Own(("top",), "every tool's top"),
         "min_change_us": Excluded("the relative change is the agent's question"),
         "max_regression": Excluded("a gate for CI: `ab` verifies a change"),

@@ -406,7 +406,8 @@ async def compare(a: str, b: str, cwd: str, atol: float | None = None, rtol: flo
 
 async def diff(a: str, b: str, cwd: str, min_change: float | None = None,
                top: int | None = None, timeout_s: float | None = None,
-               progress: Progress | None = None) -> dict:
+               progress: Progress | None = None, device: str | None = None,
+               peaks: str | None = None) -> dict:
     pa, pb = arguments.as_path(a, "a"), arguments.as_path(b, "b")
     d = check_dir(cwd)
     top_ = _top(top)
@@ -415,6 +416,10 @@ async def diff(a: str, b: str, cwd: str, min_change: float | None = None,
     options = ["diff", "--json"]
     if min_change is not None:
         options.append(f"--min-change={arguments.number(min_change, 'min_change', low=0)!r}")
+    if device is not None:  # a name, as data (the CLI checks it against the table)
+        options.append(f"--device={arguments.name(device, 'device')}")
+    if peaks is not None:  # an input file, read only
+        options.append(f"--peaks={arguments.as_path(peaks, 'peaks')}")
     args = args_after(options, [pa, pb])
     outcome = await run_cli(args, cwd=d, env={}, timeout_s=timeout, out_dir=cdir,
                             progress=progress, stdout_name="diff.json")

@@ -75,3 +75,26 @@ def test_diff_text_and_markdown_show_the_roof_table(cli, tmp_path):
         assert "9.0%" in out and "5.5%" in out, out
         assert "34.3%" in out
         assert "NVIDIA H100 SXM5 80GB" in out
+
+
+def test_diff_device_names_the_traces_without_device_properties(cli, tmp_path):
+    # Both sides without deviceProperties: null percentages; --device "H100 SXM" holds both
+    # to the H100 SXM5's 3.35e12 B/s: the mm 5.477636 % on each side.
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for p, with_add in ((a, True), (b, False)):
+        doc = _trace(A100, with_add)
+        del doc["deviceProperties"]
+        p.write_text(json.dumps(doc))
+    bare = json.loads(cli("diff", "--json", a, b).stdout)["trace"]["roofline"]
+    assert bare[0]["a"]["pct_of_roof"] is None
+    proc = cli("diff", "--json", "--device", "H100 SXM", a, b)
+    assert proc.returncode == 0, proc.stderr
+    mm = json.loads(proc.stdout)["trace"]["roofline"][0]
+    assert abs(mm["a"]["pct_of_roof"] - 5.477636) < 1e-5
+    assert abs(mm["b"]["pct_of_roof"] - 5.477636) < 1e-5
+    bad = cli("diff", "--device", "H1000", a, b)
+    assert bad.returncode == 2 and "close names" in bad.stderr and "Traceback" not in bad.stderr
+    peaks = tmp_path / "peaks.json"
+    peaks.write_text("[1, 2]")
+    bad = cli("diff", "--peaks", peaks, a, b)
+    assert bad.returncode == 2 and "--peaks" in bad.stderr and "Traceback" not in bad.stderr
