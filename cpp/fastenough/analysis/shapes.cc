@@ -60,18 +60,27 @@ std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops
     a.total_ns += store.dur_ns[i];
   }
   if (!any_shape) return {};
-  // Device time under each op call with a direct External id link.
-  std::unordered_map<int32_t, int64_t> device_by_op;
-  for (size_t i = 0; i < store.size(); ++i) {
-    if (!trace::IsDeviceActivity(store.kind[i]) || store.cpu_op_row.empty()) continue;
-    const int32_t op = store.cpu_op_row[i];
-    if (op != trace::kNoRow) device_by_op[op] += store.dur_ns[i];
-  }
-  for (const auto& [op, ns] : device_by_op) {
-    if (store.input_dims[op] == kNoString) continue;
-    auto it = by_shape.find({store.name[op], store.input_dims[op], store.input_types[op],
-                             store.input_strides[op], store.input_concrete[op]});
-    if (it != by_shape.end()) it->second.device_ns += ns;
+  // Device time under each op call with a direct External id link: added to
+  // the call's shape as it comes (an op's kernels come one after another, so
+  // the shape is looked up when the op changes), no table per op row.
+  if (!store.cpu_op_row.empty()) {
+    int32_t last_op = trace::kNoRow;
+    Acc* last = nullptr;
+    for (size_t i = 0; i < store.size(); ++i) {
+      if (!trace::IsDeviceActivity(store.kind[i])) continue;
+      const int32_t op = store.cpu_op_row[i];
+      if (op == trace::kNoRow) continue;
+      if (op != last_op) {
+        last_op = op;
+        last = nullptr;
+        if (store.input_dims[op] != kNoString) {
+          auto it = by_shape.find({store.name[op], store.input_dims[op], store.input_types[op],
+                                   store.input_strides[op], store.input_concrete[op]});
+          if (it != by_shape.end()) last = &it->second;
+        }
+      }
+      if (last) last->device_ns += store.dur_ns[i];
+    }
   }
   // Hottest names that have shapes.
   std::vector<std::pair<int64_t, StringId>> names;
