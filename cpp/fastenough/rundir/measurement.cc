@@ -60,9 +60,14 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
                 "importer): no phases, steps or checks were recorded");
     }
     if (!a->agent_error.empty()) {
+      // The own-cost guard (agent/own_cost.py) switches the agent off on purpose:
+      // its reason starts "own cost:", and calling it an error would send the
+      // user to report a bug where the agent did what it promises.
+      const bool own_cost = a->agent_error.rfind("own cost:", 0) == 0;
       Add(m, "agent-off", "partial",
-          who + "the agent switched itself off after an internal error (" + a->agent_error +
-              "): what came after it was not measured");
+          who + (own_cost ? "the agent switched itself off because its own cost grew ("
+                          : "the agent switched itself off after an internal error (") +
+              a->agent_error + "): what came after it was not measured");
     }
   }
   if (!any_torch) {

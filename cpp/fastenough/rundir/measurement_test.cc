@@ -80,6 +80,25 @@ TEST(RundirMeasurement, ChecksThatStoppedAndFewSteadySteps) {
   EXPECT_NE(m.reasons[1].text.find("only 4 steady steps"), std::string::npos);
 }
 
+TEST(RundirMeasurement, AgentOffByItsOwnCostGuardIsNotCalledAnError) {
+  MeasurementInputs in;
+  in.agents = {Main("2.13.0", 200)};
+  in.steps = {Steady(150)};
+  in.checks_file = true;
+  in.trace_wanted = false;
+  in.agents[0].agent_error = "own cost: the agent's own time grew from 0.010 ms to 5.000 ms";
+  Measurement m = AssessMeasurement(in);
+  ASSERT_FALSE(m.reasons.empty());
+  EXPECT_EQ(m.reasons[0].code, "agent-off");
+  EXPECT_NE(m.reasons[0].text.find("because its own cost grew (own cost: the agent's"),
+            std::string::npos);
+  EXPECT_EQ(m.reasons[0].text.find("internal error"), std::string::npos);
+  in.agents[0].agent_error = "module: RuntimeError: boom";
+  m = AssessMeasurement(in);
+  EXPECT_NE(m.reasons[0].text.find("after an internal error (module: RuntimeError"),
+            std::string::npos);
+}
+
 TEST(RundirMeasurement, NoStepsAndNoTraceAndAgentOff) {
   MeasurementInputs in;
   in.agents = {Main("2.13.0", 0)};

@@ -257,7 +257,8 @@ class Agent:
         try:  # noqa: SIM105
             self.dir.append_log(
                 f"fastenough agent (pid {os.getpid()}) disabled after an internal error in "
-                f"{where}:\n{traceback.format_exc()}\n"
+                f"{where}:\n{traceback.format_exc()}\n" if exc or not where.startswith("own cost:")
+                else f"fastenough agent (pid {os.getpid()}) switched itself off: {where}\n"
             )
         except Exception:  # noqa: BLE001, S110
             pass
