@@ -165,9 +165,13 @@ int64_t DeviceActivityNs(const trace::EventStore& s) {
 }
 
 double PctOfRoof(const roofline::OpRoofline& row) {
-  if (row.bound == "compute") return row.pct_of_compute_peak;
-  if (row.bound == "memory") return row.pct_of_memory_peak;
-  return std::numeric_limits<double>::quiet_NaN();
+  double pct = std::numeric_limits<double>::quiet_NaN();
+  if (row.bound == "compute") pct = row.pct_of_compute_peak;
+  if (row.bound == "memory") pct = row.pct_of_memory_peak;
+  // Above 100% the op did more than the device can: the peak it was held to
+  // (its dtype path) or its model is not what ran, and the row says so in its
+  // notes (rank_roofline.cc). No verdict stands on such a figure.
+  return pct > 100.0 ? std::numeric_limits<double>::quiet_NaN() : pct;
 }
 
 std::optional<BelowRoofCause> BelowRoofCauseOf(const roofline::OpRoofline& row, int sms,

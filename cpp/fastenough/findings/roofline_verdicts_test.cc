@@ -127,6 +127,25 @@ TEST(RooflineVerdicts, NearRoofOpIsBoundedWithNoFinding) {
   EXPECT_EQ(BelowRoofFindings(r), 0);
 }
 
+TEST(RooflineVerdicts, AnOpAboveItsRoofGetsANoteAndNoVerdict) {
+  // The same mm in 3000 us: 2 * 8192^3 = 1,099,511,627,776 FLOP over 3e-3 s is
+  // 366.5e12 FLOP/s, 117.5% of the A100's 312e12 BF16: more than the device can
+  // do, so the peak or the model is not what ran. Neither bounded nor a cause.
+  RoofTrace t;
+  t.Op("aten::mm", 0, "[[8192, 8192], [8192, 8192]]", kBf16x2,
+       "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_nn", 3000);
+  const report::Report r = Analyze(t.Json(true));
+  ASSERT_EQ(r.roofline.size(), 1u);
+  ASSERT_FALSE(r.roofline[0].ops.empty());
+  const auto& row = r.roofline[0].ops[0];
+  EXPECT_NEAR(row.pct_of_compute_peak, 117.4692, 1e-3);
+  bool noted = false;
+  for (const auto& n : row.notes) noted = noted || n.find("above its roof (117.5%)") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(Find(r, "ops-near-roof"), nullptr);
+  EXPECT_EQ(BelowRoofFindings(r), 0);
+}
+
 TEST(RooflineVerdicts, NearRoofOpOnAnIdleDeviceIsNotBounded) {
   // The same op, then 8000 us of host-only time: busy 4000 / 12010 = 0.333 < 0.85.
   RoofTrace t;

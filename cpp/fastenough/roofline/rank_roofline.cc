@@ -11,6 +11,7 @@
 #include "fastenough/roofline/math_dtype.h"
 #include "fastenough/roofline/op_work.h"
 #include "fastenough/roofline/roofline.h"
+#include "fastenough/util/units.h"
 
 namespace fastenough::roofline {
 
@@ -218,6 +219,12 @@ OpRoofline Row(const Group& g, const OpWork& work, const std::vector<std::string
   r.pct_of_memory_peak = p->pct_of_memory_peak;
   r.bound = BoundName(p->bound);
   r.time_at_roof_ns = p->time_at_roof_s * 1e9;
+  const double binding = p->bound == Bound::kCompute ? r.pct_of_compute_peak : r.pct_of_memory_peak;
+  if (binding > 100.0) {
+    r.notes.push_back("above its roof (" + util::FormatShare(binding / 100.0) +
+                      "): the op did more than the peak allows, so the peak it is held to (" +
+                      r.peak.dtype + ") or its model is not what ran; no verdict uses this row");
+  }
   return r;
 }
 
@@ -379,7 +386,7 @@ std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, 
       const double pct = op.bound == "compute"  ? op.pct_of_compute_peak
                          : op.bound == "memory" ? op.pct_of_memory_peak
                                                 : kNaN;
-      if (std::isnan(pct)) continue;
+      if (std::isnan(pct) || pct > 100.0) continue;  // above its roof: its note says why
       std::vector<Seen>& seen = by_key[Key{op.op, op.input_dims, op.input_types}];
       if (!seen.empty() && seen.back().rank == r.rank) {
         seen.back().ns += op.device_ns;
