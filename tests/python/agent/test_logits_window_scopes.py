@@ -103,3 +103,48 @@ def test_the_backstop_takes_a_stray_python_key_off_and_says_so():
     finally:
         for key in (python_key, torch._C.DispatchKey.PythonTLSSnapshot):
             torch._C._dispatch_tls_set_dispatch_key_included(key, False)
+
+
+# cleanrl's DQN acting, as the fix the autograd-in-eval finding prints makes it:
+# each acting forward in its own inference_mode scope, the action read outside
+# it, training outside any scope. A window opened at the end of one scope's
+# forward (the Python key on inside it), the scope's exit put the key off with
+# the mode still installed, the argmax outside went through the mode and put the
+# key back on, and the next scope saved that: the window closed inside it, and its
+# exit left the key on with no mode. The next torch.Tensor(obs) failed, 4 runs in
+# 4 (bench/calibrate_savings.md, dqn-acting).
+ACTING = """
+import torch
+torch.manual_seed(0)
+q = torch.nn.Sequential(torch.nn.Linear(4, 64), torch.nn.ReLU(), torch.nn.Linear(64, 2))
+opt = torch.optim.Adam(q.parameters(), lr=1e-3)
+obs = [0.1, 0.2, 0.3, 0.4]
+acts = []
+for step in range(600):
+    with torch.inference_mode():
+        q_values = q(torch.Tensor([obs]))
+    action = int(torch.argmax(q_values, dim=1).cpu().numpy()[0])
+    acts.append(action)
+    obs = [o + 0.01 * (action - 0.5) for o in obs]
+    if step % 4 == 0 and step > 50:
+        x = torch.Tensor([obs] * 8)
+        loss = q(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+print("acts", sum(acts), len(acts))
+print("key", torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.Python)
+      == (torch._C._len_torch_dispatch_stack() > 0))
+"""
+
+
+def test_windows_across_per_call_inference_scopes_leave_no_key_on(tmp_path):
+    (tmp_path / "plain").mkdir()
+    plain = run_under_agent(tmp_path / "plain", ACTING, run_dir=False)
+    assert plain.proc.returncode == 0, plain.proc.stderr[-3000:]
+    r = run_under_agent(tmp_path, ACTING, {"trace": False})
+    assert "PyInterpreter" not in r.proc.stderr, r.proc.stderr[-3000:]
+    assert r.proc.returncode == 0, r.proc.stderr[-3000:]
+    assert "Traceback" not in r.proc.stderr, r.proc.stderr[-3000:]
+    assert r.proc.stdout == plain.proc.stdout, (r.proc.stdout, plain.proc.stdout)
+    assert r.main_agent()["agent_error"] is None

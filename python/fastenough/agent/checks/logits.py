@@ -140,6 +140,12 @@ class LogitsCheck:
         self.stray_ops = 0  # ops our handler saw with no window open (see STRAY_MAX)
         self._over_cost = False
         self._opened_inference = False  # inference mode was on where the window opened
+        # An op of the window seen outside inference mode, where the window opened
+        # inside it: the scope that opened it has ended (see close).
+        self._left_scope = False
+        # The program calls its model in one inference_mode scope per call
+        # (cleanrl's acting): no window opens inside such a scope any more.
+        self._no_inference_windows = False
         self.key_left_on = 0  # the Python dispatch key found on with no mode (see _key_check)
         self._entered = False  # a window of this check has opened (its mode entered)
 
@@ -220,6 +226,8 @@ class LogitsCheck:
 
         if compile_info.dynamo_compiled():
             return
+        if self._no_inference_windows and torch.is_inference_mode_enabled():
+            return
         logits = getattr(output, "logits", None)
         named = isinstance(logits, torch.Tensor)
         t = logits if named else output
@@ -247,6 +255,7 @@ class LogitsCheck:
         mode = "train" if module.training and torch.is_grad_enabled() else "eval"
         self._loop = f"{self._model_generation}:{mode}"
         self._opened_inference = torch.is_inference_mode_enabled()
+        self._left_scope = False
         self._mode = _Mode(self)
         self._entered = True
         self._mode.__enter__()
@@ -279,6 +288,8 @@ class LogitsCheck:
         e = self._entries.get(id(t))
         if e is not None and e.ref() is t:
             e.used = True
+        if self._spent and self._mode is not None and not _inference_mode(self.torch):
+            self.close()  # a close deferred out of an inference_mode scope (see close)
 
     def _end_window(self, module, args) -> None:
         self.close()
@@ -343,14 +354,21 @@ class LogitsCheck:
             # mode the program entered since. It closes at the next call.
             self._spent = True
             return
-        if not self._opened_inference and _inference_mode(self.torch):
+        if _inference_mode(self.torch) and (not self._opened_inference or self._left_scope):
             # An inference_mode scope entered since the window opened: it saved
             # the thread's dispatch keys with our mode's Python key on, and puts
             # them back when it exits. Popped here, the mode would be gone but
             # its key back on, with no mode on the stack: the program's next
             # factory op (torch.empty in a DataLoader's RandomSampler) fails
             # with torch's "Hit Python dispatch key but no arguments had
-            # PyInterpreter". It closes at the next call outside the scope.
+            # PyInterpreter". It closes at the next call outside the scope (or
+            # the next host read of a tensor). A window opened inside a scope
+            # whose ops were then seen outside it is in the same case (one scope
+            # per call: its exit put the key off, the next op through the mode
+            # put it back on, and this scope saved that), and no window opens
+            # inside inference mode again.
+            if self._left_scope:
+                self._no_inference_windows = True
             self._spent = True
             return
         self._mode = None
@@ -420,9 +438,12 @@ class LogitsCheck:
             if self.stray_ops > STRAY_MAX:
                 self._over_cost = True
             return
+        torch = self.torch
+        if self._opened_inference and not self._left_scope and \
+                not torch.is_inference_mode_enabled():
+            self._left_scope = True
         if self._spent:
             return
-        torch = self.torch
         self._ops += 1
         if self._ops > MAX_OPS:
             self._spent = True  # closed at the model's next call, not from here
