@@ -7,7 +7,10 @@ interval, the protocol changes, the outputs' comparison and the verdict.
                              "step_median_ns", "steady_steps", "cold_start_ns", "wall_ns",
                              "peak_rss_bytes", "peak_device_bytes", "measurement"}]},
              "B": {...}},
-   "unit": "items/s" | "steps/s" | null,
+   "unit": "items/s" | "steps/s" | "runs/s" | null,
+   "unit_why": str,   (only with "runs/s": the sides' steady steps are unlike, another
+     mode or, in steps/s, counts more than 2x apart, so that each run's whole wall time
+     is compared: B/A of runs/s is A's wall time over B's; ab/figures.py unlike_steps)
    "ratio": {"ratio", "low", "high", "confidence", "pairs", "method"} | null,
    "speed": "B faster" | "B slower" | "no difference shown" | "not measured",
    "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
@@ -32,7 +35,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from fastenough.ab.figures import common_unit, figures_of
+from fastenough.ab.figures import WHOLE_RUN, Figures, common_unit, figures_of, unlike_steps
 from fastenough.ab.protocol import protocol_changes, protocol_of, steady_window_note
 from fastenough.ab.runner import SideRun
 from fastenough.ab.sides import Side
@@ -74,6 +77,11 @@ def explain_outputs(runs: dict[str, list[SideRun]]) -> list[dict]:
             for code, info in found[name].items() if code not in found[other]]
 
 
+def _run_figures(f: Figures) -> dict:
+    """A run's figures in the document (its steps' mode decides the unit instead)."""
+    return {k: v for k, v in asdict(f).items() if k != "mode"}
+
+
 def _in_order(runs: dict[str, list[SideRun]]) -> list[SideRun]:
     """The runs in the order they ran (A B B A ...), from the per-side lists."""
     out, taken = [], {"A": 0, "B": 0}
@@ -97,7 +105,8 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
             "command": side.cmd, "env": side.env,
             "protocol": protocol_of(first.report, first.run_dir, side.env) if first else {},
             "runs": [dict({"run_dir": str(r.run_dir), "exit_status": r.exit_status},
-                          **(asdict(f) if f else {})) for r, f in zip(rs, figs, strict=True)],
+                          **(_run_figures(f) if f else {}))
+                     for r, f in zip(rs, figs, strict=True)],
         }
     doc = {"schema": "fastenough.ab/1", "dir": str(ab_dir),
            "order": [r.side + str(r.index) for r in _in_order(runs)],
@@ -118,10 +127,15 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
     doc["protocol_changes"] = [{"field": f, "a": a, "b": b} for f, a, b in changes]
     measured = [f for f in figures["A"] + figures["B"] if f and f.steps_per_s]
     unit = common_unit(measured)
-    doc["unit"] = unit
     if unit is None:
+        doc["unit"] = unit
         doc["verdict"] = "not measured: no run had steady steps to compare"
         return doc
+    why = unlike_steps(figures["A"], figures["B"], unit)
+    if why is not None:
+        unit = WHOLE_RUN
+        doc["unit_why"] = why
+    doc["unit"] = unit
     # A pair whose runs did not both measure steady throughput is left out whole:
     # the other side's run alone would break the pairing.
     ta, tb = [], []
@@ -131,14 +145,20 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
             ta.append(xa)
             tb.append(xb)
         else:
+            missed = "no whole-run time" if why else f"no steady {unit}"
             doc["left_out"].append(f"pair {i + 1} (A{i + 1}, B{i + 1}): "
-                                   f"{'A' if not xa else 'B'}{i + 1} measured no steady {unit}")
+                                   f"{'A' if not xa else 'B'}{i + 1} measured {missed}")
+    if len(ta) < 2 and why:
+        doc["verdict"] = (f"not measured: {why}, and {len(ta)} pair(s) have both runs' whole "
+                          "time (2 or more needed): nothing can be compared")
+        return doc
     if len(ta) < 2:
         doc["verdict"] = (f"not measured: {len(ta)} pair(s) with steady {unit} (2 or more "
                           "needed); run more steps or --rounds")
         return doc
     v = decide(ta, tb, protocol_changed=bool(changes),
-               outputs=(outputs or {}).get("verdict"), confidence=confidence)
+               outputs=(outputs or {}).get("verdict"), confidence=confidence,
+               basis=" on the whole run's time (the fix changed what a step is)" if why else "")
     doc["ratio"] = {"ratio": _finite(v.ratio), "low": _finite(v.low), "high": _finite(v.high),
                     "confidence": v.confidence, "pairs": v.pairs, "method": v.method}
     doc["speed"], doc["verdict"], doc["noise"] = v.speed, v.text, list(v.noise)

@@ -36,9 +36,11 @@ def spread(values: list[float]) -> float | None:
 
 
 def decide(a: list[float], b: list[float], *, protocol_changed: bool, outputs: str | None,
-           confidence: float = 0.95) -> Verdict:
+           confidence: float = 0.95, basis: str = "") -> Verdict:
     """a, b: steady throughput of the runs, paired by position (A1 with B1, ...).
-    outputs: the compare verdict of the recorded outputs, None when not compared."""
+    outputs: the compare verdict of the recorded outputs, None when not compared.
+    basis: what was compared when not the steady throughput, said after the speed
+    (" on the whole run's time (...)")."""
     from fastenough import _core
 
     ci = _core.paired_ratio([float(x) for x in a], [float(x) for x in b], confidence)
@@ -65,7 +67,7 @@ def decide(a: list[float], b: list[float], *, protocol_changed: bool, outputs: s
         if speed in ("B faster", "B slower") and all(s is not None and s > claimed
                                                      for s in spreads):
             speed = "no difference shown"
-    text = speed
+    text = speed + basis
     if speed == "no difference shown" and len(noise) == 2:
         text += " (the difference is within the spread of both sides' runs)"
     if speed in ("B faster", "B slower") and protocol_changed:

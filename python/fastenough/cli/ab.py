@@ -65,6 +65,10 @@ The report says how many blocks ran and why it stopped.
 verdicts: "B faster" / "B slower" (the interval lies above / below 1), "no
 difference shown" (it holds 1), "not measured" (a side had no steady steps);
 ", with a protocol change" and "; outputs differ" are added when they apply.
+When the fix changed what a step is (the sides' steady steps are of another
+mode, train and eval, or, in steps/s, more than 2x apart in count), each run's
+whole wall time is compared instead (B/A = A's time over B's): "B faster on
+the whole run's time (the fix changed what a step is)".
 
 exit status: 0; 1 when the outputs differ beyond tolerance, when
 --require-speedup R is not met (the interval's lower end is below R), or when

@@ -3,6 +3,7 @@ protocol changes, the outputs and the verdict (the last line)."""
 
 from __future__ import annotations
 
+from fastenough.ab.figures import WHOLE_RUN
 from fastenough.ab.sides import Side
 from fastenough.render.units import fmt_bytes, fmt_ns
 
@@ -121,8 +122,10 @@ def figure_rows(doc: dict) -> list[tuple[str, str, str]]:
     a, b = doc["sides"]["A"], doc["sides"]["B"]
     unit = doc.get("unit") or "items/s"
     key = "items_per_s" if unit == "items/s" else "steps_per_s"
+    # Unlike steps (unit runs/s): steps/s is shown, not compared; the whole run is.
+    first = "steps/s (not compared)" if unit == WHOLE_RUN else f"steady {unit}"
     rows = []
-    for label, k, fmt in ((f"steady {unit}", key, _rate),
+    for label, k, fmt in ((first, key, _rate),
                           ("steady step (median)", "step_median_ns", fmt_ns),
                           ("cold start", "cold_start_ns", fmt_ns),
                           ("whole run", "wall_ns", fmt_ns),
@@ -167,7 +170,9 @@ def ratio_line(doc: dict) -> str | None:
         return None
     low = "-" if r["low"] is None else f"{r['low']:.3f}"
     high = "-" if r["high"] is None else f"{r['high']:.3f}"
-    return (f"B/A steady {doc.get('unit')}: {r['ratio']:.3f} ({r['confidence']:.0%} interval "
+    what = ("B/A of the whole run's speed (A's wall time / B's)" if doc.get("unit") == WHOLE_RUN
+            else f"B/A steady {doc.get('unit')}")
+    return (f"{what}: {r['ratio']:.3f} ({r['confidence']:.0%} interval "
             f"{low} .. {high}, {r['pairs']} pairs, "
             f"{r.get('method', 't interval of the paired log ratios')})")
 
@@ -184,6 +189,8 @@ def render_text(doc: dict) -> str:
         lines.append(_row(label, va, vb).rstrip("\n"))
     lines += measurement_lines(doc)
     lines.append("")
+    if doc.get("unit_why"):
+        lines += _wrap(f"unlike steps: {doc['unit_why']}")
     lines += _wrap(ratio_line(doc) or "")
     design = doc.get("design")
     if design:

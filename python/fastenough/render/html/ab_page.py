@@ -14,6 +14,10 @@ from fastenough.render.table import Table
 
 
 def _pair_ratios(doc: dict) -> list[float]:
+    if doc.get("unit") == "runs/s":  # unlike steps: A's whole run time over B's
+        a = [r.get("wall_ns") for r in doc["sides"]["A"]["runs"]]
+        b = [r.get("wall_ns") for r in doc["sides"]["B"]["runs"]]
+        return [x / y for x, y in zip(a, b, strict=False) if x and y]
     key = "items_per_s" if doc.get("unit") == "items/s" else "steps_per_s"
     a = [r.get(key) for r in doc["sides"]["A"]["runs"]]
     b = [r.get(key) for r in doc["sides"]["B"]["runs"]]
@@ -66,6 +70,8 @@ def ab_to_html(doc: dict) -> str:
     body.append(section("sides", "Both sides", table_html(t, heading=False)))
     ratio = ratio_line(doc)
     noise = "".join(f'<p class="note">noise: {esc(n)}</p>' for n in doc.get("noise") or [])
+    if doc.get("unit_why"):
+        noise = f'<p class="note">unlike steps: {esc(doc["unit_why"])}</p>' + noise
     if ratio:
         body.append(section("ratio", "B/A", f"<p>{esc(ratio)}</p>{ratio_chart(doc)}{noise}"))
     changes = doc.get("protocol_changes") or []
