@@ -31,6 +31,40 @@ struct Group {
   bool host_copy = false;  // a host <-> device copy among what it launched
 };
 
+// The device time of one op call: the union of the intervals its activities
+// ran in, so that kernels it ran side by side on two streams count once (its
+// achieved rate is over the time the device spent on it, not over the sum of
+// its kernels' times). Kept for the op's activities in a row (as the trace
+// writes them: one after another); an op whose activities come apart counts
+// each run of them on its own.
+class OpDeviceTime {
+ public:
+  // The part of [begin, end) that the op's earlier activities in this run did
+  // not cover.
+  int64_t Add(int32_t op, int64_t begin, int64_t end) {
+    if (op != op_) {
+      op_ = op;
+      spans_.clear();
+    }
+    int64_t covered = 0;
+    for (const auto& [b, e] : spans_) covered += std::max<int64_t>(0, std::min(e, end) - std::max(b, begin));
+    // Spans are kept disjoint: the new one merged with those it touches.
+    int64_t nb = begin, ne = end;
+    std::erase_if(spans_, [&](const std::pair<int64_t, int64_t>& x) {
+      if (x.second < nb || x.first > ne) return false;
+      nb = std::min(nb, x.first);
+      ne = std::max(ne, x.second);
+      return true;
+    });
+    spans_.emplace_back(nb, ne);
+    return std::max<int64_t>(0, end - begin - covered);
+  }
+
+ private:
+  int32_t op_ = -1;
+  std::vector<std::pair<int64_t, int64_t>> spans_;
+};
+
 // The arguments a group is keyed by: an op's name, Input Dims, Input type and
 // Concrete Inputs, as the store interned them (equal text, equal id).
 struct ArgsKey {
@@ -253,6 +287,7 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
   GroupIndex index;
   int32_t last_op = kNoRow;
   size_t last_group = 0;
+  OpDeviceTime run_time;
   StringId last_copy_name = kNoString;
   bool last_copy_is_host = false;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -276,7 +311,7 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& s, size_t top_n,
       }
     }
     Group& g = groups[last_group];
-    g.device_ns += s.dur_ns[i];
+    g.device_ns += run_time.Add(op, s.ts_ns[i], s.end_ns(i));
     if (kind == EventKind::kKernel) {
       kernel_names[last_group].Add(s.name[i]);
     } else if (kind == EventKind::kMemcpy && !g.host_copy) {

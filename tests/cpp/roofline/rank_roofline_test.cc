@@ -150,6 +150,37 @@ TEST(RankRoofline, SyntheticA100ByHand) {
   EXPECT_EQ(two.unmodelled.count, 0);
 }
 
+TEST(RankRoofline, KernelsOnTwoStreamsCountTheirUnion) {
+  // One bf16 mm [256, 512] x [512, 1024] whose two kernels (one launch each) ran
+  // side by side: stream 7 at [20, 30) us, stream 8 at [24, 34) us. The op's device
+  // time is their union, 14 us (not 20). FLOPs 268,435,456 / 14e-6 s = 1.917396e13
+  // FLOP/s = 6.145500 % of 312e12; bytes 1,835,008 / 14e-6 = 1.310720e11 B/s =
+  // 6.428249 % of 2.039e12: memory-bound, 899.955 ns at the roof.
+  const std::string bf = R"(["c10::BFloat16", "c10::BFloat16"])";
+  std::string ev;
+  ev += Op("aten::mm", 0, 50, 1, "[[256, 512], [512, 1024]]", bf);
+  ev += Launch(10, 101, 1);
+  ev += Launch(12, 102, 1);
+  ev += Kernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn", 20, 10, 101, 1);
+  std::string second = Kernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn", 24, 10, 102, 1);
+  second.replace(second.find(R"("stream":7)"), 10, R"("stream":8)");
+  second.replace(second.find(R"("tid":7)"), 7, R"("tid":8)");
+  ev += second;
+  ev.pop_back();
+  const std::string json = R"({"deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",
+      "totalGlobalMem": 85198045184, "computeMajor": 8, "computeMinor": 0, "numSms": 108}],
+      "traceEvents": [)" + ev + "]}";
+  const RankRoofline r = ComputeRankRoofline(Parse(json), 20);
+  ASSERT_EQ(r.ops.size(), 1u);
+  const OpRoofline& op = r.ops[0];
+  EXPECT_EQ(op.calls, 1);
+  EXPECT_EQ(op.device_ns, 14000);
+  EXPECT_NEAR(op.pct_of_compute_peak, 6.145500, 1e-5);
+  EXPECT_NEAR(op.pct_of_memory_peak, 6.428249, 1e-5);
+  EXPECT_EQ(op.bound, "memory");
+  EXPECT_NEAR(op.time_at_roof_ns, 899.955, 1e-3);
+}
+
 TEST(RankRoofline, NoDevicePropertiesLeavesThePeaksOut) {
   const trace::EventStore store = Parse(SyntheticTrace(false));
   const RankRoofline r = ComputeRankRoofline(store, 20);
