@@ -206,9 +206,13 @@ TraceDiff DiffSides(const SideAggregate& a, const SideAggregate& b, const DiffOp
   });
   // The roofline rows of both sides, paired by (op, shapes).
   for (const auto& [key, t] : a.roofline) d.roofline.push_back({key, true, false, t, {}});
-  for (const auto& [key, t] : b.roofline) {
+  for (const auto& entry : b.roofline) {
+    // Not a structured binding: clang before 16 (the sanitizer build) cannot
+    // capture one in a lambda.
+    const auto& key = entry.first;
+    const auto& t = entry.second;
     auto it = std::find_if(d.roofline.begin(), d.roofline.end(),
-                           [&](const RooflinePair& p) { return p.key == key; });
+                           [&key](const RooflinePair& p) { return p.key == key; });
     if (it == d.roofline.end()) {
       d.roofline.push_back({key, false, true, {}, t});
     } else {
