@@ -87,7 +87,7 @@ void DetectBelowRoof(const DetectContext& ctx, std::vector<Finding>& out) {
   int64_t device_ns = -1;
   std::vector<BelowRoofOp> far;
   for (const auto& row : rows) {
-    const double pct = PctOfRoof(row);
+    const double pct = roofline::PctOfBindingRoof(row);
     if (!std::isfinite(pct) || pct >= kFarBelowRoofPct || !(row.time_at_roof_ns >= 0) ||
         row.device_ns <= 0 || row.calls <= 0 || row.device_ns / row.calls < kMinBelowRoofCallNs) {
       continue;
@@ -161,12 +161,12 @@ void DetectBelowRoof(const DetectContext& ctx, std::vector<Finding>& out) {
       calls += static_cast<int64_t>(m.op->calls.size());
       spans.insert(spans.end(), m.op->spans.begin(), m.op->spans.end());
     }
-    f.title += ": " + row.op + " at " + util::FormatShare(PctOfRoof(row) / 100.0) + " of its " + row.bound +
+    f.title += ": " + row.op + " at " + util::FormatShare(roofline::PctOfBindingRoof(row) / 100.0) + " of its " + row.bound +
                " roof";
     AddEvidence(f, "op", row.op);
     AddEvidence(f, "input_dims", row.input_dims);
     AddEvidence(f, "input_types", row.input_types);
-    AddEvidence(f, "pct_of_roof", Round3(PctOfRoof(row)));
+    AddEvidence(f, "pct_of_roof", Round3(roofline::PctOfBindingRoof(row)));
     AddEvidence(f, "roof", row.bound);
     AddEvidence(f, "peak_dtype", row.peak.dtype);
       AddEvidence(f, "cause", top.cause.why);

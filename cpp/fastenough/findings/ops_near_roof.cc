@@ -26,7 +26,7 @@ void DetectOpsNearRoof(const DetectContext& ctx, std::vector<Finding>& out) {
   std::vector<const roofline::OpRoofline*> near;
   int64_t near_ns = 0;
   for (const auto& row : ctx.roofline->ops) {  // heaviest first
-    const double pct = PctOfRoof(row);
+    const double pct = roofline::PctOfBindingRoof(row);
     if (!std::isfinite(pct) || pct < kNearRoofPct) continue;
     if (static_cast<double>(row.device_ns) < kRoofHotShare * static_cast<double>(device_ns)) continue;
     near.push_back(&row);
@@ -50,7 +50,7 @@ void DetectOpsNearRoof(const DetectContext& ctx, std::vector<Finding>& out) {
   AddEvidence(f, "op", top.op);
   AddEvidence(f, "input_dims", top.input_dims);
   AddEvidence(f, "input_types", top.input_types);
-  AddEvidence(f, "pct_of_roof", Round3(PctOfRoof(top)));
+  AddEvidence(f, "pct_of_roof", Round3(roofline::PctOfBindingRoof(top)));
   AddEvidence(f, "roof", top.bound);
   AddEvidence(f, "peak_dtype", top.peak.dtype);
   AddEvidence(f, "bounded_by",

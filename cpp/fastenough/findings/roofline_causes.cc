@@ -164,19 +164,9 @@ int64_t DeviceActivityNs(const trace::EventStore& s) {
   return ns;
 }
 
-double PctOfRoof(const roofline::OpRoofline& row) {
-  double pct = std::numeric_limits<double>::quiet_NaN();
-  if (row.bound == "compute") pct = row.pct_of_compute_peak;
-  if (row.bound == "memory") pct = row.pct_of_memory_peak;
-  // Above 100% the op did more than the device can: the peak it was held to
-  // (its dtype path) or its model is not what ran, and the row says so in its
-  // notes (rank_roofline.cc). No verdict stands on such a figure.
-  return pct > 100.0 ? std::numeric_limits<double>::quiet_NaN() : pct;
-}
-
 std::optional<BelowRoofCause> BelowRoofCauseOf(const roofline::OpRoofline& row, int sms,
                                                double low_precision_share) {
-  if (row.bound.empty() || !std::isfinite(PctOfRoof(row))) return std::nullopt;  // no roof
+  if (row.bound.empty() || !std::isfinite(roofline::PctOfBindingRoof(row))) return std::nullopt;  // no roof
   const std::string_view types = row.input_types.empty() ? std::string_view("[]") : row.input_types;
   StatusOr<OpCall> call = roofline::ParseOpCall(row.op, row.input_dims, types);
   if (!call.ok()) return std::nullopt;
@@ -255,7 +245,7 @@ std::optional<BelowRoofCause> BelowRoofCauseOf(const roofline::OpRoofline& row, 
   // the ceiling they set (100 * efficiency: above it the kernel does not use
   // that tile) and not far under it (kWaveExplains of the ceiling: far under
   // it something else costs more).
-  const double pct = PctOfRoof(row);
+  const double pct = roofline::PctOfBindingRoof(row);
   if (const std::optional<WaveFill> w = WaveFillOf(*g, sms);
       w && w->efficiency < kWaveEfficiency && pct <= 100.0 * w->efficiency &&
       pct >= kWaveExplains * 100.0 * w->efficiency) {

@@ -126,8 +126,4 @@ std::optional<BelowRoofCause> BelowRoofCauseOf(const roofline::OpRoofline& row, 
 // the store.
 int64_t DeviceActivityNs(const trace::EventStore& s);
 
-// The percentage of the roof that binds the row (the bound side's), NaN
-// without a bound.
-double PctOfRoof(const roofline::OpRoofline& row);
-
 }  // namespace fastenough::findings

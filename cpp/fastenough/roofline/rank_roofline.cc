@@ -406,6 +406,13 @@ RankRoofline ComputeRankRoofline(const trace::EventStore& store, size_t top_n,
   return ComputeRankRoofline(store, top_n, settings, enclosing_op);
 }
 
+double PctOfBindingRoof(const OpRoofline& row) {
+  double pct = kNaN;
+  if (row.bound == "compute") pct = row.pct_of_compute_peak;
+  if (row.bound == "memory") pct = row.pct_of_memory_peak;
+  return pct > 100.0 ? kNaN : pct;
+}
+
 std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, size_t top_n) {
   // Per key, per rank (in input order): its lowest % of its binding roof.
   struct Seen {
@@ -418,10 +425,8 @@ std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, 
   std::map<Key, std::vector<Seen>> by_key;
   for (const RankRoofline& r : ranks) {
     for (const OpRoofline& op : r.ops) {
-      const double pct = op.bound == "compute"  ? op.pct_of_compute_peak
-                         : op.bound == "memory" ? op.pct_of_memory_peak
-                                                : kNaN;
-      if (std::isnan(pct) || pct > 100.0) continue;  // above its roof: its note says why
+      const double pct = PctOfBindingRoof(op);
+      if (std::isnan(pct)) continue;
       std::vector<Seen>& seen = by_key[Key{op.op, op.input_dims, op.input_types}];
       if (!seen.empty() && seen.back().rank == r.rank) {
         seen.back().ns += op.device_ns;

@@ -89,6 +89,11 @@ struct OpWorstRank {
 // The worst rank of each op that two or more ranks ran, heaviest (summed
 // device time) first, at most top_n; ties go to the lower rank, then to the
 // earlier input.
+// The % of the roof that binds the row (its `bound` side's). NaN without a
+// bound, and NaN above 100%: such a row did more than the device can (its note
+// says why), so no verdict or comparison stands on it.
+double PctOfBindingRoof(const OpRoofline& row);
+
 std::vector<OpWorstRank> WorstRankPerOp(const std::vector<RankRoofline>& ranks, size_t top_n);
 
 // enclosing_op(launch row): the innermost cpu op enclosing a launch call on its
