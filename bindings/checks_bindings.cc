@@ -100,6 +100,10 @@ nb::dict SummarisePadding(const std::vector<std::pair<int64_t, std::vector<int64
   d["bucketed_positions"] = s.bucketed_positions;
   d["padded_share"] = s.padded_share;
   d["bucketed_saving_share"] = s.bucketed_saving_share;
+  d["width_squares"] = s.width_squares;
+  d["bucketed_width_squares"] = s.bucketed_width_squares;
+  d["bucketed_square_saving_share"] = s.bucketed_square_saving_share;
+  d["saving_bound_share"] = s.saving_bound_share;
   return d;
 }
 

@@ -21,6 +21,7 @@ PaddingSummary SummarisePadding(const std::vector<PaddedBatch>& batches) {
     }
     s.rows += static_cast<int64_t>(b.lengths.size());
     s.positions += static_cast<int64_t>(b.lengths.size()) * b.width;
+    s.width_squares += static_cast<int64_t>(b.lengths.size()) * b.width * b.width;
     s.dynamic_positions += static_cast<int64_t>(b.lengths.size()) * longest;
   }
   // Bucketing: the same rows sorted by length and cut into batches of the run's
@@ -32,7 +33,11 @@ PaddingSummary SummarisePadding(const std::vector<PaddedBatch>& batches) {
   size_t at = 0;
   for (size_t n : sizes) {
     size_t end = std::min(all.size(), at + n);
-    if (end > at) s.bucketed_positions += static_cast<int64_t>(end - at) * all[end - 1];
+    if (end > at) {
+      const int64_t longest = all[end - 1];
+      s.bucketed_positions += static_cast<int64_t>(end - at) * longest;
+      s.bucketed_width_squares += static_cast<int64_t>(end - at) * longest * longest;
+    }
     at = end;
   }
   if (s.positions > 0) {
@@ -40,6 +45,12 @@ PaddingSummary SummarisePadding(const std::vector<PaddedBatch>& batches) {
     s.bucketed_saving_share =
         1.0 - static_cast<double>(s.bucketed_positions) / static_cast<double>(s.positions);
   }
+  if (s.width_squares > 0) {
+    s.bucketed_square_saving_share = 1.0 - static_cast<double>(s.bucketed_width_squares) /
+                                               static_cast<double>(s.width_squares);
+  }
+  s.saving_bound_share =
+      std::max({0.0, s.bucketed_saving_share, s.bucketed_square_saving_share});
   return s;
 }
 

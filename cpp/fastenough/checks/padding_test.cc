@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 namespace fastenough::checks {
 namespace {
 
@@ -40,10 +43,95 @@ TEST(ChecksPadding, UnequalBatchSizesAndClamp) {
   EXPECT_EQ(s.bucketed_positions, 16);
 }
 
+// Issue 37 item 1: the saving is a bound. Worked by hand: width 10, rows
+// {10, 4, 2} and {3, 9}. Positions 5 x 10 = 50, real 28. Bucketed (sorted
+// 2 3 4 9 10, re-cut into sizes 3 then 2): {2,3,4} padded to 4 (12 positions,
+// 3 x 16 = 48 squares) and {9,10} padded to 10 (20, 2 x 100 = 200): 32
+// positions and 248 squares against 50 and 5 x 100 = 500. Shares 18/50 = 0.36
+// of the positions, 252/500 = 0.504 of the squares: the bound is 0.504, which
+// an all-attention step (a = c = 0) attains.
+TEST(ChecksPadding, TwoBatchesBoundByTheSquares) {
+  PaddingSummary s = SummarisePadding({{10, {10, 4, 2}}, {10, {3, 9}}});
+  EXPECT_EQ(s.positions, 50);
+  EXPECT_EQ(s.real_tokens, 28);
+  EXPECT_EQ(s.dynamic_positions, 30 + 18);
+  EXPECT_EQ(s.bucketed_positions, 32);
+  EXPECT_EQ(s.width_squares, 500);
+  EXPECT_EQ(s.bucketed_width_squares, 248);
+  EXPECT_DOUBLE_EQ(s.bucketed_saving_share, 0.36);
+  EXPECT_DOUBLE_EQ(s.bucketed_square_saving_share, 0.504);
+  EXPECT_DOUBLE_EQ(s.saving_bound_share, 0.504);
+}
+
+TEST(ChecksPadding, SquaresOfTheSortedBatches) {
+  // {1,6} {5,2} at width 6: 4 x 36 = 144 squares; bucketed {1,2} -> 2 x 4 and
+  // {5,6} -> 2 x 36: 80. 64/144 of the squares against 8/24 of the positions.
+  PaddingSummary s = SummarisePadding({{6, {1, 6}}, {6, {5, 2}}});
+  EXPECT_EQ(s.width_squares, 144);
+  EXPECT_EQ(s.bucketed_width_squares, 80);
+  EXPECT_DOUBLE_EQ(s.bucketed_square_saving_share, 64.0 / 144.0);
+  EXPECT_DOUBLE_EQ(s.saving_bound_share, 64.0 / 144.0);
+}
+
+// The model's saving c + a P + b Q -> c + a Pb + b Qb, as a share of the step.
+double ModelSaving(const PaddingSummary& s, double a, double b, double c) {
+  const double before = c + a * static_cast<double>(s.positions) +
+                        b * static_cast<double>(s.width_squares);
+  const double after = c + a * static_cast<double>(s.bucketed_positions) +
+                       b * static_cast<double>(s.bucketed_width_squares);
+  return before > 0 ? (before - after) / before : 0.0;
+}
+
+TEST(ChecksPadding, BoundHoldsForEveryMix) {
+  // Random runs (seeded): the bound is at least the positions' share, at most
+  // 1, and no mix of per-position, attention and fixed cost saves more.
+  std::mt19937 rng(37);
+  std::uniform_int_distribution<int> nbatches(1, 6), rows(1, 5), width(1, 64);
+  std::uniform_real_distribution<double> cost(0.0, 1.0);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<PaddedBatch> run;
+    for (int b = nbatches(rng); b > 0; --b) {
+      PaddedBatch pb{width(rng), {}};
+      std::uniform_int_distribution<int64_t> len(0, pb.width);
+      for (int r = rows(rng); r > 0; --r) pb.lengths.push_back(len(rng));
+      run.push_back(pb);
+    }
+    PaddingSummary s = SummarisePadding(run);
+    ASSERT_GE(s.saving_bound_share, s.bucketed_saving_share) << trial;
+    ASSERT_GE(s.saving_bound_share, s.bucketed_square_saving_share) << trial;
+    ASSERT_GE(s.saving_bound_share, 0.0) << trial;
+    ASSERT_LE(s.saving_bound_share, 1.0) << trial;
+    const double mixes[][3] = {{1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1e-3, 1, 5}};
+    for (const auto& m : mixes) {
+      ASSERT_LE(ModelSaving(s, m[0], m[1], m[2]), s.saving_bound_share + 1e-12) << trial;
+    }
+    for (int k = 0; k < 20; ++k) {
+      const double a = cost(rng), b = cost(rng) / 64, c = cost(rng) * 1000 * cost(rng);
+      ASSERT_LE(ModelSaving(s, a, b, c), s.saving_bound_share + 1e-12) << trial;
+    }
+  }
+}
+
+TEST(ChecksPadding, EqualLengths) {
+  // Every row as long as its batch: nothing to remove, both shares 0.
+  PaddingSummary none = SummarisePadding({{5, {5, 5}}, {5, {5, 5, 5}}});
+  EXPECT_DOUBLE_EQ(none.bucketed_saving_share, 0.0);
+  EXPECT_DOUBLE_EQ(none.bucketed_square_saving_share, 0.0);
+  EXPECT_DOUBLE_EQ(none.saving_bound_share, none.bucketed_saving_share);
+  // Every row 3 long, padded to 8: positions shrink by 1 - 3/8, squares by
+  // 1 - 9/64, the bound (the attention-only step's saving).
+  PaddingSummary pad = SummarisePadding({{8, {3, 3}}, {8, {3, 3}}});
+  EXPECT_DOUBLE_EQ(pad.bucketed_saving_share, 1.0 - 3.0 / 8.0);
+  EXPECT_DOUBLE_EQ(pad.bucketed_square_saving_share, 1.0 - 9.0 / 64.0);
+  EXPECT_DOUBLE_EQ(pad.saving_bound_share, 1.0 - 9.0 / 64.0);
+}
+
 TEST(ChecksPadding, Empty) {
   PaddingSummary s = SummarisePadding({});
   EXPECT_EQ(s.positions, 0);
+  EXPECT_EQ(s.width_squares, 0);
   EXPECT_DOUBLE_EQ(s.padded_share, 0.0);
+  EXPECT_DOUBLE_EQ(s.saving_bound_share, 0.0);
 }
 
 }  // namespace

@@ -156,10 +156,22 @@ TEST(CheckVerdicts, FullVocabNeedsFewPositions) {
 TEST(CheckVerdicts, PaddingThresholdAndSaving) {
   CheckInput in;
   in.numbers = {{"positions", 100}, {"padded_share", 0.4}, {"bucketed_saving_share", 0.3},
-                {"step_median_ns", 1000}};
+                {"bucketed_square_saving_share", 0.45}, {"step_median_ns", 1000}};
   auto f = VerdictOnPaddingWaste(in);
   ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->saving.per_step_ns, 300);
+  // A bound (issue 37 item 1): the larger of the two shares bucketing removes.
+  EXPECT_EQ(f->saving.per_step_ns, 450);
+  EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.45);
+  EXPECT_TRUE(f->saving.upper_bound);
+  EXPECT_EQ(TextOf(*f, "saving_model").rfind("step time grows at most with positions and "
+                                                   "with the square of the padded width", 0),
+            0u);
+  // Bucketing that widens some batches: the positions' share is the larger.
+  in.numbers["bucketed_square_saving_share"] = 0.2;
+  EXPECT_DOUBLE_EQ(VerdictOnPaddingWaste(in)->saving.share_of_step, 0.3);
+  // Without the squares the positions' share is an estimate, and says so.
+  in.numbers.erase("bucketed_square_saving_share");
+  f = VerdictOnPaddingWaste(in);
   EXPECT_DOUBLE_EQ(f->saving.share_of_step, 0.3);
   EXPECT_FALSE(f->saving.upper_bound);
   in.numbers["padded_share"] = 0.05;

@@ -45,7 +45,17 @@ def test_padded_batches(tmp_path):
     ev = f["evidence"]
     assert (ev["positions"], ev["real_tokens"], ev["bucketed_positions"]) == (32, 20, 22)
     assert ev["padded_share"] == pytest.approx(12 / 32, abs=1e-12)
-    assert f["saving"]["share_of_step"] == pytest.approx(10 / 32, abs=1e-12)
+    # A bound (issue 37 item 1), not the positions' share (10/32, an
+    # estimate attention could beat): squares of the padded widths 4 x 64 =
+    # 256 as run, 2 x 9 + 2 x 64 = 146 bucketed; the larger share is 110/256.
+    assert (ev["width_squares"], ev["bucketed_width_squares"]) == (256, 146)
+    assert ev["bucketed_saving_share"] == pytest.approx(10 / 32, abs=1e-12)
+    assert ev["bucketed_square_saving_share"] == pytest.approx(110 / 256, abs=1e-12)
+    assert f["saving"]["share_of_step"] == pytest.approx(110 / 256, abs=1e-12)
+    assert f["saving"]["upper_bound"] is True
+    assert ev["saving_model"].startswith(
+        "step time grows at most with positions and with the square of the padded width")
+    assert ev["saving_basis"].startswith("derived")
     assert ev["lengths_from"] == "attention_mask"
     assert f["where"][0]["function"] == "body"
 
