@@ -1,0 +1,82 @@
+"""dataloader-bound's saving is the loop's own wait for its batches, timed
+outside the profiler window, not the window's share carried to the steady
+step (issue 37, items 1 and 4).
+
+Under the profiler every aten op of the model is recorded, so a loop of many
+small CPU ops slows several times more than a loader that sleeps (a file read,
+a decode): the loader's share of the profiled step understates the wait, and
+the claim fell below what the fix then saved (lightning-fit-val: 6.3% claimed,
+9.8% [3.1%, 16.1%] measured by `ab`; the agent had timed 0.34 ms a step in
+__next__ against the 0.20 ms claimed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+from conftest import run_cli
+
+pytest.importorskip("torch")
+
+SLEEP_PER_ITEM_S = 0.0005
+BATCH = 8
+
+# A Dataset whose items take 0.5 ms each (4 ms a batch of 8, no workers) and a
+# step of ~300 small ops: the profiler slows the ops, not the sleeps.
+PROGRAM = f"""
+import time, torch
+from torch.utils.data import DataLoader, Dataset
+torch.manual_seed(0)
+class Slow(Dataset):
+    def __len__(self):
+        return 480
+    def __getitem__(self, i):
+        time.sleep({SLEEP_PER_ITEM_S})
+        return torch.full((16,), float(i % 7))
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(60))
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.tanh(layer(x)) * 0.5 + x * 0.5
+        return x
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+for x in DataLoader(Slow(), batch_size={BATCH}):
+    opt.zero_grad()
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+print("done")
+"""
+
+
+@pytest.mark.integration
+def test_a_loaders_saving_is_its_timed_wait_not_the_profiled_share(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(PROGRAM))
+    r = run_cli("run", "--no-history", "--quiet", "--", sys.executable, str(script),
+                cwd=tmp_path, env={"OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().endswith("done")
+    [run_dir] = sorted((tmp_path / ".fastenough" / "runs").iterdir())
+    report = json.loads((run_dir / "report.json").read_text())
+    found = [f for f in report["findings"] if f["code"] == "dataloader-bound"]
+    assert found, [f["code"] for f in report["findings"]]
+    [f] = found
+    assert f["verdict"] == "avoidable"
+    ev = f["evidence"]
+    assert ev["saving_basis"].startswith("measured: the loop's mean wait in DataLoader"), ev
+    assert ev["data_wait_timed_steps"] >= 4
+    planted = BATCH * SLEEP_PER_ITEM_S * 1e9  # a sleep lasts at least this long
+    median = report["steps"]["steady_median_ns"]
+    saving = f["saving"]["per_step_ns"]
+    # The wait is at least the planted sleeps and the claim at most the step.
+    assert ev["data_wait_ns_per_step"] >= 0.95 * planted, (ev, planted)
+    assert saving == min(ev["data_wait_ns_per_step"], median) or \
+        abs(saving - min(ev["data_wait_ns_per_step"], median)) <= 1, (saving, ev, median)
+    assert saving >= 0.95 * min(planted, median)
+    assert 0 < f["saving"]["share_of_step"] <= 1
