@@ -16,6 +16,7 @@
 #include "fastenough/report/report_json.h"
 #include "fastenough/findings/overlaps.h"
 #include "fastenough/rundir/check_findings.h"
+#include "fastenough/rundir/dataloader_wait.h"
 #include "fastenough/rundir/meta_facts.h"
 #include "fastenough/rundir/run_files.h"
 #include "fastenough/rundir/run_findings.h"
@@ -397,8 +398,9 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   // One step reference for the report's savings: its headline steady median.
   if (!rr.step_records.empty() && r.steps.steady_duration.count > 0 &&
       std::isfinite(r.steps.steady_duration.median)) {
-    ExpressSavingsAgainstStep(
-        static_cast<int64_t>(std::llround(r.steps.steady_duration.median)), &r.findings);
+    const auto reference_ns = static_cast<int64_t>(std::llround(r.steps.steady_duration.median));
+    ExpressSavingsAgainstStep(reference_ns, &r.findings);
+    PriceDataloaderWaitFromAgents(rr.agents, r.steps.mode, reference_ns, &r.findings);
   }
   StepBoundInputs sb;
   sb.steps = rr.steps;
