@@ -1,5 +1,7 @@
 #include "fastenough/rundir/measurement.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 
 #include "fastenough/report/fields/json_fields.h"
@@ -18,6 +20,15 @@ void Add(Measurement& m, const char* code, const char* level, std::string text) 
   } else if (m.status == "complete") {
     m.status = "partial";
   }
+}
+
+// The agent of `fastenough run --timing-only` says so in its record
+// ("timing_only": true, agent/process_record.py).
+bool TimingOnly(const AgentRecord& a) {
+  if (a.json.empty()) return false;
+  simdjson::dom::parser parser;
+  bool on = false;
+  return parser.parse(a.json)["timing_only"].get_bool().get(on) == simdjson::SUCCESS && on;
 }
 
 }  // namespace
@@ -81,8 +92,22 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
     return m;
   }
   bool checks_on = false;
-  for (const AgentRecord* a : loop) checks_on = checks_on || (a->checks && a->torch);
-  if (!in.checks_error.empty()) {
+  bool timing_only = false;
+  for (const AgentRecord* a : loop) {
+    checks_on = checks_on || (a->checks && a->torch);
+    timing_only = timing_only || TimingOnly(*a);
+  }
+  if (timing_only) {
+    // Asked for (fastenough ab's timing runs): the agent counted and timed steps
+    // and installed nothing else, so that its cost per step does not depend on
+    // what the program does. No finding of the checks or the trace was looked
+    // for; their absence says nothing about the program.
+    Add(m, "checks-off", "partial",
+        "fastenough run --timing-only: the agent counted and timed the steps and ran no "
+        "checks and no profiler window, so the runtime checks' findings (autograd or train "
+        "mode in evaluation, logits, padding, syncs, duplicated weights, ...) and the trace's "
+        "were not looked for: their absence here says nothing about the program");
+  } else if (!in.checks_error.empty()) {
     Add(m, "checks-stopped", "partial",
         "the runtime checks stopped (" + in.checks_error + "): their findings are missing");
   } else if (checks_on && !in.checks_file) {

@@ -117,6 +117,24 @@ TEST(RundirMeasurement, NoStepsAndNoTraceAndAgentOff) {
   EXPECT_EQ(m.status, "partial");
 }
 
+TEST(RundirMeasurement, TimingOnlySaysTheChecksWereOffAndNotMissing) {
+  // fastenough run --timing-only (fastenough ab's timing runs): no checks.json
+  // by request, which is neither "missing" nor a clean bill of health.
+  MeasurementInputs in;
+  in.agents = {Main("2.13.0", 200)};
+  in.agents[0].checks = false;
+  in.agents[0].json = R"({"pid":10,"checks":false,"timing_only":true})";
+  in.steps = {Steady(150)};
+  in.trace_wanted = false;
+  Measurement m = AssessMeasurement(in);
+  EXPECT_EQ(m.status, "partial");
+  EXPECT_EQ(Codes(m), std::vector<std::string>{"checks-off"});
+  EXPECT_NE(m.reasons[0].text.find("--timing-only"), std::string::npos);
+  EXPECT_NE(m.reasons[0].text.find("says nothing about the program"), std::string::npos);
+  in.agents[0].json = R"({"pid":10,"checks":false,"timing_only":false})";
+  EXPECT_EQ(AssessMeasurement(in).status, "complete");
+}
+
 TEST(RundirMeasurement, JsonCarriesStatusAndReasons) {
   MeasurementInputs in;
   in.agents = {Main(std::nullopt, 0)};

@@ -24,7 +24,18 @@ DEFAULT_OPTS = {
     "flush_steps": 256,  # step lines buffered before a write
     "defer_steps": True,  # steady model-call steps recorded by the native hook (step_hook.py)
     "probe": False,
+    # fastenough run --timing-only: steps and phases only (TIMING_ONLY_OFF below).
+    "timing_only": False,
 }
+
+# What --timing-only switches off: everything whose cost per step depends on
+# what the program does (the checks' hooks on module calls, census, logits
+# window, padding, sync watch, probes; the profiler window and its memory
+# calibration; the step timer's hooks). What stays is what steady figures need:
+# the step sources (main model, DataLoader, optimizer, fastenough.step()), the
+# phases, items per step, the own-cost guard and fastenough.record.
+TIMING_ONLY_OFF = {"checks": False, "trace": False, "step_timer": False, "probe": False,
+                   "analyze_in_job": False}
 
 
 def parse_opts(text: str | None) -> dict:
@@ -36,6 +47,8 @@ def parse_opts(text: str | None) -> dict:
             given = None
         if isinstance(given, dict):
             opts.update(given)
+    if opts.get("timing_only"):
+        opts.update(TIMING_ONLY_OFF)
     return opts
 
 

@@ -123,6 +123,9 @@ def write(agent) -> None:
         "torch_attach": getattr(watch, "how", None) if torch else None,
         "torch_imported_unseen": torch is None and "torch" in sys.modules,
         "checks": agent.checks is not None,
+        # fastenough run --timing-only: no checks and no profiler window by request
+        # (the report's measurement says so: checks-off).
+        "timing_only": bool(getattr(agent, "timing_only", False)),
         # fastenough.record: keys, bytes, dtypes (safetensors names), shards, writer error.
         "records": agent.outputs.summary() if agent.outputs is not None else None,
         # The program's sys.path by kind: tells its frames in the trace from the

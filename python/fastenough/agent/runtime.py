@@ -84,7 +84,12 @@ class AgentTestFailure(RuntimeError):
 class Agent:
     def __init__(self, run_dir: str, opts: dict, role: str, boot_mono: int, boot_wall: int):
         self.dir = RunDir(run_dir)
+        if opts.get("timing_only"):
+            from fastenough.agent.bootstrap import TIMING_ONLY_OFF
+
+            opts = dict(opts, **TIMING_ONLY_OFF)
         self.opts = opts
+        self.timing_only = bool(opts.get("timing_only"))
         self.role = role
         self.pid = os.getpid()
         self.rank = _env_int("RANK")

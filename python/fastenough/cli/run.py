@@ -60,6 +60,15 @@ killed, the command gets SIGTERM rather than running on unreported; the run
 directory then has no report: `fastenough report RUN_DIR --reanalyze -o
 RUN_DIR/report.json` makes it (also after a disk was full).
 
+--timing-only: the agent hooks only what finds the steps (the main model's
+outermost call once the first calls have found it, the DataLoader, the
+optimizer, fastenough.step()) and reads nothing else of the program. A full
+run's checks hook module calls, so their cost grows with how often the
+program calls its modules: a fix that calls a head 8 times per batch where it
+was called once makes the agent cost more in B than in A, and a speed-up
+measured with them is the program's plus that difference. Use a full run for
+the findings, --timing-only to time them.
+
 When the agent could not measure what it measures (the program never imported
 torch, imported it in a way the agent did not see, no step was found, only a
 handful of steady steps, the checks stopped), the report says so first and the
@@ -108,6 +117,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --analyze-in-job: the most seconds a rank's exit waits for the "
                    "other ranks' summaries (default 60)")
     p.add_argument("--probe", action="store_true", help="enable the agent's runtime checks")
+    p.add_argument("--timing-only", action="store_true",
+                   help="count and time the steps only (phases, steady steps, items per step): "
+                   "no runtime checks, no profiler window, no split of a step into forward, "
+                   "backward, optimizer and data, so that the agent's cost per step does not "
+                   "depend on what the program does; for timing two versions of a program "
+                   "against each other (fastenough ab times its runs this way, all but each "
+                   "side's first). The report has no findings of the checks and says so")
     p.add_argument("--no-nvml", action="store_true", help="do not sample NVIDIA devices")
     p.add_argument("--no-npu-smi", action="store_true", help="do not sample Ascend devices")
     p.add_argument("--no-history", action="store_true", help="do not add a row to runs.db")
@@ -224,6 +240,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None and args.json != "-" and args.json.startswith("-"):
         raise UsageError(f"--json needs a FILE or `-`, got {args.json!r}")
 
+    if args.timing_only:
+        for flag, given in (("--probe", args.probe), ("--analyze-in-job", args.analyze_in_job)):
+            if given:
+                raise UsageError(f"{flag} needs the checks or the profiler window, which "
+                                 "--timing-only turns off; drop one of the two")
+
     from fastenough.supervisor.session import RunOptions, execute
 
     agent_opts = {
@@ -234,6 +256,9 @@ def run(args: argparse.Namespace) -> int:
         "trace_gloo": not args.no_trace_gloo,
         "trace_shapes": not args.trace_no_shapes,
     }
+    if args.timing_only:
+        # No profiler window either: meta.json's agent_opts says what ran.
+        agent_opts.update(timing_only=True, trace=False, probe=False)
     if args.trace_memory is not None:
         agent_opts["trace_memory_mib"] = args.trace_memory
     if args.analyze_in_job:
@@ -292,9 +317,17 @@ def run(args: argparse.Namespace) -> int:
     how = f"signal {outcome.signal}" if outcome.signal else f"status {status}"
     err.write(f"fastenough: command exited with {how}; run directory {visible(outcome.run_dir)}\n")
     m = outcome.typed.measurement if outcome.typed is not None else None
-    measured = m.status if m is not None else "complete"
+    # --timing-only turned the checks off on purpose: that alone leaves the
+    # timing complete (the report's first lines still say no check ran).
+    from fastenough.timing_only import CHECKS_OFF, timing_status
+
+    measured = timing_status(m)
+    reasons = [r for r in m.reasons if r.code != CHECKS_OFF] if m is not None else []
+    if args.timing_only and not not_measured:
+        err.write("fastenough: --timing-only: the steps were timed and no check ran, so the "
+                  "report has no findings of the checks\n")
     if measured != "complete" and not not_measured:
-        codes = ", ".join(r.code for r in m.reasons)
+        codes = ", ".join(r.code for r in reasons)
         err.write(f"fastenough: measurement incomplete ({measured}: {codes}); see the first "
                   "lines of the report\n")
         if args.require_complete and status == 0:

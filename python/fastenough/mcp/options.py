@@ -68,6 +68,7 @@ TOOLS: dict[str, tuple[str, dict[str, FromCli | Own | Excluded]]] = {
                                "torch's records in memory than an agent's run needs"),
         "warmup_steps": FromCli("warmup_steps", high=1000, why="as trace_steps"),
         "probe": FromCli("probe"),
+        "timing_only": FromCli("timing_only"),
         "require_complete": FromCli("require_complete", default=True,
                                     why="an agent must not take a blind run for a clean one"),
         "run_dir": _SERVER_DIR, "json": _SERVER_OUTPUT, "md": _SERVER_OUTPUT,
