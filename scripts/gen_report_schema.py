@@ -27,7 +27,7 @@ How a describe row becomes JSON Schema:
   type        string | integer | number | boolean (a custom key's: "... or null");
               array (a string holding a JSON array, Attr{.json_array}: any items);
               "array of integer pairs" ([a, b] each: a vector of integer pairs);
-              "array of integers|strings";
+              "array of integers|numbers|strings";
               "object" / "array of objects": the rows below its path; any other
               type is a custom key, whose schema the undeclared file gives by
               path (a custom "object" or "array of objects" whose objects are
@@ -66,7 +66,8 @@ DOCS = {"report": ROOT / "docs" / "report-schema.md",
         "rank-summary": ROOT / "docs" / "rank-summary.md"}
 
 _SCALARS = {"string", "integer", "number", "boolean", "array"}  # array: Attr{.json_array}
-_ARRAYS = {"array of integers": "integer", "array of strings": "string"}
+_ARRAYS = {"array of integers": "integer", "array of numbers": "number",
+           "array of strings": "string"}
 
 
 def describe(document: str) -> list[dict]:

@@ -76,13 +76,15 @@ struct RunInfo {
 
 // Meta: the reproducibility record. Trace facts first; `extra` carries any
 // other key with a value already serialised as JSON text (e.g.
-// {"torch_version", "\"2.13.0\""}, {"batch", "8"}).
+// {"torch_version", "\"2.13.0\""}, {"batch", "8"}): meta.json's keys and the
+// agents' records (not declared yet); then the typed batch sweep.
 struct Meta {
   std::vector<trace::DeviceProperties> device_properties;
   int world_size = 1;
   std::string backend;
   int64_t base_time_ns = trace::kNone;  // kNone: null
   std::vector<std::pair<std::string, std::string>> extra;
+  std::optional<BatchSweep> batch_sweep;  // fastenough run, when the workload swept
 };
 
 struct StepsSummary {

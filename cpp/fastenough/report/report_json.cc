@@ -90,6 +90,20 @@ void WriteLaunchRanks(JsonWriter& w, const Report& r) {
 
 void WriteInput(JsonWriter& w, const InputInfo& in) { fields::WriteObject(w, in); }
 
+StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) {
+    return InvalidArgument("not JSON");
+  }
+  Status status;
+  ObjectReader o(root, "$", &status);
+  BatchSweep sweep;
+  if (status.ok()) fields::ReadFields(o, sweep);
+  if (!status.ok()) return status;
+  return sweep;
+}
+
 void WriteMeta(JsonWriter& w, const Meta& m) {
   w.Key("meta");
   fields::WriteObject(w, m);

@@ -2,16 +2,24 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report.h"
 #include "fastenough/report/row_bound.h"
+#include "fastenough/util/status.h"
 
 namespace fastenough::report {
 
 // The whole document, a run's blocks included (report.measurement, ...:
 // fields/run_fields.h): the one writer of the report.
 std::string ReportToJson(const Report& report);
+
+// sweep_batch.json's text read through its declaration (BatchSweep,
+// fields/rank_fields.h); an InvalidArgument naming the first missing or
+// mistyped key ("$.points[1].size: ...") otherwise.
+StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text);
 
 // The objects one rank contributes to the report, as the report writes them;
 // a rank summary (report/rank_summary_json.h) writes the same objects, so a

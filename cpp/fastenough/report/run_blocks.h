@@ -16,6 +16,8 @@
 
 namespace fastenough::report {
 
+inline constexpr double kSweepAbsent = std::numeric_limits<double>::quiet_NaN();
+
 // What the run's measurement saw, and what it did not (rundir/measurement.h
 // decides it): a report of a run the agent never saw must say so first.
 struct MeasurementReason {
@@ -139,6 +141,36 @@ struct LintCrossReference {
   int confirmed = 0;               // lint findings that a runtime finding matched
   std::vector<lint::LintFinding> unconfirmed;
   std::vector<lint::FileError> errors;
+};
+
+// What fastenough.sweep_batch measured in the workload (sweep_batch.json of
+// the run directory, python/fastenough/measure/sweep.py writes it): the
+// report's meta.batch_sweep, declared in fields/rank_fields.h.
+struct BatchSweepPoint {
+  int64_t size = 0;
+  std::string status;  // "ok", or why the size did not run ("out of memory (...)")
+  // Only when status is "ok" (the size ran):
+  std::vector<double> round_s;   // each timed round's seconds
+  int64_t calls_per_round = 1;   // the step repeated in a round (older files: 1)
+  double median_s = kSweepAbsent;     // seconds per step, median over the rounds
+  int64_t items = 0;
+  double items_per_s = kSweepAbsent;  // NaN: null
+  int64_t tokens = -1;                // -1: null (no token count)
+  double tokens_per_s = kSweepAbsent;
+  int64_t peak_bytes = -1;            // -1: null (not measured, the cpu)
+};
+
+struct BatchSweep {
+  std::vector<BatchSweepPoint> points;  // one per size tried, in size order
+  int64_t knee = -1;  // the smallest size within `within` of the best; -1: null
+  int64_t best = -1;  // the size of the most items/s; -1: null
+  double within = 0;
+  std::string device;
+  bool protocol_change = false;
+  std::vector<std::string> semantics;  // why batching may change results
+  int64_t out_of_memory_at = -1;       // -1: null
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
 };
 
 }  // namespace fastenough::report

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "fastenough/report/report_json.h"
 #include "fastenough/rundir/json_fields.h"
 #include "fastenough/rundir/run_files.h"
 
@@ -148,20 +149,19 @@ std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
   return out;
 }
 
-std::optional<std::string> ReadBatchSweep(const std::string& dir,
-                                          std::vector<std::string>* problems) {
+std::optional<report::BatchSweep> ReadBatchSweep(const std::string& dir,
+                                                 std::vector<std::string>* problems) {
   const std::string path = dir + "/sweep_batch.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   std::optional<std::string> text = ReadFile(path, "sweep_batch.json", problems);
   if (!text) return std::nullopt;
-  dom::parser parser;
-  dom::object o;
-  if (parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
-    problems->push_back("sweep_batch.json: not a JSON object; ignored");
+  StatusOr<report::BatchSweep> sweep = report::BatchSweepFromJson(*text);
+  if (!sweep.ok()) {
+    problems->push_back("sweep_batch.json: " + sweep.status().message() + "; ignored");
     return std::nullopt;
   }
-  return simdjson::minify(o);
+  return std::move(sweep).value();
 }
 
 }  // namespace fastenough::rundir

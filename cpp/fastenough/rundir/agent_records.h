@@ -22,6 +22,7 @@
 
 #include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/findings/finding.h"
+#include "fastenough/report/run_blocks.h"
 
 namespace fastenough::rundir {
 
@@ -83,9 +84,10 @@ std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
 //   {"points":[{"size":16,"status":"ok","items_per_s":1975.3,"peak_bytes":null,..},
 //              {"size":64,"status":"out of memory (OutOfMemoryError)"}],
 //    "knee":16,"best":32,"within":0.05,"device":"cuda:0","protocol_change":false,..}
-// Returned minified for the report's meta.batch_sweep when it is a JSON object;
-// nullopt when absent, or when unreadable (then named in `problems`).
-std::optional<std::string> ReadBatchSweep(const std::string& dir,
-                                          std::vector<std::string>* problems);
+// Read through its declaration (report::BatchSweep, report/fields/rank_fields.h)
+// for the report's meta.batch_sweep; nullopt when absent, or when unreadable or
+// not of that shape (then named in `problems`).
+std::optional<report::BatchSweep> ReadBatchSweep(const std::string& dir,
+                                                 std::vector<std::string>* problems);
 
 }  // namespace fastenough::rundir

@@ -368,7 +368,7 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   agents_json += "]";
   r.meta.extra.emplace_back("agents", agents_json);
   // The workload measured its own batch knee with fastenough.sweep_batch.
-  if (auto sweep = ReadBatchSweep(dir, &problems)) r.meta.extra.emplace_back("batch_sweep", *sweep);
+  r.meta.batch_sweep = ReadBatchSweep(dir, &problems);
 
   // What the measurement saw.
   MeasurementInputs mi;

@@ -170,10 +170,18 @@ TEST_F(RundirReport, NoProgressWithoutTraces) {
 }
 
 TEST_F(RundirReport, KeepsTheBatchSweepOfTheWorkload) {
+  // As fastenough.sweep_batch writes it (python/fastenough/measure/sweep.py);
+  // the report writes the declared keys (fields/rank_fields.h) in their order.
   Write("sweep_batch.json",
-        R"json({"points": [{"size": 8, "status": "ok", "items_per_s": 980.5},
+        R"json({"points": [{"size": 8, "status": "ok", "round_s": [0.5, 0.25],
+                            "calls_per_round": 3, "median_s": 0.125, "items": 8,
+                            "items_per_s": 980.5, "tokens": null, "tokens_per_s": null,
+                            "peak_bytes": null},
                            {"size": 16, "status": "out of memory (MemoryError)"}],
-                "knee": 8, "best": 8, "within": 0.05})json");
+                "knee": 8, "best": 8, "within": 0.05, "device": "cpu",
+                "protocol_change": false, "semantics": [], "out_of_memory_at": 16,
+                "notes": ["batch 16 ran out of memory; larger sizes were not tried"],
+                "warnings": []})json");
   auto json = AnalyzeRunDirToJson(dir_.string());
   ASSERT_TRUE(json.ok());
   simdjson::dom::parser parser;
@@ -181,6 +189,20 @@ TEST_F(RundirReport, KeepsTheBatchSweepOfTheWorkload) {
   EXPECT_EQ(int64_t(doc["meta"]["batch_sweep"]["knee"]), 8);
   EXPECT_EQ(std::string_view(doc["meta"]["batch_sweep"]["points"].at(1)["status"]),
             "out of memory (MemoryError)");
+  EXPECT_EQ(std::string(simdjson::minify(doc["meta"]["batch_sweep"])),
+            R"j({"points":[{"size":8,"status":"ok","round_s":[0.5,0.25],"calls_per_round":3,)j"
+            R"j("median_s":0.125,"items":8,"items_per_s":980.5,"tokens":null,)j"
+            R"j("tokens_per_s":null,"peak_bytes":null},)j"
+            R"j({"size":16,"status":"out of memory (MemoryError)"}],"knee":8,"best":8,)j"
+            R"j("within":0.05,"device":"cpu","protocol_change":false,"semantics":[],)j"
+            R"j("out_of_memory_at":16,)j"
+            R"j("notes":["batch 16 ran out of memory; larger sizes were not tried"],)j"
+            R"j("warnings":[]})j");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  ASSERT_TRUE(rr->report.meta.batch_sweep.has_value());
+  EXPECT_EQ(rr->report.meta.batch_sweep->points[0].calls_per_round, 3);
+  EXPECT_EQ(rr->report.meta.batch_sweep->points[0].tokens, -1);
 }
 
 TEST_F(RundirReport, ACutOffBatchSweepIsAProblemNotAFailure) {
@@ -189,8 +211,18 @@ TEST_F(RundirReport, ACutOffBatchSweepIsAProblemNotAFailure) {
   ASSERT_TRUE(rr.ok());
   std::string all;
   for (const auto& p : rr->problems) all += p + "\n";
-  EXPECT_NE(all.find("sweep_batch.json: not a JSON object"), std::string::npos) << all;
-  for (const auto& [k, v] : rr->report.meta.extra) EXPECT_NE(k, "batch_sweep");
+  EXPECT_NE(all.find("sweep_batch.json: not JSON"), std::string::npos) << all;
+  EXPECT_FALSE(rr->report.meta.batch_sweep.has_value());
+}
+
+TEST_F(RundirReport, ABatchSweepOfAnotherShapeIsAProblemNamingTheKey) {
+  Write("sweep_batch.json", R"({"points": [{"size": "eight", "status": "ok"}], "knee": 8})");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  std::string all;
+  for (const auto& p : rr->problems) all += p + "\n";
+  EXPECT_NE(all.find("sweep_batch.json: $.points[0].size"), std::string::npos) << all;
+  EXPECT_FALSE(rr->report.meta.batch_sweep.has_value());
 }
 
 TEST_F(RundirReport, MissingDirectoryIsNotFound) {

@@ -127,32 +127,32 @@ class Report(_Record):
             schema=_c0(d['schema'], (p, 'schema')),
             tool_version=_c1(d['tool_version'], (p, 'tool_version')),
             inputs=_c7(d['inputs'], (p, 'inputs')),
-            meta=_c22(d['meta'], (p, 'meta')),
-            counters=_c27(d['counters'], (p, 'counters')),
-            phases=_c31(d['phases'], (p, 'phases')),
-            steps=_c41(d['steps'], (p, 'steps')),
-            devices=_c46(d['devices'], (p, 'devices')),
-            top_kernels=_c50(d['top_kernels'], (p, 'top_kernels')),
-            top_ops=_c52(d['top_ops'], (p, 'top_ops')),
-            top_ops_by_self=_c52(d['top_ops_by_self'], (p, 'top_ops_by_self')),
-            launch=_c55(d['launch'], (p, 'launch')),
-            shapes=_c118(d['shapes'], (p, 'shapes')),
-            findings=_c143(d['findings'], (p, 'findings')),
+            meta=_c26(d['meta'], (p, 'meta')),
+            counters=_c31(d['counters'], (p, 'counters')),
+            phases=_c34(d['phases'], (p, 'phases')),
+            steps=_c43(d['steps'], (p, 'steps')),
+            devices=_c48(d['devices'], (p, 'devices')),
+            top_kernels=_c52(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c54(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c54(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c57(d['launch'], (p, 'launch')),
+            shapes=_c119(d['shapes'], (p, 'shapes')),
+            findings=_c144(d['findings'], (p, 'findings')),
             run=_opt(d, 'run', p, _c12),
-            devices_omitted=_opt(d, 'devices_omitted', p, _c48),
-            step_breakdown=_opt(d, 'step_breakdown', p, _c67),
-            efficiency=_opt(d, 'efficiency', p, _c75),
-            memory=_opt(d, 'memory', p, _c82),
-            critical_path=_opt(d, 'critical_path', p, _c101),
-            graphs=_opt(d, 'graphs', p, _c106),
-            device_turns=_opt(d, 'device_turns', p, _c115),
-            roofline=_opt(d, 'roofline', p, _c131),
-            avoidable=_opt(d, 'avoidable', p, _c146),
-            decision=_opt(d, 'decision', p, _c147),
-            measurement=_opt(d, 'measurement', p, _c153),
-            run_details=_opt(d, 'run_details', p, _c162),
-            lint=_opt(d, 'lint', p, _c167),
-            repeatability=_opt(d, 'repeatability', p, _c175),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c50),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c68),
+            efficiency=_opt(d, 'efficiency', p, _c76),
+            memory=_opt(d, 'memory', p, _c83),
+            critical_path=_opt(d, 'critical_path', p, _c102),
+            graphs=_opt(d, 'graphs', p, _c107),
+            device_turns=_opt(d, 'device_turns', p, _c116),
+            roofline=_opt(d, 'roofline', p, _c132),
+            avoidable=_opt(d, 'avoidable', p, _c147),
+            decision=_opt(d, 'decision', p, _c148),
+            measurement=_opt(d, 'measurement', p, _c154),
+            run_details=_opt(d, 'run_details', p, _c163),
+            lint=_opt(d, 'lint', p, _c168),
+            repeatability=_opt(d, 'repeatability', p, _c176),
             key_order=tuple(d),
         )
 
@@ -308,7 +308,7 @@ class Meta(_Record):
             base_time_ns=_opt(d, 'base_time_ns', p, _c11),
             command=_opt(d, 'command', p, _c8),
             agents=_opt(d, 'agents', p, _c17),
-            batch_sweep=_opt(d, 'batch_sweep', p, _c21),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c25),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -370,31 +370,41 @@ class MetaDeviceProperty(_Record):
 
 
 class MetaBatchSweep(_Record):
-    """what fastenough.sweep_batch measured in the workload (sweep_batch.json of the run
-    directory): the sizes tried, the knee (the smallest size within `within` of the best
-    throughput) and the best"""
+    """fastenough run only, when the workload called fastenough.sweep_batch (sweep_batch.json
+    of the run directory): the sizes tried, the knee (the smallest size within `within` of
+    the best throughput) and the best"""
 
-    __slots__ = ('points', 'knee', 'best', 'within', 'extra', 'key_order')
+    __slots__ = ('points', 'device', 'protocol_change', 'semantics', 'notes', 'knee', 'best', 'within', 'out_of_memory_at', 'warnings', 'key_order')
     points: tuple[MetaBatchSweepPoint, ...]
+    device: str
+    protocol_change: bool
+    semantics: tuple[str, ...]
+    notes: tuple[str, ...]
     knee: int | None
     best: int | None
     within: float | int | None
-    extra: dict
+    out_of_memory_at: int | None
+    warnings: tuple[str, ...] | None
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('points', 'knee', 'best', 'within', 'extra')
-    _KEYS: ClassVar[tuple[str, ...]] = ('points', 'knee', 'best', 'within')
+    _FIELDS: ClassVar[tuple[str, ...]] = ('points', 'device', 'protocol_change', 'semantics', 'notes', 'knee', 'best', 'within', 'out_of_memory_at', 'warnings')
+    _KEYS: ClassVar[tuple[str, ...]] = ('points', 'knee', 'best', 'within', 'device', 'protocol_change', 'semantics', 'out_of_memory_at', 'notes', 'warnings')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
-    _REQUIRED: ClassVar[tuple[str, ...]] = ('points',)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ('points', 'device', 'protocol_change', 'semantics', 'notes')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, points: tuple[MetaBatchSweepPoint, ...], knee: int | None = None, best: int | None = None, within: float | int | None = None, extra: dict | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, points: tuple[MetaBatchSweepPoint, ...], device: str, protocol_change: bool, semantics: tuple[str, ...], notes: tuple[str, ...], knee: int | None = None, best: int | None = None, within: float | int | None = None, out_of_memory_at: int | None = None, warnings: tuple[str, ...] | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'points', points)
+        _set(self, 'device', device)
+        _set(self, 'protocol_change', protocol_change)
+        _set(self, 'semantics', semantics)
+        _set(self, 'notes', notes)
         _set(self, 'knee', knee)
         _set(self, 'best', best)
         _set(self, 'within', within)
-        _set(self, 'extra', {} if extra is None else extra)
+        _set(self, 'out_of_memory_at', out_of_memory_at)
+        _set(self, 'warnings', warnings)
         _set(self, 'key_order', key_order)
 
     @classmethod
@@ -403,12 +413,19 @@ class MetaBatchSweep(_Record):
             _not_object(d, p)
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
-            points=_c19(d['points'], (p, 'points')),
-            knee=_opt(d, 'knee', p, _c11),
-            best=_opt(d, 'best', p, _c11),
-            within=_opt(d, 'within', p, _c20),
-            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
+            points=_c23(d['points'], (p, 'points')),
+            device=_c1(d['device'], (p, 'device')),
+            protocol_change=_c24(d['protocol_change'], (p, 'protocol_change')),
+            semantics=_c8(d['semantics'], (p, 'semantics')),
+            notes=_c8(d['notes'], (p, 'notes')),
+            knee=_opt(d, 'knee', p, _c10),
+            best=_opt(d, 'best', p, _c10),
+            within=_opt(d, 'within', p, _c21),
+            out_of_memory_at=_opt(d, 'out_of_memory_at', p, _c10),
+            warnings=_opt(d, 'warnings', p, _c8),
             key_order=tuple(d),
         )
 
@@ -420,23 +437,37 @@ class MetaBatchSweep(_Record):
 class MetaBatchSweepPoint(_Record):
     """An object of the report ($defs/meta.batch_sweep.points[])."""
 
-    __slots__ = ('size', 'status', 'extra', 'key_order')
+    __slots__ = ('size', 'status', 'round_s', 'calls_per_round', 'median_s', 'items', 'items_per_s', 'tokens', 'tokens_per_s', 'peak_bytes', 'key_order')
     size: int
     status: str
-    extra: dict
+    round_s: tuple[float | int, ...] | None
+    calls_per_round: int | None
+    median_s: float | int | None
+    items: int | None
+    items_per_s: float | int | None
+    tokens: int | None
+    tokens_per_s: float | int | None
+    peak_bytes: int | None
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('size', 'status', 'extra')
-    _KEYS: ClassVar[tuple[str, ...]] = ('size', 'status')
+    _FIELDS: ClassVar[tuple[str, ...]] = ('size', 'status', 'round_s', 'calls_per_round', 'median_s', 'items', 'items_per_s', 'tokens', 'tokens_per_s', 'peak_bytes')
+    _KEYS: ClassVar[tuple[str, ...]] = ('size', 'status', 'round_s', 'calls_per_round', 'median_s', 'items', 'items_per_s', 'tokens', 'tokens_per_s', 'peak_bytes')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('size', 'status')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, size: int, status: str, extra: dict | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, size: int, status: str, round_s: tuple[float | int, ...] | None = None, calls_per_round: int | None = None, median_s: float | int | None = None, items: int | None = None, items_per_s: float | int | None = None, tokens: int | None = None, tokens_per_s: float | int | None = None, peak_bytes: int | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'size', size)
         _set(self, 'status', status)
-        _set(self, 'extra', {} if extra is None else extra)
+        _set(self, 'round_s', round_s)
+        _set(self, 'calls_per_round', calls_per_round)
+        _set(self, 'median_s', median_s)
+        _set(self, 'items', items)
+        _set(self, 'items_per_s', items_per_s)
+        _set(self, 'tokens', tokens)
+        _set(self, 'tokens_per_s', tokens_per_s)
+        _set(self, 'peak_bytes', peak_bytes)
         _set(self, 'key_order', key_order)
 
     @classmethod
@@ -445,10 +476,19 @@ class MetaBatchSweepPoint(_Record):
             _not_object(d, p)
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
             size=_c15(d['size'], (p, 'size')),
             status=_c1(d['status'], (p, 'status')),
-            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
+            round_s=_opt(d, 'round_s', p, _c19),
+            calls_per_round=_opt(d, 'calls_per_round', p, _c3),
+            median_s=_opt(d, 'median_s', p, _c20),
+            items=_opt(d, 'items', p, _c3),
+            items_per_s=_opt(d, 'items_per_s', p, _c21),
+            tokens=_opt(d, 'tokens', p, _c9),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
+            peak_bytes=_opt(d, 'peak_bytes', p, _c9),
             key_order=tuple(d),
         )
 
@@ -493,10 +533,10 @@ class Counter(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            severity=_c23(d['severity'], (p, 'severity')),
+            severity=_c27(d['severity'], (p, 'severity')),
             count=_c15(d['count'], (p, 'count')),
             description=_c1(d['description'], (p, 'description')),
-            per_input=_c25(d['per_input'], (p, 'per_input')),
+            per_input=_c29(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -597,11 +637,11 @@ class Phase(_Record):
             rank=_c3(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            mode=_opt(d, 'mode', p, _c28),
+            mode=_opt(d, 'mode', p, _c32),
             host_ns=_opt(d, 'host_ns', p, _c11),
-            device_busy_share=_opt(d, 'device_busy_share', p, _c29),
-            util_mean=_opt(d, 'util_mean', p, _c29),
-            power_mean_w=_opt(d, 'power_mean_w', p, _c29),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c21),
+            util_mean=_opt(d, 'util_mean', p, _c21),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c21),
             mem_used_max=_opt(d, 'mem_used_max', p, _c9),
             alloc_peak=_opt(d, 'alloc_peak', p, _c9),
             reserved_peak=_opt(d, 'reserved_peak', p, _c9),
@@ -668,18 +708,18 @@ class Steps(_Record):
         return cls(
             count=_c3(d['count'], (p, 'count')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            per_rank=_c40(d['per_rank'], (p, 'per_rank')),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
-            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
-            mode=_opt(d, 'mode', p, _c33),
+            per_rank=_c42(d['per_rank'], (p, 'per_rank')),
+            median_ns=_opt(d, 'median_ns', p, _c20),
+            p10_ns=_opt(d, 'p10_ns', p, _c20),
+            p90_ns=_opt(d, 'p90_ns', p, _c20),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c21),
+            items_per_s=_opt(d, 'items_per_s', p, _c21),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c21),
+            mode=_opt(d, 'mode', p, _c35),
             key_order=tuple(d),
         )
 
@@ -738,14 +778,14 @@ class StepsPerRankItem(_Record):
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            windows=_c38(d['windows'], (p, 'windows')),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steady_median_ns=_opt(d, 'steady_median_ns', p, _c32),
-            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c32),
-            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c32),
-            omitted=_opt(d, 'omitted', p, _c36),
+            windows=_c40(d['windows'], (p, 'windows')),
+            median_ns=_opt(d, 'median_ns', p, _c20),
+            p10_ns=_opt(d, 'p10_ns', p, _c20),
+            p90_ns=_opt(d, 'p90_ns', p, _c20),
+            steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
+            steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
+            steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
+            omitted=_opt(d, 'omitted', p, _c38),
             key_order=tuple(d),
         )
 
@@ -787,7 +827,7 @@ class OmittedRows(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c15(d['count'], (p, 'count')),
-            kept=_c35(d['kept'], (p, 'kept')),
+            kept=_c37(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -919,9 +959,9 @@ class Device(_Record):
             span_ns=_c4(d['span_ns'], (p, 'span_ns')),
             busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
             idle_ns=_c4(d['idle_ns'], (p, 'idle_ns')),
-            idle_breakdown=_c42(d['idle_breakdown'], (p, 'idle_breakdown')),
+            idle_breakdown=_c44(d['idle_breakdown'], (p, 'idle_breakdown')),
             stream_gap_ns=_c4(d['stream_gap_ns'], (p, 'stream_gap_ns')),
-            device_idle=_c42(d['device_idle'], (p, 'device_idle')),
+            device_idle=_c44(d['device_idle'], (p, 'device_idle')),
             compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
             comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
             memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
@@ -931,7 +971,7 @@ class Device(_Record):
             memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
             memset_count=_c3(d['memset_count'], (p, 'memset_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            streams=_c44(d['streams'], (p, 'streams')),
+            streams=_c46(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -1125,8 +1165,8 @@ class KernelRow(_Record):
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
-            mean_ns=_opt(d, 'mean_ns', p, _c32),
-            share_of_busy=_opt(d, 'share_of_busy', p, _c29),
+            mean_ns=_opt(d, 'mean_ns', p, _c20),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c21),
             key_order=tuple(d),
         )
 
@@ -1216,7 +1256,7 @@ class Launch(_Record):
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            per_rank=_c54(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c56(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1272,11 +1312,11 @@ class LaunchPerRankItem(_Record):
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c32),
-            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c32),
-            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c32),
-            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c32),
-            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c32),
+            launch_delay_median_ns=_opt(d, 'launch_delay_median_ns', p, _c20),
+            launch_delay_p90_ns=_opt(d, 'launch_delay_p90_ns', p, _c20),
+            queue_delay_median_ns=_opt(d, 'queue_delay_median_ns', p, _c20),
+            queue_delay_p90_ns=_opt(d, 'queue_delay_p90_ns', p, _c20),
+            launch_call_median_ns=_opt(d, 'launch_call_median_ns', p, _c20),
             key_order=tuple(d),
         )
 
@@ -1314,8 +1354,8 @@ class StepBreakdown(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            categories=_c57(d['categories'], (p, 'categories')),
-            per_rank=_c66(d['per_rank'], (p, 'per_rank')),
+            categories=_c59(d['categories'], (p, 'categories')),
+            per_rank=_c67(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1370,15 +1410,15 @@ class StepBreakdownPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            whole_trace=_c58(d['whole_trace'], (p, 'whole_trace')),
+            whole_trace=_c24(d['whole_trace'], (p, 'whole_trace')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_mean=_c59(d['steady_mean'], (p, 'steady_mean')),
+            steady_mean=_c60(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
-            plugin_steady_mean=_c60(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            steps=_c64(d['steps'], (p, 'steps')),
+            plugin_steady_mean=_c61(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            steps=_c65(d['steps'], (p, 'steps')),
             worst_step=_opt(d, 'worst_step', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c36),
+            omitted=_opt(d, 'omitted', p, _c38),
             key_order=tuple(d),
         )
 
@@ -1428,15 +1468,15 @@ class StepBreakdownPerRankItemSteadyMean(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
-            memset_ns=_opt(d, 'memset_ns', p, _c32),
-            communication_ns=_opt(d, 'communication_ns', p, _c32),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
-            other_ns=_opt(d, 'other_ns', p, _c32),
-            step_ns=_opt(d, 'step_ns', p, _c32),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c20),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c20),
+            memset_ns=_opt(d, 'memset_ns', p, _c20),
+            communication_ns=_opt(d, 'communication_ns', p, _c20),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c20),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c20),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c20),
+            other_ns=_opt(d, 'other_ns', p, _c20),
+            step_ns=_opt(d, 'step_ns', p, _c20),
             key_order=tuple(d),
         )
 
@@ -1486,15 +1526,15 @@ class StepBreakdownPerRankItemPluginSteadyMean(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kernel_ns=_opt(d, 'kernel_ns', p, _c32),
-            memcpy_ns=_opt(d, 'memcpy_ns', p, _c32),
-            memset_ns=_opt(d, 'memset_ns', p, _c32),
-            communication_ns=_opt(d, 'communication_ns', p, _c32),
-            runtime_ns=_opt(d, 'runtime_ns', p, _c32),
-            dataloader_ns=_opt(d, 'dataloader_ns', p, _c32),
-            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c32),
-            other_ns=_opt(d, 'other_ns', p, _c32),
-            step_ns=_opt(d, 'step_ns', p, _c32),
+            kernel_ns=_opt(d, 'kernel_ns', p, _c20),
+            memcpy_ns=_opt(d, 'memcpy_ns', p, _c20),
+            memset_ns=_opt(d, 'memset_ns', p, _c20),
+            communication_ns=_opt(d, 'communication_ns', p, _c20),
+            runtime_ns=_opt(d, 'runtime_ns', p, _c20),
+            dataloader_ns=_opt(d, 'dataloader_ns', p, _c20),
+            cpu_exec_ns=_opt(d, 'cpu_exec_ns', p, _c20),
+            other_ns=_opt(d, 'other_ns', p, _c20),
+            step_ns=_opt(d, 'step_ns', p, _c20),
             key_order=tuple(d),
         )
 
@@ -1566,7 +1606,7 @@ class StepBreakdownPerRankItemStep(_Record):
             dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
             cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
             other_ns=_c4(d['other_ns'], (p, 'other_ns')),
-            plugin=_opt(d, 'plugin', p, _c62),
+            plugin=_opt(d, 'plugin', p, _c63),
             key_order=tuple(d),
         )
 
@@ -1672,9 +1712,9 @@ class Efficiency(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            has_launch_args=_c58(d['has_launch_args'], (p, 'has_launch_args')),
-            devices=_c72(d['devices'], (p, 'devices')),
-            kernels=_c74(d['kernels'], (p, 'kernels')),
+            has_launch_args=_c24(d['has_launch_args'], (p, 'has_launch_args')),
+            devices=_c73(d['devices'], (p, 'devices')),
+            kernels=_c75(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -1724,11 +1764,11 @@ class EfficiencyDevice(_Record):
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            steady=_c68(d['steady'], (p, 'steady')),
-            steps=_c70(d['steps'], (p, 'steps')),
+            steady=_c69(d['steady'], (p, 'steady')),
+            steps=_c71(d['steps'], (p, 'steps')),
             num_sms=_opt(d, 'num_sms', p, _c9),
             max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c36),
+            omitted=_opt(d, 'omitted', p, _c38),
             key_order=tuple(d),
         )
 
@@ -1782,10 +1822,10 @@ class EfficiencyFigures(_Record):
             kernel_busy_ns=_c4(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
             kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
             tensor_core_ns=_c4(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c21),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c21),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c21),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c21),
             key_order=tuple(d),
         )
 
@@ -1830,10 +1870,10 @@ class EfficiencyDeviceStep(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c29),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c29),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c29),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c29),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c21),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c21),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c21),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c21),
             key_order=tuple(d),
         )
 
@@ -1892,11 +1932,11 @@ class EfficiencyKernel(_Record):
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
-            tensor_core=_c58(d['tensor_core'], (p, 'tensor_core')),
-            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c29),
-            occupancy_pct=_opt(d, 'occupancy_pct', p, _c29),
-            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c32),
-            warps_per_sm=_opt(d, 'warps_per_sm', p, _c32),
+            tensor_core=_c24(d['tensor_core'], (p, 'tensor_core')),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c21),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c21),
+            blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c20),
+            warps_per_sm=_opt(d, 'warps_per_sm', p, _c20),
             key_order=tuple(d),
         )
 
@@ -1988,17 +2028,17 @@ class MemoryRow(_Record):
             peak_allocated_bytes=_c3(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
             end_allocated_bytes=_c3(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            lifetimes=_c76(d['lifetimes'], (p, 'lifetimes')),
-            steps=_c78(d['steps'], (p, 'steps')),
-            timeline=_c80(d['timeline'], (p, 'timeline')),
+            lifetimes=_c77(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c79(d['steps'], (p, 'steps')),
+            timeline=_c81(d['timeline'], (p, 'timeline')),
             capacity_bytes=_opt(d, 'capacity_bytes', p, _c9),
             start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c9),
-            peak_op=_opt(d, 'peak_op', p, _c33),
+            peak_op=_opt(d, 'peak_op', p, _c35),
             reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c9),
             cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c9),
             peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c9),
             end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c36),
+            omitted=_opt(d, 'omitted', p, _c38),
             key_order=tuple(d),
         )
 
@@ -2144,8 +2184,8 @@ class CriticalPath(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c92(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c100),
+            per_rank=_c93(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c101),
             key_order=tuple(d),
         )
 
@@ -2218,8 +2258,8 @@ class CriticalPathPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c83(d['status'], (p, 'status')),
-            cuda_sync_events=_c58(d['cuda_sync_events'], (p, 'cuda_sync_events')),
+            status=_c84(d['status'], (p, 'status')),
+            cuda_sync_events=_c24(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
@@ -2233,9 +2273,9 @@ class CriticalPathPerRankItem(_Record):
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c85(d['streams'], (p, 'streams')),
-            top=_c88(d['top'], (p, 'top')),
-            steps=_c90(d['steps'], (p, 'steps')),
+            streams=_c86(d['streams'], (p, 'streams')),
+            top=_c89(d['top'], (p, 'top')),
+            steps=_c91(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -2334,7 +2374,7 @@ class CriticalPathPerRankItemTopItem(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c86(d['kind'], (p, 'kind')),
+            kind=_c87(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
             ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
@@ -2451,16 +2491,16 @@ class CriticalPathJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            status=_c93(d['status'], (p, 'status')),
-            ranks=_c94(d['ranks'], (p, 'ranks')),
+            status=_c94(d['status'], (p, 'status')),
+            ranks=_c95(d['ranks'], (p, 'ranks')),
             collectives=_c3(d['collectives'], (p, 'collectives')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             length_ns=_c4(d['length_ns'], (p, 'length_ns')),
             work_ns=_c4(d['work_ns'], (p, 'work_ns')),
             transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
-            per_rank=_c96(d['per_rank'], (p, 'per_rank')),
-            top=_c98(d['top'], (p, 'top')),
+            per_rank=_c97(d['per_rank'], (p, 'per_rank')),
+            top=_c99(d['top'], (p, 'top')),
             key_order=tuple(d),
         )
 
@@ -2586,7 +2626,7 @@ class Graphs(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c105(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -2646,13 +2686,13 @@ class GraphsPerRankItem(_Record):
             launch_count=_c3(d['launch_count'], (p, 'launch_count')),
             launches_with_activity=_c3(d['launches_with_activity'], (p, 'launches_with_activity')),
             launches_without_activity=_c3(d['launches_without_activity'], (p, 'launches_without_activity')),
-            kernels_missing=_c58(d['kernels_missing'], (p, 'kernels_missing')),
+            kernels_missing=_c24(d['kernels_missing'], (p, 'kernels_missing')),
             device_op_count=_c3(d['device_op_count'], (p, 'device_op_count')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
             triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
-            compiled_regions=_c103(d['compiled_regions'], (p, 'compiled_regions')),
+            compiled_regions=_c104(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -2738,8 +2778,8 @@ class DeviceTurns(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c111(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c114),
+            per_rank=_c112(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c115),
             key_order=tuple(d),
         )
 
@@ -2794,15 +2834,15 @@ class DeviceTurnsPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            devices=_c107(d['devices'], (p, 'devices')),
-            busy_ns=_c108(d['busy_ns'], (p, 'busy_ns')),
+            devices=_c108(d['devices'], (p, 'devices')),
+            busy_ns=_c109(d['busy_ns'], (p, 'busy_ns')),
             windows=_c3(d['windows'], (p, 'windows')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c109),
+            omitted=_opt(d, 'omitted', p, _c110),
             key_order=tuple(d),
         )
 
@@ -2894,15 +2934,15 @@ class DeviceTurnsJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_c107(d['ranks'], (p, 'ranks')),
-            busy_ns=_c108(d['busy_ns'], (p, 'busy_ns')),
+            ranks=_c108(d['ranks'], (p, 'ranks')),
+            busy_ns=_c109(d['busy_ns'], (p, 'busy_ns')),
             steps=_c3(d['steps'], (p, 'steps')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c112),
+            omitted=_opt(d, 'omitted', p, _c113),
             key_order=tuple(d),
         )
 
@@ -2996,10 +3036,10 @@ class ShapeRow(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            input_dims=_opt(d, 'input_dims', p, _c116),
-            input_types=_opt(d, 'input_types', p, _c116),
-            input_strides=_opt(d, 'input_strides', p, _c116),
-            input_concrete=_opt(d, 'input_concrete', p, _c116),
+            input_dims=_opt(d, 'input_dims', p, _c117),
+            input_types=_opt(d, 'input_types', p, _c117),
+            input_strides=_opt(d, 'input_strides', p, _c117),
+            input_concrete=_opt(d, 'input_concrete', p, _c117),
             key_order=tuple(d),
         )
 
@@ -3037,8 +3077,8 @@ class Roofline(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c127(d['per_rank'], (p, 'per_rank')),
-            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c130),
+            per_rank=_c128(d['per_rank'], (p, 'per_rank')),
+            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c131),
             key_order=tuple(d),
         )
 
@@ -3079,8 +3119,8 @@ class RankRoofline(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            ops=_c124(d['ops'], (p, 'ops')),
-            unmodelled=_c125(d['unmodelled'], (p, 'unmodelled')),
+            ops=_c125(d['ops'], (p, 'ops')),
+            unmodelled=_c126(d['unmodelled'], (p, 'unmodelled')),
             key_order=tuple(d),
         )
 
@@ -3150,21 +3190,21 @@ class RooflineOp(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            family=_c119(d['family'], (p, 'family')),
+            family=_c120(d['family'], (p, 'family')),
             calls=_c15(d['calls'], (p, 'calls')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
-            peak=_c122(d['peak'], (p, 'peak')),
+            peak=_c123(d['peak'], (p, 'peak')),
             notes=_c8(d['notes'], (p, 'notes')),
-            input_types=_opt(d, 'input_types', p, _c33),
-            flops=_opt(d, 'flops', p, _c29),
-            bytes=_opt(d, 'bytes', p, _c29),
-            arithmetic_intensity=_opt(d, 'arithmetic_intensity', p, _c32),
-            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c29),
-            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c29),
-            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c29),
-            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c29),
-            bound=_opt(d, 'bound', p, _c120),
-            time_at_roof_ns=_opt(d, 'time_at_roof_ns', p, _c32),
+            input_types=_opt(d, 'input_types', p, _c35),
+            flops=_opt(d, 'flops', p, _c21),
+            bytes=_opt(d, 'bytes', p, _c21),
+            arithmetic_intensity=_opt(d, 'arithmetic_intensity', p, _c20),
+            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c21),
+            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c21),
+            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c21),
+            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c21),
+            bound=_opt(d, 'bound', p, _c121),
+            time_at_roof_ns=_opt(d, 'time_at_roof_ns', p, _c20),
             key_order=tuple(d),
         )
 
@@ -3206,11 +3246,11 @@ class RooflinePeak(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            device=_opt(d, 'device', p, _c33),
-            dtype=_opt(d, 'dtype', p, _c121),
-            flop_per_s=_opt(d, 'flop_per_s', p, _c29),
-            bytes_per_s=_opt(d, 'bytes_per_s', p, _c29),
-            source=_opt(d, 'source', p, _c33),
+            device=_opt(d, 'device', p, _c35),
+            dtype=_opt(d, 'dtype', p, _c122),
+            flop_per_s=_opt(d, 'flop_per_s', p, _c21),
+            bytes_per_s=_opt(d, 'bytes_per_s', p, _c21),
+            source=_opt(d, 'source', p, _c35),
             key_order=tuple(d),
         )
 
@@ -3308,14 +3348,14 @@ class RooflineWorstRank(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            ranks=_c94(d['ranks'], (p, 'ranks')),
+            ranks=_c95(d['ranks'], (p, 'ranks')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             worst_rank=_c4(d['worst_rank'], (p, 'worst_rank')),
-            worst_bound=_c128(d['worst_bound'], (p, 'worst_bound')),
+            worst_bound=_c129(d['worst_bound'], (p, 'worst_bound')),
             best_rank=_c4(d['best_rank'], (p, 'best_rank')),
-            input_types=_opt(d, 'input_types', p, _c33),
-            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c29),
-            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c29),
+            input_types=_opt(d, 'input_types', p, _c35),
+            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c21),
+            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c21),
             key_order=tuple(d),
         )
 
@@ -3371,17 +3411,17 @@ class Finding(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c132(d['code'], (p, 'code')),
-            verdict=_c133(d['verdict'], (p, 'verdict')),
-            title=_c134(d['title'], (p, 'title')),
-            source=_c135(d['source'], (p, 'source')),
-            evidence=_c136(d['evidence'], (p, 'evidence')),
-            where=_c138(d['where'], (p, 'where')),
-            saving=_c139(d['saving'], (p, 'saving')),
-            action=_c134(d['action'], (p, 'action')),
+            code=_c133(d['code'], (p, 'code')),
+            verdict=_c134(d['verdict'], (p, 'verdict')),
+            title=_c135(d['title'], (p, 'title')),
+            source=_c136(d['source'], (p, 'source')),
+            evidence=_c137(d['evidence'], (p, 'evidence')),
+            where=_c139(d['where'], (p, 'where')),
+            saving=_c140(d['saving'], (p, 'saving')),
+            action=_c135(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c141),
+            also_in_source=_opt(d, 'also_in_source', p, _c142),
             key_order=tuple(d),
         )
 
@@ -3481,9 +3521,9 @@ class FindingSaving(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            upper_bound=_c58(d['upper_bound'], (p, 'upper_bound')),
+            upper_bound=_c24(d['upper_bound'], (p, 'upper_bound')),
             per_step_ns=_opt(d, 'per_step_ns', p, _c11),
-            share_of_step=_opt(d, 'share_of_step', p, _c29),
+            share_of_step=_opt(d, 'share_of_step', p, _c21),
             total_ns=_opt(d, 'total_ns', p, _c11),
             key_order=tuple(d),
         )
@@ -3574,7 +3614,7 @@ class AvoidableItem(_Record):
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
             findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c144),
+            share_of_step=_opt(d, 'share_of_step', p, _c145),
             key_order=tuple(d),
         )
 
@@ -3635,8 +3675,8 @@ class Measurement(_Record):
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c148(d['status'], (p, 'status')),
-            reasons=_c152(d['reasons'], (p, 'reasons')),
+            status=_c149(d['status'], (p, 'status')),
+            reasons=_c153(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -3687,9 +3727,9 @@ class MeasurementReason(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c149(d['code'], (p, 'code')),
-            level=_c150(d['level'], (p, 'level')),
-            text=_c134(d['text'], (p, 'text')),
+            code=_c150(d['code'], (p, 'code')),
+            level=_c151(d['level'], (p, 'level')),
+            text=_c135(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -3735,12 +3775,12 @@ class RunDetails(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c155(d['phases'], (p, 'phases')),
-            steps_per_rank=_c157(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c159(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c156(d['phases'], (p, 'phases')),
+            steps_per_rank=_c158(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c160(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c161),
+            in_job=_opt(d, 'in_job', p, _c162),
             key_order=tuple(d),
         )
 
@@ -3801,13 +3841,13 @@ class RunDetailsPhase(_Record):
             name=_c1(d['name'], (p, 'name')),
             rank=_c4(d['rank'], (p, 'rank')),
             pid=_c4(d['pid'], (p, 'pid')),
-            auto=_c58(d['auto'], (p, 'auto')),
-            complete=_c58(d['complete'], (p, 'complete')),
+            auto=_c24(d['auto'], (p, 'auto')),
+            complete=_c24(d['complete'], (p, 'complete')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
-            mode=_opt(d, 'mode', p, _c28),
-            busy_source=_opt(d, 'busy_source', p, _c33),
-            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c29),
+            mode=_opt(d, 'mode', p, _c32),
+            busy_source=_opt(d, 'busy_source', p, _c35),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c21),
             rss_max=_opt(d, 'rss_max', p, _c9),
             mem_total=_opt(d, 'mem_total', p, _c9),
             key_order=tuple(d),
@@ -3873,15 +3913,15 @@ class RunDetailsStepsPerRankItem(_Record):
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
             source=_c1(d['source'], (p, 'source')),
-            mode=_opt(d, 'mode', p, _c28),
+            mode=_opt(d, 'mode', p, _c32),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c21),
+            items_per_s=_opt(d, 'items_per_s', p, _c21),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
             key_order=tuple(d),
         )
 
@@ -3937,14 +3977,14 @@ class RunDetailsStepsByModeItem(_Record):
         return cls(
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_opt(d, 'mode', p, _c28),
-            median_ns=_opt(d, 'median_ns', p, _c32),
-            p10_ns=_opt(d, 'p10_ns', p, _c32),
-            p90_ns=_opt(d, 'p90_ns', p, _c32),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c29),
-            items_per_s=_opt(d, 'items_per_s', p, _c29),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c29),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c29),
+            mode=_opt(d, 'mode', p, _c32),
+            median_ns=_opt(d, 'median_ns', p, _c20),
+            p10_ns=_opt(d, 'p10_ns', p, _c20),
+            p90_ns=_opt(d, 'p90_ns', p, _c20),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c21),
+            items_per_s=_opt(d, 'items_per_s', p, _c21),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c21),
             key_order=tuple(d),
         )
 
@@ -3989,10 +4029,10 @@ class RunDetailsInJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            used=_c58(d['used'], (p, 'used')),
+            used=_c24(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c160(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c161(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -4039,8 +4079,8 @@ class Lint(_Record):
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c164(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c166(d['errors'], (p, 'errors')),
+            unconfirmed=_c165(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c167(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -4178,10 +4218,10 @@ class Repeatability(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            runs=_c94(d['runs'], (p, 'runs')),
-            earlier=_c169(d['earlier'], (p, 'earlier')),
-            stable=_c172(d['stable'], (p, 'stable')),
-            varied=_c174(d['varied'], (p, 'varied')),
+            runs=_c95(d['runs'], (p, 'runs')),
+            earlier=_c170(d['earlier'], (p, 'earlier')),
+            stable=_c173(d['stable'], (p, 'stable')),
+            varied=_c175(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -4223,7 +4263,7 @@ class RepeatabilityEarlierItem(_Record):
         return cls(
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
             id=_opt(d, 'id', p, _c11),
-            started_at=_opt(d, 'started_at', p, _c33),
+            started_at=_opt(d, 'started_at', p, _c35),
             key_order=tuple(d),
         )
 
@@ -4270,8 +4310,8 @@ class RepeatabilityStableItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c170),
-            share_of_step=_opt(d, 'share_of_step', p, _c170),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c171),
+            share_of_step=_opt(d, 'share_of_step', p, _c171),
             key_order=tuple(d),
         )
 
@@ -4312,8 +4352,8 @@ class RepeatSpread(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c15(d['runs'], (p, 'runs')),
-            min=_opt(d, 'min', p, _c29),
-            max=_opt(d, 'max', p, _c29),
+            min=_opt(d, 'min', p, _c21),
+            max=_opt(d, 'max', p, _c21),
             key_order=tuple(d),
         )
 
@@ -4360,7 +4400,7 @@ class RepeatabilityVariedItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             runs=_c15(d['runs'], (p, 'runs')),
-            in_this_run=_c58(d['in_this_run'], (p, 'in_this_run')),
+            in_this_run=_c24(d['in_this_run'], (p, 'in_this_run')),
             rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
@@ -4389,161 +4429,162 @@ _c14 = _array_fn(_c13, None, None)
 _c15 = _scalar_fn(('integer',), minimum=1)
 _c16 = _json_object_fn(None)
 _c17 = _array_fn(_c16, None, None)
-_c18 = MetaBatchSweepPoint._load
+_c18 = _scalar_fn(('number',))
 _c19 = _array_fn(_c18, None, None)
-_c20 = _scalar_fn(('number',), minimum=0)
-_c21 = MetaBatchSweep._load
-_c22 = Meta._load
-_c23 = _enum_fn(('info', 'data-loss', 'error'))
-_c24 = CounterPerInputItem._load
-_c25 = _array_fn(_c24, None, None)
-_c26 = Counter._load
-_c27 = _array_fn(_c26, None, None)
-_c28 = _enum_fn(('train', 'eval', None))
-_c29 = _scalar_fn(('number', 'null'), minimum=0)
-_c30 = Phase._load
+_c20 = _scalar_fn(('number', 'null'))
+_c21 = _scalar_fn(('number', 'null'), minimum=0)
+_c22 = MetaBatchSweepPoint._load
+_c23 = _array_fn(_c22, None, None)
+_c24 = _scalar_fn(('boolean',))
+_c25 = MetaBatchSweep._load
+_c26 = Meta._load
+_c27 = _enum_fn(('info', 'data-loss', 'error'))
+_c28 = CounterPerInputItem._load
+_c29 = _array_fn(_c28, None, None)
+_c30 = Counter._load
 _c31 = _array_fn(_c30, None, None)
-_c32 = _scalar_fn(('number', 'null'))
-_c33 = _scalar_fn(('string', 'null'))
-_c34 = _array_fn(_c3, 2, 2)
-_c35 = _array_fn(_c34, None, None)
-_c36 = OmittedRows._load
-_c37 = StepsPerRankItemWindow._load
-_c38 = _array_fn(_c37, None, None)
-_c39 = StepsPerRankItem._load
+_c32 = _enum_fn(('train', 'eval', None))
+_c33 = Phase._load
+_c34 = _array_fn(_c33, None, None)
+_c35 = _scalar_fn(('string', 'null'))
+_c36 = _array_fn(_c3, 2, 2)
+_c37 = _array_fn(_c36, None, None)
+_c38 = OmittedRows._load
+_c39 = StepsPerRankItemWindow._load
 _c40 = _array_fn(_c39, None, None)
-_c41 = Steps._load
-_c42 = Idle._load
-_c43 = DeviceStream._load
-_c44 = _array_fn(_c43, None, None)
-_c45 = Device._load
+_c41 = StepsPerRankItem._load
+_c42 = _array_fn(_c41, None, None)
+_c43 = Steps._load
+_c44 = Idle._load
+_c45 = DeviceStream._load
 _c46 = _array_fn(_c45, None, None)
-_c47 = DevicesOmittedItem._load
+_c47 = Device._load
 _c48 = _array_fn(_c47, None, None)
-_c49 = KernelRow._load
+_c49 = DevicesOmittedItem._load
 _c50 = _array_fn(_c49, None, None)
-_c51 = OpRow._load
+_c51 = KernelRow._load
 _c52 = _array_fn(_c51, None, None)
-_c53 = LaunchPerRankItem._load
+_c53 = OpRow._load
 _c54 = _array_fn(_c53, None, None)
-_c55 = Launch._load
-_c56 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
-_c57 = _array_fn(_c56, None, None)
-_c58 = _scalar_fn(('boolean',))
-_c59 = StepBreakdownPerRankItemSteadyMean._load
-_c60 = StepBreakdownPerRankItemPluginSteadyMean._load
-_c61 = PluginWindow._load
-_c62 = _nullable(_c61)
-_c63 = StepBreakdownPerRankItemStep._load
-_c64 = _array_fn(_c63, None, None)
-_c65 = StepBreakdownPerRankItem._load
-_c66 = _array_fn(_c65, None, None)
-_c67 = StepBreakdown._load
-_c68 = EfficiencyFigures._load
-_c69 = EfficiencyDeviceStep._load
-_c70 = _array_fn(_c69, None, None)
-_c71 = EfficiencyDevice._load
-_c72 = _array_fn(_c71, None, None)
-_c73 = EfficiencyKernel._load
-_c74 = _array_fn(_c73, None, None)
-_c75 = Efficiency._load
-_c76 = MemoryRowLifetimes._load
-_c77 = MemoryRowStep._load
-_c78 = _array_fn(_c77, None, None)
-_c79 = _json_array
-_c80 = _array_fn(_c79, None, None)
-_c81 = MemoryRow._load
-_c82 = _array_fn(_c81, None, None)
-_c83 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c84 = CriticalPathPerRankItemStream._load
-_c85 = _array_fn(_c84, None, None)
-_c86 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c87 = CriticalPathPerRankItemTopItem._load
-_c88 = _array_fn(_c87, None, None)
-_c89 = CriticalPathPerRankItemStep._load
-_c90 = _array_fn(_c89, None, None)
-_c91 = CriticalPathPerRankItem._load
-_c92 = _array_fn(_c91, None, None)
-_c93 = _enum_fn(('ok', 'no-collectives'))
-_c94 = _scalar_fn(('integer',), minimum=2)
-_c95 = CriticalPathJobPerRankItem._load
-_c96 = _array_fn(_c95, None, None)
-_c97 = CriticalPathJobTopItem._load
-_c98 = _array_fn(_c97, None, None)
-_c99 = CriticalPathJob._load
-_c100 = _nullable(_c99)
-_c101 = CriticalPath._load
-_c102 = GraphsPerRankItemCompiledRegion._load
-_c103 = _array_fn(_c102, None, None)
-_c104 = GraphsPerRankItem._load
-_c105 = _array_fn(_c104, None, None)
-_c106 = Graphs._load
-_c107 = _array_fn(_c4, 2, None)
-_c108 = _array_fn(_c3, 2, None)
-_c109 = DeviceTurnsPerRankItemOmitted._load
-_c110 = DeviceTurnsPerRankItem._load
-_c111 = _array_fn(_c110, None, None)
-_c112 = DeviceTurnsJobOmitted._load
-_c113 = DeviceTurnsJob._load
-_c114 = _nullable(_c113)
-_c115 = DeviceTurns._load
-_c116 = _nullable(_c79)
-_c117 = ShapeRow._load
-_c118 = _array_fn(_c117, None, None)
-_c119 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
-_c120 = _enum_fn(('compute', 'memory', None))
-_c121 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
-_c122 = RooflinePeak._load
-_c123 = RooflineOp._load
-_c124 = _array_fn(_c123, None, None)
-_c125 = RooflineUnmodelled._load
-_c126 = RankRoofline._load
-_c127 = _array_fn(_c126, None, None)
-_c128 = _enum_fn(('compute', 'memory'))
-_c129 = RooflineWorstRank._load
-_c130 = _array_fn(_c129, None, None)
-_c131 = Roofline._load
-_c132 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c133 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c134 = _scalar_fn(('string',), minLength=1)
-_c135 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c136 = _json_object_fn(('integer', 'number', 'string', 'null'))
-_c137 = Location._load
-_c138 = _array_fn(_c137, None, None)
-_c139 = FindingSaving._load
-_c140 = FindingAlsoInSourceItem._load
-_c141 = _array_fn(_c140, None, None)
-_c142 = Finding._load
-_c143 = _array_fn(_c142, None, None)
-_c144 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
-_c145 = AvoidableItem._load
-_c146 = _array_fn(_c145, None, None)
-_c147 = _nullable(_c16)
-_c148 = _enum_fn(('complete', 'partial', 'blind'))
-_c149 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c150 = _enum_fn(('partial', 'blind'))
-_c151 = MeasurementReason._load
-_c152 = _array_fn(_c151, None, None)
-_c153 = Measurement._load
-_c154 = RunDetailsPhase._load
-_c155 = _array_fn(_c154, None, None)
-_c156 = RunDetailsStepsPerRankItem._load
-_c157 = _array_fn(_c156, None, None)
-_c158 = RunDetailsStepsByModeItem._load
-_c159 = _array_fn(_c158, None, None)
-_c160 = _json_object_fn(('string',))
-_c161 = RunDetailsInJob._load
-_c162 = RunDetails._load
-_c163 = LintUnconfirmedItem._load
-_c164 = _array_fn(_c163, None, None)
-_c165 = LintError._load
-_c166 = _array_fn(_c165, None, None)
-_c167 = Lint._load
-_c168 = RepeatabilityEarlierItem._load
-_c169 = _array_fn(_c168, None, None)
-_c170 = RepeatSpread._load
-_c171 = RepeatabilityStableItem._load
-_c172 = _array_fn(_c171, None, None)
-_c173 = RepeatabilityVariedItem._load
-_c174 = _array_fn(_c173, None, None)
-_c175 = Repeatability._load
+_c55 = LaunchPerRankItem._load
+_c56 = _array_fn(_c55, None, None)
+_c57 = Launch._load
+_c58 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c59 = _array_fn(_c58, None, None)
+_c60 = StepBreakdownPerRankItemSteadyMean._load
+_c61 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c62 = PluginWindow._load
+_c63 = _nullable(_c62)
+_c64 = StepBreakdownPerRankItemStep._load
+_c65 = _array_fn(_c64, None, None)
+_c66 = StepBreakdownPerRankItem._load
+_c67 = _array_fn(_c66, None, None)
+_c68 = StepBreakdown._load
+_c69 = EfficiencyFigures._load
+_c70 = EfficiencyDeviceStep._load
+_c71 = _array_fn(_c70, None, None)
+_c72 = EfficiencyDevice._load
+_c73 = _array_fn(_c72, None, None)
+_c74 = EfficiencyKernel._load
+_c75 = _array_fn(_c74, None, None)
+_c76 = Efficiency._load
+_c77 = MemoryRowLifetimes._load
+_c78 = MemoryRowStep._load
+_c79 = _array_fn(_c78, None, None)
+_c80 = _json_array
+_c81 = _array_fn(_c80, None, None)
+_c82 = MemoryRow._load
+_c83 = _array_fn(_c82, None, None)
+_c84 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c85 = CriticalPathPerRankItemStream._load
+_c86 = _array_fn(_c85, None, None)
+_c87 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c88 = CriticalPathPerRankItemTopItem._load
+_c89 = _array_fn(_c88, None, None)
+_c90 = CriticalPathPerRankItemStep._load
+_c91 = _array_fn(_c90, None, None)
+_c92 = CriticalPathPerRankItem._load
+_c93 = _array_fn(_c92, None, None)
+_c94 = _enum_fn(('ok', 'no-collectives'))
+_c95 = _scalar_fn(('integer',), minimum=2)
+_c96 = CriticalPathJobPerRankItem._load
+_c97 = _array_fn(_c96, None, None)
+_c98 = CriticalPathJobTopItem._load
+_c99 = _array_fn(_c98, None, None)
+_c100 = CriticalPathJob._load
+_c101 = _nullable(_c100)
+_c102 = CriticalPath._load
+_c103 = GraphsPerRankItemCompiledRegion._load
+_c104 = _array_fn(_c103, None, None)
+_c105 = GraphsPerRankItem._load
+_c106 = _array_fn(_c105, None, None)
+_c107 = Graphs._load
+_c108 = _array_fn(_c4, 2, None)
+_c109 = _array_fn(_c3, 2, None)
+_c110 = DeviceTurnsPerRankItemOmitted._load
+_c111 = DeviceTurnsPerRankItem._load
+_c112 = _array_fn(_c111, None, None)
+_c113 = DeviceTurnsJobOmitted._load
+_c114 = DeviceTurnsJob._load
+_c115 = _nullable(_c114)
+_c116 = DeviceTurns._load
+_c117 = _nullable(_c80)
+_c118 = ShapeRow._load
+_c119 = _array_fn(_c118, None, None)
+_c120 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
+_c121 = _enum_fn(('compute', 'memory', None))
+_c122 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
+_c123 = RooflinePeak._load
+_c124 = RooflineOp._load
+_c125 = _array_fn(_c124, None, None)
+_c126 = RooflineUnmodelled._load
+_c127 = RankRoofline._load
+_c128 = _array_fn(_c127, None, None)
+_c129 = _enum_fn(('compute', 'memory'))
+_c130 = RooflineWorstRank._load
+_c131 = _array_fn(_c130, None, None)
+_c132 = Roofline._load
+_c133 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c134 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c135 = _scalar_fn(('string',), minLength=1)
+_c136 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c137 = _json_object_fn(('integer', 'number', 'string', 'null'))
+_c138 = Location._load
+_c139 = _array_fn(_c138, None, None)
+_c140 = FindingSaving._load
+_c141 = FindingAlsoInSourceItem._load
+_c142 = _array_fn(_c141, None, None)
+_c143 = Finding._load
+_c144 = _array_fn(_c143, None, None)
+_c145 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c146 = AvoidableItem._load
+_c147 = _array_fn(_c146, None, None)
+_c148 = _nullable(_c16)
+_c149 = _enum_fn(('complete', 'partial', 'blind'))
+_c150 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c151 = _enum_fn(('partial', 'blind'))
+_c152 = MeasurementReason._load
+_c153 = _array_fn(_c152, None, None)
+_c154 = Measurement._load
+_c155 = RunDetailsPhase._load
+_c156 = _array_fn(_c155, None, None)
+_c157 = RunDetailsStepsPerRankItem._load
+_c158 = _array_fn(_c157, None, None)
+_c159 = RunDetailsStepsByModeItem._load
+_c160 = _array_fn(_c159, None, None)
+_c161 = _json_object_fn(('string',))
+_c162 = RunDetailsInJob._load
+_c163 = RunDetails._load
+_c164 = LintUnconfirmedItem._load
+_c165 = _array_fn(_c164, None, None)
+_c166 = LintError._load
+_c167 = _array_fn(_c166, None, None)
+_c168 = Lint._load
+_c169 = RepeatabilityEarlierItem._load
+_c170 = _array_fn(_c169, None, None)
+_c171 = RepeatSpread._load
+_c172 = RepeatabilityStableItem._load
+_c173 = _array_fn(_c172, None, None)
+_c174 = RepeatabilityVariedItem._load
+_c175 = _array_fn(_c174, None, None)
+_c176 = Repeatability._load

@@ -87,6 +87,7 @@ constexpr const char* JsonTypeOf() {
     using E = typename IsVector<M>::Element;
     if constexpr (std::is_same_v<E, std::string>) return "array of strings";
     if constexpr (kIntPair<E>) return "array of integer pairs";
+    if constexpr (std::is_floating_point_v<E>) return "array of numbers";
     return kScalar<E> ? "array of integers" : "array of objects";
   } else {
     return "object";

@@ -231,6 +231,8 @@ class FieldWriter {
               .Int(static_cast<int64_t>(e.first))
               .Int(static_cast<int64_t>(e.second))
               .EndArray();
+        } else if constexpr (std::is_floating_point_v<typename IsVector<M>::Element>) {
+          w_.Double(e);
         } else {
           w_.Int(static_cast<int64_t>(e));
         }
@@ -355,6 +357,15 @@ class FieldReader {
           }
           dst.emplace_back(static_cast<typename E::first_type>(*a),
                            static_cast<typename E::second_type>(*b));
+        }
+      } else if constexpr (std::is_floating_point_v<E>) {
+        for (simdjson::dom::element e : o_.Array(key)) {
+          double d;
+          if (e.get_double().get(d) != simdjson::SUCCESS) {  // an integer reads as well
+            o_.Fail(key, "expected numbers");
+            return;
+          }
+          dst.push_back(static_cast<E>(d));
         }
       } else if constexpr (kScalar<E>) {
         for (simdjson::dom::element e : o_.Array(key)) {

@@ -57,6 +57,57 @@ void Fields(V& v, Of<trace::DeviceProperties>) {
   v.Field("num_sms", &T::num_sms, Unit::kCount, "streaming multiprocessors");
 }
 
+// meta.batch_sweep: sweep_batch.json as fastenough.sweep_batch writes it
+// (python/fastenough/measure/sweep.py), read through this declaration.
+template <class V>
+void Fields(V& v, Of<BatchSweepPoint>) {
+  using T = BatchSweepPoint;
+  const auto ran = [](const T& p) { return p.status == "ok"; };
+  v.Field("size", &T::size, Unit::kCount, "the batch size tried", Attr{.least = "1"});
+  v.Field("status", &T::status, Unit::kNone,
+          "ok, or why the size did not run (\"out of memory (OutOfMemoryError)\")");
+  v.FieldIf("round_s", &T::round_s, Unit::kNone, "each timed round's seconds (status ok only)",
+            ran);
+  v.FieldIf("calls_per_round", &T::calls_per_round, Unit::kCount,
+            "the step repeated in a round (status ok only)", ran);
+  v.FieldIf("median_s", &T::median_s, Unit::kNone,
+            "seconds per step, median over the rounds (status ok only)", ran);
+  v.FieldIf("items", &T::items, Unit::kCount, "items in a batch (status ok only)", ran);
+  v.FieldIf("items_per_s", &T::items_per_s, Unit::kPerSecond,
+            "items per second; null unknown (status ok only)", ran);
+  v.FieldIf("tokens", &T::tokens, Unit::kCount,
+            "tokens in a batch; null not counted (status ok only)", ran, kNullIfNegative);
+  v.FieldIf("tokens_per_s", &T::tokens_per_s, Unit::kPerSecond,
+            "tokens per second; null not counted (status ok only)", ran);
+  v.FieldIf("peak_bytes", &T::peak_bytes, Unit::kBytes,
+            "the allocator's peak in the size's rounds; null not measured (the cpu) "
+            "(status ok only)",
+            ran, kNullIfNegative);
+}
+
+template <class V>
+void Fields(V& v, Of<BatchSweep>) {
+  using T = BatchSweep;
+  v.Field("points", &T::points, Unit::kNone, "the sizes tried, in size order");
+  v.Field("knee", &T::knee, Unit::kCount,
+          "the smallest size within `within` of the best throughput; null no size ran",
+          Attr{.null = Null::kNegative, .least = "1"});
+  v.Field("best", &T::best, Unit::kCount, "the size of the most items per second; null none",
+          Attr{.null = Null::kNegative, .least = "1"});
+  v.Field("within", &T::within, Unit::kShare, "the knee's tolerance below the best");
+  v.Field("device", &T::device, Unit::kNone, "where the sizes ran (\"cuda:0\", \"cpu\")");
+  v.Field("protocol_change", &T::protocol_change, Unit::kNone,
+          "batching may change results (batch-dependent semantics)");
+  v.Field("semantics", &T::semantics, Unit::kNone, "why batching may change results");
+  v.Field("out_of_memory_at", &T::out_of_memory_at, Unit::kCount,
+          "the size that ran out of memory (larger ones were not tried); null none",
+          Attr{.null = Null::kNegative, .least = "1"});
+  v.Field("notes", &T::notes, Unit::kNone, "what the figures do not cover");
+  v.Field("warnings", &T::warnings, Unit::kNone,
+          "why the figures may not be trusted (noisy rounds, ...); [] in older files",
+          Attr{.since_later = true});
+}
+
 template <class V>
 void Fields(V& v, Of<Meta>) {
   v.Name("meta");
@@ -69,6 +120,11 @@ void Fields(V& v, Of<Meta>) {
   v.Field("base_time_ns", &T::base_time_ns, Unit::kNs,
           "the trace's baseTimeNanoseconds (wall clock of its time 0); null absent", kNullIfNone);
   v.Extra(&T::extra, "the reproducibility record's other keys (torch version, batch, ...)");
+  v.FieldIf("batch_sweep", &T::batch_sweep, Unit::kNone,
+            "fastenough run only, when the workload called fastenough.sweep_batch "
+            "(sweep_batch.json of the run directory): the sizes tried, the knee (the smallest "
+            "size within `within` of the best throughput) and the best",
+            [](const T& m) { return m.batch_sweep.has_value(); });
 }
 
 template <class V>

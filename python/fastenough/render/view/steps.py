@@ -113,12 +113,11 @@ def batch_sweep_line(report: Report) -> str | None:
     if knee is None:
         return "fastenough.sweep_batch: no batch size ran"
     within = sweep.within or 0
-    text = (f"knee at batch {knee.size} ({fmt_num(knee.extra.get('items_per_s'))} items/s, "
+    text = (f"knee at batch {knee.size} ({fmt_num(knee.items_per_s)} items/s, "
             f"within {within:.0%} of the best, batch {sweep.best}); sizes tried: "
             + ", ".join(str(p.size) for p in sweep.points))
-    more = sweep.extra  # the sweep's keys beyond the declared ones
-    if more.get("out_of_memory_at") is not None:
-        text += f"; out of memory at {more['out_of_memory_at']}"
-    if more.get("protocol_change"):
-        text += ("; a protocol change (" + ", ".join(more.get("semantics") or []) + ")")
+    if sweep.out_of_memory_at is not None:
+        text += f"; out of memory at {sweep.out_of_memory_at}"
+    if sweep.protocol_change:
+        text += ("; a protocol change (" + ", ".join(sweep.semantics) + ")")
     return text
