@@ -124,20 +124,15 @@ nb::dict AnnotateToJson(const FsPath& fs_path, int out_fd, const std::string& ou
 }
 
 // One trace's shape census (analysis/shapes.h) as a JSON array of the report's
-// "shapes" rows, for `fastenough replay`: up to top_ops op names, per_op
+// "shapes" rows, written by the report's own writer (report::ShapeRowsToJson),
+// for `fastenough replay`: up to top_ops op names, per_op
 // shapes each (the report keeps the 10 hottest; replay --op looks further).
 std::string ShapeCensusJson(const FsPath& path, size_t top_ops, size_t per_op) {
   StatusOr<std::string> result = [&]() -> StatusOr<std::string> {
     nb::gil_scoped_release release;
     StatusOr<trace::EventStore> store = trace::LoadTrace(path.native());
     if (!store.ok()) return store.status();
-    std::string out = "[";
-    for (const auto& row : analysis::ShapeCensus(*store, top_ops, per_op)) {
-      if (out.size() > 1) out += ',';
-      out += analysis::ShapeRowJson(row);
-    }
-    out += ']';
-    return out;
+    return report::ShapeRowsToJson(analysis::ShapeCensus(*store, top_ops, per_op));
   }();
   return ValueOrThrow(std::move(result));
 }

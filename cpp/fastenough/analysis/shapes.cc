@@ -7,40 +7,6 @@
 
 namespace fastenough::analysis {
 
-namespace {
-
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
-// Raw args text is JSON already; anything that does not look like a JSON
-// array is written as a string so the report stays valid.
-void AppendRaw(std::string& out, const std::string& raw) {
-  if (raw.empty()) {
-    out += "null";
-  } else if (raw.front() == '[' && raw.back() == ']') {
-    out += raw;
-  } else {
-    AppendJsonString(out, raw);
-  }
-}
-
-}  // namespace
-
 std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops, size_t per_op) {
   using Key = std::tuple<StringId, StringId, StringId, StringId, StringId>;
   struct Acc {
@@ -116,23 +82,6 @@ std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops
     if (rows.size() > per_op) rows.resize(per_op);
     for (auto& r : rows) out.push_back(std::move(r));
   }
-  return out;
-}
-
-std::string ShapeRowJson(const ShapeRow& r) {
-  std::string out = "{\"op\":";
-  AppendJsonString(out, r.op);
-  out += ",\"input_dims\":";
-  AppendRaw(out, r.input_dims);
-  out += ",\"input_types\":";
-  AppendRaw(out, r.input_types);
-  out += ",\"input_strides\":";
-  AppendRaw(out, r.input_strides);
-  out += ",\"input_concrete\":";
-  AppendRaw(out, r.input_concrete);
-  out += ",\"count\":" + std::to_string(r.count);
-  out += ",\"total_ns\":" + std::to_string(r.total_ns);
-  out += ",\"device_ns\":" + std::to_string(r.device_ns) + "}";
   return out;
 }
 

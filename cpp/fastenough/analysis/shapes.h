@@ -31,7 +31,4 @@ struct ShapeRow {
 std::vector<ShapeRow> ShapeCensus(const trace::EventStore& store, size_t top_ops = 10,
                                   size_t per_op = 5);
 
-// One row as a JSON object (the report's "shapes" entries).
-std::string ShapeRowJson(const ShapeRow& row);
-
 }  // namespace fastenough::analysis

@@ -104,6 +104,16 @@ StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text) {
   return sweep;
 }
 
+std::string ShapeRowsToJson(const std::vector<analysis::ShapeRow>& rows) {
+  JsonWriter w;
+  w.BeginArray();
+  for (const analysis::ShapeRow& row : rows) {
+    fields::WriteObject<analysis::ShapeRow, fields::ShapeRowInReport>(w, row);
+  }
+  w.EndArray();
+  return w.str();
+}
+
 void WriteMeta(JsonWriter& w, const Meta& m) {
   w.Key("meta");
   fields::WriteObject(w, m);

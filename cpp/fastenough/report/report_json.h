@@ -21,6 +21,11 @@ std::string ReportToJson(const Report& report);
 // mistyped key ("$.points[1].size: ...") otherwise.
 StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text);
 
+// Shape census rows (analysis/shapes.h) as the report writes its "shapes"
+// rows (ShapeRowInReport, fields/rank_fields.h): a compact JSON array
+// (`fastenough replay` reads it).
+std::string ShapeRowsToJson(const std::vector<analysis::ShapeRow>& rows);
+
 // The objects one rank contributes to the report, as the report writes them;
 // a rank summary (report/rank_summary_json.h) writes the same objects, so a
 // merged report reads them back unchanged.
