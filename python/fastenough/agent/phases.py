@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 from fastenough.agent import memory
-from fastenough.agent.run_dir import dumps
+from fastenough.agent.run_dir_writer import dumps
 
 
 def now() -> tuple[int, int]:

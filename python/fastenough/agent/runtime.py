@@ -37,7 +37,7 @@ from fastenough.agent.model_swap import ModelSwapWatch
 from fastenough.agent.own_cost import OwnCost
 from fastenough.agent.phases import PhaseMachine, now
 from fastenough.agent.profile_window import ProfileWindow
-from fastenough.agent.run_dir import RunDir
+from fastenough.agent.run_dir_writer import RunDirWriter
 from fastenough.agent.sources.dataloader import DataLoaderSource
 from fastenough.agent.sources.engine import StepEngine
 from fastenough.agent.sources.model_calls import ModelCallSource
@@ -83,7 +83,7 @@ class AgentTestFailure(RuntimeError):
 
 class Agent:
     def __init__(self, run_dir: str, opts: dict, role: str, boot_mono: int, boot_wall: int):
-        self.dir = RunDir(run_dir)
+        self.dir = RunDirWriter(run_dir)
         if opts.get("timing_only"):
             from fastenough.agent.bootstrap import TIMING_ONLY_OFF
 

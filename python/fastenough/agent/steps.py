@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import time
 
-from fastenough.agent.run_dir import dumps
+from fastenough.agent.run_dir_writer import dumps
 
 # Step sources, lowest priority first: once a higher one is seen it wins (per mode).
 SOURCES = ("module", "dataloader", "optimizer", "explicit")

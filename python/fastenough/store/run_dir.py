@@ -78,7 +78,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 # Temporaries the agent's writers make beside a file before renaming it into
 # place; a process that died mid-write (os._exit, a signal, a full disk) leaves
-# them. Their shapes: agent/run_dir.py and output_recorder.py "NAME.tmp<pid>",
+# them. Their shapes: agent/run_dir_writer.py and output_recorder.py "NAME.tmp<pid>",
 # profile_window.py "NAME.gz.tmp", checks/_util.py ".tmp-XXXXXXXX".
 _TMP_PID = re.compile(r"\.tmp(\d+)$")
 

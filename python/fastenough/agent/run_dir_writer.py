@@ -11,7 +11,7 @@ import json
 import os
 
 
-class RunDir:
+class RunDirWriter:
     def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
 
