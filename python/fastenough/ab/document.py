@@ -3,9 +3,10 @@ interval, the protocol changes, the outputs' comparison and the verdict.
 
   {"schema": "fastenough.ab/1", "dir": str, "order": ["A", "B", "B", "A", ...],
    "sides": {"A": {"command": [...], "env": {...}, "protocol": {field: value},
-                   "runs": [{"run_dir", "exit_status", "steps_per_s", "items_per_s",
-                             "step_median_ns", "steady_steps", "cold_start_ns", "wall_ns",
-                             "peak_rss_bytes", "peak_device_bytes", "measurement"}]},
+                   "runs": [{"run_dir", "exit_status", "timing_only", "steps_per_s",
+                             "items_per_s", "step_median_ns", "steady_steps",
+                             "cold_start_ns", "wall_ns", "peak_rss_bytes",
+                             "peak_device_bytes", "measurement"}]},
              "B": {...}},
    "unit": "items/s" | "steps/s" | "runs/s" | null,
    "unit_why": str,   (only with "runs/s": the sides' steady steps are unlike, another
@@ -16,7 +17,12 @@ interval, the protocol changes, the outputs' comparison and the verdict.
    "verdict": str, "noise": [str], "protocol_changes": [{"field", "a", "b"}],
    "outputs": fastenough.compare/1 | {"verdict": "not compared", "why": str} | null,
    "failed": {"side", "run", "exit_status", "run_dir", "stderr"} | null,
-   "left_out": [str],   (pairs left out: a run of the pair measured no steady steps)
+   "left_out": [str],   (pairs left out: a run of the pair measured no steady steps, or
+     the pair's runs ran the full agent while timing-only pairs are enough)
+   "timing": {"full": ["A1", "B1"], "timing_only": ["B2", "A2", ...],
+              "ratio_of": "timing-only pairs" | "every pair", "text": str}
+     (which runs ran `fastenough run --timing-only`, runner.py: with two or more
+     measured pairs of timing-only runs, the ratio is of those pairs alone)
    "outputs_explained": [{"side", "code", "title", "where", "source": "runtime" | "lint"}]
      (when the outputs differ: findings that change results, in one side's first
      report and not the other's: train-mode-in-eval, dropout on in A, off in B)
@@ -92,6 +98,31 @@ def _in_order(runs: dict[str, list[SideRun]]) -> list[SideRun]:
     return out
 
 
+def _timing(runs: dict[str, list[SideRun]]) -> dict:
+    """Which runs ran the full agent and which `fastenough run --timing-only`; the
+    ratio is of every pair until document() finds two timing-only pairs."""
+    order = _in_order(runs)
+    t = {"full": [r.side + str(r.index) for r in order if not r.timing_only],
+         "timing_only": [r.side + str(r.index) for r in order if r.timing_only],
+         "ratio_of": "every pair"}
+    t["text"] = _timing_text(t)
+    return t
+
+
+def _timing_text(t: dict) -> str:
+    full, timed = " ".join(t["full"]), " ".join(t["timing_only"])
+    if not t["timing_only"]:
+        return (f"every run ({full}) ran the full agent (checks, and the profiler window where "
+                "asked): B/A includes the difference in the agent's own cost between A and B")
+    text = (f"{full} ran the full agent (findings, outputs); {timed} ran "
+            "`fastenough run --timing-only` (steps timed, no checks)")
+    if t["ratio_of"] == "timing-only pairs":
+        return text + ": B/A is of the timing-only pairs, with the same agent cost on both sides"
+    return (text + ": fewer than 2 pairs are timing-only, so B/A is of every pair and includes "
+            "the difference in the agent's own cost between A1 and B1; --rounds 2 or more "
+            "times without it")
+
+
 def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs: dict | None,
              failed: SideRun | None, ab_dir: Path, confidence: float = 0.95) -> dict:
     sides = {}
@@ -104,7 +135,8 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
         sides[side.name] = {
             "command": side.cmd, "env": side.env,
             "protocol": protocol_of(first.report, first.run_dir, side.env) if first else {},
-            "runs": [dict({"run_dir": str(r.run_dir), "exit_status": r.exit_status},
+            "runs": [dict({"run_dir": str(r.run_dir), "exit_status": r.exit_status,
+                           "timing_only": r.timing_only},
                           **(_run_figures(f) if f else {}))
                      for r, f in zip(rs, figs, strict=True)],
         }
@@ -114,7 +146,8 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
            "verdict": "not measured", "noise": [], "protocol_changes": [],
            "outputs": outputs, "failed": None, "left_out": [],
            "outputs_explained": (explain_outputs(runs)
-                                 if (outputs or {}).get("verdict") == "differs" else [])}
+                                 if (outputs or {}).get("verdict") == "differs" else []),
+           "timing": _timing(runs)}
     if failed is not None:
         doc["failed"] = {"side": failed.side, "run": f"{failed.side}{failed.index}",
                          "exit_status": failed.exit_status, "run_dir": str(failed.run_dir),
@@ -138,16 +171,32 @@ def document(side_a: Side, side_b: Side, runs: dict[str, list[SideRun]], outputs
     doc["unit"] = unit
     # A pair whose runs did not both measure steady throughput is left out whole:
     # the other side's run alone would break the pairing.
-    ta, tb = [], []
+    ta, tb, pairs = [], [], []
     for i, (fa, fb) in enumerate(zip(figures["A"], figures["B"], strict=False)):
         xa, xb = fa and fa.throughput(unit), fb and fb.throughput(unit)
         if xa and xb:
             ta.append(xa)
             tb.append(xb)
+            pairs.append(i)
         else:
             missed = "no whole-run time" if why else f"no steady {unit}"
             doc["left_out"].append(f"pair {i + 1} (A{i + 1}, B{i + 1}): "
                                    f"{'A' if not xa else 'B'}{i + 1} measured {missed}")
+    timed = [runs["A"][i].timing_only and runs["B"][i].timing_only for i in pairs]
+    if sum(timed) >= 2 and not all(timed):
+        # The full agent's pairs carry the findings; their B/A adds the difference
+        # in the agent's own cost, which depends on the program (runner.py).
+        kept = [k for k, t in enumerate(timed) if t]
+        for k in (k for k, t in enumerate(timed) if not t):
+            i = pairs[k]
+            doc["left_out"].append(
+                f"pair {i + 1} (A{i + 1}, B{i + 1}): the full agent's runs (its checks' cost "
+                "per step depends on the program's module calls, so it differs between A "
+                "and B); they carry the findings and the outputs, and the ratio is of the "
+                "timing-only pairs")
+        ta, tb = [ta[k] for k in kept], [tb[k] for k in kept]
+        doc["timing"]["ratio_of"] = "timing-only pairs"
+        doc["timing"]["text"] = _timing_text(doc["timing"])
     if len(ta) < 2 and why:
         doc["verdict"] = (f"not measured: {why}, and {len(ta)} pair(s) have both runs' whole "
                           "time (2 or more needed): nothing can be compared")

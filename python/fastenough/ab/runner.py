@@ -1,4 +1,14 @@
-"""One run of one side: the command under `fastenough run`, in its own run directory."""
+"""One run of one side: the command under `fastenough run`, in its own run directory.
+
+The first run of each side runs the full agent (the checks, the profiler window
+unless --no-trace): its report carries the findings, and its outputs are the
+ones compared. Every later run is `fastenough run --timing-only`: the agent
+counts and times steps and installs nothing whose cost per step depends on
+what the program does. The checks hook module calls, so under them a B that
+calls a head 8 times per batch where A called it once pays the agent more per
+step than A (lm-eval's full-vocab-logits fix: about +1 ms a step in A, +2.2 ms
+in B; bench/calibrate_savings.md), and B/A measured the program's gain plus
+that difference."""
 
 from __future__ import annotations
 
@@ -24,19 +34,25 @@ class SideRun:
     run_dir: Path
     exit_status: int | None
     report: Report | None  # report.json, None when fastenough wrote none
+    timing_only: bool = False  # ran with `fastenough run --timing-only`
 
     @property
     def ok(self) -> bool:
         return self.exit_status == 0 and self.report is not None
 
 
-def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
-    """Runs the side once. The program's stdout and stderr go to files in its run
-    directory (stdout.txt, stderr.txt) so that the A/B's own output stays readable."""
+def run_side(side: Side, index: int, ab_dir: Path, trace: bool,
+             timing_only: bool = False) -> SideRun:
+    """Runs the side once (timing_only: with `fastenough run --timing-only`, no checks
+    and no profiler window). The program's stdout and stderr go to files beside its
+    run directory (A1.stdout.txt, A1.stderr.txt) so that the A/B's own output stays
+    readable."""
     run_dir = ab_dir / f"{side.name}{index}"
     cmd = [sys.executable, "-m", "fastenough", "run", "--quiet", "--no-history",
            "--run-dir", str(run_dir)]
-    if not trace:
+    if timing_only:
+        cmd.append("--timing-only")
+    elif not trace:
         cmd.append("--no-trace")
     cmd += ["--", *side.cmd]
     env = dict(os.environ)
@@ -68,4 +84,4 @@ def run_side(side: Side, index: int, ab_dir: Path, trace: bool) -> SideRun:
     status = proc.returncode
     if report is not None and report.run is not None:
         status = report.run.exit_status
-    return SideRun(side.name, index, run_dir, status, report)
+    return SideRun(side.name, index, run_dir, status, report, timing_only)

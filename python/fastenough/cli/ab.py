@@ -38,9 +38,16 @@ side show in the outputs' comparison, by key.
 A speed-up with a protocol change reads "B faster, with a protocol change":
 a different experiment, not the same one made faster.
 
-The first run of each side keeps the profiler window (for `fastenough diff
-A1 B1`; the window never counts in steady figures); --no-trace turns it off,
---trace keeps it in every run. Run directories, and each run's stdout and
+The first run of each side runs the full agent: its checks (the findings) and
+the profiler window (for `fastenough diff A1 B1`; the window never counts in
+steady figures; --no-trace turns it off). Every later run is `fastenough run
+--timing-only`: the agent counts and times the steps and installs no checks,
+whose cost per step grows with the module calls the program makes (a fix
+that calls a head once per row pays more of it than the loop it replaced), so
+that B/A is the program's difference and not the agent's. The ratio is of the
+pairs whose runs are both timing-only (A2 B2, A3 B3, ...; with --rounds 1, of
+every pair, and the text says so). --trace keeps the window and the checks in
+every run and the ratio of every pair. Run directories, and each run's stdout and
 stderr, are kept under .fastenough/ab/<time>/ (A1, B1, B2, A2, ...), with
 ab.json, the fastenough.ab/1 document, and ab.html, a page to forward.
 
@@ -183,8 +190,11 @@ def run(args: argparse.Namespace) -> int:
             side = side_a if name == "A" else side_b
             index = len(runs[name]) + 1
             trace = args.trace or (not args.no_trace and index == 1)
+            # Each side's first run carries the findings and the outputs; the
+            # others only time (runner.py), unless --trace asks for a window in all.
+            timing_only = index > 1 and not args.trace
             t0 = time.monotonic()
-            r = run_side(side, index, ab_dir, trace)
+            r = run_side(side, index, ab_dir, trace, timing_only)
             runs[name].append(r)
             done = len(runs["A"]) + len(runs["B"])
             total = f"{4 * plan.max_rounds}" if plan.fixed_n else f"at most {4 * plan.max_rounds}"

@@ -23,7 +23,15 @@ def _row(label: str, a: str, b: str) -> str:
     return f"  {label:<22} {a:>22} {b:>22}\n"
 
 
+def timed_runs(runs: list[dict]) -> list[dict]:
+    """The runs a side's figures are the medians of: its timing-only runs when it
+    has any (the first run's agent, with its checks and window, costs the program
+    more), else every run."""
+    return [r for r in runs if r.get("timing_only")] or runs
+
+
 def _figure(runs: list[dict], key: str, fmt) -> str:
+    runs = timed_runs(runs)
     m = _median(r.get(key) for r in runs)
     if m is None:
         return "-"
@@ -183,6 +191,8 @@ def render_text(doc: dict) -> str:
     lines += _wrap(f"B: {Side('B', b['command'], b['env']).label()}")
     lines += _wrap(f"{len(doc['order'])} runs in the order {' '.join(doc['order'])}; run "
                    f"directories under {doc['dir']}")
+    if (doc.get("timing") or {}).get("text"):
+        lines += _wrap(doc["timing"]["text"])
     lines.append("")
     lines.append(_row("", "A", "B").rstrip("\n"))
     for label, va, vb in figure_rows(doc):

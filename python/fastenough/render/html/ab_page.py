@@ -14,13 +14,19 @@ from fastenough.render.table import Table
 
 
 def _pair_ratios(doc: dict) -> list[float]:
+    ra, rb = doc["sides"]["A"]["runs"], doc["sides"]["B"]["runs"]
+    if (doc.get("timing") or {}).get("ratio_of") == "timing-only pairs":
+        # The ratio's pairs only (the full agent's pairs are left out of it).
+        both = [(x, y) for x, y in zip(ra, rb, strict=False)
+                if x.get("timing_only") and y.get("timing_only")]
+        ra, rb = [x for x, _ in both], [y for _, y in both]
     if doc.get("unit") == "runs/s":  # unlike steps: A's whole run time over B's
-        a = [r.get("wall_ns") for r in doc["sides"]["A"]["runs"]]
-        b = [r.get("wall_ns") for r in doc["sides"]["B"]["runs"]]
+        a = [r.get("wall_ns") for r in ra]
+        b = [r.get("wall_ns") for r in rb]
         return [x / y for x, y in zip(a, b, strict=False) if x and y]
     key = "items_per_s" if doc.get("unit") == "items/s" else "steps_per_s"
-    a = [r.get(key) for r in doc["sides"]["A"]["runs"]]
-    b = [r.get(key) for r in doc["sides"]["B"]["runs"]]
+    a = [r.get(key) for r in ra]
+    b = [r.get(key) for r in rb]
     return [y / x for x, y in zip(a, b, strict=False) if x and y]
 
 
@@ -64,7 +70,8 @@ def ab_to_html(doc: dict) -> str:
               f"<code>B: {esc(Side('B', b['command'], b['env']).label())}</code></p>")
     body = []
     rows = figure_rows(doc)
-    t = Table("Both sides (medians over each side's runs)", ["", "A", "B"],
+    t = Table("Both sides (medians over each side's timing-only runs, where it has any)",
+              ["", "A", "B"],
               [list(x) for x in rows], note=f"{len(doc['order'])} runs in the order "
               f"{' '.join(doc['order'])}; run directories under {doc['dir']}", right={1, 2})
     body.append(section("sides", "Both sides", table_html(t, heading=False)))
@@ -72,6 +79,8 @@ def ab_to_html(doc: dict) -> str:
     noise = "".join(f'<p class="note">noise: {esc(n)}</p>' for n in doc.get("noise") or [])
     if doc.get("unit_why"):
         noise = f'<p class="note">unlike steps: {esc(doc["unit_why"])}</p>' + noise
+    if (doc.get("timing") or {}).get("text"):
+        noise = f'<p class="note">{esc(doc["timing"]["text"])}</p>' + noise
     if ratio:
         body.append(section("ratio", "B/A", f"<p>{esc(ratio)}</p>{ratio_chart(doc)}{noise}"))
     changes = doc.get("protocol_changes") or []
