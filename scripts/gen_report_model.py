@@ -126,7 +126,7 @@ class Gen:
             # report of an earlier release of fastenough.report/1 (a stored
             # baseline for `diff` or the gate) lacks the keys added since,
             # which read as None, as their null would.
-            if f["required"] and f["ann"].endswith("| None"):
+            if f["required"] and (f["ann"].endswith("| None") or f["ann"] == "None"):
                 f["required"] = False
 
     # ------------------------------------------------------------ converters
@@ -178,6 +178,8 @@ class Gen:
             if nullable:
                 return self.conv_name(f"_nullable({conv})"), f"{ann} | None"
             return conv, ann
+        if not types and nullable:  # {"type": "null"}: a reserved key, always null
+            return self.conv_name("_scalar_fn(('null',))"), "None"
         if types == ["object"] or (not types and not self.all_properties(node_d)):
             if types == ["object"]:
                 add = node_d.get("additionalProperties")
@@ -236,7 +238,8 @@ class Gen:
                 lines.append(f"    {f['attr']}: {f['ann']}")
                 params.append(f"{f['attr']}: {f['ann']}")
             else:
-                ann = f["ann"] if f["ann"].endswith("| None") else f"{f['ann']} | None"
+                ann = (f["ann"] if f["ann"].endswith("| None") or f["ann"] == "None"
+                       else f"{f['ann']} | None")
                 lines.append(f"    {f['attr']}: {ann}")
                 params.append(f"{f['attr']}: {ann} = None")
         if not spec["closed"]:

@@ -46,6 +46,8 @@ How a describe row becomes JSON Schema:
               (additionalProperties: false) unless it has Extra() keys.
   meaning, unit  description, x-unit.
   kind "omitted"  $defs/omitted_rows (row_bound.h's {count, kept}).
+  kind "reserved"  {"type": "null"}: a key every document has, kept for a later
+              use (Reserved(): `decision`).
   kind "map"  an object of names (View<AsMap>): "object of strings", or of
               integers, numbers (null: not finite) and strings.
 """
@@ -148,6 +150,8 @@ class SchemaBuilder:
         path, t = r["path"], r["type"]
         if r["kind"] == "omitted":
             node = {"$ref": "#/$defs/omitted_rows"}
+        elif r["kind"] == "reserved":  # Reserved(): a key kept for later, always null
+            node = {"type": "null"}
         elif t.removesuffix(" or null") in _SCALARS and (r["kind"] != "custom"
                                                           or path not in self.custom):
             t = t.removesuffix(" or null")  # a custom key's type may say it
@@ -257,7 +261,7 @@ def _type_cell(r: dict) -> str:
     t = r["type"]
     if r.get("values"):
         t = " \\| ".join(f"`{v}`" for v in r["values"].split("|"))
-    if r["nullable"]:
+    if r["nullable"] and t != "null":
         t += " or null"
     return t
 
@@ -270,7 +274,7 @@ def doc_table(rows: list[dict]) -> str:
         written = {"field": "always", "derived": "always (computed)", "context": "always (context)",
                    "constant": "always", "custom": "always" if r["required"] else "when set",
                    "optional": "when set", "omitted": "when rows are left out",
-                   "extra": "as recorded", "map": "always"}[r["kind"]]
+                   "extra": "as recorded", "map": "always", "reserved": "always (null)"}[r["kind"]]
         if r["kind"] in ("field", "custom") and not r["required"] and r["kind"] == "field":
             written = "newer documents"
         meaning = r["meaning"].replace("|", "\\|").replace("\n", " ")

@@ -66,7 +66,7 @@ class Report(_Record):
     device_turns: DeviceTurns | None
     roofline: Roofline | None
     avoidable: tuple[AvoidableItem, ...] | None
-    decision: dict | None
+    decision: None
     measurement: Measurement | None
     run_details: RunDetails | None
     lint: Lint | None
@@ -79,7 +79,7 @@ class Report(_Record):
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, schema: str, tool_version: str, inputs: tuple[Input, ...], meta: Meta, counters: tuple[Counter, ...], phases: tuple[Phase, ...], steps: Steps, devices: tuple[Device, ...], top_kernels: tuple[KernelRow, ...], top_ops: tuple[OpRow, ...], top_ops_by_self: tuple[OpRow, ...], launch: Launch, shapes: tuple[ShapeRow, ...], findings: tuple[Finding, ...], run: Run | None = None, devices_omitted: tuple[DevicesOmittedItem, ...] | None = None, step_breakdown: StepBreakdown | None = None, efficiency: Efficiency | None = None, memory: tuple[MemoryRow, ...] | None = None, critical_path: CriticalPath | None = None, graphs: Graphs | None = None, device_turns: DeviceTurns | None = None, roofline: Roofline | None = None, avoidable: tuple[AvoidableItem, ...] | None = None, decision: dict | None = None, measurement: Measurement | None = None, run_details: RunDetails | None = None, lint: Lint | None = None, repeatability: Repeatability | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, schema: str, tool_version: str, inputs: tuple[Input, ...], meta: Meta, counters: tuple[Counter, ...], phases: tuple[Phase, ...], steps: Steps, devices: tuple[Device, ...], top_kernels: tuple[KernelRow, ...], top_ops: tuple[OpRow, ...], top_ops_by_self: tuple[OpRow, ...], launch: Launch, shapes: tuple[ShapeRow, ...], findings: tuple[Finding, ...], run: Run | None = None, devices_omitted: tuple[DevicesOmittedItem, ...] | None = None, step_breakdown: StepBreakdown | None = None, efficiency: Efficiency | None = None, memory: tuple[MemoryRow, ...] | None = None, critical_path: CriticalPath | None = None, graphs: Graphs | None = None, device_turns: DeviceTurns | None = None, roofline: Roofline | None = None, avoidable: tuple[AvoidableItem, ...] | None = None, decision: None = None, measurement: Measurement | None = None, run_details: RunDetails | None = None, lint: Lint | None = None, repeatability: Repeatability | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'schema', schema)
         _set(self, 'tool_version', tool_version)
@@ -4559,7 +4559,7 @@ _c144 = _array_fn(_c143, None, None)
 _c145 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
 _c146 = AvoidableItem._load
 _c147 = _array_fn(_c146, None, None)
-_c148 = _nullable(_c16)
+_c148 = _scalar_fn(('null',))
 _c149 = _enum_fn(('complete', 'partial', 'blind'))
 _c150 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
 _c151 = _enum_fn(('partial', 'blind'))

@@ -25,6 +25,7 @@ struct FieldInfo {
   // when it is set), "derived" (computed from other fields),
   // "context" (where the object is: its rank, its step), "constant",
   // "custom" (the declaration's own code; keys below it are not declared),
+  // "reserved" (a key kept for later, always null),
   // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows),
   // "map" (an object whose keys are names: View<AsMap>).
   std::string kind;
@@ -160,6 +161,9 @@ class FieldDescriber {
   }
   void Constant(std::string_view key, std::string_view, std::string_view meaning) {
     Add(key, "string", Unit::kNone, false, "constant", meaning);
+  }
+  void Reserved(std::string_view key, std::string_view meaning) {
+    Add(key, "null", Unit::kNone, true, "reserved", meaning);
   }
 
   // The member's keys in this object (its name, if any, is not this object's).

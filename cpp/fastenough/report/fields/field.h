@@ -20,7 +20,7 @@
 // What a declaration can say (every visitor implements each):
 //   Field(key, member, unit, meaning[, attr][, View<X>{}])
 //       a value: string, bool, double (NaN: null), integer, a list of
-//       integers or strings, a list of integer pairs ([a, b] each), a
+//       integers, doubles or strings, a list of integer pairs ([a, b] each), a
 //       declared struct (an object) or a list of them (objects), a list of
 //       (name, value) pairs as one object (View<AsMap>);
 //       View<X> picks another declaration of the element struct.
@@ -34,6 +34,8 @@
 //       (the rank it belongs to; the number of the step a per-step row is
 //       of), not read back.
 //   Constant(key, text, meaning)  written as given, not read back.
+//   Reserved(key, meaning)  a key every document has, kept for a later use:
+//       always null (its JSON Schema type is null), not read back.
 //   Inline(member)  the member struct's own fields, in this object.
 //   Group(key, meaning, declare[, present | attr])  a JSON object of this
 //       struct's own members (present: a bool member, false written as null;

@@ -120,6 +120,7 @@ class FieldWriter {
   void Constant(std::string_view key, std::string_view text, std::string_view) {
     w_.Field(key, text);
   }
+  void Reserved(std::string_view key, std::string_view) { w_.Key(key).Null(); }
 
   template <class A>
   void Inline(const A& acc) {
@@ -400,6 +401,7 @@ class FieldReader {
   void Rank(std::string_view) {}
   void StepNumber(std::string_view) {}
   void Constant(std::string_view, std::string_view, std::string_view) {}
+  void Reserved(std::string_view, std::string_view) {}
 
   template <class A>
   void Inline(const A& acc) {

@@ -184,9 +184,7 @@ void Fields(V& v, Of<Report>) {
   v.Field("findings", &T::findings, Unit::kNone, "the findings, ranked");
   v.Field("avoidable", &T::avoidable, Unit::kNone,
           "per rank, what its avoidable findings save together, overlapping ones once", kLater);
-  v.Custom(
-      "decision", "null", Unit::kNone, "reserved for a decision of the report itself; null",
-      [](JsonWriter& w, const T&, const C&) { w.Null(); }, none);
+  v.Reserved("decision", "reserved for a decision of the report itself; null");
   // fastenough run only (rundir/run_report.cc fills them; run_fields.h).
   v.FieldIf("measurement", &T::measurement, Unit::kNone,
             "fastenough run only: what the run's measurement saw, and what it did not "
