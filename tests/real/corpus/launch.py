@@ -5,7 +5,7 @@ the README.md beside the program that needs it:
 
     python launch.py [--seed N] [--fakedata-size N] [--fakedata-image C,H,W]
                      [--reward-threshold ENV_ID=R] [--gpt-config K=V,...]
-                     script.py [its arguments]
+                     [--no-tensorboard] script.py [its arguments]
 
 --seed N           seeds random, numpy and torch before the program starts (for
                    programs that never seed, e.g. pytorch/examples regression).
@@ -17,6 +17,9 @@ the README.md beside the program that needs it:
                    episodes instead of several hundred.
 --gpt-config       overrides fields of nanoGPT's GPTConfig (bench.py builds a
                    124M GPT-2 with literal sizes: n_layer=12, n_embd=768).
+--no-tensorboard   torch.utils.tensorboard.SummaryWriter becomes a writer that
+                   writes nothing (makemore logs its losses with it; the
+                   tensorboard package is not in the test environment).
 
 The script then runs with runpy as __main__, with sys.argv and sys.path[0] as
 `python script.py args` would have them.
@@ -86,6 +89,21 @@ def gpt_config(spec: str, script_dir: str) -> None:
     sys.path.remove(script_dir)
 
 
+def no_tensorboard() -> None:
+    import types
+
+    class SummaryWriter:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __getattr__(self, name):  # add_scalar, flush, close, ...
+            return lambda *args, **kwargs: None
+
+    module = types.ModuleType("torch.utils.tensorboard")
+    module.SummaryWriter = SummaryWriter
+    sys.modules["torch.utils.tensorboard"] = module
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int)
@@ -93,6 +111,7 @@ def main() -> None:
     ap.add_argument("--fakedata-image")
     ap.add_argument("--reward-threshold")
     ap.add_argument("--gpt-config")
+    ap.add_argument("--no-tensorboard", action="store_true")
     ap.add_argument("script")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opt = ap.parse_args()
@@ -107,6 +126,8 @@ def main() -> None:
         reward_threshold(opt.reward_threshold)
     if opt.gpt_config:
         gpt_config(opt.gpt_config, script_dir)
+    if opt.no_tensorboard:
+        no_tensorboard()
     sys.argv = [script, *opt.args]
     sys.path[0] = script_dir
     runpy.run_path(script, run_name="__main__")
