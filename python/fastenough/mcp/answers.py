@@ -159,6 +159,7 @@ def ab_answer(doc: dict, *, top: int, files: dict) -> dict:
             st = m.get("status") if isinstance(m, dict) else m
             statuses.append(st)
             runs.append({"run": f"{name}{i + 1}", "measurement": clean(st or "?", 20),
+                         "timing_only": r.get("timing_only") is True,
                          "exit_status": _num(r.get("exit_status")),
                          "steps_per_s": _num(r.get("steps_per_s")),
                          "items_per_s": _num(r.get("items_per_s")),
@@ -194,6 +195,8 @@ def ab_answer(doc: dict, *, top: int, files: dict) -> dict:
         "protocol_changes": clean_tree((doc.get("protocol_changes") or [])[:top], 200),
         "noise": clean_tree((doc.get("noise") or [])[:5], 400),
         "left_out": clean_tree((doc.get("left_out") or [])[:5], 300),
+        # Which runs timed only (fastenough run --timing-only) and what B/A is of.
+        "timing": clean(str((doc.get("timing") or {}).get("text") or ""), 500) or None,
         "failed": clean_tree(doc.get("failed"), 300) if doc.get("failed") else None,
         "figures": {"runs": runs},
         "commands": {n: clean_tree(((doc.get("sides") or {}).get(n) or {}).get("command"), 300)

@@ -67,6 +67,12 @@ def test_the_ratio_is_of_the_timing_only_pairs(tmp_path):
 
     page = ab_to_html(doc)
     assert "pair 3:" in page and "pair 4:" not in page  # the chart's 3 ratio pairs
+    from fastenough.mcp.answers import ab_answer
+
+    answer = ab_answer(doc, top=5, files={})
+    assert answer["timing"].startswith("A1 B1 ran the full agent")
+    assert [r["timing_only"] for r in answer["figures"]["runs"]][:4] == [False, True, True, True]
+    assert answer["measurement"]["status"] == "complete"
 
 
 def test_one_timing_only_pair_keeps_every_pair_and_says_so(tmp_path):
