@@ -70,7 +70,15 @@ def tool_cost_line(report: Report) -> str | None:
     if rise:
         line += f"; the window raised the peak RSS by at most {fmt_bytes(rise)}"
         bound = m.profile_memory_bound_bytes
-        if bound and rise > bound:
+        if bound and rise > bound and any(r.code == "no-trace" for r in m.reasons):
+            # Abandoned within its first step: fewer steps cannot help (a step
+            # torch ran from C++, a backward pass, kept the stop waiting).
+            line += (f", more than fastenough's bound of {fmt_bytes(bound)} (the window "
+                     "recorded nothing and still cost that: its first step outgrew the "
+                     "bound, and the stop waits while torch runs a backward pass; "
+                     "--no-trace keeps the run within it, --trace-no-shapes makes each "
+                     "record smaller)")
+        elif bound and rise > bound:
             line += (f", more than fastenough's bound of {fmt_bytes(bound)} (torch's profiler "
                      "expands its records when it stops, after the window's last check; "
                      "--trace-steps 1 or --no-trace keep the run within it)")
