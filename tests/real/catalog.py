@@ -317,6 +317,36 @@ CORPUS_PROGRAMS: list[Program] = [
                     ("sync-in-loop", "loss.item() runs every 20th step only"))),
     Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",),
             forbid=(("*[avoidable]", "a 2-layer GCN on a small graph: nothing removable"),)),
+    # ---- karpathy/makemore (corpus/makemore/README.md): a character-level
+    # Transformer trained on names, sampled at step 200
+    Program("makemore-names", ("makemore.py", "-i", str(CORPUS / "makemore" / "names.txt"),
+                               "-o", "out", "--max-steps", "201", "--num-workers", "2",
+                               "--n-layer", "2", "--n-embd", "32", "--n-embd2", "32"),
+            root=CORPUS / "makemore", launcher=("--no-tensorboard",),
+            stdout_mask=(rf"step time {TIMING}ms",),
+            expect=(("sync-in-loop@makemore.py", "loss.item() every 10th step"),
+                    ("padding-waste@makemore.py", "CharDataset pads every name to the longest "
+                     "of the data set (15 letters + <START>): about 56% of the positions are "
+                     "padding, masked out of the loss by ignore_index=-1")),
+            forbid=(("autograd-in-eval", "every forward but generate()'s trains; generate() "
+                     "runs under torch.no_grad()"),
+                    ("train-mode-in-eval", "generate() samples in train mode, but the "
+                     "Transformer has no dropout and no batch norm: the flag changes nothing"),
+                    ("duplicate-weights", "each block's causal-mask buffer belongs to a "
+                     "distinct module"))),
+    # ---- facebookresearch/dlrm (corpus/dlrm/README.md): DLRM on its own random
+    # data, tested every 30 iterations by inference()
+    Program("dlrm-random", ("dlrm_s_pytorch.py", *cs.DLRM_ARGS),
+            root=CORPUS / "dlrm", launcher=("--no-tensorboard",), needs=("sklearn",),
+            stdout_mask=(rf"{TIMING} ms/it",),
+            expect=(("autograd-in-eval[avoidable]@dlrm_s_pytorch.py", "inference() runs "
+                     "dlrm_wrap over the test batches with autograd on (its "
+                     "`with torch.no_grad():` is commented out) and only reads the scores"),
+                    ("sync-in-loop@dlrm_s_pytorch.py", "L = E.detach().cpu().numpy() every "
+                     "training step, and the scores' .numpy() per test batch")),
+            forbid=(("train-mode-in-eval", "DLRM has no dropout and no batch norm: "
+                     "Linear, ReLU, Sigmoid and EmbeddingBag ignore the flag"),
+                    ("full-vocab-logits", "one click probability per sample, no vocabulary"))),
 ]
 
 ALL = TEAM + CORPUS_PROGRAMS

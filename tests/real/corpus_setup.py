@@ -71,6 +71,15 @@ def wikitext(work: Path) -> None:
         (d / f"{name}.txt").write_text("".join(f" \n {p} \n" for p in paras))
 
 
+# facebookresearch/dlrm's dlrm_s_pytorch.py on its own random data (README's
+# "random" data generation), a small architecture, 60 iterations of batch 64,
+# inference() over 60 test batches at iterations 30 and 60.
+DLRM_ARGS = ("--arch-sparse-feature-size=16", "--arch-mlp-bot=13-64-16",
+             "--arch-mlp-top=64-32-1", "--arch-embedding-size=1000-1000-1000-1000",
+             "--data-generation=random", "--loss-function=bce", "--round-targets=True",
+             "--mini-batch-size=64", "--num-batches=60", "--test-freq=30",
+             "--print-freq=10", "--print-time", "--numpy-rand-seed=7")
+
 WORD_LM = CORPUS / "pytorch_examples" / "word_language_model"
 WORD_LM_TRAIN = ("--model", "Transformer", "--epochs", "2", "--emsize", "64", "--nhid", "64",
                  "--nlayers", "2", "--nhead", "2", "--bptt", "35", "--batch_size", "20",
