@@ -47,9 +47,10 @@ that calls a head once per row pays more of it than the loop it replaced), so
 that B/A is the program's difference and not the agent's. The ratio is of the
 pairs whose runs are both timing-only (A2 B2, A3 B3, ...; with --rounds 1, of
 every pair, and the text says so). --trace keeps the window and the checks in
-every run and the ratio of every pair. Run directories, and each run's stdout and
-stderr, are kept under .fastenough/ab/<time>/ (A1, B1, B2, A2, ...), with
-ab.json, the fastenough.ab/1 document, and ab.html, a page to forward.
+every run and the ratio of every pair. Run directories, and each run's
+stdout and stderr, are kept under .fastenough/ab/<time>/ (A1, B1, B2, A2,
+...), with ab.json, the fastenough.ab/1 document, and ab.html, a page to
+forward.
 
 examples:
   fastenough ab "python eval.py" "python eval.py --fast"
