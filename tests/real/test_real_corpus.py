@@ -104,6 +104,8 @@ def test_finding_specs_parse_and_match():
     assert spec_matches("sync-in-loop", f) and spec_matches("sync-in-loop@main.py", f)
     assert spec_matches("*[bounded]", f) and not spec_matches("*[avoidable]", f)
     assert not spec_matches("sync-in-loop@train.py", f)
+    assert spec_matches("sync-in-loop@main.py:3", f)
+    assert not spec_matches("sync-in-loop@main.py:4", f)
     with pytest.raises(ValueError):
         spec_matches("no spaces allowed", f)
 

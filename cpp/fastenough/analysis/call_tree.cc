@@ -7,6 +7,14 @@
 
 namespace fastenough::analysis {
 
+namespace {
+
+// How far a slice may stick out of the slice it starts in and still be its
+// callee (clock jitter between Kineto's and the Python tracer's clocks).
+constexpr int64_t kNestingJitterNs = 2000;
+
+}  // namespace
+
 using trace::EventKind;
 using trace::kNoRow;
 
@@ -112,9 +120,21 @@ CallTree BuildCallTree(const trace::EventStore& store) {
       if (store.pid[prev] != store.pid[r] || store.tid[prev] != store.tid[r]) stack.clear();
     }
     while (!stack.empty() && store.end_ns(stack.back()) <= store.ts_ns[r]) stack.pop_back();
-    // Zero-length slices at the parent's end: still inside only if start < end.
-    if (!stack.empty()) t.parent[r] = static_cast<int32_t>(stack.back());
-    stack.push_back(r);
+    // A slice that outlives the slice it starts in by more than clock jitter
+    // is not its callee: torch's profiler opens an annotation inside
+    // _record_function_enter_new and closes it later (a ProfilerStep begun by
+    // profiler.step() in an optimizer hook spans the next step; the
+    // DataLoader's enumerate(...) annotation spans the fetch). Its parent is
+    // the innermost open slice that encloses it, and it goes into the stack
+    // right above that one: the slices above keep their parents and close
+    // first, and what starts after them nests under it. Before, the whole
+    // next step nested under the hook's call chain, and the DataLoader's wait
+    // was placed at the user's `opt.step()` line (DLRM, ema_deepcopy).
+    size_t at = stack.size();
+    const int64_t end = store.end_ns(r);
+    while (at > 0 && store.end_ns(stack[at - 1]) + kNestingJitterNs < end) --at;
+    if (at > 0) t.parent[r] = static_cast<int32_t>(stack[at - 1]);
+    stack.insert(stack.begin() + static_cast<std::ptrdiff_t>(at), r);
   }
   // A runtime call with device work marks every enclosing cpu op.
   for (size_t i = 0; i < n; ++i) {

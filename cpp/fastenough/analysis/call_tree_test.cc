@@ -63,6 +63,39 @@ TEST(CallTreeTest, NestingOfAThreadWrittenOutOfOrder) {
   EXPECT_EQ(t.parent[kernel], trace::kNoRow);
 }
 
+TEST(CallTreeTest, AnAnnotationThatOutlivesTheCallItStartsInNestsWhereItEnds) {
+  // profiler.step() in an optimizer hook opens ProfilerStep#1 inside
+  // _record_function_enter_new; it lasts to the next step. The DataLoader's
+  // enumerate(...) annotation opens the same way inside __next__ (ns).
+  trace::EventStore store;
+  const int32_t main = Add(store, EventKind::kPythonFunction, 1, 7, 0, 100000);
+  const int32_t wrapper = Add(store, EventKind::kPythonFunction, 1, 7, 10000, 10000);
+  const int32_t hook = Add(store, EventKind::kPythonFunction, 1, 7, 12000, 7000);
+  const int32_t enter = Add(store, EventKind::kPythonFunction, 1, 7, 15000, 500);
+  const int32_t step = Add(store, EventKind::kUserAnnotation, 1, 7, 15200, 44800);
+  const int32_t rest_of_hook = Add(store, EventKind::kPythonFunction, 1, 7, 16000, 2000);
+  const int32_t next = Add(store, EventKind::kPythonFunction, 1, 7, 21000, 9000);
+  const int32_t enter2 = Add(store, EventKind::kPythonFunction, 1, 7, 21300, 400);
+  const int32_t fetch = Add(store, EventKind::kUserAnnotation, 1, 7, 21500, 8400);
+  const int32_t collate = Add(store, EventKind::kCpuOp, 1, 7, 22000, 1000);
+  // Clock jitter: an op that ends 1 us after its frame is still its callee.
+  const int32_t frame = Add(store, EventKind::kPythonFunction, 1, 7, 39000, 1999);
+  const int32_t jitter = Add(store, EventKind::kCpuOp, 1, 7, 40000, 1000);
+  store.Finalize();
+  const CallTree t = BuildCallTree(store);
+  EXPECT_EQ(t.parent[step], main);  // not enter: it outlives the hook's call chain
+  EXPECT_EQ(t.parent[rest_of_hook], hook);  // the hook's own calls stay the hook's
+  EXPECT_EQ(t.parent[next], step);  // the next step's calls are not the hook's
+  EXPECT_EQ(t.parent[enter2], next);
+  EXPECT_EQ(t.parent[fetch], next);
+  EXPECT_EQ(t.parent[collate], fetch);
+  EXPECT_EQ(t.parent[frame], step);
+  EXPECT_EQ(t.parent[jitter], frame);
+  EXPECT_EQ(t.parent[wrapper], main);
+  EXPECT_EQ(t.parent[hook], wrapper);
+  EXPECT_EQ(t.parent[enter], hook);
+}
+
 TEST(CallTreeTest, HostOrderIsTheSortedOrderForShuffledThreads) {
   std::mt19937 rng(35);
   for (int round = 0; round < 20; ++round) {
