@@ -33,6 +33,33 @@ TEST(CheckVerdicts, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
+TEST(CheckVerdicts, AProbeThatTimedTheFixNoFasterLeavesTheSavingUnpriced) {
+  // DLRM's evaluation at load 6: grad on 0.64 ms, under inference_mode 17.2 ms
+  // (every call of the fix stalled). Before: a saving of 0, which `decide`
+  // reads as a fix that pays nothing.
+  CheckInput in;
+  in.numbers = {{"forwards", 100}, {"graph_outputs", 100}, {"backward_calls", 0},
+                {"params_requiring_grad", 12}, {"probe_grad_ns", 638957},
+                {"probe_inference_ns", 17201929}, {"forwards_per_step", 1},
+                {"step_median_ns", 8000000}};
+  for (double fix_ns : {17201929.0, 638957.0}) {  // slower, and equal
+    in.numbers["probe_inference_ns"] = fix_ns;
+    auto f = VerdictOnAutogradInEval(in);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+    EXPECT_EQ(f->saving.per_step_ns, -1);
+    EXPECT_LT(f->saving.share_of_step, 0);
+    bool said = false;
+    for (const auto& [k, v] : f->evidence) {
+      if (k == "probe_skipped") {
+        said = std::get<std::string>(v).rfind("the probe timed the fix no faster (", 0) == 0;
+      }
+      EXPECT_NE(k, "saving_basis");
+    }
+    EXPECT_TRUE(said) << fix_ns;
+  }
+}
+
 TEST(CheckVerdicts, AutogradInEvalBetweenTrainingSteps) {
   // DQN (issue 37, item 8): the acting forward's line built 1400 graphs no
   // backward used, between training steps; no evaluation stretch after the
