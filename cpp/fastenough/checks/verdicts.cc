@@ -73,24 +73,32 @@ void TextEvidence(Finding& f, const CheckInput& in, std::initializer_list<const 
 // the difference of two host-timed forwards (each the fastest of its calls).
 // The evidence says the saving was measured (saving_basis), or why the probe
 // did not run (probe_skipped: then the saving stays unknown).
+// A fixed variant this many times slower than the code as it ran is a stall.
+constexpr double kProbeStallFactor = 2.0;
+
 void SavingFromProbe(Finding& f, const CheckInput& in, const char* slow_key, const char* fast_key) {
   if (!in.Has(slow_key) || !in.Has(fast_key)) {
     TextEvidence(f, in, {"probe_skipped"});
     return;
   }
-  // A probe that timed the fix no faster measured no saving, not a saving of
-  // 0: the load of the machine decided it (DLRM's evaluation at load 6: grad
-  // on 0.64 ms, under inference_mode 17.2 ms, every call of the fix stalled),
-  // and a claim of 0 would let `decide` freeze a fix nobody measured.
-  if (!(in.Num(slow_key) > in.Num(fast_key))) {
+  // A probe whose fixed variant ran more than twice as long as the code as it
+  // ran measured a stall, not the fix: DLRM's evaluation at load 6 timed every
+  // call under inference_mode at 17.2 ms against 0.64 ms with autograd on, and
+  // claimed a saving of 0, an upper bound nobody measured, which `decide`
+  // reads as a fix that pays nothing. Then nothing is priced. Within that
+  // factor the difference, or 0, is what the probe resolved (a tiny model's
+  // fix is as fast as its code, give or take the noise).
+  if (in.Num(fast_key) > kProbeStallFactor * in.Num(slow_key)) {
     f.evidence.emplace_back(
         "probe_skipped",
-        "the probe timed the fix no faster (" + util::FormatDuration(in.Num(fast_key)) +
-            " with it, " + util::FormatDuration(in.Num(slow_key)) +
-            " as it ran): nothing measured at this load; measure the fix with `fastenough ab`");
+        "the probe timed the fix slower than the code as it ran (" +
+            util::FormatDuration(in.Num(fast_key)) + " with it, " +
+            util::FormatDuration(in.Num(slow_key)) +
+            " as it ran): a stall of the machine, not the fix; measure the fix with "
+            "`fastenough ab`");
     return;
   }
-  double diff = in.Num(slow_key) - in.Num(fast_key);
+  double diff = std::max(0.0, in.Num(slow_key) - in.Num(fast_key));
   // probe_scale: the run's median forward over the probe's forward as it ran.
   // The probe keeps each variant's fastest call, at exit; the run's forwards
   // ran under its own load (a loaded machine stretched both sides of a CPU

@@ -33,7 +33,7 @@ TEST(CheckVerdicts, AutogradInEvalWithProbe) {
   EXPECT_EQ(f->where[0].line, 12);
 }
 
-TEST(CheckVerdicts, AProbeThatTimedTheFixNoFasterLeavesTheSavingUnpriced) {
+TEST(CheckVerdicts, AProbeWhoseFixStalledLeavesTheSavingUnpriced) {
   // DLRM's evaluation at load 6: grad on 0.64 ms, under inference_mode 17.2 ms
   // (every call of the fix stalled). Before: a saving of 0, which `decide`
   // reads as a fix that pays nothing.
@@ -42,22 +42,25 @@ TEST(CheckVerdicts, AProbeThatTimedTheFixNoFasterLeavesTheSavingUnpriced) {
                 {"params_requiring_grad", 12}, {"probe_grad_ns", 638957},
                 {"probe_inference_ns", 17201929}, {"forwards_per_step", 1},
                 {"step_median_ns", 8000000}};
-  for (double fix_ns : {17201929.0, 638957.0}) {  // slower, and equal
-    in.numbers["probe_inference_ns"] = fix_ns;
-    auto f = VerdictOnAutogradInEval(in);
-    ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->verdict, Verdict::kAvoidable);
-    EXPECT_EQ(f->saving.per_step_ns, -1);
-    EXPECT_LT(f->saving.share_of_step, 0);
-    bool said = false;
-    for (const auto& [k, v] : f->evidence) {
-      if (k == "probe_skipped") {
-        said = std::get<std::string>(v).rfind("the probe timed the fix no faster (", 0) == 0;
-      }
-      EXPECT_NE(k, "saving_basis");
+  auto f = VerdictOnAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::kAvoidable);
+  EXPECT_EQ(f->saving.per_step_ns, -1);
+  EXPECT_LT(f->saving.share_of_step, 0);
+  bool said = false;
+  for (const auto& [k, v] : f->evidence) {
+    if (k == "probe_skipped") {
+      said = std::get<std::string>(v).rfind("the probe timed the fix slower than", 0) == 0;
     }
-    EXPECT_TRUE(said) << fix_ns;
+    EXPECT_NE(k, "saving_basis");
   }
+  EXPECT_TRUE(said);
+  // Within twice the code's time it is the probe's noise: a tiny model's fix
+  // as fast as its code claims what it resolved, 0.
+  in.numbers["probe_inference_ns"] = 700000;
+  f = VerdictOnAutogradInEval(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->saving.per_step_ns, 0);
 }
 
 TEST(CheckVerdicts, AutogradInEvalBetweenTrainingSteps) {
