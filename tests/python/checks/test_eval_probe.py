@@ -393,3 +393,37 @@ def test_a_probe_over_its_time_budget_at_one_edge_is_tried_at_a_later_one(tmp_pa
     finally:
         reg.uninstall()
         checks.reset()
+
+
+def test_the_probe_is_carried_to_forwards_like_its_own_not_the_run_s_median(tmp_path):
+    """DLRM (session 6): 64-row training forwards of ~1 ms beside evaluation
+    forwards of large batches of ~31 ms; the probe timed an evaluation call, and
+    its difference, as a share of that forward, was carried to the median of
+    every forward (a training one): probe_scale 0.036, the saving understated
+    thirtyfold. Now the median is of the forwards of the probed call's root and
+    batch rows."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[torch.nn.Linear(256, 256) for _ in range(4)])
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    small, large = torch.randn(4, 256), torch.randn(1024, 256)
+
+    def program(reg):
+        for _ in range(200):  # training: many small forwards, each with a backward
+            loss = model(small).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        for _ in range(60):  # scored with autograd on: fewer, larger forwards
+            model(large)
+
+    doc = run_checks(tmp_path, program, {"probe": True})
+    [f] = findings(doc, "autograd-in-eval")
+    ev = f["evidence"]
+    assert ev["saving_basis"].startswith("measured"), ev
+    # The probed call is a 1024-row forward; the median it is carried to is of
+    # 1024-row forwards too (the run's median of all forwards is a 4-row one,
+    # many times shorter: a scale of about a tenth before). Above 1 is the
+    # run's own load and the agent's hooks, which the probe's fastest calls
+    # leave out.
+    assert ev["probe_scale"] > 0.4, ev
+    assert ev["probe_forward_median_ns"] > 0.4 * ev["probe_as_ran_ns"], ev

@@ -130,7 +130,7 @@ class EvalCall:
     The module is held weakly: a model the program frees must go (the agent
     notices a freed main model, and its memory must not stay)."""
 
-    __slots__ = ("ref", "args", "kwargs", "grad", "inference", "flags", "graph", "kinds")
+    __slots__ = ("ref", "args", "kwargs", "grad", "inference", "flags", "graph", "kinds", "forward_kind")
 
     def __init__(self, torch, module, args, kwargs, graph: bool) -> None:
         from fastenough.agent.checks.eval_graph import training_layer_kind
@@ -146,6 +146,7 @@ class EvalCall:
         self.kinds = any(m.training and training_layer_kind(torch.nn, m) is not None
                          for m in mods)
         self.graph = graph
+        self.forward_kind = None  # the registry's (root, batch rows): registry.forward_kind
 
 
 def training_layers_on(torch, call: EvalCall) -> bool:

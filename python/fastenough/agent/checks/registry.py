@@ -45,6 +45,10 @@ SAMPLE_EVERY = 64
 # The eval probe at a phase edge waits for this many timed forwards (the
 # forward's time decides how much of the batch the probe's budget holds).
 EDGE_PROBE_MIN_FORWARDS = 3
+# The forwards timed per root and batch rows (the probe's like-for-like
+# median): so many kinds, so many timings of each.
+FORWARD_KINDS = 16
+FORWARD_KIND_SAMPLES = 2048
 # ... and keeps at most this much alive in graphs (or this share of the
 # process's memory): the profiler window's bound (profile_window.py).
 EDGE_PROBE_MEMORY_BYTES = 64 << 20
@@ -129,6 +133,12 @@ class Registry:
         self.step_ns: list[int] = []
         self.fwd_ns: list[int] = []
         self.fwd_ns_steady: list[int] = []
+        # Forward times by (root, rows of its first tensor argument): the eval
+        # probe's call is priced against forwards like it, not the run's median
+        # of every forward (DLRM: 64-row training forwards of 1.1 ms beside the
+        # evaluation's large batches of 31 ms).
+        self.fwd_ns_by_kind: dict = {}
+        self._probe_kind = None  # the kind of the call the eval probe last timed
         self._autograd = None  # agent/autograd_watch.AutogradWatch, once installed
         self._autograd_base = 0
         self.batch_sizes: collections.Counter = collections.Counter()
@@ -424,6 +434,12 @@ class Registry:
             ns = time.perf_counter_ns() - self._t_fwd
             (self.fwd_ns_steady if self.in_steady else self.fwd_ns).append(ns)
             self._t_fwd = 0
+            kind = self.forward_kind(module, args)
+            times = self.fwd_ns_by_kind.get(kind)
+            if times is None and len(self.fwd_ns_by_kind) < FORWARD_KINDS:
+                times = self.fwd_ns_by_kind[kind] = []
+            if times is not None and len(times) < FORWARD_KIND_SAMPLES:
+                times.append(ns)
         self.examined += 1
         if self._native_roots and not self._compiled and self._dynamo_counts()[0] > 0:
             self._compiled = True
@@ -492,12 +508,25 @@ class Registry:
                                     "keeps for the probe")
             return
         self._eval_call = probe.EvalCall(self.torch, module, args, kwargs, graph)
+        self._eval_call.forward_kind = self.forward_kind(module, args)
 
     def _eval_call_of(self, module, args, kwargs):
         """A call kept for the eval probe (None: its input is too large to keep)."""
         if probe.input_bytes(self.torch, (args, kwargs)) > probe.EVAL_CALL_MAX_INPUT_BYTES:
             return None
-        return probe.EvalCall(self.torch, module, args, kwargs, True)
+        call = probe.EvalCall(self.torch, module, args, kwargs, True)
+        call.forward_kind = self.forward_kind(module, args)
+        return call
+
+    def forward_kind(self, module, args) -> tuple:
+        """A forward's kind: its root and the rows of its first argument when
+        that is a tensor (only a tensor's own shape is read: no attribute of a
+        program's object runs)."""
+        first = args[0] if args else None
+        rows = -1
+        if isinstance(first, self.torch.Tensor) and first.dim() > 0:
+            rows = int(first.shape[0])
+        return (id(module), rows)
 
     def called_roots(self) -> list:
         return list(self._called_roots.values())
@@ -716,7 +745,8 @@ class Registry:
         return max(mine, since) if 0 <= since < 30 * 86400 * 10**9 else mine
 
     def _eval_probe_now(self, call, max_graph_bytes: int | None = None) -> dict:
-        fwd = self._forward_median_ns()
+        self._probe_kind = getattr(call, "forward_kind", None)
+        fwd = self._forward_median_ns(self._probe_kind)
         self._probing = True
         try:
             res = probe.eval_probe(
@@ -781,7 +811,12 @@ class Registry:
         res["at"] = "exit"
         self.probe_results["eval"] = res
 
-    def _forward_median_ns(self) -> float:
+    def _forward_median_ns(self, kind=None) -> float:
+        """The run's median forward: of the forwards of `kind` (the probed call's
+        root and batch rows) when three or more were timed, else of all."""
+        like = self.fwd_ns_by_kind.get(kind) if kind is not None else None
+        if like and len(like) >= 3:
+            return _util.median(like)
         return _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns) or 0
 
     def _eval_probe_refused(self) -> str | None:
@@ -856,7 +891,7 @@ class Registry:
         # (probe is imported with this module: an import at exit would turn the
         # exit status after an unhandled KeyboardInterrupt from -SIGINT into 1.)
         ev = pr.get("eval") or {}
-        ev_n = probe.eval_savings(ev, self._forward_median_ns())
+        ev_n = probe.eval_savings(ev, self._forward_median_ns(self._probe_kind))
         ev_t = {"probe_skipped": ev["skipped"]} if "skipped" in ev else {}
         if "ns" in ev and ev.get("at"):
             ev_t["probe_at"] = ev["at"]
