@@ -130,7 +130,8 @@ class EvalCall:
     The module is held weakly: a model the program frees must go (the agent
     notices a freed main model, and its memory must not stay)."""
 
-    __slots__ = ("ref", "args", "kwargs", "grad", "inference", "flags", "graph", "kinds", "forward_kind")
+    __slots__ = ("ref", "args", "kwargs", "grad", "inference", "flags", "graph", "kinds",
+                 "forward_kind")
 
     def __init__(self, torch, module, args, kwargs, graph: bool) -> None:
         from fastenough.agent.checks.eval_graph import training_layer_kind
