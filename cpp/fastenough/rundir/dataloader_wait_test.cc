@@ -80,6 +80,19 @@ TEST(RundirDataloaderWait, WithoutATimedWaitOfThatModeTheWindowsPriceStays) {
   EXPECT_EQ(f[0].saving.per_step_ns, 100);
 }
 
+TEST(RundirDataloaderWait, TheLoopProcessThatTimedTheStepsPricesIt) {
+  // Two "main" records of rank 0 (ema_deepcopy under bench/real_programs.py):
+  // the first timed nothing.
+  AgentRecord launcher;
+  launcher.role = "main";
+  launcher.rank = 0;
+  std::vector<findings::Finding> f = {WindowPriced(100, 0.1)};
+  PriceDataloaderWaitFromAgents({launcher, LoopAgent("train", 16, 16000, 1600)}, "train", 1000,
+                                &f);
+  EXPECT_EQ(f[0].saving.per_step_ns, 100);  // 1600 / 16
+  EXPECT_EQ(Ev<int64_t>(f[0], "data_wait_timed_steps"), 16);
+}
+
 TEST(RundirDataloaderWait, OnlyAvoidableDataloaderFindingsAreRepriced) {
   std::vector<findings::Finding> f = {WindowPriced(100, 0.1), WindowPriced(100, 0.1)};
   f[0].verdict = findings::Verdict::kBounded;  // workers and threads already share the cores
