@@ -60,6 +60,19 @@ TEST(RundirStepBoundSplit, PartsWithinTheStepAreKept) {
   EXPECT_DOUBLE_EQ(Ev<double>(out[0], "backward_share"), 0.55);
 }
 
+TEST(RundirStepBoundSplit, TheRecordThatTimedTheStepsGivesTheSplit) {
+  // Two "main" records of rank 0 (bench/real_programs.py's launcher Python
+  // beside the program's): the first timed nothing; the split is the other's.
+  StepBoundInputs in = OneMode("train", {16, 1000, 350, 550, 50, 0}, "{}");
+  AgentRecord launcher;
+  launcher.role = "main";
+  in.agents.insert(in.agents.begin(), launcher);
+  std::vector<findings::Finding> out;
+  AddStepBoundFindings(in, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_DOUBLE_EQ(Ev<double>(out[0], "forward_share"), 0.35);
+}
+
 TEST(RundirStepBoundMode, StepsThatRunBackwardAndOptimizerAreTrainingWhateverTheFlags) {
   // TD3's shape: the steps were grouped under "eval" (the no-grad acting
   // forward of the main model) but every one ran a backward and an optimizer
