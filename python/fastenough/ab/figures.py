@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastenough.report.model import Report
-from fastenough.timing_only import timing_status
+from fastenough.report.timing_only import timing_status
 
 # Phases before the steady loop: a one-time cost of every run (docs/method.md, Phases).
 COLD_PHASES = ("startup", "load", "prepare", "warmup")

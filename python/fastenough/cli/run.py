@@ -319,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     m = outcome.typed.measurement if outcome.typed is not None else None
     # --timing-only turned the checks off on purpose: that alone leaves the
     # timing complete (the report's first lines still say no check ran).
-    from fastenough.timing_only import CHECKS_OFF, timing_status
+    from fastenough.report.timing_only import CHECKS_OFF, timing_status
 
     measured = timing_status(m)
     reasons = [r for r in m.reasons if r.code != CHECKS_OFF] if m is not None else []

@@ -120,7 +120,7 @@ def _report_document(outcome, verb: str) -> Report:
 def _measurement_status(report: Report) -> str | None:
     """The measurement's status; of a timing-only run, its timing's (the checks it
     turned off on purpose leave the timing complete: timing_only.py)."""
-    from fastenough.timing_only import timing_status
+    from fastenough.report.timing_only import timing_status
 
     return timing_status(report.measurement) if report.measurement is not None else None
 
