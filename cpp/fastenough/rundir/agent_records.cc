@@ -120,6 +120,22 @@ AgentRecord Parse(dom::object o) {
 
 }  // namespace
 
+const AgentRecord* LoopAgentThatTimed(const std::vector<AgentRecord>& agents, int rank,
+                                      const std::string& mode) {
+  const AgentRecord* found = nullptr;
+  int64_t timed = -1;
+  for (const AgentRecord& a : agents) {
+    if (!a.in_the_loop() || a.rank.value_or(0) != rank) continue;
+    const auto it = a.step_split.find(mode);
+    const int64_t steps = it == a.step_split.end() ? 0 : it->second.steps;
+    if (steps > timed) {
+      found = &a;
+      timed = steps;
+    }
+  }
+  return found;
+}
+
 std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
                                           std::vector<std::string>* problems) {
   std::vector<AgentRecord> out;

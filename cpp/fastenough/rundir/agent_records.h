@@ -79,6 +79,14 @@ struct AgentRecord {
 std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
                                           std::vector<std::string>* problems);
 
+// The rank's loop process (role main or rank), the one that timed the most
+// steps of `mode` (step_split): a run can hold two "main" records of one rank
+// (a launcher's short-lived Python beside the program's, as
+// bench/real_programs.py runs them), and the first found need not be the one
+// with the steps. nullptr when the rank has no loop record.
+const AgentRecord* LoopAgentThatTimed(const std::vector<AgentRecord>& agents, int rank,
+                                      const std::string& mode);
+
 // sweep_batch.json, written by fastenough.sweep_batch under the agent
 // (python/fastenough/measure/sweep.py):
 //   {"points":[{"size":16,"status":"ok","items_per_s":1975.3,"peak_bytes":null,..},

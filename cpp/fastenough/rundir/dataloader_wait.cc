@@ -14,34 +14,16 @@
 
 namespace fastenough::rundir {
 
-namespace {
-
-// The rank's loop process that timed steps of `mode`: a run can hold two
-// "main" records of one rank (a launcher's short-lived Python beside the
-// program's; ema_deepcopy under bench/real_programs.py), and the first one
-// found need not be the one with the steps.
-const StepSplit* TimedSplit(const std::vector<AgentRecord>& agents, int rank,
-                            const std::string& mode) {
-  const StepSplit* best = nullptr;
-  for (const AgentRecord& a : agents) {
-    if (!a.in_the_loop() || a.rank.value_or(0) != rank) continue;
-    const auto it = a.step_split.find(mode);
-    if (it == a.step_split.end()) continue;
-    if (best == nullptr || it->second.steps > best->steps) best = &it->second;
-  }
-  return best;
-}
-
-}  // namespace
-
 void PriceDataloaderWaitFromAgents(const std::vector<AgentRecord>& agents, const std::string& mode,
                                    int64_t reference_ns, std::vector<findings::Finding>* findings) {
   if (reference_ns <= 0 || mode.empty()) return;
   for (findings::Finding& f : *findings) {
     if (f.code != "dataloader-bound" || f.verdict != findings::Verdict::kAvoidable) continue;
-    const StepSplit* timed = TimedSplit(agents, std::max(0, f.rank), mode);
-    if (timed == nullptr) continue;
-    const StepSplit& split = *timed;
+    const AgentRecord* agent = LoopAgentThatTimed(agents, std::max(0, f.rank), mode);
+    if (agent == nullptr) continue;
+    const auto it = agent->step_split.find(mode);
+    if (it == agent->step_split.end()) continue;
+    const StepSplit& split = it->second;
     if (split.steps < kMinTimedStepsForDataWait || split.data_ns <= 0) continue;
     const double wait = static_cast<double>(split.data_ns) / static_cast<double>(split.steps);
     const double share = std::min(1.0, wait / static_cast<double>(reference_ns));

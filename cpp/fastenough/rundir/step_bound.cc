@@ -66,25 +66,6 @@ StepDoes ReadStepDoes(const std::string& agent_json, const std::string& mode) {
   return d;
 }
 
-// The rank's loop process, the one that timed the most steps of `mode` where
-// a run holds two "main" records of one rank (a launcher's short-lived Python
-// beside the program's, as bench/real_programs.py runs them).
-const AgentRecord* LoopAgentOfRank(const std::vector<AgentRecord>& agents, int rank,
-                                   const std::string& mode) {
-  const AgentRecord* found = nullptr;
-  int64_t timed = -1;
-  for (const AgentRecord& a : agents) {
-    if (!a.in_the_loop() || a.rank.value_or(0) != rank) continue;
-    const auto it = a.step_split.find(mode);
-    const int64_t steps = it == a.step_split.end() ? 0 : it->second.steps;
-    if (steps > timed) {
-      found = &a;
-      timed = steps;
-    }
-  }
-  return found;
-}
-
 }  // namespace
 
 void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Finding>* out) {
@@ -96,7 +77,7 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
     if (it == by_mode.end() || s.rank < it->second->rank) by_mode[s.mode] = &s;
   }
   for (const auto& [mode, s] : by_mode) {
-    const AgentRecord* agent = LoopAgentOfRank(in.agents, s->rank, mode);
+    const AgentRecord* agent = LoopAgentThatTimed(in.agents, s->rank, mode);
     StepSplit split;
     if (agent != nullptr) {
       auto it = agent->step_split.find(mode);
