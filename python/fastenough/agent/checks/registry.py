@@ -624,7 +624,7 @@ class Registry:
         m = _util.median(self.step_ns)
         if m:
             return m
-        fwd = _util.median(self.fwd_ns_steady) or _util.median(self.fwd_ns)
+        fwd = self._forward_median_ns()
         return fwd * self.forwards_per_step() if fwd else None
 
     def memory_now(self) -> dict:
