@@ -204,7 +204,26 @@ def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict, retries: in
     if r.get("ratio"):
         row["gain"] = 1 - 1 / r["ratio"]
         row["gain_interval"] = [1 - 1 / r["low"], 1 - 1 / r["high"]]
+    row["saved_per_step_ns"] = saved_per_step_ns(doc)
     return row
+
+
+def saved_per_step_ns(doc: dict) -> float | None:
+    """What the fix saved per step, in time: the median mean step (1 / steps/s) of
+    A's timing-only runs less B's. The claim's share is of A1's steady median,
+    a step under the full agent (its checks' cost in it), while ab's gain is a
+    share of a timing-only step, nearer the program's own: shares of two
+    different steps. The time per step compares like with like."""
+    step = {}
+    for side in ("A", "B"):
+        runs = ((doc.get("sides") or {}).get(side) or {}).get("runs") or []
+        per = sorted(1e9 / r["steps_per_s"] for r in runs
+                     if r.get("timing_only") and r.get("steps_per_s"))
+        if not per:
+            return None
+        step[side] = per[len(per) // 2] if len(per) % 2 else (
+            per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
+    return step["A"] - step["B"]
 
 
 def steps_of(ab_dir: Path) -> dict:
@@ -284,7 +303,8 @@ def main() -> int:
     print(f"fastenough ab --rounds {args.rounds} per fix (A = program, B = program + the "
           "finding's fix); gain = 1 - A/B time per step (or per item), as a share of A's step")
     head = (f"{'program':20} {'finding':19} {'claimed/step':>12} {'share':>6} {'of steady':>9} "
-            f"{'basis':9} {'ab B/A [95%]':>20} {'gain [95%]':>22} {'inside'}")
+            f"{'basis':9} {'ab B/A [95%]':>20} {'gain [95%]':>22} {'saved/step':>10} "
+            f"{'inside'}")
     print(head)
     print("-" * len(head))
     for row in rows:
@@ -300,11 +320,14 @@ def main() -> int:
                 else (row.get("error") or row.get("verdict") or "-")[:20])
         gain_s = (f"{row['gain']:.1%} [{row['gain_interval'][0]:.1%},"
                   f"{row['gain_interval'][1]:.1%}]" if "gain" in row else "-")
+        saved = row.get("saved_per_step_ns")
+        saved_s = "-" if saved is None else f"{saved / 1e6:.2f} ms"
         print(f"{row['program']:20} {row['finding']:19} {per_s:>12} "
               f"{fmt_share(c.get('share_of_step')):>6} {fmt_share(c.get('share_of_steady')):>9} "
-              f"{basis:9} {ab_s:>20} {gain_s:>22} {row['inside']}")
+              f"{basis:9} {ab_s:>20} {gain_s:>22} {saved_s:>10} {row['inside']}")
     print("(share: the finding's share_of_step as reported; of steady: its per-step saving "
-          "over A1's steady median step; * an estimate, not a bound)")
+          "over A1's steady median step; * an estimate, not a bound; saved/step: the median "
+          "mean step of A's timing-only runs less B's)")
     for row in rows:
         if row.get("error"):
             print(f"{row['program']}:{row['finding']}: {row['error']}", file=sys.stderr)
