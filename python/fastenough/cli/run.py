@@ -58,7 +58,9 @@ every process still running with this run's FASTENOUGH_RUN_DIR (a daemon in a
 session of its own): SIGTERM, and SIGKILL after 5 s. If fastenough is
 killed, the command gets SIGTERM rather than running on unreported; the run
 directory then has no report: `fastenough report RUN_DIR --reanalyze -o
-RUN_DIR/report.json` makes it (also after a disk was full).
+RUN_DIR/report.json` makes it (also after a disk was full, or when
+fastenough's own analysis crashed: it runs in a process of its own, so the
+exit status is still the command's).
 
 --timing-only: the agent hooks only what finds the steps (the main model's
 outermost call once the first calls have found it, the DataLoader, the

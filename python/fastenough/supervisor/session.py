@@ -139,16 +139,23 @@ def _analyze(run_dir: Path, log, in_job: bool = False,
              ended: tuple[int | None, int | None, int] | None = None,
              earlier: list | None = None) -> tuple[str | None, str | None]:
     """The report's text, or None and why there is none."""
+    from fastenough.supervisor.contained import AnalysisCrashed, call_contained
+
     whole = {"ended": ended, "cross_reference_lint": True, "earlier_runs": earlier}
     try:
+        # In a forked child: a crash of the core costs the report, never the
+        # program's exit status (supervisor/contained.py).
         if not in_job:
-            return analyze_run_dir_text(run_dir, **whole), None
+            return call_contained(lambda: analyze_run_dir_text(run_dir, **whole)), None
         from fastenough.supervisor.in_job import choose
 
         choice = choose(run_dir, trace_files(run_dir))
         log(f"in-job analysis: {json.dumps(choice.details)}")
-        return analyze_run_dir_text(run_dir, rank_summaries=choice.summaries,
-                                    in_job=choice.details, **whole), None
+        return call_contained(lambda: analyze_run_dir_text(
+            run_dir, rank_summaries=choice.summaries, in_job=choice.details, **whole)), None
+    except AnalysisCrashed as e:
+        log(f"analysis crashed: {e}")
+        return None, f"{e}: `fastenough report {run_dir} --reanalyze` analyses it again"
     except Exception as e:  # noqa: BLE001 - the run happened; say why there is no report
         log(f"analysis failed: {type(e).__name__}: {e}")
         return None, f"{type(e).__name__}: {e}"
