@@ -38,7 +38,15 @@ every 10 ms (memory_watchdog.py) and at each profiled step's end:
   stack-free window, and at each step's end the heap's growth since the window
   began (activations freed) counts at the full expansion, for the steps done
   and for one more step like those after the first (the first also holds the
-  profiler's one-time set-up). The stop's allocations (many small result
+  profiler's one-time set-up); after the first step alone, one more like it
+  less what start() itself grew the heap and the RSS by (lightning-fit-val:
+  the start 0.29 MiB of a first step's 1.34, later steps 0.5 to 0.7; counted
+  again, one more step predicted 50 MiB against the window's 48 and cut it
+  after one step, 15 MiB raised; less the start, its windows ran 2 and 3
+  steps, 31 and 45 MiB raised, predicted 37 and 46). The first step's other
+  one-time cost (the first records' buffers, each function's and module's
+  first sight under the Python tracer: 0.2 to 0.4 MiB) is still counted as
+  per step there. The stop's allocations (many small result
   objects) first fill the heap's free memory, which a CPU step's freed
   activations leave resident: half of it (mallinfo2's fordblks) is counted
   off the stop's cost (the same evaluation's window stopped after one step
@@ -142,6 +150,7 @@ class ProfileWindow:
         self._heap_at_step_end = 0
         self._rss_over_at_step_end = 0
         self._first_step_end = (0, 0)  # (RSS over, heap growth) at the first step's end
+        self._setup = (0, 0)  # (RSS over, heap growth) at start()'s end: the start's own cost
         # The last window's peak-RSS rise per second it profiled (the second
         # window's gate).
         self._rise_per_s: float | None = None
@@ -182,6 +191,7 @@ class ProfileWindow:
         self._heap_at_step_end = 0
         self._rss_over_at_step_end = 0
         self._first_step_end = (0, 0)
+        self._setup = (0, 0)
         self._step_peak = self._heap_base or 0
         self.steps_done = 0
         # A second window (window_plan.py) replaces the first one's trace.
@@ -214,7 +224,18 @@ class ProfileWindow:
                                       measure=self.predicted_rise)
             if watchdog.start():
                 self._watchdog = watchdog
+        self._setup = self._set_up_so_far()
         self.cost_ns += time.monotonic_ns() - t0
+
+    def _set_up_so_far(self) -> tuple[int, int]:
+        """(RSS above the peak before the window, the heap's growth) now: at
+        the end of start(), what the profiler's start itself cost (its
+        buffers, its first records: the ProfilerStep range, our own calls
+        under its Python tracer), which no later step costs again."""
+        heap, rss = _host_bytes(), rss_bytes()
+        grown = max(0, heap - self._heap_base) if heap is not None and self._heap_base else 0
+        over = max(0, rss - self._hwm_before) if rss is not None and self._hwm_before else 0
+        return over, grown
 
     def calibrate_step(self) -> None:
         """At the end of a steady step while the window waits to start: the
@@ -532,8 +553,9 @@ class ProfileWindow:
             # profiler's one-time set-up (a DDP loop's records: 0.92 MiB in the
             # first step, 0.1 to 0.4 MiB in each later one).
             first_over, first_recorded = self._first_step_end
+            # After the first step alone, that step less what start() cost.
             more = ((over - first_over) / (done - 1), (recorded - first_recorded) / (done - 1)) \
-                if done > 1 else (over, recorded)
+                if done > 1 else (max(0, over - self._setup[0]), max(0, recorded - self._setup[1]))
             after_next = over + more[0] + max(
                 0, self.expansion * (recorded + more[1]) - self._free_credit())
             if now > budget or after_next > budget:

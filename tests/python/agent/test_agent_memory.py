@@ -266,6 +266,85 @@ def test_the_first_step_s_set_up_is_not_expected_again(monkeypatch):
     assert w.over_memory_bound()
 
 
+def test_the_start_s_own_cost_is_not_expected_again_after_the_first_step(monkeypatch):
+    # lightning-fit-val (issue 37, item 9), measured: start() itself grew the
+    # heap by 0.29 MiB and left the RSS 0.72 MiB over the peak; at the first
+    # step's end the heap had grown 1.34 MiB (the RSS 1.34 over), 6 MiB free.
+    # Predicting one more step like the whole first one (its start included)
+    # gave 53 MiB and cut the window after one step (its stop then raised the
+    # peak by 15 MiB); less the start's own cost, 47 MiB fits the 48, and the
+    # windows ran 2 and 3 steps (31 and 45 MiB raised, predicted 37 and 46).
+    import fastenough.agent.profile_window as pw
+
+    mib = 1 << 20
+
+    def at(heap, over):
+        monkeypatch.setattr(pw, "_host_bytes", lambda: (300 << 20) + int(heap * mib))
+        monkeypatch.setattr(pw, "rss_bytes", lambda: (300 << 20) + int(over * mib))
+
+    w = _window_at(monkeypatch, heap=0, rss=0, hwm_before=0, free=6 * mib)
+    at(0.29, 0.72)
+    w._setup = w._set_up_so_far()  # what start() does at its end
+    assert w._setup == (int(0.72 * mib), int(0.29 * mib))
+    at(1.34, 1.34)
+    assert not w.over_memory_bound(), w.stopped_early
+    # The steps after the first predict the next one as before.
+    w.steps_done = 1
+    at(1.95, 1.35)  # 0.61 MiB of records: 1.36 + 20 x 2.56 - 3 = 49 MiB next
+    assert w.over_memory_bound()
+    assert "after one more step" in w.stopped_early, w.stopped_early
+
+
+# A step of one small op under the real profiler with Python stacks: the
+# first step's growth is nearly all the profiler's start (its buffers, its
+# first records), which the steps after it do not cost again. The budget is
+# set from what the start measured: under it the whole window fits, and a
+# prediction that expected the start again cut it after its first step.
+TINY_STEPS = """
+import json, os, sys, tempfile
+import torch
+from fastenough.agent.memory import peak_rss_bytes
+from fastenough.agent.profile_window import ProfileWindow, STOP_EXPANSION_WITH_STACK
+from fastenough.agent.run_dir_writer import RunDirWriter
+
+x = torch.randn(8, 8)
+w = ProfileWindow(RunDirWriter(tempfile.mkdtemp()), 0, os.getpid(), steps=5, with_stack=True)
+for i in range(6):
+    torch.add(x, x)
+    w.calibrate_step()
+hwm = peak_rss_bytes()
+w.start(torch, 6)
+over, grown = w._setup
+w.memory_budget = int(2 * over + 1.8 * STOP_EXPANSION_WITH_STACK * grown)
+steps = 0
+while w.active:
+    torch.add(x, x)
+    steps += 1
+    if steps >= 5 or w.over_memory_bound():
+        w.stop(5 + steps)
+        break
+    w.step()
+print(json.dumps({"steps": steps, "setup": [over, grown], "budget": w.memory_budget,
+                  "rise": peak_rss_bytes() - hwm, "stopped": w.stopped_early,
+                  "trace": w.info.get("trace")}))
+"""
+
+
+def test_a_window_whose_steps_fit_is_not_cut_for_the_profiler_s_start():
+    import subprocess
+    import sys
+
+    # Its own process: the peak RSS is the window's, and one profiler cycle
+    # per process (several crash torch 2.13's CPU profiler now and then).
+    r = subprocess.run([sys.executable, "-c", TINY_STEPS], capture_output=True, text=True,
+                       timeout=300, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["setup"][1] > 0, out  # starting the profiler allocates
+    assert out["steps"] == 5 and out["trace"] and out["stopped"] is None, out
+    assert out["rise"] <= out["budget"], out  # and the guard still held
+
+
 def test_fragmentation_counts_where_the_heap_does_not_see_it(monkeypatch):
     # sentence-transformers' encode: the heap in use rose 4 MiB over 4 steps
     # while the RSS rose 79 MiB above the peak before the window.
