@@ -72,6 +72,9 @@ class Case:
     # Writes what the program reads into the working directory (A's and B's
     # alike), as tests/real/catalog.py's Program.setup.
     setup: Callable[[Path], None] | None = None
+    # tests/real/corpus/launch.py's options, as the catalog's Program.launcher:
+    # the program then runs as `python launch.py OPTIONS script args`.
+    launcher: tuple[str, ...] = ()
 
 
 CASES = [
@@ -113,6 +116,12 @@ CASES = [
                         "--dtype", "float32", "--seed", "0"), CORPUS / "peft",
          ("olora_finetuning.py",), ("padding-waste",), env=dict(OFFLINE, HF_DATASETS_OFFLINE="1"),
          fixes=CORPUS / "peft" / "fixes", setup=cs.peft_olora),
+    # facebookresearch/dlrm: inference() scores the test batches with autograd on
+    Case("dlrm-random", ("dlrm_s_pytorch.py", *cs.DLRM_ARGS), CORPUS / "dlrm",
+         ("dlrm_s_pytorch.py", "data_loader_terabyte.py", "data_utils.py",
+          "dlrm_data_pytorch.py", "extend_distributed.py", "mlperf_logger.py",
+          "optim/rwsadagrad.py", "tricks/md_embedding_bag.py", "tricks/qr_embedding_bag.py"),
+         ("autograd-in-eval",), fixes=CORPUS / "dlrm" / "fixes", launcher=("--no-tensorboard",)),
 ]
 
 
@@ -172,8 +181,9 @@ def run_ab(case: Case, code: str, out: Path, rounds: int, env: dict, retries: in
     if case.setup is not None:  # the data A and B read, in their working directory
         case.setup(work)
     py = sys.executable
-    cmd_a = shlex.join([py, str(a / case.argv[0]), *case.argv[1:]])
-    cmd_b = shlex.join([py, str(b / case.argv[0]), *case.argv[1:]])
+    launch = [str(CORPUS / "launch.py"), *case.launcher] if case.launcher else []
+    cmd_a = shlex.join([py, *launch, str(a / case.argv[0]), *case.argv[1:]])
+    cmd_b = shlex.join([py, *launch, str(b / case.argv[0]), *case.argv[1:]])
     failures = []
     for attempt in range(retries + 1):
         ab_dir = work / ("ab" if attempt == 0 else f"ab.retry{attempt}")
