@@ -50,6 +50,8 @@ How a describe row becomes JSON Schema:
               use (Reserved(): `decision`).
   kind "map"  an object of names (View<AsMap>): "object of strings", or of
               integers, numbers (null: not finite) and strings.
+  kind "recorded"  a key of a record read from another writer's file (meta.json's,
+              Recorded()): not required, its value typed as a field's.
 """
 
 from __future__ import annotations
@@ -273,7 +275,8 @@ def doc_table(rows: list[dict]) -> str:
             continue
         written = {"field": "always", "derived": "always (computed)", "context": "always (context)",
                    "constant": "always", "custom": "always" if r["required"] else "when set",
-                   "optional": "when set", "omitted": "when rows are left out",
+                   "optional": "when set", "recorded": "when the file had it",
+                   "omitted": "when rows are left out",
                    "extra": "as recorded", "map": "always", "reserved": "always (null)"}[r["kind"]]
         if r["kind"] in ("field", "custom") and not r["required"] and r["kind"] == "field":
             written = "newer documents"

@@ -28,6 +28,12 @@ bool ObjectReader::Has(std::string_view key) const {
   return object_.at_key(key).get(e) == simdjson::SUCCESS;
 }
 
+bool ObjectReader::IsNull(std::string_view key) const {
+  if (!status_->ok()) return false;
+  dom::element e;
+  return object_.at_key(key).get(e) == simdjson::SUCCESS && e.is_null();
+}
+
 std::vector<std::pair<std::string, dom::element>> ObjectReader::Members() const {
   std::vector<std::pair<std::string, dom::element>> out;
   if (!status_->ok()) return out;

@@ -40,6 +40,8 @@ class ObjectReader {
   std::vector<simdjson::dom::element> Array(std::string_view key);
   // Whether the key is there (any value).
   bool Has(std::string_view key) const;
+  // Whether the key is there and null.
+  bool IsNull(std::string_view key) const;
   // Every (key, value) of the object, in document order.
   std::vector<std::pair<std::string, simdjson::dom::element>> Members() const;
 

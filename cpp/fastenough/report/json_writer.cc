@@ -142,6 +142,58 @@ JsonWriter& JsonWriter::Double(double v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::PythonFloat(double v) {
+  if (!std::isfinite(v)) return Null();
+  BeforeValue();
+  // The shortest digits that read back to v, as "-d.ddde+XX"; then laid out
+  // by repr's rule (Python/pystrtod.c, mode 'r'): fixed when the decimal point
+  // falls within -4 < point <= 16, else d.ddd followed by e and the exponent.
+  char buf[40];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
+  if (!text.empty() && text.front() == '-') {
+    out_.push_back('-');
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0), text.data() + text.size(),
+                  exponent);
+  const int point = exponent + 1;  // digits before the decimal point
+  const int n = static_cast<int>(digits.size());
+  if (point > -4 && point <= 16) {
+    if (point <= 0) {
+      out_ += "0.";
+      out_.append(static_cast<size_t>(-point), '0');
+      out_ += digits;
+    } else if (point >= n) {
+      out_ += digits;
+      out_.append(static_cast<size_t>(point - n), '0');
+      out_ += ".0";
+    } else {
+      out_.append(digits, 0, static_cast<size_t>(point));
+      out_.push_back('.');
+      out_.append(digits, static_cast<size_t>(point));
+    }
+    return *this;
+  }
+  out_.push_back(digits[0]);
+  if (n > 1) {
+    out_.push_back('.');
+    out_.append(digits, 1);
+  }
+  out_.push_back('e');
+  out_.push_back(exponent < 0 ? '-' : '+');
+  const int mag = exponent < 0 ? -exponent : exponent;
+  if (mag < 10) out_.push_back('0');
+  out_ += std::to_string(mag);
+  return *this;
+}
+
 JsonWriter& JsonWriter::Bool(bool v) {
   BeforeValue();
   out_ += v ? "true" : "false";

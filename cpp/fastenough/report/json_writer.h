@@ -33,6 +33,10 @@ class JsonWriter {
   JsonWriter& Int(int64_t v);
   JsonWriter& Uint(uint64_t v);
   JsonWriter& Double(double v);
+  // A double as Python's json.dumps writes a float (repr): "2.0", "0.0001",
+  // "1e-05", "1e+16" (fixed between 1e-4 and 1e16, else an exponent of two
+  // digits or more); not finite: null. For records Python wrote (meta.json).
+  JsonWriter& PythonFloat(double v);
   JsonWriter& Bool(bool v);
   JsonWriter& Null();
   // Inserts pre-serialised JSON text as one value (trusted to be valid).

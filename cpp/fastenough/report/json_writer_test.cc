@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace fastenough::report {
 namespace {
@@ -69,6 +70,27 @@ TEST(JsonWriterTest, Numbers) {
   JsonWriter v;
   v.BeginObject().FieldOrNull("x", -1).FieldOrNull("y", 7).EndObject();
   EXPECT_EQ(v.str(), R"({"x":null,"y":7})");
+}
+
+// Each as Python's json.dumps writes the float (repr): what meta.json holds,
+// so the report writes the record back as the file had it.
+TEST(JsonWriterTest, PythonFloatSpellsAsPython) {
+  const std::pair<double, const char*> cases[] = {
+      {2.0, "2.0"},          {60.0, "60.0"},       {0.5, "0.5"},
+      {123.456, "123.456"},  {0.1, "0.1"},         {0.0001, "0.0001"},
+      {1e-05, "1e-05"},      {1.5e-07, "1.5e-07"}, {1e15, "1000000000000000.0"},
+      {1e16, "1e+16"},       {1.5e300, "1.5e+300"}, {-2.5, "-2.5"},
+      {-0.0, "-0.0"},        {0.0, "0.0"},         {1234567.0, "1234567.0"},
+      {1.0 / 3, "0.3333333333333333"},
+  };
+  for (const auto& [v, want] : cases) {
+    JsonWriter w;
+    w.PythonFloat(v);
+    EXPECT_EQ(w.str(), want) << v;
+  }
+  JsonWriter w;
+  w.BeginArray().PythonFloat(std::numeric_limits<double>::quiet_NaN()).PythonFloat(2).EndArray();
+  EXPECT_EQ(w.str(), "[null,2.0]");
 }
 
 }  // namespace

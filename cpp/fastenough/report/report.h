@@ -18,6 +18,7 @@
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
+#include "fastenough/report/meta_record.h"
 #include "fastenough/report/run_blocks.h"
 #include "fastenough/roofline/rank_roofline.h"
 #include "fastenough/trace/counters.h"
@@ -74,15 +75,16 @@ struct RunInfo {
   std::vector<std::string> missing;  // expected run-dir files that were not there
 };
 
-// Meta: the reproducibility record. Trace facts first; `extra` carries any
-// other key with a value already serialised as JSON text (e.g.
-// {"torch_version", "\"2.13.0\""}, {"batch", "8"}): meta.json's keys and the
-// agents' records (not declared yet); then the typed batch sweep.
+// Meta: the reproducibility record. Trace facts first; then meta.json's
+// record (fastenough run: its keys as the file had them); `extra` carries the
+// keys whose value is still serialised as JSON text (the agents' records, not
+// declared yet); then the typed batch sweep.
 struct Meta {
   std::vector<trace::DeviceProperties> device_properties;
   int world_size = 1;
   std::string backend;
   int64_t base_time_ns = trace::kNone;  // kNone: null
+  MetaRecord record;  // fastenough run: meta.json's keys; none otherwise
   std::vector<std::pair<std::string, std::string>> extra;
   std::optional<BatchSweep> batch_sweep;  // fastenough run, when the workload swept
 };

@@ -90,7 +90,11 @@ void WriteLaunchRanks(JsonWriter& w, const Report& r) {
 
 void WriteInput(JsonWriter& w, const InputInfo& in) { fields::WriteObject(w, in); }
 
-StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text) {
+namespace {
+
+// A file's text read through T's declaration.
+template <class T>
+StatusOr<T> DeclaredFromJson(std::string_view text) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) {
@@ -98,10 +102,20 @@ StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text) {
   }
   Status status;
   ObjectReader o(root, "$", &status);
-  BatchSweep sweep;
-  if (status.ok()) fields::ReadFields(o, sweep);
+  T value;
+  if (status.ok()) fields::ReadFields(o, value);
   if (!status.ok()) return status;
-  return sweep;
+  return value;
+}
+
+}  // namespace
+
+StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text) {
+  return DeclaredFromJson<BatchSweep>(text);
+}
+
+StatusOr<MetaRecord> MetaRecordFromJson(std::string_view text) {
+  return DeclaredFromJson<MetaRecord>(text);
 }
 
 std::string ShapeRowsToJson(const std::vector<analysis::ShapeRow>& rows) {

@@ -21,6 +21,11 @@ std::string ReportToJson(const Report& report);
 // mistyped key ("$.points[1].size: ...") otherwise.
 StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text);
 
+// meta.json's text read through its declaration (MetaRecord,
+// fields/meta_record_fields.h): the keys it has, each of its declared type;
+// an InvalidArgument naming the first mistyped key ("$.git.dirty: ...").
+StatusOr<MetaRecord> MetaRecordFromJson(std::string_view text);
+
 // Shape census rows (analysis/shapes.h) as the report writes its "shapes"
 // rows (ShapeRowInReport, fields/rank_fields.h): a compact JSON array
 // (`fastenough replay` reads it).

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include "fastenough/report/report_json.h"
 #include "fastenough/rundir/json_fields.h"
 #include "fastenough/rundir/run_files.h"
 
@@ -19,7 +20,13 @@ MetaFacts ReadMeta(const std::string& path, std::vector<std::string>* problems) 
     problems->push_back("meta.json: not a JSON object; ignored");
     return m;
   }
-  for (auto [k, v] : o) m.raw.emplace_back(std::string(k), simdjson::minify(v));
+  StatusOr<report::MetaRecord> record = report::MetaRecordFromJson(*text);
+  if (record.ok()) {
+    m.record = std::move(record).value();
+  } else {
+    problems->push_back("meta.json: " + record.status().message() +
+                        "; its record is left out of the report");
+  }
   dom::array cmd;
   if (o["command"].get_array().get(cmd) == simdjson::SUCCESS) {
     for (dom::element e : cmd) {

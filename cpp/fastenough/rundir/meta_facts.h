@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "fastenough/report/meta_record.h"
+
 namespace fastenough::rundir {
 
 // meta.json as the supervisor writes it (the fields used here):
@@ -26,7 +28,9 @@ struct MetaFacts {
     int64_t max_used_bytes = -1;
   };
   std::vector<Other> others;
-  std::vector<std::pair<std::string, std::string>> raw;  // every key, minified
+  // The whole record, read through its declaration (report/meta_record.h) for
+  // the report's meta; empty when a key was of another type (a problem then).
+  report::MetaRecord record;
   bool trace_wanted = true;  // agent_opts.trace: the run asked for a profiler window
 };
 

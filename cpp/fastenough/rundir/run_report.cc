@@ -354,13 +354,8 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   if (rr.agents.empty()) run.missing.push_back("agent/*.json");
   if (rr.traces.empty()) run.missing.push_back("trace/*.json.gz");
   r.run = run;
-  for (const auto& [k, v] : meta.raw) {
-    if (k == "device_properties" || k == "world_size" || k == "backend" || k == "base_time_ns" ||
-        k == "agents") {
-      continue;  // the trace's own facts keep these names; agents are re-read below
-    }
-    r.meta.extra.emplace_back(k, v);
-  }
+  // meta.json's record, typed (report/meta_record.h); its agents are re-read below.
+  r.meta.record = meta.record;
   std::string agents_json = "[";
   for (size_t i = 0; i < rr.agents.size(); ++i) {
     agents_json += (i ? "," : "") + rr.agents[i].json;

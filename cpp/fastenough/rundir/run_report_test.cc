@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace fastenough::rundir {
 namespace {
@@ -223,6 +226,95 @@ TEST_F(RundirReport, ABatchSweepOfAnotherShapeIsAProblemNamingTheKey) {
   for (const auto& p : rr->problems) all += p + "\n";
   EXPECT_NE(all.find("sweep_batch.json: $.points[0].size"), std::string::npos) << all;
   EXPECT_FALSE(rr->report.meta.batch_sweep.has_value());
+}
+
+// meta.json as the supervisor writes it (python/fastenough/supervisor/session.py,
+// Python's json): its record comes back in the report's meta through its
+// declaration (report/fields/meta_record_fields.h), each key as the file had
+// it: lists and objects on one line, floats spelt as Python spells them.
+TEST_F(RundirReport, KeepsMetaJsonsRecordAsTheFileHadIt) {
+  Write("meta.json",
+        R"({"schema": "fastenough.meta/1", "fastenough_version": "0.9.0",
+            "command": ["python", "train.py", "--lr", "0.1"], "cwd": "/home/a/proj",
+            "git": {"revision": "0123abc", "dirty": null}, "host": "box",
+            "supervisor_python": "3.11.9",
+            "agent_opts": {"trace": false, "trace_steps": 5, "warmup_steps": 3, "probe": false,
+                           "trace_gloo": true, "trace_shapes": true, "timing_only": true,
+                           "trace_memory_mib": 64.0, "analyze_in_job": true,
+                           "in_job_timeout": 60.0},
+            "start_wall_ns": 1000, "end_wall_ns": 5000, "exit_status": 0, "signal": null,
+            "interrupted": false,
+            "sampler": {"hz": 2.0, "backends": [{"name": "nvml", "present": false,
+                                                 "detail": "no libnvidia-ml.so.1"}],
+                        "ticks": 7},
+            "devices": [{"source": "nvml", "index": 0, "name": "NVIDIA H100", "uuid": null,
+                         "bus_id": "00000000:01:00.0", "mem_total_bytes": 85899345920}],
+            "visible_devices": {"variable": "CUDA_VISIBLE_DEVICES", "value": "", "physical": []},
+            "other_processes": [{"source": "nvml", "device": 0, "pid": 77,
+                                 "max_used_bytes": null, "ticks_seen": 3}],
+            "agents": []})");
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  const char* lines[] = {
+      R"( "schema": "fastenough.meta/1",)",
+      R"( "command": ["python","train.py","--lr","0.1"],)",
+      R"( "git": {"revision":"0123abc","dirty":null},)",
+      R"( "agent_opts": {"trace":false,"trace_steps":5,"warmup_steps":3,"probe":false,)"
+      R"("trace_gloo":true,"trace_shapes":true,"timing_only":true,"trace_memory_mib":64.0,)"
+      R"("analyze_in_job":true,"in_job_timeout":60.0},)",
+      R"( "end_wall_ns": 5000,)",
+      R"( "signal": null,)",
+      R"( "sampler": {"hz":2.0,"backends":[{"name":"nvml","present":false,)"
+      R"("detail":"no libnvidia-ml.so.1"}],"ticks":7},)",
+      R"( "devices": [{"source":"nvml","index":0,"name":"NVIDIA H100","uuid":null,)"
+      R"("bus_id":"00000000:01:00.0","mem_total_bytes":85899345920}],)",
+      R"( "visible_devices": {"variable":"CUDA_VISIBLE_DEVICES","value":"","physical":[]},)",
+      R"( "other_processes": [{"source":"nvml","device":0,"pid":77,"max_used_bytes":null,)"
+      R"("ticks_seen":3}],)",
+      R"( "agents": [])",
+  };
+  for (const char* line : lines) EXPECT_NE(json->find(line), std::string::npos) << line << "\n" << *json;
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  const report::MetaRecord& m = rr->report.meta.record;
+  EXPECT_DOUBLE_EQ(m.sampler.hz, 2.0);
+  ASSERT_TRUE(m.git.has_value());
+  EXPECT_FALSE(m.git->dirty.has_value());
+  ASSERT_TRUE(m.visible_devices.has_value());
+  EXPECT_EQ(m.visible_devices->value, std::optional<std::string>(""));
+  EXPECT_FALSE(m.signal.has_value());
+  EXPECT_EQ(m.devices.at(0).bus_id, std::optional<std::string>("00000000:01:00.0"));
+  EXPECT_FALSE(m.devices.at(0).uuid.has_value());
+}
+
+// A run that never ended, or an older or hand-made file: only its keys.
+TEST_F(RundirReport, AMetaJsonKeepsOnlyTheKeysItHad) {
+  Write("meta.json", kMeta);
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(*json).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(doc["meta"]["host"]), "box");
+  EXPECT_TRUE(doc["meta"]["signal"].is_null());
+  EXPECT_EQ(std::string(simdjson::minify(doc["meta"]["visible_devices"])), R"({"physical":[0]})");
+  EXPECT_EQ(std::string(simdjson::minify(doc["meta"]["other_processes"])),
+            R"([{"source":"nvml","device":0,"pid":777,"max_used_bytes":1073741824}])");
+  for (const char* absent : {"schema", "git", "sampler", "devices", "interrupted"}) {
+    EXPECT_EQ(doc["meta"][absent].error(), simdjson::NO_SUCH_FIELD) << absent;
+  }
+}
+
+TEST_F(RundirReport, AMetaJsonKeyOfAnotherTypeIsAProblemNamingTheKey) {
+  Write("meta.json", R"({"command": ["python", "x.py"], "cwd": "/p", "git": {"revision": 5}})");
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  std::string all;
+  for (const auto& p : rr->problems) all += p + "\n";
+  EXPECT_NE(all.find("meta.json: $.git.revision: "), std::string::npos) << all;
+  EXPECT_TRUE(rr->report.meta.record.recorded.keys.empty());
+  ASSERT_TRUE(rr->report.run.has_value());  // the run's own facts are read regardless
+  EXPECT_EQ(rr->report.run->command, (std::vector<std::string>{"python", "x.py"}));
 }
 
 TEST_F(RundirReport, MissingDirectoryIsNotFound) {

@@ -39,13 +39,13 @@ def items_per_step(report: Report) -> float | None:
 
 
 def _devices_text(meta: Meta, agent: dict) -> str | None:
-    sampled = meta.extra.get("devices") or []
+    sampled = meta.devices or ()  # the devices the run's sampler saw
     if sampled:
         names: dict[str, int] = {}
         for d in sampled:
-            label = d.get("name") or d.get("source", "device")
-            if d.get("mem_total_bytes"):
-                label += f" ({fmt_bytes(d['mem_total_bytes'])})"
+            label = d.name or (d.source if d.source is not None else "device")
+            if d.mem_total_bytes:
+                label += f" ({fmt_bytes(d.mem_total_bytes)})"
             names[label] = names.get(label, 0) + 1
         return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
     props = meta.device_properties
@@ -84,7 +84,6 @@ def _peaks(report: Report) -> list[str]:
 
 def record_table(report: Report) -> Table | None:
     meta = report.meta
-    extra = meta.extra  # meta's keys beyond the declared ones (meta.json's record)
     run = report.run
     agent = _main_agent(meta)
     rows: list[list[str]] = []
@@ -101,13 +100,14 @@ def record_table(report: Report) -> Table | None:
         ending = (f"signal {run.signal}" if run.signal
                   else f"exit status {run.exit_status}")
         add("ended", f"{ending} after {fmt_ns(run.wall_ns)}")
-    add("started", utc(extra.get("start_wall_ns")))
-    add("host", extra.get("host"))
-    add("working directory", extra.get("cwd"))
-    git = extra.get("git") or {}
-    if git.get("revision"):
-        add("git", git["revision"][:12] + (" (uncommitted changes)" if git.get("dirty") else ""))
-    versions = [f"fastenough {extra.get('fastenough_version') or report.tool_version}"]
+    # meta.json's record (fastenough run), typed; None where the file had no such key.
+    add("started", utc(meta.start_wall_ns))
+    add("host", meta.host)
+    add("working directory", meta.cwd)
+    git = meta.git
+    if git is not None and git.revision:
+        add("git", git.revision[:12] + (" (uncommitted changes)" if git.dirty else ""))
+    versions = [f"fastenough {meta.fastenough_version or report.tool_version}"]
     if agent.get("python"):
         versions.append(f"Python {agent['python']}")
     if agent.get("torch"):
@@ -125,11 +125,11 @@ def record_table(report: Report) -> Table | None:
         add("batch", f"{per_step:.4g} {unit} per step (steady, all ranks)")
     add("dtype", compute_dtype(report) and f"{compute_dtype(report)} (matmul inputs in the trace)")
     add("peaks", "; ".join(_peaks(report)))
-    opts = extra.get("agent_opts") or {}
-    if opts:
-        window = "off" if not opts.get("trace", True) else f"{opts.get('trace_steps')} steps"
-        add("options", f"warmup {opts.get('warmup_steps')} steps, profiler window {window}"
-            + (", probes on" if opts.get("probe") else ""))
+    opts = meta.agent_opts
+    if opts is not None and opts.key_order:  # an empty {} says nothing
+        window = "off" if opts.trace is False else f"{opts.trace_steps} steps"
+        add("options", f"warmup {opts.warmup_steps} steps, profiler window {window}"
+            + (", probes on" if opts.probe else ""))
     if not run:
         add("traces", ", ".join(i.path for i in report.inputs))
     if not rows:

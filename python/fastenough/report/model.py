@@ -127,32 +127,32 @@ class Report(_Record):
             schema=_c0(d['schema'], (p, 'schema')),
             tool_version=_c1(d['tool_version'], (p, 'tool_version')),
             inputs=_c7(d['inputs'], (p, 'inputs')),
-            meta=_c26(d['meta'], (p, 'meta')),
-            counters=_c31(d['counters'], (p, 'counters')),
-            phases=_c34(d['phases'], (p, 'phases')),
-            steps=_c43(d['steps'], (p, 'steps')),
-            devices=_c48(d['devices'], (p, 'devices')),
-            top_kernels=_c52(d['top_kernels'], (p, 'top_kernels')),
-            top_ops=_c54(d['top_ops'], (p, 'top_ops')),
-            top_ops_by_self=_c54(d['top_ops_by_self'], (p, 'top_ops_by_self')),
-            launch=_c57(d['launch'], (p, 'launch')),
-            shapes=_c119(d['shapes'], (p, 'shapes')),
-            findings=_c144(d['findings'], (p, 'findings')),
+            meta=_c40(d['meta'], (p, 'meta')),
+            counters=_c45(d['counters'], (p, 'counters')),
+            phases=_c48(d['phases'], (p, 'phases')),
+            steps=_c56(d['steps'], (p, 'steps')),
+            devices=_c61(d['devices'], (p, 'devices')),
+            top_kernels=_c65(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c67(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c67(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c70(d['launch'], (p, 'launch')),
+            shapes=_c132(d['shapes'], (p, 'shapes')),
+            findings=_c157(d['findings'], (p, 'findings')),
             run=_opt(d, 'run', p, _c12),
-            devices_omitted=_opt(d, 'devices_omitted', p, _c50),
-            step_breakdown=_opt(d, 'step_breakdown', p, _c68),
-            efficiency=_opt(d, 'efficiency', p, _c76),
-            memory=_opt(d, 'memory', p, _c83),
-            critical_path=_opt(d, 'critical_path', p, _c102),
-            graphs=_opt(d, 'graphs', p, _c107),
-            device_turns=_opt(d, 'device_turns', p, _c116),
-            roofline=_opt(d, 'roofline', p, _c132),
-            avoidable=_opt(d, 'avoidable', p, _c147),
-            decision=_opt(d, 'decision', p, _c148),
-            measurement=_opt(d, 'measurement', p, _c154),
-            run_details=_opt(d, 'run_details', p, _c163),
-            lint=_opt(d, 'lint', p, _c168),
-            repeatability=_opt(d, 'repeatability', p, _c176),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c63),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c81),
+            efficiency=_opt(d, 'efficiency', p, _c89),
+            memory=_opt(d, 'memory', p, _c96),
+            critical_path=_opt(d, 'critical_path', p, _c115),
+            graphs=_opt(d, 'graphs', p, _c120),
+            device_turns=_opt(d, 'device_turns', p, _c129),
+            roofline=_opt(d, 'roofline', p, _c145),
+            avoidable=_opt(d, 'avoidable', p, _c160),
+            decision=_opt(d, 'decision', p, _c161),
+            measurement=_opt(d, 'measurement', p, _c167),
+            run_details=_opt(d, 'run_details', p, _c176),
+            lint=_opt(d, 'lint', p, _c181),
+            repeatability=_opt(d, 'repeatability', p, _c189),
             key_order=tuple(d),
         )
 
@@ -266,30 +266,62 @@ class Run(_Record):
 class Meta(_Record):
     """An object of the report ($defs/meta)."""
 
-    __slots__ = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'command', 'agents', 'batch_sweep', 'extra', 'key_order')
+    __slots__ = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep', 'extra', 'key_order')
     device_properties: tuple[MetaDeviceProperty, ...]
     world_size: int
     backend: str
     base_time_ns: int | None
+    schema: str | None
+    fastenough_version: str | None
     command: tuple[str, ...] | None
+    cwd: str | None
+    git: MetaGit | None
+    host: str | None
+    supervisor_python: str | None
+    agent_opts: MetaAgentOpts | None
+    start_wall_ns: int | None
+    end_wall_ns: int | None
+    exit_status: int | None
+    signal: int | None
+    interrupted: bool | None
+    sampler: MetaSampler | None
+    devices: tuple[MetaDevice, ...] | None
+    visible_devices: MetaVisibleDevices | None
+    other_processes: tuple[MetaOtherProcess, ...] | None
     agents: tuple[dict, ...] | None
     batch_sweep: MetaBatchSweep | None
     extra: dict
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'command', 'agents', 'batch_sweep', 'extra')
-    _KEYS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'command', 'agents', 'batch_sweep')
+    _FIELDS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep', 'extra')
+    _KEYS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, device_properties: tuple[MetaDeviceProperty, ...], world_size: int, backend: str, base_time_ns: int | None = None, command: tuple[str, ...] | None = None, agents: tuple[dict, ...] | None = None, batch_sweep: MetaBatchSweep | None = None, extra: dict | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, device_properties: tuple[MetaDeviceProperty, ...], world_size: int, backend: str, base_time_ns: int | None = None, schema: str | None = None, fastenough_version: str | None = None, command: tuple[str, ...] | None = None, cwd: str | None = None, git: MetaGit | None = None, host: str | None = None, supervisor_python: str | None = None, agent_opts: MetaAgentOpts | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, exit_status: int | None = None, signal: int | None = None, interrupted: bool | None = None, sampler: MetaSampler | None = None, devices: tuple[MetaDevice, ...] | None = None, visible_devices: MetaVisibleDevices | None = None, other_processes: tuple[MetaOtherProcess, ...] | None = None, agents: tuple[dict, ...] | None = None, batch_sweep: MetaBatchSweep | None = None, extra: dict | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'device_properties', device_properties)
         _set(self, 'world_size', world_size)
         _set(self, 'backend', backend)
         _set(self, 'base_time_ns', base_time_ns)
+        _set(self, 'schema', schema)
+        _set(self, 'fastenough_version', fastenough_version)
         _set(self, 'command', command)
+        _set(self, 'cwd', cwd)
+        _set(self, 'git', git)
+        _set(self, 'host', host)
+        _set(self, 'supervisor_python', supervisor_python)
+        _set(self, 'agent_opts', agent_opts)
+        _set(self, 'start_wall_ns', start_wall_ns)
+        _set(self, 'end_wall_ns', end_wall_ns)
+        _set(self, 'exit_status', exit_status)
+        _set(self, 'signal', signal)
+        _set(self, 'interrupted', interrupted)
+        _set(self, 'sampler', sampler)
+        _set(self, 'devices', devices)
+        _set(self, 'visible_devices', visible_devices)
+        _set(self, 'other_processes', other_processes)
         _set(self, 'agents', agents)
         _set(self, 'batch_sweep', batch_sweep)
         _set(self, 'extra', {} if extra is None else extra)
@@ -306,9 +338,25 @@ class Meta(_Record):
             world_size=_c15(d['world_size'], (p, 'world_size')),
             backend=_c1(d['backend'], (p, 'backend')),
             base_time_ns=_opt(d, 'base_time_ns', p, _c11),
+            schema=_opt(d, 'schema', p, _c1),
+            fastenough_version=_opt(d, 'fastenough_version', p, _c1),
             command=_opt(d, 'command', p, _c8),
-            agents=_opt(d, 'agents', p, _c17),
-            batch_sweep=_opt(d, 'batch_sweep', p, _c25),
+            cwd=_opt(d, 'cwd', p, _c1),
+            git=_opt(d, 'git', p, _c18),
+            host=_opt(d, 'host', p, _c1),
+            supervisor_python=_opt(d, 'supervisor_python', p, _c1),
+            agent_opts=_opt(d, 'agent_opts', p, _c21),
+            start_wall_ns=_opt(d, 'start_wall_ns', p, _c4),
+            end_wall_ns=_opt(d, 'end_wall_ns', p, _c11),
+            exit_status=_opt(d, 'exit_status', p, _c11),
+            signal=_opt(d, 'signal', p, _c11),
+            interrupted=_opt(d, 'interrupted', p, _c19),
+            sampler=_opt(d, 'sampler', p, _c24),
+            devices=_opt(d, 'devices', p, _c27),
+            visible_devices=_opt(d, 'visible_devices', p, _c29),
+            other_processes=_opt(d, 'other_processes', p, _c31),
+            agents=_opt(d, 'agents', p, _c33),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c39),
             extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
             key_order=tuple(d),
         )
@@ -369,6 +417,322 @@ class MetaDeviceProperty(_Record):
         return _to_json(self)
 
 
+class MetaGit(_Record):
+    """An object of the report ($defs/meta_git)."""
+
+    __slots__ = ('revision', 'dirty', 'key_order')
+    revision: str | None
+    dirty: bool | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('revision', 'dirty')
+    _KEYS: ClassVar[tuple[str, ...]] = ('revision', 'dirty')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, revision: str | None = None, dirty: bool | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'revision', revision)
+        _set(self, 'dirty', dirty)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaGit:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            revision=_opt(d, 'revision', p, _c1),
+            dirty=_opt(d, 'dirty', p, _c16),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentOpts(_Record):
+    """An object of the report ($defs/meta_agent_opts)."""
+
+    __slots__ = ('trace', 'trace_steps', 'warmup_steps', 'probe', 'trace_gloo', 'trace_shapes', 'timing_only', 'trace_memory_mib', 'analyze_in_job', 'in_job_timeout', 'key_order')
+    trace: bool | None
+    trace_steps: int | None
+    warmup_steps: int | None
+    probe: bool | None
+    trace_gloo: bool | None
+    trace_shapes: bool | None
+    timing_only: bool | None
+    trace_memory_mib: float | int | None
+    analyze_in_job: bool | None
+    in_job_timeout: float | int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('trace', 'trace_steps', 'warmup_steps', 'probe', 'trace_gloo', 'trace_shapes', 'timing_only', 'trace_memory_mib', 'analyze_in_job', 'in_job_timeout')
+    _KEYS: ClassVar[tuple[str, ...]] = ('trace', 'trace_steps', 'warmup_steps', 'probe', 'trace_gloo', 'trace_shapes', 'timing_only', 'trace_memory_mib', 'analyze_in_job', 'in_job_timeout')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, trace: bool | None = None, trace_steps: int | None = None, warmup_steps: int | None = None, probe: bool | None = None, trace_gloo: bool | None = None, trace_shapes: bool | None = None, timing_only: bool | None = None, trace_memory_mib: float | int | None = None, analyze_in_job: bool | None = None, in_job_timeout: float | int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'trace', trace)
+        _set(self, 'trace_steps', trace_steps)
+        _set(self, 'warmup_steps', warmup_steps)
+        _set(self, 'probe', probe)
+        _set(self, 'trace_gloo', trace_gloo)
+        _set(self, 'trace_shapes', trace_shapes)
+        _set(self, 'timing_only', timing_only)
+        _set(self, 'trace_memory_mib', trace_memory_mib)
+        _set(self, 'analyze_in_job', analyze_in_job)
+        _set(self, 'in_job_timeout', in_job_timeout)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentOpts:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            trace=_opt(d, 'trace', p, _c19),
+            trace_steps=_opt(d, 'trace_steps', p, _c3),
+            warmup_steps=_opt(d, 'warmup_steps', p, _c3),
+            probe=_opt(d, 'probe', p, _c19),
+            trace_gloo=_opt(d, 'trace_gloo', p, _c19),
+            trace_shapes=_opt(d, 'trace_shapes', p, _c19),
+            timing_only=_opt(d, 'timing_only', p, _c19),
+            trace_memory_mib=_opt(d, 'trace_memory_mib', p, _c20),
+            analyze_in_job=_opt(d, 'analyze_in_job', p, _c19),
+            in_job_timeout=_opt(d, 'in_job_timeout', p, _c20),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaSampler(_Record):
+    """An object of the report ($defs/meta_sampler)."""
+
+    __slots__ = ('hz', 'backends', 'error', 'ticks', 'key_order')
+    hz: float | int | None
+    backends: tuple[MetaSamplerBackend, ...] | None
+    error: str | None
+    ticks: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('hz', 'backends', 'error', 'ticks')
+    _KEYS: ClassVar[tuple[str, ...]] = ('hz', 'backends', 'error', 'ticks')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, hz: float | int | None = None, backends: tuple[MetaSamplerBackend, ...] | None = None, error: str | None = None, ticks: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'hz', hz)
+        _set(self, 'backends', backends)
+        _set(self, 'error', error)
+        _set(self, 'ticks', ticks)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaSampler:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            hz=_opt(d, 'hz', p, _c20),
+            backends=_opt(d, 'backends', p, _c23),
+            error=_opt(d, 'error', p, _c1),
+            ticks=_opt(d, 'ticks', p, _c3),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaSamplerBackend(_Record):
+    """An object of the report ($defs/meta_sampler_backend)."""
+
+    __slots__ = ('name', 'present', 'detail', 'key_order')
+    name: str | None
+    present: bool | None
+    detail: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('name', 'present', 'detail')
+    _KEYS: ClassVar[tuple[str, ...]] = ('name', 'present', 'detail')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, name: str | None = None, present: bool | None = None, detail: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'name', name)
+        _set(self, 'present', present)
+        _set(self, 'detail', detail)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaSamplerBackend:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            name=_opt(d, 'name', p, _c1),
+            present=_opt(d, 'present', p, _c19),
+            detail=_opt(d, 'detail', p, _c1),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaDevice(_Record):
+    """An object of the report ($defs/meta_device)."""
+
+    __slots__ = ('source', 'index', 'name', 'uuid', 'bus_id', 'mem_total_bytes', 'key_order')
+    source: str | None
+    index: int | None
+    name: str | None
+    uuid: str | None
+    bus_id: str | None
+    mem_total_bytes: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('source', 'index', 'name', 'uuid', 'bus_id', 'mem_total_bytes')
+    _KEYS: ClassVar[tuple[str, ...]] = ('source', 'index', 'name', 'uuid', 'bus_id', 'mem_total_bytes')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, source: str | None = None, index: int | None = None, name: str | None = None, uuid: str | None = None, bus_id: str | None = None, mem_total_bytes: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'source', source)
+        _set(self, 'index', index)
+        _set(self, 'name', name)
+        _set(self, 'uuid', uuid)
+        _set(self, 'bus_id', bus_id)
+        _set(self, 'mem_total_bytes', mem_total_bytes)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaDevice:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            source=_opt(d, 'source', p, _c1),
+            index=_opt(d, 'index', p, _c4),
+            name=_opt(d, 'name', p, _c1),
+            uuid=_opt(d, 'uuid', p, _c25),
+            bus_id=_opt(d, 'bus_id', p, _c25),
+            mem_total_bytes=_opt(d, 'mem_total_bytes', p, _c9),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaVisibleDevices(_Record):
+    """An object of the report ($defs/meta_visible_devices)."""
+
+    __slots__ = ('variable', 'value', 'physical', 'key_order')
+    variable: str | None
+    value: str | None
+    physical: tuple[int, ...] | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('variable', 'value', 'physical')
+    _KEYS: ClassVar[tuple[str, ...]] = ('variable', 'value', 'physical')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, variable: str | None = None, value: str | None = None, physical: tuple[int, ...] | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'variable', variable)
+        _set(self, 'value', value)
+        _set(self, 'physical', physical)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaVisibleDevices:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            variable=_opt(d, 'variable', p, _c1),
+            value=_opt(d, 'value', p, _c25),
+            physical=_opt(d, 'physical', p, _c5),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaOtherProcess(_Record):
+    """An object of the report ($defs/meta_other_process)."""
+
+    __slots__ = ('source', 'device', 'pid', 'max_used_bytes', 'ticks_seen', 'key_order')
+    source: str | None
+    device: int | None
+    pid: int | None
+    max_used_bytes: int | None
+    ticks_seen: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('source', 'device', 'pid', 'max_used_bytes', 'ticks_seen')
+    _KEYS: ClassVar[tuple[str, ...]] = ('source', 'device', 'pid', 'max_used_bytes', 'ticks_seen')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, source: str | None = None, device: int | None = None, pid: int | None = None, max_used_bytes: int | None = None, ticks_seen: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'source', source)
+        _set(self, 'device', device)
+        _set(self, 'pid', pid)
+        _set(self, 'max_used_bytes', max_used_bytes)
+        _set(self, 'ticks_seen', ticks_seen)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaOtherProcess:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            source=_opt(d, 'source', p, _c1),
+            device=_opt(d, 'device', p, _c4),
+            pid=_opt(d, 'pid', p, _c4),
+            max_used_bytes=_opt(d, 'max_used_bytes', p, _c9),
+            ticks_seen=_opt(d, 'ticks_seen', p, _c3),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
 class MetaBatchSweep(_Record):
     """fastenough run only, when the workload called fastenough.sweep_batch (sweep_batch.json
     of the run directory): the sizes tried, the knee (the smallest size within `within` of
@@ -416,14 +780,14 @@ class MetaBatchSweep(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            points=_c23(d['points'], (p, 'points')),
+            points=_c38(d['points'], (p, 'points')),
             device=_c1(d['device'], (p, 'device')),
-            protocol_change=_c24(d['protocol_change'], (p, 'protocol_change')),
+            protocol_change=_c19(d['protocol_change'], (p, 'protocol_change')),
             semantics=_c8(d['semantics'], (p, 'semantics')),
             notes=_c8(d['notes'], (p, 'notes')),
             knee=_opt(d, 'knee', p, _c10),
             best=_opt(d, 'best', p, _c10),
-            within=_opt(d, 'within', p, _c21),
+            within=_opt(d, 'within', p, _c36),
             out_of_memory_at=_opt(d, 'out_of_memory_at', p, _c10),
             warnings=_opt(d, 'warnings', p, _c8),
             key_order=tuple(d),
@@ -481,13 +845,13 @@ class MetaBatchSweepPoint(_Record):
         return cls(
             size=_c15(d['size'], (p, 'size')),
             status=_c1(d['status'], (p, 'status')),
-            round_s=_opt(d, 'round_s', p, _c19),
+            round_s=_opt(d, 'round_s', p, _c35),
             calls_per_round=_opt(d, 'calls_per_round', p, _c3),
             median_s=_opt(d, 'median_s', p, _c20),
             items=_opt(d, 'items', p, _c3),
-            items_per_s=_opt(d, 'items_per_s', p, _c21),
+            items_per_s=_opt(d, 'items_per_s', p, _c36),
             tokens=_opt(d, 'tokens', p, _c9),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
             peak_bytes=_opt(d, 'peak_bytes', p, _c9),
             key_order=tuple(d),
         )
@@ -533,10 +897,10 @@ class Counter(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            severity=_c27(d['severity'], (p, 'severity')),
+            severity=_c41(d['severity'], (p, 'severity')),
             count=_c15(d['count'], (p, 'count')),
             description=_c1(d['description'], (p, 'description')),
-            per_input=_c29(d['per_input'], (p, 'per_input')),
+            per_input=_c43(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -637,11 +1001,11 @@ class Phase(_Record):
             rank=_c3(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            mode=_opt(d, 'mode', p, _c32),
+            mode=_opt(d, 'mode', p, _c46),
             host_ns=_opt(d, 'host_ns', p, _c11),
-            device_busy_share=_opt(d, 'device_busy_share', p, _c21),
-            util_mean=_opt(d, 'util_mean', p, _c21),
-            power_mean_w=_opt(d, 'power_mean_w', p, _c21),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c36),
+            util_mean=_opt(d, 'util_mean', p, _c36),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c36),
             mem_used_max=_opt(d, 'mem_used_max', p, _c9),
             alloc_peak=_opt(d, 'alloc_peak', p, _c9),
             reserved_peak=_opt(d, 'reserved_peak', p, _c9),
@@ -708,18 +1072,18 @@ class Steps(_Record):
         return cls(
             count=_c3(d['count'], (p, 'count')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            per_rank=_c42(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c55(d['per_rank'], (p, 'per_rank')),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
             steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
             steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
             steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
-            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c21),
-            items_per_s=_opt(d, 'items_per_s', p, _c21),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c21),
-            mode=_opt(d, 'mode', p, _c35),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c36),
+            items_per_s=_opt(d, 'items_per_s', p, _c36),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c36),
+            mode=_opt(d, 'mode', p, _c25),
             key_order=tuple(d),
         )
 
@@ -778,14 +1142,14 @@ class StepsPerRankItem(_Record):
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            windows=_c40(d['windows'], (p, 'windows')),
+            windows=_c53(d['windows'], (p, 'windows')),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
             steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
             steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
             steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
-            omitted=_opt(d, 'omitted', p, _c38),
+            omitted=_opt(d, 'omitted', p, _c51),
             key_order=tuple(d),
         )
 
@@ -827,7 +1191,7 @@ class OmittedRows(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c15(d['count'], (p, 'count')),
-            kept=_c37(d['kept'], (p, 'kept')),
+            kept=_c50(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -959,9 +1323,9 @@ class Device(_Record):
             span_ns=_c4(d['span_ns'], (p, 'span_ns')),
             busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
             idle_ns=_c4(d['idle_ns'], (p, 'idle_ns')),
-            idle_breakdown=_c44(d['idle_breakdown'], (p, 'idle_breakdown')),
+            idle_breakdown=_c57(d['idle_breakdown'], (p, 'idle_breakdown')),
             stream_gap_ns=_c4(d['stream_gap_ns'], (p, 'stream_gap_ns')),
-            device_idle=_c44(d['device_idle'], (p, 'device_idle')),
+            device_idle=_c57(d['device_idle'], (p, 'device_idle')),
             compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
             comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
             memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
@@ -971,7 +1335,7 @@ class Device(_Record):
             memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
             memset_count=_c3(d['memset_count'], (p, 'memset_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            streams=_c46(d['streams'], (p, 'streams')),
+            streams=_c59(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -1166,7 +1530,7 @@ class KernelRow(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
             mean_ns=_opt(d, 'mean_ns', p, _c20),
-            share_of_busy=_opt(d, 'share_of_busy', p, _c21),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1256,7 +1620,7 @@ class Launch(_Record):
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            per_rank=_c56(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c69(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1354,8 +1718,8 @@ class StepBreakdown(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            categories=_c59(d['categories'], (p, 'categories')),
-            per_rank=_c67(d['per_rank'], (p, 'per_rank')),
+            categories=_c72(d['categories'], (p, 'categories')),
+            per_rank=_c80(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1410,15 +1774,15 @@ class StepBreakdownPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            whole_trace=_c24(d['whole_trace'], (p, 'whole_trace')),
+            whole_trace=_c19(d['whole_trace'], (p, 'whole_trace')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_mean=_c60(d['steady_mean'], (p, 'steady_mean')),
+            steady_mean=_c73(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
-            plugin_steady_mean=_c61(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            steps=_c65(d['steps'], (p, 'steps')),
+            plugin_steady_mean=_c74(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            steps=_c78(d['steps'], (p, 'steps')),
             worst_step=_opt(d, 'worst_step', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c38),
+            omitted=_opt(d, 'omitted', p, _c51),
             key_order=tuple(d),
         )
 
@@ -1606,7 +1970,7 @@ class StepBreakdownPerRankItemStep(_Record):
             dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
             cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
             other_ns=_c4(d['other_ns'], (p, 'other_ns')),
-            plugin=_opt(d, 'plugin', p, _c63),
+            plugin=_opt(d, 'plugin', p, _c76),
             key_order=tuple(d),
         )
 
@@ -1712,9 +2076,9 @@ class Efficiency(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            has_launch_args=_c24(d['has_launch_args'], (p, 'has_launch_args')),
-            devices=_c73(d['devices'], (p, 'devices')),
-            kernels=_c75(d['kernels'], (p, 'kernels')),
+            has_launch_args=_c19(d['has_launch_args'], (p, 'has_launch_args')),
+            devices=_c86(d['devices'], (p, 'devices')),
+            kernels=_c88(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -1764,11 +2128,11 @@ class EfficiencyDevice(_Record):
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            steady=_c69(d['steady'], (p, 'steady')),
-            steps=_c71(d['steps'], (p, 'steps')),
+            steady=_c82(d['steady'], (p, 'steady')),
+            steps=_c84(d['steps'], (p, 'steps')),
             num_sms=_opt(d, 'num_sms', p, _c9),
             max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c38),
+            omitted=_opt(d, 'omitted', p, _c51),
             key_order=tuple(d),
         )
 
@@ -1822,10 +2186,10 @@ class EfficiencyFigures(_Record):
             kernel_busy_ns=_c4(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
             kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
             tensor_core_ns=_c4(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c21),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c21),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c21),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c21),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c36),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c36),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c36),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1870,10 +2234,10 @@ class EfficiencyDeviceStep(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c21),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c21),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c21),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c21),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c36),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c36),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c36),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c36),
             key_order=tuple(d),
         )
 
@@ -1932,9 +2296,9 @@ class EfficiencyKernel(_Record):
             name=_c1(d['name'], (p, 'name')),
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
-            tensor_core=_c24(d['tensor_core'], (p, 'tensor_core')),
-            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c21),
-            occupancy_pct=_opt(d, 'occupancy_pct', p, _c21),
+            tensor_core=_c19(d['tensor_core'], (p, 'tensor_core')),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c36),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c36),
             blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c20),
             warps_per_sm=_opt(d, 'warps_per_sm', p, _c20),
             key_order=tuple(d),
@@ -2028,17 +2392,17 @@ class MemoryRow(_Record):
             peak_allocated_bytes=_c3(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
             end_allocated_bytes=_c3(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            lifetimes=_c77(d['lifetimes'], (p, 'lifetimes')),
-            steps=_c79(d['steps'], (p, 'steps')),
-            timeline=_c81(d['timeline'], (p, 'timeline')),
+            lifetimes=_c90(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c92(d['steps'], (p, 'steps')),
+            timeline=_c94(d['timeline'], (p, 'timeline')),
             capacity_bytes=_opt(d, 'capacity_bytes', p, _c9),
             start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c9),
-            peak_op=_opt(d, 'peak_op', p, _c35),
+            peak_op=_opt(d, 'peak_op', p, _c25),
             reserved_at_peak_bytes=_opt(d, 'reserved_at_peak_bytes', p, _c9),
             cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c9),
             peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c9),
             end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c38),
+            omitted=_opt(d, 'omitted', p, _c51),
             key_order=tuple(d),
         )
 
@@ -2184,8 +2548,8 @@ class CriticalPath(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c93(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c101),
+            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c114),
             key_order=tuple(d),
         )
 
@@ -2258,8 +2622,8 @@ class CriticalPathPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c84(d['status'], (p, 'status')),
-            cuda_sync_events=_c24(d['cuda_sync_events'], (p, 'cuda_sync_events')),
+            status=_c97(d['status'], (p, 'status')),
+            cuda_sync_events=_c19(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
@@ -2273,9 +2637,9 @@ class CriticalPathPerRankItem(_Record):
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c86(d['streams'], (p, 'streams')),
-            top=_c89(d['top'], (p, 'top')),
-            steps=_c91(d['steps'], (p, 'steps')),
+            streams=_c99(d['streams'], (p, 'streams')),
+            top=_c102(d['top'], (p, 'top')),
+            steps=_c104(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -2374,7 +2738,7 @@ class CriticalPathPerRankItemTopItem(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c87(d['kind'], (p, 'kind')),
+            kind=_c100(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
             ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
@@ -2491,16 +2855,16 @@ class CriticalPathJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            status=_c94(d['status'], (p, 'status')),
-            ranks=_c95(d['ranks'], (p, 'ranks')),
+            status=_c107(d['status'], (p, 'status')),
+            ranks=_c108(d['ranks'], (p, 'ranks')),
             collectives=_c3(d['collectives'], (p, 'collectives')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             length_ns=_c4(d['length_ns'], (p, 'length_ns')),
             work_ns=_c4(d['work_ns'], (p, 'work_ns')),
             transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
-            per_rank=_c97(d['per_rank'], (p, 'per_rank')),
-            top=_c99(d['top'], (p, 'top')),
+            per_rank=_c110(d['per_rank'], (p, 'per_rank')),
+            top=_c112(d['top'], (p, 'top')),
             key_order=tuple(d),
         )
 
@@ -2626,7 +2990,7 @@ class Graphs(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c119(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -2686,13 +3050,13 @@ class GraphsPerRankItem(_Record):
             launch_count=_c3(d['launch_count'], (p, 'launch_count')),
             launches_with_activity=_c3(d['launches_with_activity'], (p, 'launches_with_activity')),
             launches_without_activity=_c3(d['launches_without_activity'], (p, 'launches_without_activity')),
-            kernels_missing=_c24(d['kernels_missing'], (p, 'kernels_missing')),
+            kernels_missing=_c19(d['kernels_missing'], (p, 'kernels_missing')),
             device_op_count=_c3(d['device_op_count'], (p, 'device_op_count')),
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
             triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
-            compiled_regions=_c104(d['compiled_regions'], (p, 'compiled_regions')),
+            compiled_regions=_c117(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -2778,8 +3142,8 @@ class DeviceTurns(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c112(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c115),
+            per_rank=_c125(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c128),
             key_order=tuple(d),
         )
 
@@ -2834,15 +3198,15 @@ class DeviceTurnsPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            devices=_c108(d['devices'], (p, 'devices')),
-            busy_ns=_c109(d['busy_ns'], (p, 'busy_ns')),
+            devices=_c121(d['devices'], (p, 'devices')),
+            busy_ns=_c122(d['busy_ns'], (p, 'busy_ns')),
             windows=_c3(d['windows'], (p, 'windows')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c110),
+            omitted=_opt(d, 'omitted', p, _c123),
             key_order=tuple(d),
         )
 
@@ -2934,15 +3298,15 @@ class DeviceTurnsJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_c108(d['ranks'], (p, 'ranks')),
-            busy_ns=_c109(d['busy_ns'], (p, 'busy_ns')),
+            ranks=_c121(d['ranks'], (p, 'ranks')),
+            busy_ns=_c122(d['busy_ns'], (p, 'busy_ns')),
             steps=_c3(d['steps'], (p, 'steps')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c113),
+            omitted=_opt(d, 'omitted', p, _c126),
             key_order=tuple(d),
         )
 
@@ -3036,10 +3400,10 @@ class ShapeRow(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            input_dims=_opt(d, 'input_dims', p, _c117),
-            input_types=_opt(d, 'input_types', p, _c117),
-            input_strides=_opt(d, 'input_strides', p, _c117),
-            input_concrete=_opt(d, 'input_concrete', p, _c117),
+            input_dims=_opt(d, 'input_dims', p, _c130),
+            input_types=_opt(d, 'input_types', p, _c130),
+            input_strides=_opt(d, 'input_strides', p, _c130),
+            input_concrete=_opt(d, 'input_concrete', p, _c130),
             key_order=tuple(d),
         )
 
@@ -3077,8 +3441,8 @@ class Roofline(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c128(d['per_rank'], (p, 'per_rank')),
-            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c131),
+            per_rank=_c141(d['per_rank'], (p, 'per_rank')),
+            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c144),
             key_order=tuple(d),
         )
 
@@ -3119,8 +3483,8 @@ class RankRoofline(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            ops=_c125(d['ops'], (p, 'ops')),
-            unmodelled=_c126(d['unmodelled'], (p, 'unmodelled')),
+            ops=_c138(d['ops'], (p, 'ops')),
+            unmodelled=_c139(d['unmodelled'], (p, 'unmodelled')),
             key_order=tuple(d),
         )
 
@@ -3190,20 +3554,20 @@ class RooflineOp(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            family=_c120(d['family'], (p, 'family')),
+            family=_c133(d['family'], (p, 'family')),
             calls=_c15(d['calls'], (p, 'calls')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
-            peak=_c123(d['peak'], (p, 'peak')),
+            peak=_c136(d['peak'], (p, 'peak')),
             notes=_c8(d['notes'], (p, 'notes')),
-            input_types=_opt(d, 'input_types', p, _c35),
-            flops=_opt(d, 'flops', p, _c21),
-            bytes=_opt(d, 'bytes', p, _c21),
+            input_types=_opt(d, 'input_types', p, _c25),
+            flops=_opt(d, 'flops', p, _c36),
+            bytes=_opt(d, 'bytes', p, _c36),
             arithmetic_intensity=_opt(d, 'arithmetic_intensity', p, _c20),
-            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c21),
-            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c21),
-            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c21),
-            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c21),
-            bound=_opt(d, 'bound', p, _c121),
+            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c36),
+            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c36),
+            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c36),
+            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c36),
+            bound=_opt(d, 'bound', p, _c134),
             time_at_roof_ns=_opt(d, 'time_at_roof_ns', p, _c20),
             key_order=tuple(d),
         )
@@ -3246,11 +3610,11 @@ class RooflinePeak(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            device=_opt(d, 'device', p, _c35),
-            dtype=_opt(d, 'dtype', p, _c122),
-            flop_per_s=_opt(d, 'flop_per_s', p, _c21),
-            bytes_per_s=_opt(d, 'bytes_per_s', p, _c21),
-            source=_opt(d, 'source', p, _c35),
+            device=_opt(d, 'device', p, _c25),
+            dtype=_opt(d, 'dtype', p, _c135),
+            flop_per_s=_opt(d, 'flop_per_s', p, _c36),
+            bytes_per_s=_opt(d, 'bytes_per_s', p, _c36),
+            source=_opt(d, 'source', p, _c25),
             key_order=tuple(d),
         )
 
@@ -3348,14 +3712,14 @@ class RooflineWorstRank(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            ranks=_c95(d['ranks'], (p, 'ranks')),
+            ranks=_c108(d['ranks'], (p, 'ranks')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             worst_rank=_c4(d['worst_rank'], (p, 'worst_rank')),
-            worst_bound=_c129(d['worst_bound'], (p, 'worst_bound')),
+            worst_bound=_c142(d['worst_bound'], (p, 'worst_bound')),
             best_rank=_c4(d['best_rank'], (p, 'best_rank')),
-            input_types=_opt(d, 'input_types', p, _c35),
-            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c21),
-            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c21),
+            input_types=_opt(d, 'input_types', p, _c25),
+            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c36),
+            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c36),
             key_order=tuple(d),
         )
 
@@ -3411,17 +3775,17 @@ class Finding(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c133(d['code'], (p, 'code')),
-            verdict=_c134(d['verdict'], (p, 'verdict')),
-            title=_c135(d['title'], (p, 'title')),
-            source=_c136(d['source'], (p, 'source')),
-            evidence=_c137(d['evidence'], (p, 'evidence')),
-            where=_c139(d['where'], (p, 'where')),
-            saving=_c140(d['saving'], (p, 'saving')),
-            action=_c135(d['action'], (p, 'action')),
+            code=_c146(d['code'], (p, 'code')),
+            verdict=_c147(d['verdict'], (p, 'verdict')),
+            title=_c148(d['title'], (p, 'title')),
+            source=_c149(d['source'], (p, 'source')),
+            evidence=_c150(d['evidence'], (p, 'evidence')),
+            where=_c152(d['where'], (p, 'where')),
+            saving=_c153(d['saving'], (p, 'saving')),
+            action=_c148(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c142),
+            also_in_source=_opt(d, 'also_in_source', p, _c155),
             key_order=tuple(d),
         )
 
@@ -3521,9 +3885,9 @@ class FindingSaving(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            upper_bound=_c24(d['upper_bound'], (p, 'upper_bound')),
+            upper_bound=_c19(d['upper_bound'], (p, 'upper_bound')),
             per_step_ns=_opt(d, 'per_step_ns', p, _c11),
-            share_of_step=_opt(d, 'share_of_step', p, _c21),
+            share_of_step=_opt(d, 'share_of_step', p, _c36),
             total_ns=_opt(d, 'total_ns', p, _c11),
             key_order=tuple(d),
         )
@@ -3614,7 +3978,7 @@ class AvoidableItem(_Record):
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
             findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c145),
+            share_of_step=_opt(d, 'share_of_step', p, _c158),
             key_order=tuple(d),
         )
 
@@ -3675,8 +4039,8 @@ class Measurement(_Record):
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c149(d['status'], (p, 'status')),
-            reasons=_c153(d['reasons'], (p, 'reasons')),
+            status=_c162(d['status'], (p, 'status')),
+            reasons=_c166(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -3727,9 +4091,9 @@ class MeasurementReason(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c150(d['code'], (p, 'code')),
-            level=_c151(d['level'], (p, 'level')),
-            text=_c135(d['text'], (p, 'text')),
+            code=_c163(d['code'], (p, 'code')),
+            level=_c164(d['level'], (p, 'level')),
+            text=_c148(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -3775,12 +4139,12 @@ class RunDetails(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c156(d['phases'], (p, 'phases')),
-            steps_per_rank=_c158(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c160(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c169(d['phases'], (p, 'phases')),
+            steps_per_rank=_c171(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c173(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c162),
+            in_job=_opt(d, 'in_job', p, _c175),
             key_order=tuple(d),
         )
 
@@ -3841,13 +4205,13 @@ class RunDetailsPhase(_Record):
             name=_c1(d['name'], (p, 'name')),
             rank=_c4(d['rank'], (p, 'rank')),
             pid=_c4(d['pid'], (p, 'pid')),
-            auto=_c24(d['auto'], (p, 'auto')),
-            complete=_c24(d['complete'], (p, 'complete')),
+            auto=_c19(d['auto'], (p, 'auto')),
+            complete=_c19(d['complete'], (p, 'complete')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
-            mode=_opt(d, 'mode', p, _c32),
-            busy_source=_opt(d, 'busy_source', p, _c35),
-            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c21),
+            mode=_opt(d, 'mode', p, _c46),
+            busy_source=_opt(d, 'busy_source', p, _c25),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c36),
             rss_max=_opt(d, 'rss_max', p, _c9),
             mem_total=_opt(d, 'mem_total', p, _c9),
             key_order=tuple(d),
@@ -3913,15 +4277,15 @@ class RunDetailsStepsPerRankItem(_Record):
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
             source=_c1(d['source'], (p, 'source')),
-            mode=_opt(d, 'mode', p, _c32),
+            mode=_opt(d, 'mode', p, _c46),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c21),
-            items_per_s=_opt(d, 'items_per_s', p, _c21),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c36),
+            items_per_s=_opt(d, 'items_per_s', p, _c36),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
             key_order=tuple(d),
         )
 
@@ -3977,14 +4341,14 @@ class RunDetailsStepsByModeItem(_Record):
         return cls(
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_opt(d, 'mode', p, _c32),
+            mode=_opt(d, 'mode', p, _c46),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c21),
-            items_per_s=_opt(d, 'items_per_s', p, _c21),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c21),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c21),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c36),
+            items_per_s=_opt(d, 'items_per_s', p, _c36),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c36),
             key_order=tuple(d),
         )
 
@@ -4029,10 +4393,10 @@ class RunDetailsInJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            used=_c24(d['used'], (p, 'used')),
+            used=_c19(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c161(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c174(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -4079,8 +4443,8 @@ class Lint(_Record):
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c165(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c167(d['errors'], (p, 'errors')),
+            unconfirmed=_c178(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c180(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -4218,10 +4582,10 @@ class Repeatability(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            runs=_c95(d['runs'], (p, 'runs')),
-            earlier=_c170(d['earlier'], (p, 'earlier')),
-            stable=_c173(d['stable'], (p, 'stable')),
-            varied=_c175(d['varied'], (p, 'varied')),
+            runs=_c108(d['runs'], (p, 'runs')),
+            earlier=_c183(d['earlier'], (p, 'earlier')),
+            stable=_c186(d['stable'], (p, 'stable')),
+            varied=_c188(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -4263,7 +4627,7 @@ class RepeatabilityEarlierItem(_Record):
         return cls(
             run_dir=_c1(d['run_dir'], (p, 'run_dir')),
             id=_opt(d, 'id', p, _c11),
-            started_at=_opt(d, 'started_at', p, _c35),
+            started_at=_opt(d, 'started_at', p, _c25),
             key_order=tuple(d),
         )
 
@@ -4310,8 +4674,8 @@ class RepeatabilityStableItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c171),
-            share_of_step=_opt(d, 'share_of_step', p, _c171),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c184),
+            share_of_step=_opt(d, 'share_of_step', p, _c184),
             key_order=tuple(d),
         )
 
@@ -4352,8 +4716,8 @@ class RepeatSpread(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c15(d['runs'], (p, 'runs')),
-            min=_opt(d, 'min', p, _c21),
-            max=_opt(d, 'max', p, _c21),
+            min=_opt(d, 'min', p, _c36),
+            max=_opt(d, 'max', p, _c36),
             key_order=tuple(d),
         )
 
@@ -4400,7 +4764,7 @@ class RepeatabilityVariedItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             runs=_c15(d['runs'], (p, 'runs')),
-            in_this_run=_c24(d['in_this_run'], (p, 'in_this_run')),
+            in_this_run=_c19(d['in_this_run'], (p, 'in_this_run')),
             rank=_opt(d, 'rank', p, _c3),
             key_order=tuple(d),
         )
@@ -4427,164 +4791,177 @@ _c12 = Run._load
 _c13 = MetaDeviceProperty._load
 _c14 = _array_fn(_c13, None, None)
 _c15 = _scalar_fn(('integer',), minimum=1)
-_c16 = _json_object_fn(None)
-_c17 = _array_fn(_c16, None, None)
-_c18 = _scalar_fn(('number',))
-_c19 = _array_fn(_c18, None, None)
+_c16 = _scalar_fn(('boolean', 'null'))
+_c17 = MetaGit._load
+_c18 = _nullable(_c17)
+_c19 = _scalar_fn(('boolean',))
 _c20 = _scalar_fn(('number', 'null'))
-_c21 = _scalar_fn(('number', 'null'), minimum=0)
-_c22 = MetaBatchSweepPoint._load
+_c21 = MetaAgentOpts._load
+_c22 = MetaSamplerBackend._load
 _c23 = _array_fn(_c22, None, None)
-_c24 = _scalar_fn(('boolean',))
-_c25 = MetaBatchSweep._load
-_c26 = Meta._load
-_c27 = _enum_fn(('info', 'data-loss', 'error'))
-_c28 = CounterPerInputItem._load
-_c29 = _array_fn(_c28, None, None)
-_c30 = Counter._load
+_c24 = MetaSampler._load
+_c25 = _scalar_fn(('string', 'null'))
+_c26 = MetaDevice._load
+_c27 = _array_fn(_c26, None, None)
+_c28 = MetaVisibleDevices._load
+_c29 = _nullable(_c28)
+_c30 = MetaOtherProcess._load
 _c31 = _array_fn(_c30, None, None)
-_c32 = _enum_fn(('train', 'eval', None))
-_c33 = Phase._load
-_c34 = _array_fn(_c33, None, None)
-_c35 = _scalar_fn(('string', 'null'))
-_c36 = _array_fn(_c3, 2, 2)
-_c37 = _array_fn(_c36, None, None)
-_c38 = OmittedRows._load
-_c39 = StepsPerRankItemWindow._load
-_c40 = _array_fn(_c39, None, None)
-_c41 = StepsPerRankItem._load
-_c42 = _array_fn(_c41, None, None)
-_c43 = Steps._load
-_c44 = Idle._load
-_c45 = DeviceStream._load
-_c46 = _array_fn(_c45, None, None)
-_c47 = Device._load
+_c32 = _json_object_fn(None)
+_c33 = _array_fn(_c32, None, None)
+_c34 = _scalar_fn(('number',))
+_c35 = _array_fn(_c34, None, None)
+_c36 = _scalar_fn(('number', 'null'), minimum=0)
+_c37 = MetaBatchSweepPoint._load
+_c38 = _array_fn(_c37, None, None)
+_c39 = MetaBatchSweep._load
+_c40 = Meta._load
+_c41 = _enum_fn(('info', 'data-loss', 'error'))
+_c42 = CounterPerInputItem._load
+_c43 = _array_fn(_c42, None, None)
+_c44 = Counter._load
+_c45 = _array_fn(_c44, None, None)
+_c46 = _enum_fn(('train', 'eval', None))
+_c47 = Phase._load
 _c48 = _array_fn(_c47, None, None)
-_c49 = DevicesOmittedItem._load
+_c49 = _array_fn(_c3, 2, 2)
 _c50 = _array_fn(_c49, None, None)
-_c51 = KernelRow._load
-_c52 = _array_fn(_c51, None, None)
-_c53 = OpRow._load
-_c54 = _array_fn(_c53, None, None)
-_c55 = LaunchPerRankItem._load
-_c56 = _array_fn(_c55, None, None)
-_c57 = Launch._load
-_c58 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c51 = OmittedRows._load
+_c52 = StepsPerRankItemWindow._load
+_c53 = _array_fn(_c52, None, None)
+_c54 = StepsPerRankItem._load
+_c55 = _array_fn(_c54, None, None)
+_c56 = Steps._load
+_c57 = Idle._load
+_c58 = DeviceStream._load
 _c59 = _array_fn(_c58, None, None)
-_c60 = StepBreakdownPerRankItemSteadyMean._load
-_c61 = StepBreakdownPerRankItemPluginSteadyMean._load
-_c62 = PluginWindow._load
-_c63 = _nullable(_c62)
-_c64 = StepBreakdownPerRankItemStep._load
+_c60 = Device._load
+_c61 = _array_fn(_c60, None, None)
+_c62 = DevicesOmittedItem._load
+_c63 = _array_fn(_c62, None, None)
+_c64 = KernelRow._load
 _c65 = _array_fn(_c64, None, None)
-_c66 = StepBreakdownPerRankItem._load
+_c66 = OpRow._load
 _c67 = _array_fn(_c66, None, None)
-_c68 = StepBreakdown._load
-_c69 = EfficiencyFigures._load
-_c70 = EfficiencyDeviceStep._load
-_c71 = _array_fn(_c70, None, None)
-_c72 = EfficiencyDevice._load
-_c73 = _array_fn(_c72, None, None)
-_c74 = EfficiencyKernel._load
-_c75 = _array_fn(_c74, None, None)
-_c76 = Efficiency._load
-_c77 = MemoryRowLifetimes._load
-_c78 = MemoryRowStep._load
-_c79 = _array_fn(_c78, None, None)
-_c80 = _json_array
-_c81 = _array_fn(_c80, None, None)
-_c82 = MemoryRow._load
-_c83 = _array_fn(_c82, None, None)
-_c84 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c85 = CriticalPathPerRankItemStream._load
+_c68 = LaunchPerRankItem._load
+_c69 = _array_fn(_c68, None, None)
+_c70 = Launch._load
+_c71 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c72 = _array_fn(_c71, None, None)
+_c73 = StepBreakdownPerRankItemSteadyMean._load
+_c74 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c75 = PluginWindow._load
+_c76 = _nullable(_c75)
+_c77 = StepBreakdownPerRankItemStep._load
+_c78 = _array_fn(_c77, None, None)
+_c79 = StepBreakdownPerRankItem._load
+_c80 = _array_fn(_c79, None, None)
+_c81 = StepBreakdown._load
+_c82 = EfficiencyFigures._load
+_c83 = EfficiencyDeviceStep._load
+_c84 = _array_fn(_c83, None, None)
+_c85 = EfficiencyDevice._load
 _c86 = _array_fn(_c85, None, None)
-_c87 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c88 = CriticalPathPerRankItemTopItem._load
-_c89 = _array_fn(_c88, None, None)
-_c90 = CriticalPathPerRankItemStep._load
-_c91 = _array_fn(_c90, None, None)
-_c92 = CriticalPathPerRankItem._load
-_c93 = _array_fn(_c92, None, None)
-_c94 = _enum_fn(('ok', 'no-collectives'))
-_c95 = _scalar_fn(('integer',), minimum=2)
-_c96 = CriticalPathJobPerRankItem._load
-_c97 = _array_fn(_c96, None, None)
-_c98 = CriticalPathJobTopItem._load
+_c87 = EfficiencyKernel._load
+_c88 = _array_fn(_c87, None, None)
+_c89 = Efficiency._load
+_c90 = MemoryRowLifetimes._load
+_c91 = MemoryRowStep._load
+_c92 = _array_fn(_c91, None, None)
+_c93 = _json_array
+_c94 = _array_fn(_c93, None, None)
+_c95 = MemoryRow._load
+_c96 = _array_fn(_c95, None, None)
+_c97 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c98 = CriticalPathPerRankItemStream._load
 _c99 = _array_fn(_c98, None, None)
-_c100 = CriticalPathJob._load
-_c101 = _nullable(_c100)
-_c102 = CriticalPath._load
-_c103 = GraphsPerRankItemCompiledRegion._load
+_c100 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c101 = CriticalPathPerRankItemTopItem._load
+_c102 = _array_fn(_c101, None, None)
+_c103 = CriticalPathPerRankItemStep._load
 _c104 = _array_fn(_c103, None, None)
-_c105 = GraphsPerRankItem._load
+_c105 = CriticalPathPerRankItem._load
 _c106 = _array_fn(_c105, None, None)
-_c107 = Graphs._load
-_c108 = _array_fn(_c4, 2, None)
-_c109 = _array_fn(_c3, 2, None)
-_c110 = DeviceTurnsPerRankItemOmitted._load
-_c111 = DeviceTurnsPerRankItem._load
+_c107 = _enum_fn(('ok', 'no-collectives'))
+_c108 = _scalar_fn(('integer',), minimum=2)
+_c109 = CriticalPathJobPerRankItem._load
+_c110 = _array_fn(_c109, None, None)
+_c111 = CriticalPathJobTopItem._load
 _c112 = _array_fn(_c111, None, None)
-_c113 = DeviceTurnsJobOmitted._load
-_c114 = DeviceTurnsJob._load
-_c115 = _nullable(_c114)
-_c116 = DeviceTurns._load
-_c117 = _nullable(_c80)
-_c118 = ShapeRow._load
+_c113 = CriticalPathJob._load
+_c114 = _nullable(_c113)
+_c115 = CriticalPath._load
+_c116 = GraphsPerRankItemCompiledRegion._load
+_c117 = _array_fn(_c116, None, None)
+_c118 = GraphsPerRankItem._load
 _c119 = _array_fn(_c118, None, None)
-_c120 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
-_c121 = _enum_fn(('compute', 'memory', None))
-_c122 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
-_c123 = RooflinePeak._load
-_c124 = RooflineOp._load
+_c120 = Graphs._load
+_c121 = _array_fn(_c4, 2, None)
+_c122 = _array_fn(_c3, 2, None)
+_c123 = DeviceTurnsPerRankItemOmitted._load
+_c124 = DeviceTurnsPerRankItem._load
 _c125 = _array_fn(_c124, None, None)
-_c126 = RooflineUnmodelled._load
-_c127 = RankRoofline._load
-_c128 = _array_fn(_c127, None, None)
-_c129 = _enum_fn(('compute', 'memory'))
-_c130 = RooflineWorstRank._load
-_c131 = _array_fn(_c130, None, None)
-_c132 = Roofline._load
-_c133 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c134 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c135 = _scalar_fn(('string',), minLength=1)
-_c136 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c137 = _json_object_fn(('integer', 'number', 'string', 'null'))
-_c138 = Location._load
-_c139 = _array_fn(_c138, None, None)
-_c140 = FindingSaving._load
-_c141 = FindingAlsoInSourceItem._load
-_c142 = _array_fn(_c141, None, None)
-_c143 = Finding._load
+_c126 = DeviceTurnsJobOmitted._load
+_c127 = DeviceTurnsJob._load
+_c128 = _nullable(_c127)
+_c129 = DeviceTurns._load
+_c130 = _nullable(_c93)
+_c131 = ShapeRow._load
+_c132 = _array_fn(_c131, None, None)
+_c133 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
+_c134 = _enum_fn(('compute', 'memory', None))
+_c135 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
+_c136 = RooflinePeak._load
+_c137 = RooflineOp._load
+_c138 = _array_fn(_c137, None, None)
+_c139 = RooflineUnmodelled._load
+_c140 = RankRoofline._load
+_c141 = _array_fn(_c140, None, None)
+_c142 = _enum_fn(('compute', 'memory'))
+_c143 = RooflineWorstRank._load
 _c144 = _array_fn(_c143, None, None)
-_c145 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
-_c146 = AvoidableItem._load
-_c147 = _array_fn(_c146, None, None)
-_c148 = _scalar_fn(('null',))
-_c149 = _enum_fn(('complete', 'partial', 'blind'))
-_c150 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c151 = _enum_fn(('partial', 'blind'))
-_c152 = MeasurementReason._load
-_c153 = _array_fn(_c152, None, None)
-_c154 = Measurement._load
-_c155 = RunDetailsPhase._load
-_c156 = _array_fn(_c155, None, None)
-_c157 = RunDetailsStepsPerRankItem._load
-_c158 = _array_fn(_c157, None, None)
-_c159 = RunDetailsStepsByModeItem._load
+_c145 = Roofline._load
+_c146 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c147 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c148 = _scalar_fn(('string',), minLength=1)
+_c149 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c150 = _json_object_fn(('integer', 'number', 'string', 'null'))
+_c151 = Location._load
+_c152 = _array_fn(_c151, None, None)
+_c153 = FindingSaving._load
+_c154 = FindingAlsoInSourceItem._load
+_c155 = _array_fn(_c154, None, None)
+_c156 = Finding._load
+_c157 = _array_fn(_c156, None, None)
+_c158 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c159 = AvoidableItem._load
 _c160 = _array_fn(_c159, None, None)
-_c161 = _json_object_fn(('string',))
-_c162 = RunDetailsInJob._load
-_c163 = RunDetails._load
-_c164 = LintUnconfirmedItem._load
-_c165 = _array_fn(_c164, None, None)
-_c166 = LintError._load
-_c167 = _array_fn(_c166, None, None)
-_c168 = Lint._load
-_c169 = RepeatabilityEarlierItem._load
-_c170 = _array_fn(_c169, None, None)
-_c171 = RepeatSpread._load
-_c172 = RepeatabilityStableItem._load
+_c161 = _scalar_fn(('null',))
+_c162 = _enum_fn(('complete', 'partial', 'blind'))
+_c163 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c164 = _enum_fn(('partial', 'blind'))
+_c165 = MeasurementReason._load
+_c166 = _array_fn(_c165, None, None)
+_c167 = Measurement._load
+_c168 = RunDetailsPhase._load
+_c169 = _array_fn(_c168, None, None)
+_c170 = RunDetailsStepsPerRankItem._load
+_c171 = _array_fn(_c170, None, None)
+_c172 = RunDetailsStepsByModeItem._load
 _c173 = _array_fn(_c172, None, None)
-_c174 = RepeatabilityVariedItem._load
-_c175 = _array_fn(_c174, None, None)
-_c176 = Repeatability._load
+_c174 = _json_object_fn(('string',))
+_c175 = RunDetailsInJob._load
+_c176 = RunDetails._load
+_c177 = LintUnconfirmedItem._load
+_c178 = _array_fn(_c177, None, None)
+_c179 = LintError._load
+_c180 = _array_fn(_c179, None, None)
+_c181 = Lint._load
+_c182 = RepeatabilityEarlierItem._load
+_c183 = _array_fn(_c182, None, None)
+_c184 = RepeatSpread._load
+_c185 = RepeatabilityStableItem._load
+_c186 = _array_fn(_c185, None, None)
+_c187 = RepeatabilityVariedItem._load
+_c188 = _array_fn(_c187, None, None)
+_c189 = Repeatability._load

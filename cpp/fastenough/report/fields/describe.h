@@ -22,7 +22,8 @@ struct FieldInfo {
   std::string unit;     // UnitName(); "" for none
   bool nullable = false;
   // "field" (a member, read back), "optional" (a member, the key only
-  // when it is set), "derived" (computed from other fields),
+  // when it is set), "recorded" (a member of a record read from a file,
+  // the key only when the file had it), "derived" (computed from other fields),
   // "context" (where the object is: its rank, its step), "constant",
   // "custom" (the declaration's own code; keys below it are not declared),
   // "reserved" (a key kept for later, always null),
@@ -144,6 +145,16 @@ class FieldDescriber {
     out_[at].required = false;
     // An optional member written only when set (present = has_value).
     if constexpr (IsOptional<MemberType<T, A>>::value) out_[at].nullable = false;
+  }
+
+  // Written only when the file read had the key; null when Field's would be.
+  template <class A>
+  void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
+                Attr attr = {}) {
+    const size_t at = out_.size();
+    Field(key, acc, unit, meaning, attr);
+    out_[at].kind = "recorded";
+    out_[at].required = false;
   }
 
   template <class F>

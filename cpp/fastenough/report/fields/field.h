@@ -28,6 +28,10 @@
 //   FieldIf(key, member, unit, meaning, present[, attr])  an optional key:
 //       written when present(struct), read when there (a std::optional
 //       member with present = has_value: never null).
+//   Recorded(key, member, unit, meaning[, attr])  a key of a record read
+//       from a file of another writer (meta.json): written back only when the
+//       file had it (the struct's `recorded` member, report/meta_record.h,
+//       lists the keys read), its value as Field's.
 //   Derived(key, fn, unit, meaning[, attr])  written from fn(struct), not read
 //       back (it follows from other fields: dur_ns = end_ns - start_ns).
 //   Rank(meaning) / StepNumber(meaning)  written from where the object is
@@ -62,7 +66,9 @@
 // written one object a line; json_array: a string member holding a JSON
 // array's text, written as the array; least_items: the fewest items a list
 // has (a Custom list of integers then needs no hand-written schema: its
-// items take least as their minimum).
+// items take least as their minimum); python_float: a double written as
+// Python's json spells a float ("2.0", "1e-05"), for a record Python wrote;
+// one_line: the value written compact on one line.
 #pragma once
 
 #include <cstdint>
@@ -148,6 +154,12 @@ struct Attr {
   bool json_array = false;
   // The fewest items a list has (the JSON Schema's minItems); "" none.
   const char* least_items = nullptr;
+  // A double written as Python's json writes a float (JsonWriter::PythonFloat):
+  // a record Python wrote (meta.json) comes back byte for byte.
+  bool python_float = false;
+  // The value written compact on one line inside an indented document (a
+  // record another writer wrote, kept as the report always showed it).
+  bool one_line = false;
 };
 
 // A string that takes one of `values` ("ok|no-events|cycle").

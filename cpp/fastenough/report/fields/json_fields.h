@@ -49,6 +49,17 @@ class FieldWriter {
   template <class A, class ViewT = void>
   void Field(std::string_view key, const A& acc, Unit, std::string_view, Attr attr = {},
              View<ViewT> = {}) {
+    if (attr.one_line) {  // the value compact, then placed after the key
+      Attr rest = attr;
+      rest.one_line = false;
+      JsonWriter one;
+      FieldWriter<T> inner(one, obj_, ctx_);
+      inner.Field(key, acc, Unit::kNone, {}, rest, View<ViewT>{});
+      std::string prefix;  // what `one` wrote before the value: "key":
+      JsonWriter::AppendEscaped(prefix, key);
+      w_.Key(key).Raw(std::string_view(one.str()).substr(prefix.size() + 1));
+      return;
+    }
     const auto& value = Get(obj_, acc);
     using M = std::remove_cvref_t<decltype(value)>;
     if constexpr (std::is_same_v<ViewT, AsMap>) {
@@ -86,6 +97,12 @@ class FieldWriter {
       w_.EndArray();
     } else {
       w_.Key(key);
+      if constexpr (std::is_floating_point_v<M>) {
+        if (attr.python_float) {
+          w_.PythonFloat(value);
+          return;
+        }
+      }
       if constexpr (std::is_same_v<M, std::string>) {
         if (attr.json_array && !value.empty()) {
           if (value.front() == '[' && value.back() == ']') {
@@ -105,6 +122,13 @@ class FieldWriter {
   void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
                const P& present, Attr attr = {}) {
     if (present(obj_)) Field(key, acc, unit, meaning, attr);
+  }
+
+  // A key of a record read from a file: written only when the file had it.
+  template <class A>
+  void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
+                Attr attr = {}) {
+    if (obj_.recorded.Has(key)) Field(key, acc, unit, meaning, attr);
   }
 
   template <class F>
@@ -319,12 +343,20 @@ class FieldReader {
       dst = static_cast<M>(o_.Uint(key));
     } else if constexpr (IsOptional<M>::value) {
       using E = typename IsOptional<M>::Element;
-      if constexpr (std::is_integral_v<E>) {
+      if constexpr (std::is_same_v<E, std::string> || std::is_same_v<E, bool>) {
+        if (o_.IsNull(key)) {
+          dst.reset();
+        } else if constexpr (std::is_same_v<E, std::string>) {
+          dst = o_.String(key);
+        } else {
+          dst = o_.Bool(key);
+        }
+      } else if constexpr (std::is_integral_v<E>) {
         const int64_t absent = std::numeric_limits<int64_t>::min();
         const int64_t v = o_.IntOrNull(key, absent);
         if (v == absent) dst.reset(); else dst = static_cast<E>(v);
       } else {
-        static_assert(!kScalar<E>, "an optional string or number is not read back yet");
+        static_assert(!kScalar<E>, "an optional number is not read back yet");
         if (std::optional<ObjectReader> sub = o_.ObjectOrNull(key)) {
           E e;
           ReadFields<E, ViewT>(*sub, e);
@@ -394,6 +426,15 @@ class FieldReader {
   void FieldIf(std::string_view key, const A& acc, Unit unit, std::string_view meaning, const P&,
                Attr attr = {}) {
     if (o_.Has(key)) Field(key, acc, unit, meaning, attr);
+  }
+
+  // The key read when there, and listed among the keys the file had.
+  template <class A>
+  void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
+                Attr attr = {}) {
+    if (!o_.Has(key)) return;
+    obj_.recorded.keys.emplace_back(key);
+    Field(key, acc, unit, meaning, attr);
   }
 
   template <class F>

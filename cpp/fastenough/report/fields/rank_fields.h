@@ -21,6 +21,7 @@
 #include "fastenough/analysis/top_kernels.h"
 #include "fastenough/analysis/top_ops.h"
 #include "fastenough/report/fields/field.h"
+#include "fastenough/report/fields/meta_record_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
 #include "fastenough/report/report.h"
@@ -119,7 +120,8 @@ void Fields(V& v, Of<Meta>) {
   v.Field("backend", &T::backend, Unit::kNone, "the collectives' backend (nccl, gloo, ...); '' none");
   v.Field("base_time_ns", &T::base_time_ns, Unit::kNs,
           "the trace's baseTimeNanoseconds (wall clock of its time 0); null absent", kNullIfNone);
-  v.Extra(&T::extra, "the reproducibility record's other keys (torch version, batch, ...)");
+  v.Inline(&T::record);  // meta.json's keys (meta_record_fields.h), as the file had them
+  v.Extra(&T::extra, "the reproducibility record's other keys (the agents' records)");
   v.FieldIf("batch_sweep", &T::batch_sweep, Unit::kNone,
             "fastenough run only, when the workload called fastenough.sweep_batch "
             "(sweep_batch.json of the run directory): the sizes tried, the knee (the smallest "

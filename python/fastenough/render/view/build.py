@@ -67,7 +67,7 @@ def _lint(report: Report) -> LintView | None:
 
 
 def _charts(report: Report, run_dir: Path | None) -> Charts:
-    extra = report.meta.extra  # meta.json's record: the run's wall-clock start and end
+    meta = report.meta  # meta.json's record: the run's wall-clock start and end
     phase_list = report.phases
     device_list = report.devices
     if run_dir is not None:
@@ -78,8 +78,8 @@ def _charts(report: Report, run_dir: Path | None) -> Charts:
     marks = {"p10": s.steady_p10_ns, "median": s.steady_median_ns, "p90": s.steady_p90_ns}
     return Charts(
         timeline=Timeline(rows=list(zip(phase_list, aligned_details(report), strict=True)),
-                          start_wall_ns=extra.get("start_wall_ns"),
-                          end_wall_ns=extra.get("end_wall_ns")),
+                          start_wall_ns=meta.start_wall_ns,
+                          end_wall_ns=meta.end_wall_ns),
         multi_rank=len({p.rank for p in phase_list}) > 1
         or len(device_list) > RANK_DETAIL_MAX,
         device_rows=device_rows(device_list),

@@ -27,7 +27,7 @@ def findings_views(report: Report) -> list[FindingView]:
 
 def _views(findings: list[Finding], report: Report) -> list[FindingView]:
     views = []
-    cwd = report.meta.extra.get("cwd")
+    cwd = report.meta.cwd
     for i, f in enumerate(findings, start=1):
         pairs = [(k, fmt_evidence_value(k, v)) for k, v in f.evidence.items()]
         fraction = f.saving.share_of_step

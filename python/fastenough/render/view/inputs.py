@@ -16,7 +16,7 @@ def inputs_table(report: Report) -> Table | None:
     inputs = report.inputs
     if not inputs:
         return None
-    base = report.meta.extra.get("cwd")
+    base = report.meta.cwd
     rows = [
         [
             display_path(i.path, base),

@@ -20,9 +20,9 @@ def run_view(report: Report) -> RunView | None:
     ending = f"was stopped by signal {run.signal}" if run.signal else f"exited {run.exit_status}"
     if run.wall_ns:
         ending += f" after {fmt_ns(run.wall_ns)}"
-    extra = report.meta.extra
+    meta = report.meta  # meta.json's record
     return RunView(command=Code(command), ending=ending, run_dir=run.run_dir,
-                   host=str(extra.get("host") or ""), started=utc(extra.get("start_wall_ns")),
+                   host=str(meta.host or ""), started=utc(meta.start_wall_ns),
                    in_job=in_job_line(report))
 
 
