@@ -53,3 +53,30 @@ def test_report_rows_cover_the_rank_objects():
 def test_an_unknown_document_is_a_clear_error():
     with pytest.raises(UsageError, match="no declared document 'nope'"):
         _core.describe_fields("nope")
+
+
+def test_meta_json_s_record_is_declared_key_by_key():
+    """meta.json's keys are Recorded() in meta (written only when the file had them,
+    each typed); only the agents' records are still an open part."""
+    by_path = {r["path"]: r for r in _rows("report")}
+    for key in ("schema", "command", "cwd", "git", "agent_opts", "start_wall_ns",
+                "end_wall_ns", "sampler", "devices", "visible_devices", "other_processes"):
+        row = by_path[f"$.meta.{key}"]
+        assert (row["kind"], row["required"]) == ("recorded", False), key
+    assert by_path["$.meta.git"]["nullable"] is True  # null: not a git work tree
+    assert by_path["$.meta.sampler.hz"]["type"] == "number"
+    assert by_path["$.meta.visible_devices.value"]["nullable"] is True
+    assert by_path["$.meta.devices[].uuid"]["type"] == "string"
+    extra = [r for r in by_path.values() if r["kind"] == "extra"]
+    assert [r["path"] for r in extra] == ["$.meta.*"]  # meta.agents, not declared yet
+
+
+def test_a_report_whose_meta_record_is_mistyped_is_refused_by_the_loader():
+    from fastenough.errors import MalformedReportError
+    from fastenough.report import load
+
+    doc = json.loads((Path(__file__).resolve().parents[2] / "data" / "ranks"
+                      / "gen4.report.json").read_text())
+    doc["meta"]["git"] = {"revision": 5, "dirty": False}
+    with pytest.raises(MalformedReportError, match=r"meta\.git\.revision"):
+        load(json.dumps(doc))
