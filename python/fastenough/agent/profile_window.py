@@ -70,7 +70,15 @@ first window profiled five 1.5 ms policy calls for 21 MiB, and its second one
 episode (37 ms profiled) for 138 MiB. The stop is put off
 while torch runs Python from C++ (a backward pass), and a first window's
 Python-heavy first step can still pass the bound (the report then says so:
-measurement.profile_memory_bound_bytes beside the rise). A CPU program whose
+measurement.profile_memory_bound_bytes beside the rise). The watchdog's
+request is a Python signal handler, which runs only between bytecodes: a step
+that stays in C++ cannot be stopped inside it at all. functorch's
+Lennard-Jones fit (tests/real/corpus/drivers/lennard_jones.py, 1000 points)
+runs about 117,000 ops in one backward with 13 Python calls: its window's
+first step was abandoned when the backward returned, at a predicted 218 to
+226 MiB against the window's 48, and raised the peak by 395 MiB (329 MiB
+plain, 736 under the tool); what would bound it has to act before such a step
+starts (an estimate of its ops), not inside it. A CPU program whose
 step allocates more than the window may grow (a BERT-mini evaluation, an LSTM
 language model) gets no trace, and the report says why; on a GPU the
 activations are device memory and the heap's growth is the profiler's.
