@@ -312,3 +312,47 @@ def test_the_step_split_sees_the_forward_and_adds_up(tmp_path, program):
     parts = sum(e[k] for k in ("forward_share", "backward_share", "optimizer_share",
                                "data_share"))
     assert parts <= 1.0 + 1e-9, e
+
+
+# facebookresearch/dlrm's shape: one model trained over one DataLoader and
+# scored over another, never with model.eval() or no_grad (its inference() has
+# `with torch.no_grad():` commented out): the test batches are fetched with the
+# flags of training. The test loop also breaks early, as dlrm's nbatches does.
+FORWARD_ONLY_LOADER = """
+import torch, torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+torch.manual_seed(0)
+torch.set_num_threads(1)
+model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+train = DataLoader(TensorDataset(torch.randn(2560, 64), torch.randn(2560, 1)), batch_size=32)
+test = DataLoader(TensorDataset(torch.randn(8192, 64)), batch_size=512)
+scores = []
+for epoch in range(3):
+    for x, y in train:
+        loss = ((model(x) - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    for i, (x,) in enumerate(test):
+        if i >= 12:
+            break
+        scores.append(float(model(x).sum()))
+print("done", len(scores))
+"""
+
+
+@pytest.mark.parametrize("mode_opt", ["--no-trace", "--timing-only"])
+def test_a_forward_only_loader_in_train_flags_makes_evaluation_steps(tmp_path, mode_opt):
+    report, run_dir = _run(tmp_path, FORWARD_ONLY_LOADER, mode_opt)
+    steps = _steps(run_dir)
+    by_mode = {m: [s for s in steps if s["mode"] == m] for m in ("train", "eval")}
+    # 3 epochs of 80 training batches and 12 test batches; a test loop is known
+    # by its first two fetches (FORWARD_ONLY_GAPS), in the first epoch only.
+    assert 236 <= len(by_mode["train"]) <= 3 * 80 + 2 + 1, len(by_mode["train"])
+    assert len(by_mode["eval"]) >= 3 * 12 - 3, len(by_mode["eval"])
+    # Every evaluation step holds a test batch (512 rows), no training batch.
+    assert {s["items"] for s in by_mode["eval"] if s["items"] is not None} == {512}
+    assert {s["items"] for s in by_mode["train"] if s["items"] is not None} <= {32, 512}
+    modes = {m["mode"] for m in report["run_details"]["steps_by_mode"]}
+    assert modes == {"train", "eval"}

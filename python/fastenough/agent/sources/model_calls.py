@@ -139,6 +139,8 @@ class ModelCallSource:
                 return
         self.root_calls += 1
         mode = "train" if module.training and agent.torch.is_grad_enabled() else "eval"
+        # A forward-only loop's batch is evaluation whatever the flags (dataloader.py).
+        mode = agent.dataloader.mode_of(mode)
         if mode != engine.mode:
             engine.switch_mode(mode, t, first=t)
         if mode not in self.sites_seen:

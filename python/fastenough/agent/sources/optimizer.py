@@ -28,6 +28,7 @@ class OptimizerSource:
         self.hook = None  # native recorder, while deferring
         self.pacer: int | None = None  # id() of the optimizer whose steps end the steps
         self._others_in_a_row = 0
+        self.posts = 0  # optimizer steps this Python hook saw (the native one counts its own)
 
     def install(self, torch) -> None:
         import torch.optim.optimizer as optim_mod
@@ -36,6 +37,7 @@ class OptimizerSource:
         self.agent.handles.append(self.handle)
 
     def post(self, optimizer, args, kwargs) -> None:
+        self.posts += 1
         agent = self.agent
         if compile_info.is_compiling() or not agent.enabled \
                 or threading.get_ident() != agent.main_ident:
@@ -93,3 +95,7 @@ class OptimizerSource:
 
     def deferred_calls(self) -> int:
         return self.hook.deferred_calls if self.hook is not None else 0
+
+    def steps_seen(self) -> int:
+        """Every optimizer step so far, in Python or in the native hook."""
+        return self.posts + self.deferred_calls()
