@@ -210,19 +210,23 @@ def environment_versions(run_dir: Path) -> dict:
 
 
 def _freeze(run_dir: Path, report: Report, fig: dict, plan: dict) -> Path:
-    meta = report.meta.to_json()  # open-ended (meta.json of the run): its keys as written
+    from fastenough.report import as_json
+
+    meta = report.meta
+
+    def kept(*keys: str) -> dict:
+        # The keys the run's meta had, as it wrote them (typed: meta_record_fields.h).
+        return {k: as_json(getattr(meta, k)) for k in keys if k in meta.key_order}
+
     record = {
         "schema": "fastenough.freeze/1",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "tool_version": report.tool_version,
-        "versions": {k: meta.get(k) for k in ("fastenough_version", "supervisor_python",
-                                              "torch_version", "python", "git", "host")
-                     if k in meta},
+        "versions": kept("fastenough_version", "supervisor_python", "git", "host"),
         "environment": environment_versions(run_dir),
-        "command": meta.get("command"),
-        "cwd": meta.get("cwd"),
-        "configuration": {k: meta.get(k) for k in ("agent_opts", "world_size", "backend",
-                                                   "device_properties") if k in meta},
+        "command": as_json(meta.command),
+        "cwd": meta.cwd,
+        "configuration": kept("agent_opts", "world_size", "backend", "device_properties"),
         "figures": fig,
         "steps": report.steps.to_json(),
         "plan": plan,
