@@ -138,14 +138,24 @@ def test_ab_no_longer_measures_the_agents_cost_of_more_module_calls(tmp_path):
     doc = json.loads(r.stdout)
     runs = {s: doc["sides"][s]["runs"] for s in "AB"}
     assert [x["timing_only"] for x in runs["A"]] == [False, True, True, True]
-    # The full agent's pair still shows its cost: B1 is much slower than A1 ...
-    first = runs["B"][0]["items_per_s"] / runs["A"][0]["items_per_s"]
-    assert first < 0.8, runs
-    # ... and the ratio, of the timing-only pairs, is the program's: about 1
-    # (before: every run under the checks, B/A 0.3-0.6, "B slower").
+    # The agent's own cost, as it timed it (agent/own_cost.py): the machine's
+    # load stretches it on both sides alike, where one A1 against one B1 in
+    # wall time did not hold (B1/A1 0.87 in a CI rehearsal at load 3, the
+    # program's own steps 3.5-10 ms from run to run).
+    cost = {r: _own_cost(tmp_path / "ab" / r) for r in ("A1", "B1", "A2", "B2", "A3", "B3")}
+    # The full agent's pair still pays for B's 256 root calls a step (B1 1.1 ms a
+    # step at its steady base against A1's 0.14 ms) ...
+    assert cost["B1"]["base_ns_per_step"] > 3 * cost["A1"]["base_ns_per_step"], cost
+    # ... and the timing-only runs do not: a small share of every step, B's as A's
+    # (B2 0.1 ms of a 2.4-10 ms step; B1 2.0 ms of 8.3).
+    for r in ("A2", "B2", "A3", "B3"):
+        run = next(x for x in runs[r[0]] if x["run_dir"].endswith("/" + r))
+        assert cost[r]["ns_per_step"] < 0.1 * run["step_median_ns"], (r, cost[r], run)
+    # The ratio, of the timing-only pairs, is the program's: its interval reaches
+    # 1 within 15% (before: every run under the checks, B/A 0.3-0.6, "B slower").
     assert doc["timing"]["ratio_of"] == "timing-only pairs"
     assert doc["ratio"]["pairs"] == 3
-    assert 0.75 < doc["ratio"]["ratio"] < 1.4, (doc["ratio"], runs)
+    assert doc["ratio"]["low"] < 1.15 and doc["ratio"]["high"] > 0.85, (doc["ratio"], runs)
     # A1's report has the findings (the checks ran there), B2's says they were off.
     a1 = json.loads((tmp_path / "ab" / "A1" / "report.json").read_text())
     b2 = json.loads((tmp_path / "ab" / "B2" / "report.json").read_text())
@@ -153,3 +163,12 @@ def test_ab_no_longer_measures_the_agents_cost_of_more_module_calls(tmp_path):
     assert [x["code"] for x in b2["measurement"]["reasons"]] == ["checks-off"]
     assert (tmp_path / "ab" / "A1" / "checks.json").exists()
     assert not (tmp_path / "ab" / "B2" / "checks.json").exists()
+
+
+def _own_cost(run_dir) -> dict:
+    """The main process's own_cost record (agent/<pid>.json) of a run."""
+    for path in sorted((run_dir / "agent").glob("*.json")):
+        record = json.loads(path.read_text())
+        if record.get("own_cost"):
+            return record["own_cost"]
+    raise AssertionError(f"{run_dir}: no agent record with own_cost")
