@@ -62,12 +62,13 @@ RUN_DIR/report.json` makes it (also after a disk was full, or when
 fastenough's own analysis crashed: it runs in a process of its own, so the
 exit status is still the command's).
 
---timing-only: the agent hooks only what finds the steps (the main model's
-outermost call once the first calls have found it, the DataLoader, the
-optimizer, fastenough.step()) and reads nothing else of the program. A full
-run's checks hook module calls, so their cost grows with how often the
-program calls its modules: a fix that calls a head 8 times per batch where it
-was called once makes the agent cost more in B than in A, and a speed-up
+--timing-only: the agent hooks only what finds the steps and their mode (the
+main model's outermost call once the first calls have found it, the
+DataLoader, the optimizer, a count of backward calls, fastenough.step()) and
+reads nothing else of the program. A full run's checks hook module calls,
+so their cost grows with how often the program calls its modules: a fix that
+calls a head 8 times per batch where it was called once makes the agent cost
+more in B than in A, and a speed-up
 measured with them is the program's plus that difference. Use a full run for
 the findings, --timing-only to time them.
 
