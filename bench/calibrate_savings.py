@@ -44,6 +44,7 @@ import json
 import os
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 from collections.abc import Callable
@@ -227,12 +228,11 @@ def saved_per_step_ns(doc: dict) -> float | None:
     step = {}
     for side in ("A", "B"):
         runs = ((doc.get("sides") or {}).get(side) or {}).get("runs") or []
-        per = sorted(1e9 / r["steps_per_s"] for r in runs
-                     if r.get("timing_only") and r.get("steps_per_s"))
+        per = [1e9 / r["steps_per_s"] for r in runs
+               if r.get("timing_only") and r.get("steps_per_s")]
         if not per:
             return None
-        step[side] = per[len(per) // 2] if len(per) % 2 else (
-            per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
+        step[side] = statistics.median(per)
     return step["A"] - step["B"]
 
 
