@@ -188,6 +188,54 @@ def test_the_window_is_not_stopped_inside_a_trace_function():
     assert w.info["trace"] is None and "recorded nothing" in w.info["skipped"]
 
 
+def test_a_stop_asked_while_the_step_s_end_is_counted_keeps_the_step(monkeypatch):
+    """The watchdog's thread reads the prediction while the step's end is
+    noted (its records now counted whole) and asks for a stop; its handler
+    once ran before the step was counted and abandoned the window as "recorded
+    nothing within its first step", the step whole (functorch's Lennard-Jones
+    fit, one run in two). The step's end decides instead: the step is kept."""
+    import torch
+
+    import fastenough.agent.profile_window as pw
+
+    class FakeProfiler:
+        stops = steps = 0
+
+        def stop(self):
+            FakeProfiler.stops += 1
+
+        def step(self):
+            FakeProfiler.steps += 1
+
+    mib = 1 << 20
+    w = _window_at(monkeypatch, heap=0, rss=0, hwm_before=0)
+    w._prof, w._torch, w.info = FakeProfiler(), torch, {"first_step": 6}
+    w.step_rise = 2 * mib
+    noted = pw.ProfileWindow._note_step_end
+
+    def noted_then_asked(self):
+        noted(self)
+        self._over_bound(156 * mib)  # the handler runs at the next bytecode
+
+    monkeypatch.setattr(pw.ProfileWindow, "_note_step_end", noted_then_asked)
+    monkeypatch.setattr(pw, "_host_bytes", lambda: (300 << 20) + 7 * mib)
+    assert w.over_memory_bound()  # the first step's end: 6 + 20 x 7 MiB past 48
+    assert FakeProfiler.stops == 0 and w.active and "recorded nothing" not in str(w.info)
+    assert "156 MiB" not in w.stopped_early  # the step's end's own reason
+    # A profiled step counted by step() (the path of a step under the budget).
+    w2 = _window_at(monkeypatch, heap=0, rss=0, hwm_before=0)
+    w2._prof, w2._torch, w2.info = FakeProfiler(), torch, {"first_step": 6}
+    w2.step()
+    assert w2.steps_done == 1 and FakeProfiler.stops == 0 and w2._stop_asked == 156 * mib
+    # The next safe point stops with the step kept (stop() itself exports:
+    # here only that it is the stop, not the abandon, that is called).
+    called = []
+    monkeypatch.setattr(w2, "stop", lambda last: called.append(last))
+    monkeypatch.setattr(w2, "abandon", lambda: called.append("abandon"))
+    w2.safe_point()
+    assert called == [6]
+
+
 def test_a_second_window_gets_what_the_first_left_of_the_bound():
     """The bound is for the whole run: Lightning's two windows raised its peak
     by 40 and 73 MiB, 113 MiB together with a 64 MiB bound."""
