@@ -215,3 +215,34 @@ def test_dqn_acting_forwards_estimated_once_sampling(tmp_path):
     assert 0.8 * 1200 <= ev["unused_graph_forwards"] <= 1.2 * 1200, ev
     assert ev["forwards_total"] > ev["forwards"], ev  # sampled
     assert "estimated" in f["title"]
+
+
+def test_forwards_inside_torch_func_transforms_are_not_examined(tmp_path):
+    """A training loop of torch.func.grad over functional_call (and a vmap of
+    the model, as functorch's examples write per-sample gradients): the model's
+    forwards see functorch's wrapper tensors, whose storage cannot be read;
+    the checks switched themselves off at the first one ("Cannot access
+    storage of TensorWrapper") and the run's check findings were lost. Such
+    forwards are not examined; the model's plain forwards still are."""
+    from torch.func import functional_call, grad, vmap
+
+    model = make_model()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def loss_fn(p, x):
+        return functional_call(model, p, (x,)).pow(2).mean()
+
+    def train(reg):
+        x = torch.randn(8, 16)
+        nonlocal params
+        for _ in range(6):
+            grads = grad(loss_fn)(params, x)
+            params = {k: v - 0.1 * grads[k] for k, v in params.items()}
+        vmap(model)(x)  # per-sample forwards
+        model.eval()
+        eval_loop(model, steps=12)  # plain forwards, autograd on: still found
+
+    doc = run_checks(tmp_path, train)  # (asserts checks_error is None)
+    assert doc["checks"]["forwards_examined"] == 12  # the plain ones only
+    assert [f["code"] for f in findings(doc, "autograd-in-eval")] == ["autograd-in-eval"]
+    assert findings(doc, "train-mode-in-eval") == []

@@ -79,6 +79,19 @@ def user_site(depth: int = 1) -> dict | None:
     return call_site()[0]
 
 
+def inside_a_transform(torch) -> bool:
+    """True while a torch.func transform runs (grad, vjp, jacrev, vmap): the
+    model's forward then sees functorch's wrapper tensors, which have no
+    storage to read ("Cannot access storage of TensorWrapper") and whose graph
+    is the transform's, so no check examines such a forward (a training loop
+    of torch.func.grad over functional_call switched every check off at its
+    first forward)."""
+    try:
+        return torch._C._functorch.maybe_current_level() is not None
+    except Exception:  # noqa: BLE001 - a torch without functorch: no transform
+        return False
+
+
 def first_tensor(obj, torch, depth: int = 0):
     if isinstance(obj, torch.Tensor):
         return obj

@@ -424,12 +424,17 @@ class Registry:
 
     @_guard
     def on_forward_pre(self, module, args, kwargs) -> None:
+        if _util.inside_a_transform(self.torch):
+            self._t_fwd = 0
+            return
         self._t_fwd = time.perf_counter_ns()
         self.logits.on_pre(module, args, kwargs)
 
     @_guard
     def on_forward(self, module, args, kwargs, output) -> None:
         torch = self.torch
+        if _util.inside_a_transform(torch):
+            return  # a forward inside torch.func.grad or vmap: not examined (_util)
         if self._t_fwd:
             ns = time.perf_counter_ns() - self._t_fwd
             (self.fwd_ns_steady if self.in_steady else self.fwd_ns).append(ns)
