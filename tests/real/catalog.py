@@ -321,6 +321,20 @@ CORPUS_PROGRAMS: list[Program] = [
                     ("full-vocab-logits", "the output is one energy per sample, no "
                      "vocabulary"),
                     ("sync-in-loop", "loss.item() runs every 20th step only"))),
+    # Expected but not yet asserted: dataloader-bound (an in-memory TensorDataset
+    # indexed row by row, 32 rows a batch, for a step of two small matmuls: the
+    # agent timed 0.4-0.6 ms of a 1.4-5 ms step in __next__). Found in 3 of 5
+    # runs: the finding is made from the profiler window's 3 or 4 steps, where
+    # the loader's share sits near the 5% gate (6.2% in one run), as with
+    # Lightning's fit (issue 37).
+    Program("torch-func-sgd", ("func_sgd.py",), root=DRIVERS,
+            forbid=(("checks-stopped", "every training forward runs inside torch.func.grad "
+                     "(functorch's wrapper tensors, no storage to read): the checks once "
+                     "switched themselves off at the first one"),
+                    ("autograd-in-eval", "grad() differentiates every forward of the loop; "
+                     "the last test loss is one forward after it"),
+                    ("train-mode-in-eval", "no dropout or batch norm; and every step trains"),
+                    ("sync-in-loop", ".item() once an epoch, 3 in all"))),
     Program("pyg-gcn", ("gcn.py",), root=DRIVERS, needs=("torch_geometric",),
             forbid=(("*[avoidable]", "a 2-layer GCN on a small graph: nothing removable"),)),
     # ---- karpathy/makemore (corpus/makemore/README.md): a character-level
