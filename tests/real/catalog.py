@@ -321,12 +321,14 @@ CORPUS_PROGRAMS: list[Program] = [
                     ("full-vocab-logits", "the output is one energy per sample, no "
                      "vocabulary"),
                     ("sync-in-loop", "loss.item() runs every 20th step only"))),
-    # Expected but not yet asserted: dataloader-bound (an in-memory TensorDataset
-    # indexed row by row, 32 rows a batch, for a step of two small matmuls: the
-    # agent timed 0.4-0.6 ms of a 1.4-5 ms step in __next__). Found in 3 of 5
-    # runs: the finding is made from the profiler window's 3 or 4 steps, where
-    # the loader's share sits near the 5% gate (6.2% in one run), as with
-    # Lightning's fit (issue 37).
+    # Expected where it holds, not asserted: dataloader-bound (an in-memory
+    # TensorDataset indexed row by row, 32 rows a batch: the loop waits 0.3-0.6
+    # ms a step in __next__). The program's own steps run 1 ms on a quiet
+    # machine and 20-25 ms for an epoch or the whole run on a loaded one (plain
+    # too: torch's two threads wait for a busy core), so the loader is 2% to
+    # 35% of a step from run to run. From the window alone it was found in 3
+    # of 5 runs; the timed steps now find it where it holds the loop
+    # (rundir/dataloader_wait.cc).
     Program("torch-func-sgd", ("func_sgd.py",), root=DRIVERS,
             forbid=(("checks-stopped", "every training forward runs inside torch.func.grad "
                      "(functorch's wrapper tensors, no storage to read): the checks once "

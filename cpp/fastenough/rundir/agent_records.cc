@@ -26,6 +26,21 @@ bool Bool(dom::object o, const char* key, bool fallback) {
   return o[key].get_bool().get(b) == simdjson::SUCCESS ? b : fallback;
 }
 
+// {"train": {"file":..,"line":..,"function":..}, ...}: the sites with a file.
+void ReadSites(dom::object o, const char* key, std::map<std::string, findings::Location>* out) {
+  dom::object sites;
+  if (o[key].get_object().get(sites) != simdjson::SUCCESS) return;
+  for (auto [mode, v] : sites) {
+    dom::object m;
+    if (v.get_object().get(m) != simdjson::SUCCESS) continue;
+    findings::Location loc;
+    loc.file = Str(m, "file");
+    loc.line = static_cast<int>(IntField(m, "line").value_or(0));
+    loc.function = Str(m, "function");
+    if (!loc.file.empty()) (*out)[std::string(mode)] = loc;
+  }
+}
+
 AgentRecord Parse(dom::object o) {
   AgentRecord a;
   a.pid = IntField(o, "pid").value_or(0);
@@ -99,21 +114,12 @@ AgentRecord Parse(dom::object o) {
       s.backward_ns = IntField(m, "backward_ns").value_or(0);
       s.optimizer_ns = IntField(m, "optimizer_ns").value_or(0);
       s.data_ns = IntField(m, "data_ns").value_or(0);
+      s.data_ns_p10 = IntField(m, "data_ns_p10").value_or(-1);
       a.step_split[std::string(mode)] = s;
     }
   }
-  dom::object sites;
-  if (o["model_call_site"].get_object().get(sites) == simdjson::SUCCESS) {
-    for (auto [mode, v] : sites) {
-      dom::object m;
-      if (v.get_object().get(m) != simdjson::SUCCESS) continue;
-      findings::Location loc;
-      loc.file = Str(m, "file");
-      loc.line = static_cast<int>(IntField(m, "line").value_or(0));
-      loc.function = Str(m, "function");
-      if (!loc.file.empty()) a.call_site[std::string(mode)] = loc;
-    }
-  }
+  ReadSites(o, "model_call_site", &a.call_site);
+  ReadSites(o, "dataloader_site", &a.dataloader_site);
   a.json = simdjson::minify(o);
   return a;
 }

@@ -9,8 +9,9 @@
 //    "tool_pause_ns":..,"tool_pauses":4,"profile_cost_ns":..,
 //    "cpu":{"cores":2,"torch_threads":2},"checks":true,
 //    "step_split":{"train":{"steps":30,"step_ns":..,"forward_ns":..,
-//                  "backward_ns":..,"optimizer_ns":..,"data_ns":..}},
-//    "model_call_site":{"train":{"file":..,"line":..,"function":..}}, ...}
+//                  "backward_ns":..,"optimizer_ns":..,"data_ns":..,"data_ns_p10":..}},
+//    "model_call_site":{"train":{"file":..,"line":..,"function":..}},
+//    "dataloader_site":{"train":{"file":..,"line":..,"function":..}}, ...}
 // Every field is optional: older agents wrote fewer.
 #pragma once
 
@@ -39,6 +40,9 @@ struct StepSplit {
   int64_t steps = 0;
   int64_t step_ns = 0;
   int64_t forward_ns = 0, backward_ns = 0, optimizer_ns = 0, data_ns = 0;
+  // The data wait of nearly every timed step (their 10th percentile); -1: not
+  // recorded (older agents).
+  int64_t data_ns_p10 = -1;
 };
 
 struct AgentRecord {
@@ -67,6 +71,8 @@ struct AgentRecord {
   std::vector<DataLoaderInfo> dataloaders;
   std::map<std::string, StepSplit> step_split;         // by mode
   std::map<std::string, findings::Location> call_site;  // of the main model's calls, by mode
+  // The user's line iterating a DataLoader, by mode (its first fetch in it).
+  std::map<std::string, findings::Location> dataloader_site;
   // The program's sys.path by kind ("python_roots": {"user": [..], "library":
   // [..], "tool": [..]}), to tell its frames in the trace apart.
   analysis::FrameRoots python_roots;

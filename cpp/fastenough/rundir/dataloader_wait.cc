@@ -11,8 +11,53 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+
+#include "fastenough/findings/catalog.h"
 
 namespace fastenough::rundir {
+
+void FindDataloaderWaitFromAgents(const std::vector<AgentRecord>& agents, const std::string& mode,
+                                  int64_t reference_ns, bool has_device,
+                                  std::vector<findings::Finding>* findings) {
+  // With a device, waiting on the host while queued kernels run is no waste:
+  // the window's device-idle measure decides there.
+  if (has_device || reference_ns <= 0 || mode.empty()) return;
+  for (const findings::Finding& f : *findings) {
+    if (f.code == "dataloader-bound") return;  // the window saw it: priced below
+  }
+  // One loop process: across ranks, a machine's load stretches every rank's
+  // loading alike, and the window's comparison of the ranks decides
+  // (findings::KeepLoaderWaitsBeyondTheOtherRanks).
+  std::set<int64_t> ranks;
+  for (const AgentRecord& a : agents) {
+    if (a.in_the_loop()) ranks.insert(a.rank.value_or(0));
+  }
+  if (ranks.size() != 1) return;
+  const auto rank = static_cast<int>(*ranks.begin());
+  const AgentRecord* agent = LoopAgentThatTimed(agents, rank, mode);
+  if (agent == nullptr) return;
+  const auto it = agent->step_split.find(mode);
+  const auto site = agent->dataloader_site.find(mode);
+  if (it == agent->step_split.end() || site == agent->dataloader_site.end()) return;
+  const StepSplit& split = it->second;
+  if (split.steps < kMinTimedStepsForDataWait || split.data_ns_p10 < 0 ||
+      static_cast<double>(split.data_ns_p10) <
+          kLoaderHoldsTheLoopShare * static_cast<double>(reference_ns)) {
+    return;
+  }
+  findings::Finding f = findings::NewFinding("dataloader-bound", findings::Verdict::kAvoidable, rank);
+  f.source = "agent";
+  f.title = "Steps wait for the next batch (no device: the loop itself waits)";
+  f.where.push_back(site->second);
+  f.evidence.emplace_back("loop_wait_in_nearly_every_step_ns", split.data_ns_p10);
+  f.evidence.emplace_back(
+      "found_by",
+      std::string("the agent's timed steps: the loop waited in DataLoader.__next__ in nearly "
+                  "every one; the profiler window, which slows the model's ops more than the "
+                  "loader's, did not show it"));
+  findings->push_back(std::move(f));
+}
 
 void PriceDataloaderWaitFromAgents(const std::vector<AgentRecord>& agents, const std::string& mode,
                                    int64_t reference_ns, std::vector<findings::Finding>* findings) {

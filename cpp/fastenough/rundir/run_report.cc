@@ -389,11 +389,16 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   AddSamplerFindings(meta, rr.phases, options, &r.findings);
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);
   AddCpuThreadFindings(rr.agents, MeasureLoopCpu(rr.phases, rr.agents), &r.findings);
-  FitDataloaderAdvice(rr.agents, has_device, &r.findings);
   // One step reference for the report's savings: its headline steady median.
-  if (!rr.step_records.empty() && r.steps.steady_duration.count > 0 &&
-      std::isfinite(r.steps.steady_duration.median)) {
-    const auto reference_ns = static_cast<int64_t>(std::llround(r.steps.steady_duration.median));
+  const bool has_reference = !rr.step_records.empty() && r.steps.steady_duration.count > 0 &&
+                             std::isfinite(r.steps.steady_duration.median);
+  const auto reference_ns =
+      has_reference ? static_cast<int64_t>(std::llround(r.steps.steady_duration.median)) : 0;
+  if (has_reference) {
+    FindDataloaderWaitFromAgents(rr.agents, r.steps.mode, reference_ns, has_device, &r.findings);
+  }
+  FitDataloaderAdvice(rr.agents, has_device, &r.findings);
+  if (has_reference) {
     ExpressSavingsAgainstStep(reference_ns, &r.findings);
     PriceDataloaderWaitFromAgents(rr.agents, r.steps.mode, reference_ns, &r.findings);
   }

@@ -102,6 +102,8 @@ def write(agent) -> None:
         # recurrent/attention layers are sequence-first).
         "batch_dim": agent.model_calls.batch_dim,
         "dataloaders": agent.dataloader.loaders,
+        # The user's line iterating a DataLoader, by mode (its first live fetch).
+        "dataloader_site": agent.dataloader.sites,
         # Host time of the first steady steps of each mode, by part (step_timer.py).
         "step_split": agent.timer.by_mode,
         "model_call_site": agent.model_calls.call_sites,

@@ -60,6 +60,7 @@ class StepTimer:
         self.agent = agent
         self.mode: str | None = None  # the mode being timed, while active
         self.by_mode: dict[str, dict] = {}
+        self._data_per_step: dict[str, list[int]] = {}  # each timed step's data wait, by mode
         self._done: set[str] = set()
         self._handles: list = []
         self._autograd = None  # autograd_watch.AutogradWatch, while active
@@ -255,6 +256,12 @@ class StepTimer:
             m[f"{k}_ns"] += parts[k]
         for k in DID:
             m[f"steps_{k}"] += int(did[k])
+        # The wait of nearly every timed step (its 10th percentile): a loader
+        # that holds the loop in every step, told from one stretched by the
+        # machine now and then (rundir/dataloader_wait.cc).
+        waits = self._data_per_step.setdefault(mode, [])
+        waits.append(parts["data"])
+        m["data_ns_p10"] = sorted(waits)[len(waits) // 10]
         if m["steps"] >= TIMED_STEPS:
             self.end()
 

@@ -56,6 +56,10 @@ class DataLoaderSource:
         self.current: int | None = None  # the dataset of the batch being fetched or used
         self._deferred_for: int | None = None  # the dataset the native hook defers
         self._autograd = None  # agent/autograd_watch.AutogradWatch
+        # The user's line that iterates a loader, by mode (the first live fetch
+        # in that mode): where a dataloader-bound finding made from the timed
+        # steps' waits points (rundir/dataloader_wait.cc).
+        self.sites: dict[str, dict] = {}
 
     def install(self, torch) -> None:
         import torch.utils.data.dataloader as dl_mod
@@ -130,6 +134,10 @@ class DataLoaderSource:
         mode = self.mode_of(flags)
         if mode is not None:
             self.agent.observe_mode(mode)
+            if mode not in self.sites:
+                from fastenough.agent.checks._util import user_site
+
+                self.sites[mode] = user_site() or {}
         self.agent.engine.dataloader_batch_begins()
 
     def _flags_mode(self) -> str | None:
