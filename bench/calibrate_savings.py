@@ -106,6 +106,8 @@ CASES = [
          fixes=CORPUS / "pytorch_examples" / "fixes", setup=cs.wikitext_and_model),
     Case("lightning-fit-val", ("lightning_fit.py",), CORPUS / "drivers", ("lightning_fit.py",),
          ("dataloader-bound",), fixes=CORPUS / "drivers" / "fixes"),
+    Case("torch-func-sgd", ("func_sgd.py",), CORPUS / "drivers", ("func_sgd.py",),
+         ("dataloader-bound",), fixes=CORPUS / "drivers" / "fixes"),
     Case("hf-trainer-evaluate", ("hf_trainer_eval.py", "--n", "320"), CORPUS / "drivers",
          ("hf_trainer_eval.py",), ("padding-waste",), env=OFFLINE,
          fixes=CORPUS / "drivers" / "fixes"),
