@@ -176,6 +176,7 @@ class ProfileWindow:
         self._excursions: list[int] = []
         self.step_rise: int | None = None  # the largest of them, once the window starts
         self._step_peak = 0  # the highest heap seen in the current profiled step
+        self._graph_asked = False  # the autograd watch was asked to count a backward's nodes
 
     @property
     def active(self) -> bool:
@@ -255,6 +256,13 @@ class ProfileWindow:
         if self.done:
             self.end_calibration()
             return
+        if not self._graph_asked:
+            self._graph_asked = True
+            from fastenough.agent import autograd_watch
+
+            watch = autograd_watch.current()
+            if watch is not None:
+                watch.ask_graph_size()  # the next backward's nodes (unstoppable_step_refused)
         sampler = self._sampler
         if sampler is None:
             from fastenough.agent.memory_watchdog import StepPeakSampler
@@ -292,6 +300,42 @@ class ProfileWindow:
         """How far the heap may grow at the current expansion before the stop
         that follows would pass the budget."""
         return int(self.budget(base) / (1 + self.expansion))
+
+    def unstoppable_step_refused(self, base: int | None) -> str | None:
+        """Why the window must not start (None: it may): one backward of the
+        program, as walked before the window (autograd_watch.py), has so many
+        nodes that even the least torch's profiler keeps of it passes the
+        window's budget, and a backward runs in C++, where the watchdog cannot
+        stop the window (its request waits for the backward to return).
+        functorch's Lennard-Jones fit with 1000 points: a backward of 16,128
+        nodes; its window's first step was abandoned when that backward
+        returned, and raised the peak RSS by 393 MiB (336 MiB plain, 749 MiB
+        under the tool), against a bound of 64. The least is GRAPH_OPS_PER_NODE
+        ops a node at RECORD_BYTES_PER_OP each and a stack-free stop's
+        expansion (4.7 KiB a node: the Lennard-Jones fit with 100 points spent
+        about 32 KiB a node, 54 MiB for 1,728); its Python stacks and shapes
+        are what a step costs beyond it."""
+        from fastenough.agent import autograd_watch
+
+        watch = autograd_watch.current()
+        nodes = watch.graph_nodes if watch is not None else None
+        if not nodes or base is None:
+            return None
+        budget = self.budget(base)
+        least = nodes * GRAPH_OPS_PER_NODE * RECORD_BYTES_PER_OP * (1 + STOP_EXPANSION)
+        if least <= budget:
+            return None
+        likely = nodes * GRAPH_OPS_PER_NODE * RECORD_BYTES_PER_OP * (1 + self.expansion)
+        more = "or more " if nodes >= autograd_watch.MAX_GRAPH_WALK else ""
+        need = max(likely, least) * 3 // 2
+        return (f"the profiler window was skipped: one backward of this program runs "
+                f"{nodes:,} {more}autograd nodes inside torch's C++, where the window cannot "
+                f"be stopped, and recording it would raise the peak RSS by at least about "
+                f"{int(least) >> 20} MiB (likely {int(likely) >> 20}), past the window's "
+                f"{budget >> 20} MiB of fastenough's memory bound of "
+                f"{self.bound_of(base) >> 20} MiB; for a trace, run again with --trace-memory "
+                f"{max(1, -(-int(need) >> 20))} (MiB the window may raise the peak RSS by), "
+                "or on a smaller input")
 
     def second_window_refused(self, step_ns: int | None) -> str | None:
         """Why a second window may not start (None: it may): earlier windows
@@ -661,6 +705,12 @@ STOP_EXPANSION_WITH_STACK = 20.0
 FREE_CREDIT = 0.5
 # The window's share of the memory bound; the rest is the agent's own.
 WINDOW_SHARE = 0.75
+# The least torch's profiler keeps of one backward node (unstoppable_step_refused):
+# ops a node runs (the Lennard-Jones fit: 13,643 ops in a step of 1,728 nodes,
+# 7.9 a node, the forward's included) and bytes an op's record holds in the
+# heap before the stop (the same step: 7 MiB for 19,123 events, 385 bytes).
+GRAPH_OPS_PER_NODE = 4
+RECORD_BYTES_PER_OP = 300
 # Steady steps before the window whose heap rise within the step calibrates
 # the window's prediction (the last ones, the largest counts).
 CALIBRATION_STEPS = 3

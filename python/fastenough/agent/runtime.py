@@ -33,6 +33,7 @@ import traceback
 from fastenough.agent import batch_size as bs
 from fastenough.agent import compile_info, module_hooks, own_cost, process_record
 from fastenough.agent.foreign_profiler import ForeignProfilerWatch
+from fastenough.agent.memory import rss_bytes
 from fastenough.agent.model_swap import ModelSwapWatch
 from fastenough.agent.own_cost import OwnCost
 from fastenough.agent.phases import PhaseMachine, now
@@ -392,7 +393,7 @@ class Agent:
             return now()  # the other ranks are not there yet (in_job.py)
         self.window.done = True
         self.window.end_calibration()
-        skip = self._window_unsafe()
+        skip = self._window_unsafe() or self.window.unstoppable_step_refused(rss_bytes())
         if skip:
             self.window.info = {"trace": None, "skipped": skip}
             return now()

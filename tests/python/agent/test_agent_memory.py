@@ -480,3 +480,91 @@ def test_trace_memory_must_be_positive(tmp_path):
 
     r = run_cli("run", "--trace-memory", "0", "--", "python", "-c", "pass", cwd=tmp_path)
     assert r.returncode == 2 and "--trace-memory" in r.stderr, r.stderr
+
+
+def test_the_graph_walk_counts_each_backward_node_once():
+    import torch
+
+    from fastenough.agent.autograd_watch import graph_size
+
+    x = torch.randn(3, requires_grad=True)
+    assert graph_size([(x * 2).sum().grad_fn]) == 3  # Sum, Mul, AccumulateGrad
+    z = x * 2
+    assert graph_size([(z + z).sum().grad_fn]) == 4  # Sum, Add, Mul (shared), AccumulateGrad
+    assert graph_size([None]) == 0
+
+
+def test_the_watch_walks_the_next_backward_only_when_asked():
+    import torch
+
+    from fastenough.agent import autograd_watch
+
+    watch = autograd_watch.shared(torch)
+    try:
+        x = torch.randn(3, requires_grad=True)
+        (x * 2).sum().backward()  # Tensor.backward goes through the wrapper
+        assert watch.graph_nodes is None
+        watch.ask_graph_size()
+        (x * 2 + 1).sum().backward()  # Sum, Add, Mul, AccumulateGrad
+        assert watch.graph_nodes == 4
+        (x.exp() * 2 + 1).sum().backward()  # not asked again: not walked
+        assert watch.graph_nodes == 4
+        assert x.grad is not None and watch.backward.errors == 0
+    finally:
+        autograd_watch.remove()
+
+
+def test_a_backward_too_large_to_stop_refuses_the_window(monkeypatch):
+    """functorch's Lennard-Jones fit with 1000 points: 16,128 nodes in one
+    backward, which runs in C++ where the watchdog cannot stop the window: its
+    first step cost 393 MiB against a bound of 64. Refused before it starts,
+    with what to run for a trace; 1,728 nodes (100 points, one step for 54
+    MiB) start as before, and so does a window given the memory."""
+    import types
+
+    from fastenough.agent import autograd_watch
+    from fastenough.agent.profile_window import ProfileWindow
+
+    base = 336 << 20
+    w = ProfileWindow(None, 0, 0, steps=5, with_stack=True)
+    assert w.unstoppable_step_refused(base) is None  # nothing walked
+    monkeypatch.setattr(autograd_watch, "_WATCH", types.SimpleNamespace(graph_nodes=16_128))
+    why = w.unstoppable_step_refused(base)
+    assert why and "16,128 autograd nodes" in why and "at least about 73 MiB" in why, why
+    assert "past the window's 48 MiB" in why and re.search(r"--trace-memory \d+", why), why
+    asked = int(re.search(r"--trace-memory (\d+)", why)[1])
+    w.memory_budget = asked << 20  # what the text says to run
+    assert w.unstoppable_step_refused(base) is None
+    w.memory_budget = None
+    monkeypatch.setattr(autograd_watch, "_WATCH", types.SimpleNamespace(graph_nodes=1_728))
+    assert w.unstoppable_step_refused(base) is None
+
+
+def test_a_window_refused_for_an_unstoppable_backward_keeps_the_memory_bound(tmp_path):
+    """The Lennard-Jones fit with 1000 points, plain and under `fastenough
+    run`: the window is refused before it starts (the report says why), and
+    the run's peak RSS stays within the bound of the plain run's (before: 749
+    MiB against 336)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    drivers = Path(__file__).resolve().parents[2] / "real" / "corpus" / "drivers"
+    driver = drivers / "lennard_jones.py"
+    args = [str(driver), "--steps", "25", "--points", "1000"]
+    peak = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+            "stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
+    plain = subprocess.run([sys.executable, "-c", peak, sys.executable, *args], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    tool = subprocess.run([sys.executable, "-c", peak, sys.executable, "-m", "fastenough", "run",
+                           "--no-history", "--quiet", "--run-dir", str(tmp_path / "run"), "--",
+                           sys.executable, *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert tool.returncode == 0, tool.stderr[-2000:]
+    agent = json.loads(next((tmp_path / "run" / "agent").glob("*.json")).read_text())
+    profile = agent["profile"]
+    assert profile["trace"] is None and "16,128 autograd nodes" in profile["skipped"], profile
+    rise = int(tool.stdout.split()[-1]) - int(plain.stdout.split()[-1])
+    assert rise <= 64 << 20, (rise >> 20, profile)
