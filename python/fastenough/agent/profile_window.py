@@ -77,8 +77,10 @@ Lennard-Jones fit (tests/real/corpus/drivers/lennard_jones.py, 1000 points)
 runs about 117,000 ops in one backward with 13 Python calls: its window's
 first step was abandoned when the backward returned, at a predicted 218 to
 226 MiB against the window's 48, and raised the peak by 395 MiB (329 MiB
-plain, 736 under the tool); what would bound it has to act before such a step
-starts (an estimate of its ops), not inside it. A CPU program whose
+plain, 736 under the tool). So the bound acts before such a step starts: a
+backward's graph is walked before the window (autograd_watch.py), and a
+window whose backward is too large for even the least the profiler keeps of
+it does not start (unstoppable_step_refused). A CPU program whose
 step allocates more than the window may grow (a BERT-mini evaluation, an LSTM
 language model) gets no trace, and the report says why; on a GPU the
 activations are device memory and the heap's growth is the profiler's.
