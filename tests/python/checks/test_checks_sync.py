@@ -327,6 +327,37 @@ def test_one_off_and_after_loop_reads_are_no_per_step_sync(tmp_path):
     assert doc["syncs"]["calls_outside_steps"] == 1
 
 
+def logged_every(reg, every, steps=32, first=0):
+    model = torch.nn.Linear(4, 1)
+    x = torch.randn(3, 4)
+    kept = []
+    with torch.inference_mode():
+        reg.on_steady_begin("eval")
+        for i in range(first, first + steps):
+            loss = model(x).sum()
+            if i % every == 0:
+                kept.append(loss.item())  # LOGGED
+            reg.on_step_end(duration_ns=1_000_000)
+        reg.on_steady_end()
+    return kept
+
+
+@pytest.mark.parametrize("first", [0, 8, 12])
+def test_a_loss_logged_every_20th_step_is_no_per_step_sync(tmp_path, first):
+    """functorch's Lennard-Jones fit reads loss.item() every 20th step: in 32
+    watched steps that is 1 or 2 reads, by where the watch begins; at 2 it was
+    reported as sync-in-loop (0.0625 calls a step). A site seen in at most one
+    of 16 watched steps is occasional; one every 10th step (makemore's: 3 or 4
+    of 32) is a per-step read."""
+    doc = run_checks(tmp_path, lambda reg: logged_every(reg, 20, first=first))
+    assert findings(doc, "sync-in-loop") == []
+    [site] = doc["syncs"]["sites"]
+    assert site["one_off"] and site["steps_seen"] in (1, 2)
+    doc = run_checks(tmp_path, lambda reg: logged_every(reg, 10, first=first))
+    [f] = findings(doc, "sync-in-loop")
+    assert f["evidence"]["calls"] in (3, 4)
+
+
 def test_gcn_alternating_train_and_test_counts_exactly(tmp_path):
     # gcn.py itself: train() returns float(loss) after optimizer.step(), test()
     # switches to model.eval() and reads int(...) twice per mask, every epoch.
