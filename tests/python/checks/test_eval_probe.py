@@ -413,13 +413,16 @@ def test_the_probe_is_carried_to_forwards_like_its_own_not_the_run_s_median(tmp_
             opt.zero_grad()
             loss.backward()
             opt.step()
-        for _ in range(60):  # scored with autograd on: fewer, larger forwards
+        # Scored with autograd on: fewer, larger forwards. 150 of them: the
+        # probe's budget is a share of the run's time, and at load 4 a spike
+        # in its warm-up passed twice a budget of 60 forwards (skipped, no price).
+        for _ in range(150):
             model(large)
 
     doc = run_checks(tmp_path, program, {"probe": True})
     [f] = findings(doc, "autograd-in-eval")
     ev = f["evidence"]
-    assert ev["saving_basis"].startswith("measured"), ev
+    assert ev.get("saving_basis", "").startswith("measured"), (ev, doc["checks"]["probe_ns"])
     # The probed call is a 1024-row forward; the median it is carried to is of
     # 1024-row forwards too (the run's median of all forwards is a 4-row one,
     # many times shorter: a scale of about a tenth before). Above 1 is the

@@ -85,7 +85,7 @@ import torch.nn as nn
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 8))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
-for step in range(16):
+for step in range(80):  # (16 were too few at load 4: no window, no summary)
     loss = model(torch.randn(16, 32)).square().mean()
     opt.zero_grad()
     loss.backward()
