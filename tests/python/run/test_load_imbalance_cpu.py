@@ -131,31 +131,48 @@ BUSY_ANYWHERE = "while True:\n    pass\n"
                     reason="needs two cores for the ranks")
 def test_the_ddp_tutorials_equal_ranks_get_no_rank_finding_beside_busy_loops(tmp_path):
     # The DDP tutorial's loop unpinned, the window on by default (issue 37),
-    # three busy loops anywhere on the machine for the whole run.
+    # three busy loops anywhere on the machine for the whole run. Unpinned, the
+    # scheduler can starve one rank through a whole window: in the fresh-clone
+    # CI rehearsal of session 8 rank 1 worked 9.1 ms a step against rank 0's
+    # 5.2 and was named (straggler-rank, load-imbalance); here 1 run in 5 with
+    # one more busy process. Its wall time alone cannot tell the machine's
+    # slowness from the program's, so: two clean runs of at most three (the
+    # rule this guards named equal ranks in most runs).
     prog = PROGRAM.replace(
         'os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[int(os.environ["RANK"])]})\n',
         "")
     assert "sched_setaffinity" not in prog
     (tmp_path / "prog.py").write_text(prog)
+    outcomes = []
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_ANYWHERE]) for _ in range(3)]
     try:
-        for _ in range(3):
-            rd = tmp_path / "rd"
-            if rd.exists():
-                shutil.rmtree(rd)
-            r = run_cli("run", "--no-history", "--analyze-in-job", "--trace-steps", "12",
-                        "--trace-memory", "512", "--run-dir", rd, "--json",
-                        tmp_path / "report.json", "--", sys.executable, "-m",
-                        "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                        "prog.py", cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"},
-                        timeout=300)
-            if not (r.returncode != 0 and TORCH_ABORT in r.stderr):
-                break
+        while len(outcomes) < 3 and sum(o is None for o in outcomes) < 2:
+            outcomes.append(_forbidden_in_one_run(tmp_path))
     finally:
         for p in busy:
             p.kill()
             p.wait()
+    assert sum(o is None for o in outcomes) >= 2, ("two equal ranks", outcomes)
+
+
+def _forbidden_in_one_run(tmp_path):
+    """One run of prog.py under the tool: the forbidden findings of its
+    report, or None."""
+    for _ in range(3):
+        rd = tmp_path / "rd"
+        if rd.exists():
+            shutil.rmtree(rd)
+        r = run_cli("run", "--no-history", "--analyze-in-job", "--trace-steps", "12",
+                    "--trace-memory", "512", "--run-dir", rd, "--json",
+                    tmp_path / "report.json", "--", sys.executable, "-m",
+                    "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                    "prog.py", cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"},
+                    timeout=300)
+        if not (r.returncode != 0 and TORCH_ABORT in r.stderr):
+            break
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads((tmp_path / "report.json").read_text())
     assert len(report["run_details"]["traces"]) == 2, report["run_details"]["traces"]
-    _nothing_forbidden(report)
+    found = [(f["code"], f.get("rank"), f["evidence"]) for f in report["findings"]
+             if f["code"] in FORBIDDEN]
+    return found or None
