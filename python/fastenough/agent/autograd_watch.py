@@ -84,7 +84,7 @@ def graph_size(roots: list) -> int:
 
 
 def current() -> AutogradWatch | None:
-    """The process's watch if installed (it is not installed here)."""
+    """The process's watch, or None when nothing installed it (unlike shared())."""
     return _WATCH
 
 

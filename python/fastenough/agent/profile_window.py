@@ -324,12 +324,14 @@ class ProfileWindow:
         if not nodes or base is None:
             return None
         budget = self.budget(base)
-        least = nodes * GRAPH_OPS_PER_NODE * RECORD_BYTES_PER_OP * (1 + STOP_EXPANSION)
+        records = nodes * GRAPH_OPS_PER_NODE * RECORD_BYTES_PER_OP
+        least = records * (1 + STOP_EXPANSION)
         if least <= budget:
             return None
-        likely = nodes * GRAPH_OPS_PER_NODE * RECORD_BYTES_PER_OP * (1 + self.expansion)
+        # (self.expansion starts at STOP_EXPANSION or above and is only raised)
+        likely = records * (1 + self.expansion)
         more = "or more " if nodes >= autograd_watch.MAX_GRAPH_WALK else ""
-        need = max(likely, least) * 3 // 2
+        need = likely * 3 // 2
         return (f"the profiler window was skipped: one backward of this program runs "
                 f"{nodes:,} {more}autograd nodes inside torch's C++, where the window cannot "
                 f"be stopped, and recording it would raise the peak RSS by at least about "

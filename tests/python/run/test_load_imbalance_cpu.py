@@ -71,25 +71,12 @@ def test_equal_cpu_ranks_under_load_are_not_named(tmp_path):
     (tmp_path / "prog.py").write_text(PROGRAM)
     busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(2)]
     try:
-        for _ in range(3):
-            rd = tmp_path / "rd"
-            if rd.exists():
-                shutil.rmtree(rd)
-            r = run_cli("run", "--no-history", "--analyze-in-job",
-                        "--trace-steps", "12", "--trace-memory", "512", "--run-dir", rd, "--json",
-                        tmp_path / "report.json", "--", sys.executable, "-m",
-                        "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                        "prog.py", cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"},
-                        timeout=300)
-            if not (r.returncode != 0 and TORCH_ABORT in r.stderr):
-                break
+        report = _run_two_ranks(tmp_path)
     finally:
         for p in busy:
             p.kill()
             p.wait()
-    assert r.returncode == 0, r.stderr[-3000:]
-    report = json.loads((tmp_path / "report.json").read_text())
-    assert len(report["run_details"]["traces"]) == 2, report["run_details"]["traces"]
+    rd = tmp_path / "rd"
     # A window long enough to judge (load-imbalance wants 3 steady steps beside
     # the window's last; the memory guard at its default bound stopped this
     # loop's window after 3 steps: --trace-memory above).
@@ -118,9 +105,13 @@ def test_equal_cpu_ranks_under_load_are_not_named(tmp_path):
 FORBIDDEN = ("load-imbalance", "dataloader-bound", "devices-take-turns", "straggler-rank")
 
 
+def _forbidden(report: dict) -> list:
+    return [(f["code"], f.get("rank"), f["evidence"]) for f in report["findings"]
+            if f["code"] in FORBIDDEN]
+
+
 def _nothing_forbidden(report: dict) -> None:
-    found = [(f["code"], f.get("rank"), f["evidence"]) for f in report["findings"]
-             if f["code"] in FORBIDDEN]
+    found = _forbidden(report)
     assert not found, ("two equal ranks", found)
 
 
@@ -147,7 +138,7 @@ def test_the_ddp_tutorials_equal_ranks_get_no_rank_finding_beside_busy_loops(tmp
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_ANYWHERE]) for _ in range(3)]
     try:
         while len(outcomes) < 3 and sum(o is None for o in outcomes) < 2:
-            outcomes.append(_forbidden_in_one_run(tmp_path))
+            outcomes.append(_forbidden(_run_two_ranks(tmp_path)) or None)
     finally:
         for p in busy:
             p.kill()
@@ -155,9 +146,9 @@ def test_the_ddp_tutorials_equal_ranks_get_no_rank_finding_beside_busy_loops(tmp
     assert sum(o is None for o in outcomes) >= 2, ("two equal ranks", outcomes)
 
 
-def _forbidden_in_one_run(tmp_path):
-    """One run of prog.py under the tool: the forbidden findings of its
-    report, or None."""
+def _run_two_ranks(tmp_path) -> dict:
+    """prog.py's two ranks under `fastenough run --analyze-in-job` (again when
+    torch's gloo teardown aborts): the report, with both ranks' traces."""
     for _ in range(3):
         rd = tmp_path / "rd"
         if rd.exists():
@@ -173,6 +164,4 @@ def _forbidden_in_one_run(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads((tmp_path / "report.json").read_text())
     assert len(report["run_details"]["traces"]) == 2, report["run_details"]["traces"]
-    found = [(f["code"], f.get("rank"), f["evidence"]) for f in report["findings"]
-             if f["code"] in FORBIDDEN]
-    return found or None
+    return report
