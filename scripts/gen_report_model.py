@@ -14,7 +14,8 @@ what this script writes. The script needs only the standard library.
 
 What the generator understands of JSON Schema (draft 2020-12), all this schema uses:
 type (one or a list), $ref to #/$defs, properties, required, additionalProperties
-(false: closed; otherwise the other keys are kept in `extra`), allOf of a $ref
+(false: closed; otherwise the other keys are kept in `extra`; a schema of a declared
+object: a map of names to model objects), allOf of a $ref
 (its properties merged in), unevaluatedProperties: false (closed), oneOf/anyOf of
 null and one object, items, prefixItems (kept as JSON), enum, const, minimum,
 maximum, minItems, maxItems, minLength, pattern, dependentRequired, and an
@@ -181,8 +182,16 @@ class Gen:
         if not types and nullable:  # {"type": "null"}: a reserved key, always null
             return self.conv_name("_scalar_fn(('null',))"), "None"
         if types == ["object"] or (not types and not self.all_properties(node_d)):
+            add = node_d.get("additionalProperties")
+            if types == ["object"] and isinstance(add, dict) and self.is_object_class(add):
+                # a map of declared objects (View<AsMap>): a dict of model objects
+                val_conv, val_ann = self.converter(add, _singular(hint), where + ".*")
+                conv = self.conv_name(f"_map_fn({val_conv})")
+                ann = f"dict[str, {val_ann}]"
+                if nullable:
+                    return self.conv_name(f"_nullable({conv})"), f"{ann} | None"
+                return conv, ann
             if types == ["object"]:
-                add = node_d.get("additionalProperties")
                 kinds = None
                 if isinstance(add, dict) and add.get("type"):
                     t = add["type"]
@@ -345,7 +354,8 @@ FOOTER = ""
 
 # What model.py may import from _validate.py (those it uses).
 HELPERS = ("_Record", "_any", "_array_fn", "_closed", "_const_fn", "_dependent", "_enum_fn",
-           "_if_then_else", "_json_array", "_json_object_fn", "_not_object", "_nullable", "_opt",
+           "_if_then_else", "_json_array", "_json_object_fn", "_map_fn", "_not_object", "_nullable",
+           "_opt",
            "_required", "_scalar_fn", "_to_json")
 
 

@@ -48,8 +48,11 @@ How a describe row becomes JSON Schema:
   kind "omitted"  $defs/omitted_rows (row_bound.h's {count, kept}).
   kind "reserved"  {"type": "null"}: a key every document has, kept for a later
               use (Reserved(): `decision`).
-  kind "map"  an object of names (View<AsMap>): "object of strings", or of
-              integers, numbers (null: not finite) and strings.
+  kind "map"  an object of names (View<AsMap>; a Recorded() one has kind
+              "recorded", its type says it): "object of strings", "object of
+              strings or null", "object of integers", "object of objects" (the
+              rows at PATH.* describe each value), or of integers, numbers
+              (null: not finite) and strings.
   kind "recorded"  a key of a record read from another writer's file (meta.json's,
               Recorded()): not required, its value typed as a field's.
 """
@@ -72,6 +75,10 @@ DOCS = {"report": ROOT / "docs" / "report-schema.md",
 _SCALARS = {"string", "integer", "number", "boolean", "array"}  # array: Attr{.json_array}
 _ARRAYS = {"array of integers": "integer", "array of numbers": "number",
            "array of strings": "string"}
+# A map's values (View<AsMap>) by its type; "object of objects": the rows at PATH.*.
+_MAP_VALUES = {"object of strings": {"type": "string"},
+               "object of strings or null": {"type": ["string", "null"]},
+               "object of integers": {"type": "integer"}}
 
 
 def describe(document: str) -> list[dict]:
@@ -178,9 +185,10 @@ class SchemaBuilder:
                 node["items"]["minimum"] = int(r["minimum"])
             if r.get("min_items"):
                 node["minItems"] = int(r["min_items"])
-        elif r["kind"] == "map":  # View<AsMap>: (name, value) pairs as one object
-            values = ({"type": "string"} if t == "object of strings"
-                      else {"type": ["integer", "number", "string", "null"]})
+        elif t.startswith("object of "):  # View<AsMap>: (name, value) pairs as one object
+            values = _MAP_VALUES.get(t) or (self.object_at(path + ".*")
+                                            if t == "object of objects"
+                                            else {"type": ["integer", "number", "string", "null"]})
             node = {"type": "object", "additionalProperties": values}
         elif t == "array of integer pairs" and r["kind"] != "custom":
             pair = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}],

@@ -18,6 +18,7 @@
 #include "fastenough/analysis/shapes.h"
 #include "fastenough/findings/finding.h"
 #include "fastenough/findings/overlaps.h"
+#include "fastenough/report/meta_agent.h"
 #include "fastenough/report/meta_record.h"
 #include "fastenough/report/run_blocks.h"
 #include "fastenough/roofline/rank_roofline.h"
@@ -76,16 +77,17 @@ struct RunInfo {
 };
 
 // Meta: the reproducibility record. Trace facts first; then meta.json's
-// record (fastenough run: its keys as the file had them); `extra` carries the
-// keys whose value is still serialised as JSON text (the agents' records, not
-// declared yet); then the typed batch sweep.
+// record (fastenough run: its keys as the file had them); then each process's
+// agent record and the batch sweep.
 struct Meta {
   std::vector<trace::DeviceProperties> device_properties;
   int world_size = 1;
   std::string backend;
   int64_t base_time_ns = trace::kNone;  // kNone: null
   MetaRecord record;  // fastenough run: meta.json's keys; none otherwise
-  std::vector<std::pair<std::string, std::string>> extra;
+  // fastenough run: agent/<pid>.json of each Python process, as the agent
+  // wrote it (an empty list: none); nullopt for traces.
+  std::optional<std::vector<MetaAgent>> agents;
   std::optional<BatchSweep> batch_sweep;  // fastenough run, when the workload swept
 };
 

@@ -118,6 +118,10 @@ StatusOr<MetaRecord> MetaRecordFromJson(std::string_view text) {
   return DeclaredFromJson<MetaRecord>(text);
 }
 
+StatusOr<MetaAgent> MetaAgentFromJson(std::string_view text) {
+  return DeclaredFromJson<MetaAgent>(text);
+}
+
 std::string ShapeRowsToJson(const std::vector<analysis::ShapeRow>& rows) {
   JsonWriter w;
   w.BeginArray();

@@ -26,6 +26,11 @@ StatusOr<BatchSweep> BatchSweepFromJson(std::string_view text);
 // an InvalidArgument naming the first mistyped key ("$.git.dirty: ...").
 StatusOr<MetaRecord> MetaRecordFromJson(std::string_view text);
 
+// An agent's record (agent/<pid>.json) read through its declaration
+// (MetaAgent, fields/meta_agent_fields.h); an InvalidArgument naming the first
+// mistyped key ("$.cpu.cores: ...") otherwise.
+StatusOr<MetaAgent> MetaAgentFromJson(std::string_view text);
+
 // Shape census rows (analysis/shapes.h) as the report writes its "shapes"
 // rows (ShapeRowInReport, fields/rank_fields.h): a compact JSON array
 // (`fastenough replay` reads it).

@@ -27,7 +27,10 @@ TEST(ReportJsonTest, BuildAndSerialise) {
   p.end_ns = 20;
   p.alloc_peak = 1024;
   r.phases.push_back(p);
-  r.meta.extra.emplace_back("batch", "8");
+  MetaAgent agent;  // an agent's record, with the one key its file had
+  agent.pid = 8;
+  agent.recorded.keys = {"pid"};
+  r.meta.agents = std::vector<MetaAgent>{agent};
   findings::Finding f;
   f.code = "test-only";
   f.title = "many \"small\" kernels";
@@ -43,7 +46,8 @@ TEST(ReportJsonTest, BuildAndSerialise) {
   EXPECT_EQ(std::string_view(doc["schema"]), "fastenough.report/1");
   EXPECT_EQ(std::string_view(doc["tool_version"]), FASTENOUGH_VERSION);
   EXPECT_EQ(std::string_view(doc["inputs"].at(0)["path"]), "rank0.json");
-  EXPECT_EQ(int64_t(doc["meta"]["batch"]), 8);
+  EXPECT_EQ(int64_t(doc["meta"]["agents"].at(0)["pid"]), 8);
+  EXPECT_NE(json.find(R"("agents": [{"pid":8}])"), std::string::npos) << json;
   EXPECT_TRUE(doc["meta"]["base_time_ns"].is_null());
   EXPECT_EQ(std::string_view(doc["counters"].at(0)["name"]), "event_repaired");
   EXPECT_EQ(uint64_t(doc["counters"].at(0)["count"]), 2u);

@@ -1,12 +1,9 @@
 #include "fastenough/rundir/agent_records.h"
 
-#include <simdjson.h>
-
 #include <algorithm>
 #include <filesystem>
 
 #include "fastenough/report/report_json.h"
-#include "fastenough/rundir/json_fields.h"
 #include "fastenough/rundir/run_files.h"
 
 namespace fastenough::rundir {
@@ -14,113 +11,83 @@ namespace fastenough::rundir {
 namespace {
 
 namespace fs = std::filesystem;
-namespace dom = simdjson::dom;
-
-std::string Str(dom::object o, const char* key) {
-  std::string_view s;
-  return o[key].get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
-}
-
-bool Bool(dom::object o, const char* key, bool fallback) {
-  bool b;
-  return o[key].get_bool().get(b) == simdjson::SUCCESS ? b : fallback;
-}
 
 // {"train": {"file":..,"line":..,"function":..}, ...}: the sites with a file.
-void ReadSites(dom::object o, const char* key, std::map<std::string, findings::Location>* out) {
-  dom::object sites;
-  if (o[key].get_object().get(sites) != simdjson::SUCCESS) return;
-  for (auto [mode, v] : sites) {
-    dom::object m;
-    if (v.get_object().get(m) != simdjson::SUCCESS) continue;
+std::map<std::string, findings::Location> Sites(
+    const report::NamedValues<report::MetaAgentSite>& sites) {
+  std::map<std::string, findings::Location> out;
+  for (const auto& [mode, site] : sites) {
+    if (site.file.empty()) continue;
     findings::Location loc;
-    loc.file = Str(m, "file");
-    loc.line = static_cast<int>(IntField(m, "line").value_or(0));
-    loc.function = Str(m, "function");
-    if (!loc.file.empty()) (*out)[std::string(mode)] = loc;
+    loc.file = site.file;
+    loc.line = static_cast<int>(site.line.value_or(0));
+    loc.function = site.function;
+    out[mode] = loc;
   }
+  return out;
 }
 
-AgentRecord Parse(dom::object o) {
+// What the run's analysis reads of a record.
+AgentRecord FromRecord(report::MetaAgent record) {
   AgentRecord a;
-  a.pid = IntField(o, "pid").value_or(0);
-  a.rank = IntField(o, "rank");
-  a.role = Str(o, "role");
-  std::string_view torch;
-  if (o["torch"].get_string().get(torch) == simdjson::SUCCESS) a.torch = std::string(torch);
-  a.torch_attach = Str(o, "torch_attach");
-  a.torch_imported_unseen = Bool(o, "torch_imported_unseen", false);
-  a.agent_error = Str(o, "agent_error");
-  a.steps = IntField(o, "steps").value_or(0);
-  a.steps_deferred = IntField(o, "steps_deferred").value_or(0);
-  a.checks = Bool(o, "checks", true);
-  dom::object profile;
-  if (o["profile"].get_object().get(profile) == simdjson::SUCCESS) {
-    a.traced = !Str(profile, "trace").empty();
-    a.profile_mode = Str(profile, "mode");
-    a.profile_skipped = Str(profile, "skipped");
-    a.profile_peak_rss_rise = IntField(profile, "peak_rss_rise_bytes").value_or(0);
-    a.profile_memory_bound = IntField(profile, "memory_bound_bytes").value_or(0);
-    a.profile_stopped_early = Str(profile, "stopped_early");
-    a.profile_moved = Str(profile, "moved");
-    a.profile_not_moved = Str(profile, "not_moved");
+  const report::MetaAgent& r = record;
+  a.pid = r.pid;
+  a.rank = r.rank;
+  a.role = r.role;
+  a.torch = r.torch;
+  a.torch_attach = r.torch_attach.value_or("");
+  a.torch_imported_unseen = r.torch_imported_unseen;
+  a.agent_error = r.agent_error.value_or("");
+  a.own_cost_off = r.own_cost.switched_off.has_value();
+  a.timing_only = r.timing_only;
+  a.steps = r.steps;
+  a.steps_deferred = r.steps_deferred;
+  a.checks = r.checks;
+  if (r.profile) {
+    const report::MetaAgentWindow& p = *r.profile;
+    a.traced = !p.trace.value_or("").empty();
+    a.profile_mode = p.mode.value_or("");
+    a.profile_skipped = p.skipped;
+    a.profile_peak_rss_rise = p.peak_rss_rise_bytes.value_or(0);
+    a.profile_memory_bound = p.memory_bound_bytes.value_or(0);
+    a.profile_stopped_early = p.stopped_early.value_or("");
+    a.profile_moved = p.moved;
+    a.profile_not_moved = p.not_moved;
   }
-  dom::object roots;
-  if (o["python_roots"].get_object().get(roots) == simdjson::SUCCESS) {
-    auto list = [&](const char* key, std::vector<std::string>* into) {
-      dom::array arr;
-      if (roots[key].get_array().get(arr) != simdjson::SUCCESS) return;
-      for (dom::element e : arr) {
-        std::string_view s;
-        if (e.get_string().get(s) == simdjson::SUCCESS) into->emplace_back(s);
-      }
-    };
-    list("user", &a.python_roots.user);
-    list("library", &a.python_roots.library);
-    list("tool", &a.python_roots.tool);
+  if (r.python_roots) {
+    a.python_roots.user = r.python_roots->user;
+    a.python_roots.library = r.python_roots->library;
+    a.python_roots.tool = r.python_roots->tool;
   }
-  a.batch_dim = IntField(o, "batch_dim").value_or(0);
-  a.tool_pause_ns = IntField(o, "tool_pause_ns").value_or(0);
-  a.tool_pauses = IntField(o, "tool_pauses").value_or(0);
-  a.profile_cost_ns = IntField(o, "profile_cost_ns").value_or(0);
-  dom::object cpu;
-  if (o["cpu"].get_object().get(cpu) == simdjson::SUCCESS) {
-    a.cores = IntField(cpu, "cores");
-    a.torch_threads = IntField(cpu, "torch_threads");
+  a.batch_dim = r.batch_dim;
+  a.tool_pause_ns = r.tool_pause_ns;
+  a.tool_pauses = r.tool_pauses;
+  a.profile_cost_ns = r.profile_cost_ns;
+  a.cores = r.cpu.cores;
+  a.torch_threads = r.cpu.torch_threads;
+  for (const report::MetaAgentDataLoader& l : r.dataloaders) {
+    DataLoaderInfo d;
+    d.dataset = l.dataset.value_or("");
+    d.num_workers = l.num_workers.value_or(0);
+    d.pin_memory = l.pin_memory;
+    d.in_memory = l.in_memory;
+    d.batch_size = l.batch_size;
+    a.dataloaders.push_back(std::move(d));
   }
-  dom::array loaders;
-  if (o["dataloaders"].get_array().get(loaders) == simdjson::SUCCESS) {
-    for (dom::element e : loaders) {
-      dom::object l;
-      if (e.get_object().get(l) != simdjson::SUCCESS) continue;
-      DataLoaderInfo d;
-      d.dataset = Str(l, "dataset");
-      d.num_workers = IntField(l, "num_workers").value_or(0);
-      d.pin_memory = Bool(l, "pin_memory", false);
-      d.in_memory = Bool(l, "in_memory", false);
-      d.batch_size = IntField(l, "batch_size");
-      a.dataloaders.push_back(std::move(d));
-    }
+  for (const auto& [mode, m] : r.step_split) {
+    StepSplit s;
+    s.steps = m.steps;
+    s.step_ns = m.step_ns;
+    s.forward_ns = m.forward_ns;
+    s.backward_ns = m.backward_ns;
+    s.optimizer_ns = m.optimizer_ns;
+    s.data_ns = m.data_ns;
+    s.data_ns_p10 = m.recorded.Has("data_ns_p10") ? m.data_ns_p10 : -1;
+    a.step_split[mode] = s;
   }
-  dom::object split;
-  if (o["step_split"].get_object().get(split) == simdjson::SUCCESS) {
-    for (auto [mode, v] : split) {
-      dom::object m;
-      if (v.get_object().get(m) != simdjson::SUCCESS) continue;
-      StepSplit s;
-      s.steps = IntField(m, "steps").value_or(0);
-      s.step_ns = IntField(m, "step_ns").value_or(0);
-      s.forward_ns = IntField(m, "forward_ns").value_or(0);
-      s.backward_ns = IntField(m, "backward_ns").value_or(0);
-      s.optimizer_ns = IntField(m, "optimizer_ns").value_or(0);
-      s.data_ns = IntField(m, "data_ns").value_or(0);
-      s.data_ns_p10 = IntField(m, "data_ns_p10").value_or(-1);
-      a.step_split[std::string(mode)] = s;
-    }
-  }
-  ReadSites(o, "model_call_site", &a.call_site);
-  ReadSites(o, "dataloader_site", &a.dataloader_site);
-  a.json = simdjson::minify(o);
+  a.call_site = Sites(r.model_call_site);
+  a.dataloader_site = Sites(r.dataloader_site);
+  a.record = std::move(record);
   return a;
 }
 
@@ -151,17 +118,16 @@ std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
     if (e.path().extension() == ".json") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  dom::parser parser;
   for (const fs::path& p : files) {
     const std::string label = "agent/" + p.filename().string();
     std::optional<std::string> text = ReadFile(p.string(), label, problems);
     if (!text) continue;  // not a regular file, too large: said in `problems`
-    dom::object o;
-    if (parser.parse(*text).get_object().get(o) != simdjson::SUCCESS) {
-      problems->push_back(label + ": not a JSON object; ignored");
+    StatusOr<report::MetaAgent> record = report::MetaAgentFromJson(*text);
+    if (!record.ok()) {
+      problems->push_back(label + ": " + record.status().message() + "; ignored");
       continue;
     }
-    AgentRecord a = Parse(o);
+    AgentRecord a = FromRecord(std::move(record).value());
     a.file = label;
     if (!a.agent_error.empty()) {
       problems->push_back(label + ": the agent switched itself off: " + a.agent_error);

@@ -1,18 +1,8 @@
 // agent/<pid>.json, one per Python process of the run, as the agent writes it
-// (python/fastenough/agent/process_record.py):
-//   {"pid":10,"rank":null,"role":"main","torch":"2.13.0","torch_attach":"import",
-//    "torch_imported_unseen":false,"agent_error":null,"steps":120,
-//    "steps_deferred":64,"step_sources":{"train":"module","eval":"module"},
-//    "profile":{"trace":"trace/rank0.pt.trace.json.gz",...},"batch_dim":1,
-//    "dataloaders":[{"dataset":"TensorDataset","num_workers":0,"pin_memory":false,
-//                    "batch_size":64,"in_memory":true}],
-//    "tool_pause_ns":..,"tool_pauses":4,"profile_cost_ns":..,
-//    "cpu":{"cores":2,"torch_threads":2},"checks":true,
-//    "step_split":{"train":{"steps":30,"step_ns":..,"forward_ns":..,
-//                  "backward_ns":..,"optimizer_ns":..,"data_ns":..,"data_ns_p10":..}},
-//    "model_call_site":{"train":{"file":..,"line":..,"function":..}},
-//    "dataloader_site":{"train":{"file":..,"line":..,"function":..}}, ...}
-// Every field is optional: older agents wrote fewer.
+// (python/fastenough/agent/process_record.py), read through its declaration
+// (report::MetaAgent, report/fields/meta_agent_fields.h): the report carries
+// each record as the file had it (meta.agents), and AgentRecord holds what the
+// run's analysis reads of it. Every key is optional: older agents wrote fewer.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +13,7 @@
 
 #include "fastenough/analysis/frame_kinds.h"
 #include "fastenough/findings/finding.h"
+#include "fastenough/report/meta_agent.h"
 #include "fastenough/report/run_blocks.h"
 
 namespace fastenough::rundir {
@@ -54,6 +45,10 @@ struct AgentRecord {
   std::string torch_attach;          // import | before-agent | late | ""
   bool torch_imported_unseen = false;
   std::string agent_error;           // "" when none
+  // The agent's own-cost guard switched it off (own_cost.switched_off): on
+  // purpose, not an internal error.
+  bool own_cost_off = false;
+  bool timing_only = false;  // fastenough run --timing-only
   int64_t steps = 0;
   int64_t steps_deferred = 0;
   bool checks = true;
@@ -76,12 +71,13 @@ struct AgentRecord {
   // The program's sys.path by kind ("python_roots": {"user": [..], "library":
   // [..], "tool": [..]}), to tell its frames in the trace apart.
   analysis::FrameRoots python_roots;
-  std::string json;  // the whole record, minified (meta.agents)
+  report::MetaAgent record;  // the whole record, as the file had it (meta.agents)
 
   bool in_the_loop() const { return role == "main" || role == "rank"; }
 };
 
-// Every agent/*.json in pid order; unreadable ones are named in problems.
+// Every agent/*.json in its files' name order; unreadable ones, and ones
+// with a key of another type than declared, are named in problems and left out.
 std::vector<AgentRecord> ReadAgentRecords(const std::string& dir,
                                           std::vector<std::string>* problems);
 

@@ -1,7 +1,5 @@
 #include "fastenough/rundir/measurement.h"
 
-#include <simdjson.h>
-
 #include <algorithm>
 
 #include "fastenough/report/fields/json_fields.h"
@@ -20,15 +18,6 @@ void Add(Measurement& m, const char* code, const char* level, std::string text) 
   } else if (m.status == "complete") {
     m.status = "partial";
   }
-}
-
-// The agent of `fastenough run --timing-only` says so in its record
-// ("timing_only": true, agent/process_record.py).
-bool TimingOnly(const AgentRecord& a) {
-  if (a.json.empty()) return false;
-  simdjson::dom::parser parser;
-  bool on = false;
-  return parser.parse(a.json)["timing_only"].get_bool().get(on) == simdjson::SUCCESS && on;
 }
 
 }  // namespace
@@ -71,10 +60,10 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
                 "importer): no phases, steps or checks were recorded");
     }
     if (!a->agent_error.empty()) {
-      // The own-cost guard (agent/own_cost.py) switches the agent off on purpose:
-      // its reason starts "own cost:", and calling it an error would send the
-      // user to report a bug where the agent did what it promises.
-      const bool own_cost = a->agent_error.rfind("own cost:", 0) == 0;
+      // The own-cost guard (agent/own_cost.py) switches the agent off on purpose
+      // (own_cost.switched_off), and calling it an error would send the user to
+      // report a bug where the agent did what it promises.
+      const bool own_cost = a->own_cost_off;
       Add(m, "agent-off", "partial",
           who + (own_cost ? "the agent switched itself off because its own cost grew ("
                           : "the agent switched itself off after an internal error (") +
@@ -95,7 +84,7 @@ Measurement AssessMeasurement(const MeasurementInputs& in) {
   bool timing_only = false;
   for (const AgentRecord* a : loop) {
     checks_on = checks_on || (a->checks && a->torch);
-    timing_only = timing_only || TimingOnly(*a);
+    timing_only = timing_only || a->timing_only;
   }
   if (timing_only) {
     // Asked for (fastenough ab's timing runs): the agent counted and timed steps

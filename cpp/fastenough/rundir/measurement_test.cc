@@ -87,6 +87,7 @@ TEST(RundirMeasurement, AgentOffByItsOwnCostGuardIsNotCalledAnError) {
   in.checks_file = true;
   in.trace_wanted = false;
   in.agents[0].agent_error = "own cost: the agent's own time grew from 0.010 ms to 5.000 ms";
+  in.agents[0].own_cost_off = true;  // own_cost.switched_off: the guard's, not an error
   Measurement m = AssessMeasurement(in);
   ASSERT_FALSE(m.reasons.empty());
   EXPECT_EQ(m.reasons[0].code, "agent-off");
@@ -94,6 +95,7 @@ TEST(RundirMeasurement, AgentOffByItsOwnCostGuardIsNotCalledAnError) {
             std::string::npos);
   EXPECT_EQ(m.reasons[0].text.find("internal error"), std::string::npos);
   in.agents[0].agent_error = "module: RuntimeError: boom";
+  in.agents[0].own_cost_off = false;
   m = AssessMeasurement(in);
   EXPECT_NE(m.reasons[0].text.find("after an internal error (module: RuntimeError"),
             std::string::npos);
@@ -123,7 +125,7 @@ TEST(RundirMeasurement, TimingOnlySaysTheChecksWereOffAndNotMissing) {
   MeasurementInputs in;
   in.agents = {Main("2.13.0", 200)};
   in.agents[0].checks = false;
-  in.agents[0].json = R"({"pid":10,"checks":false,"timing_only":true})";
+  in.agents[0].timing_only = true;
   in.steps = {Steady(150)};
   in.trace_wanted = false;
   Measurement m = AssessMeasurement(in);
@@ -131,7 +133,7 @@ TEST(RundirMeasurement, TimingOnlySaysTheChecksWereOffAndNotMissing) {
   EXPECT_EQ(Codes(m), std::vector<std::string>{"checks-off"});
   EXPECT_NE(m.reasons[0].text.find("--timing-only"), std::string::npos);
   EXPECT_NE(m.reasons[0].text.find("says nothing about the program"), std::string::npos);
-  in.agents[0].json = R"({"pid":10,"checks":false,"timing_only":false})";
+  in.agents[0].timing_only = false;
   EXPECT_EQ(AssessMeasurement(in).status, "complete");
 }
 

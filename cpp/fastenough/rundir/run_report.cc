@@ -356,12 +356,8 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
   r.run = run;
   // meta.json's record, typed (report/meta_record.h); its agents are re-read below.
   r.meta.record = meta.record;
-  std::string agents_json = "[";
-  for (size_t i = 0; i < rr.agents.size(); ++i) {
-    agents_json += (i ? "," : "") + rr.agents[i].json;
-  }
-  agents_json += "]";
-  r.meta.extra.emplace_back("agents", agents_json);
+  r.meta.agents.emplace();
+  for (const AgentRecord& a : rr.agents) r.meta.agents->push_back(a.record);
   // The workload measured its own batch knee with fastenough.sweep_batch.
   r.meta.batch_sweep = ReadBatchSweep(dir, &problems);
 
@@ -383,8 +379,9 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
     return !ra.devices.empty();
   });
   for (const AgentRecord& a : rr.agents) {
-    has_device = has_device || (a.json.find("\"device\":\"cuda") != std::string::npos ||
-                                a.json.find("\"device\":\"npu") != std::string::npos);
+    for (const report::MetaAgentDevice& d : a.record.devices) {  // "cuda:0", "npu:0", "cpu"
+      has_device = has_device || d.device.rfind("cuda", 0) == 0 || d.device.rfind("npu", 0) == 0;
+    }
   }
   AddSamplerFindings(meta, rr.phases, options, &r.findings);
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);

@@ -287,6 +287,48 @@ TEST_F(RundirReport, KeepsMetaJsonsRecordAsTheFileHadIt) {
   EXPECT_FALSE(m.devices.at(0).uuid.has_value());
 }
 
+// agent/<pid>.json read through its declaration (report/fields/meta_agent_fields.h):
+// the report writes it back as the file had it, its keys (and a nested object's,
+// and a map's) in the file's order, Python's float spelling, its nulls; and the
+// run's analysis reads the typed record (the own-cost guard's switch, the split).
+TEST_F(RundirReport, KeepsAnAgentsRecordAsTheFileHadIt) {
+  const std::string record =
+      R"({"pid":10,"rank":null,"role":"main","torch":"2.13.0","devices":[{"device":"cpu","name":"x"}],)"
+      R"("profile":{"trace":null,"skipped":"why","first_step":3,"stopped_early":"grew",)"
+      R"("peak_rss_rise_bytes":5},"step_sources":{"eval":null,"train":"module"},)"
+      R"("step_split":{"eval":{"steps":4,"step_ns":40,"data_ns_p10":2},"train":{}},)"
+      R"("model_call_site":{"train":{"file":"/p/t.py","line":null,"function":"main"}},)"
+      R"("agent_error":"own cost: grew","own_cost":{"last_interval":{"steps":8,)"
+      R"("own_ns_per_step":1,"share":1e-05,"records":3},"switched_off":"own cost: grew"},)"
+      R"("records":{"dir":"/o","dtypes":{"float32":2},"error":null},"libraries":{"numpy":"2.4.6"}})";
+  Write("agent/10.json", record);
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_NE(json->find(R"( "agents": [)" + record + "]"), std::string::npos) << *json;
+  auto rr = AnalyzeRunDir(dir_.string());
+  ASSERT_TRUE(rr.ok());
+  ASSERT_TRUE(rr->report.meta.agents.has_value());
+  const report::MetaAgent& a = rr->report.meta.agents->at(0);
+  EXPECT_EQ(a.step_split.at(0).first, "eval");
+  EXPECT_EQ(a.step_split.at(0).second.data_ns_p10, 2);
+  EXPECT_FALSE(a.step_sources.at(0).second.has_value());
+  EXPECT_FALSE(a.model_call_site.at(0).second.line.has_value());
+  EXPECT_DOUBLE_EQ(a.own_cost.last_interval->share, 1e-05);
+  // The guard switched the agent off on purpose: said as such, not as an internal error.
+  EXPECT_NE(json->find("because its own cost grew (own cost: grew)"), std::string::npos);
+}
+
+TEST_F(RundirReport, AnAgentsRecordWithAKeyOfAnotherTypeIsLeftOutAndNamed) {
+  Write("agent/10.json", R"({"pid":10,"role":"main","cpu":{"cores":"two"}})");
+  Write("agent/11.json", R"({"pid":11,"role":"worker"})");
+  auto json = AnalyzeRunDirToJson(dir_.string());
+  ASSERT_TRUE(json.ok());
+  EXPECT_NE(json->find("agent/10.json: $.cpu.cores: expected an integer or null; ignored"),
+            std::string::npos)
+      << *json;
+  EXPECT_NE(json->find(R"( "agents": [{"pid":11,"role":"worker"}])"), std::string::npos) << *json;
+}
+
 // A run that never ended, or an older or hand-made file: only its keys.
 TEST_F(RundirReport, AMetaJsonKeepsOnlyTheKeysItHad) {
   Write("meta.json", kMeta);

@@ -23,13 +23,10 @@
 // ran ("steps_with_backward", "steps_with_optimizer") and what the flags said
 // ("steps_training_flag", "steps_grad_enabled"); the title names the steps
 // "training" or "evaluation" from the first and reports the second beside it.
-#include <simdjson.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-#include "fastenough/rundir/json_fields.h"
 
 #include "fastenough/findings/catalog.h"
 #include "fastenough/rundir/run_findings.h"
@@ -47,22 +44,18 @@ struct StepDoes {
   int64_t training_flag = 0, grad_enabled = 0;
 };
 
-StepDoes ReadStepDoes(const std::string& agent_json, const std::string& mode) {
+StepDoes ReadStepDoes(const report::MetaAgent& record, const std::string& mode) {
   StepDoes d;
-  simdjson::dom::parser parser;
-  simdjson::dom::object m;
-  if (parser.parse(agent_json)["step_split"][mode].get_object().get(m) != simdjson::SUCCESS) {
-    return d;
+  for (const auto& [name, m] : record.step_split) {
+    if (name != mode || !m.recorded.Has("steps_with_backward")) continue;
+    d.known = true;
+    d.steps = m.steps;
+    d.with_forward = m.steps_with_forward;
+    d.with_backward = m.steps_with_backward;
+    d.with_optimizer = m.steps_with_optimizer;
+    d.training_flag = m.steps_training_flag;
+    d.grad_enabled = m.steps_grad_enabled;
   }
-  auto bwd = IntField(m, "steps_with_backward");
-  if (!bwd) return d;
-  d.known = true;
-  d.steps = IntField(m, "steps").value_or(0);
-  d.with_forward = IntField(m, "steps_with_forward").value_or(0);
-  d.with_backward = *bwd;
-  d.with_optimizer = IntField(m, "steps_with_optimizer").value_or(0);
-  d.training_flag = IntField(m, "steps_training_flag").value_or(0);
-  d.grad_enabled = IntField(m, "steps_grad_enabled").value_or(0);
   return d;
 }
 
@@ -99,7 +92,7 @@ void AddStepBoundFindings(const StepBoundInputs& in, std::vector<findings::Findi
                  opt = share(split.optimizer_ns), data = share(split.data_ns);
     const double other = have_split ? std::max(0.0, 1.0 - fwd - bwd - opt - data) : 0.0;
     const StepDoes does =
-        agent != nullptr && have_split ? ReadStepDoes(agent->json, mode) : StepDoes{};
+        agent != nullptr && have_split ? ReadStepDoes(agent->record, mode) : StepDoes{};
     std::optional<double> busy;
     if (in.window_busy_share && (in.window_mode.empty() || in.window_mode == mode)) {
       busy = in.window_busy_share;

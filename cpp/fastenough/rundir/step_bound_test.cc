@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "fastenough/report/report_json.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/findings/test_evidence.h"
 
@@ -24,7 +25,7 @@ StepBoundInputs OneMode(const std::string& mode, StepSplit split, const std::str
   AgentRecord a;
   a.role = "main";
   a.step_split[mode] = split;
-  a.json = json;
+  a.record = report::MetaAgentFromJson(json).value();
   in.agents = {a};
   return in;
 }

@@ -14,19 +14,11 @@ import json
 from pathlib import Path
 
 from fastenough.report.dtype import compute_dtype
+from fastenough.report.main_agent import main_agent
 from fastenough.report.model import Report
 from fastenough.store.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
 PROTOCOL_FILE = "protocol.json"
-
-
-def _main_agent(report: Report) -> dict:
-    """The main process's record in meta.agents (open objects of meta.json: dicts)."""
-    agents = report.meta.agents or ()
-    for a in agents:
-        if a.get("role") == "main":
-            return a
-    return agents[0] if agents else {}
 
 
 def _step_rows(run_dir: Path | None) -> list[dict]:
@@ -104,15 +96,15 @@ def user_fields(run_dir: Path | None) -> dict:
 def protocol_of(report: Report, run_dir: Path | None, env: dict[str, str]) -> dict:
     """The protocol record of one run: field -> value (None: not seen). Without a
     run directory (a report.json alone) the fields from its files are None."""
-    agent = _main_agent(report)
+    agent = main_agent(report.meta)
     batch, length = _steps_totals(run_dir)
-    devices = ", ".join(f"{d.get('device')} {d.get('name', '')}".strip()
-                        for d in agent.get("devices") or []) or None
+    devices = ", ".join(f"{d.device} {d.name or ''}".strip()
+                        for d in (agent.devices if agent else None) or ()) or None
     fields = {
         "batch size (items per steady step)": batch,
         "tokens per item (padded length)": None if length is None else round(length, 2),
         "compute dtype": compute_dtype(report),
-        "torch": agent.get("torch"),
+        "torch": agent.torch if agent else None,
         "device": devices,
         "world size": report.meta.world_size,
     }

@@ -11,23 +11,14 @@ from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns
 from fastenough.render.view.phases import aligned_details, detail, phase_groups
 from fastenough.report.dtype import compute_dtype
-from fastenough.report.model import Meta, Report
+from fastenough.report.main_agent import main_agent
+from fastenough.report.model import Meta, MetaAgent, Report
 
 
 def utc(ns) -> str | None:
     if not ns:
         return None
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ns / 1e9))
-
-
-def _main_agent(meta: Meta) -> dict:
-    """The agent record (an open object of meta.agents) of the main process or rank 0's."""
-    agents = meta.agents or ()
-    for role in ("main", "rank"):
-        for a in agents:
-            if a.get("role") == role:
-                return a
-    return agents[0] if agents else {}
 
 
 def items_per_step(report: Report) -> float | None:
@@ -38,7 +29,7 @@ def items_per_step(report: Report) -> float | None:
     return ips / sps
 
 
-def _devices_text(meta: Meta, agent: dict) -> str | None:
+def _devices_text(meta: Meta, agent: MetaAgent | None) -> str | None:
     sampled = meta.devices or ()  # the devices the run's sampler saw
     if sampled:
         names: dict[str, int] = {}
@@ -57,9 +48,9 @@ def _devices_text(meta: Meta, agent: dict) -> str | None:
                 label += f" ({fmt_bytes(p.total_memory_bytes)})"
             names[label] = names.get(label, 0) + 1
         return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
-    devices = agent.get("devices") or []
+    devices = (agent.devices if agent else None) or ()
     if devices:
-        return ", ".join(f"{d.get('device')} {d.get('name', '')}".strip() for d in devices)
+        return ", ".join(f"{d.device} {d.name or ''}".strip() for d in devices)
     return None
 
 
@@ -85,7 +76,7 @@ def _peaks(report: Report) -> list[str]:
 def record_table(report: Report) -> Table | None:
     meta = report.meta
     run = report.run
-    agent = _main_agent(meta)
+    agent = main_agent(meta)
     rows: list[list[str]] = []
 
     def add(what: str, value) -> None:
@@ -108,15 +99,15 @@ def record_table(report: Report) -> Table | None:
     if git is not None and git.revision:
         add("git", git.revision[:12] + (" (uncommitted changes)" if git.dirty else ""))
     versions = [f"fastenough {meta.fastenough_version or report.tool_version}"]
-    if agent.get("python"):
-        versions.append(f"Python {agent['python']}")
-    if agent.get("torch"):
-        versions.append(f"torch {agent['torch']}")
-    if agent.get("cuda"):
-        versions.append(f"CUDA {agent['cuda']}")
+    if agent and agent.python:
+        versions.append(f"Python {agent.python}")
+    if agent and agent.torch:
+        versions.append(f"torch {agent.torch}")
+    if agent and agent.cuda:
+        versions.append(f"CUDA {agent.cuda}")
     add("versions", ", ".join(versions))
     add("devices", _devices_text(meta, agent))
-    world = meta.world_size or agent.get("world_size")
+    world = meta.world_size or (agent.world_size if agent else None)
     if world and world > 1:
         add("ranks", f"{world}" + (f" ({meta.backend})" if meta.backend else ""))
     per_step = items_per_step(report)

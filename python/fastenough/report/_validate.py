@@ -169,6 +169,15 @@ def _json_object_fn(value_kinds: tuple | None):
     return check
 
 
+def _map_fn(conv):
+    """A map of names to declared objects (a mode's step split, by mode): a dict of them."""
+    def check(v, p) -> dict:
+        if type(v) is not dict:
+            _fail(p, f"expected an object, got {_show(v)}")
+        return {k: conv(x, (p, k)) for k, x in v.items()}
+    return check
+
+
 class _Record:
     """The base of model.py's classes: frozen, slotted, equal when of one class with
     equal fields, shown with its fields, as @dataclass(frozen=True, slots=True) makes
@@ -220,6 +229,8 @@ def _plain(v):
         return _to_json(v)
     if isinstance(v, tuple):
         return [_plain(x) for x in v]
+    if isinstance(v, dict):  # an open object, or a map of model objects
+        return {k: _plain(x) for k, x in v.items()}
     return v
 
 

@@ -21,6 +21,7 @@ from fastenough.report._validate import (
     _if_then_else,
     _json_array,
     _json_object_fn,
+    _map_fn,
     _not_object,
     _nullable,
     _opt,
@@ -127,32 +128,32 @@ class Report(_Record):
             schema=_c0(d['schema'], (p, 'schema')),
             tool_version=_c1(d['tool_version'], (p, 'tool_version')),
             inputs=_c7(d['inputs'], (p, 'inputs')),
-            meta=_c40(d['meta'], (p, 'meta')),
-            counters=_c45(d['counters'], (p, 'counters')),
-            phases=_c48(d['phases'], (p, 'phases')),
-            steps=_c56(d['steps'], (p, 'steps')),
-            devices=_c61(d['devices'], (p, 'devices')),
-            top_kernels=_c65(d['top_kernels'], (p, 'top_kernels')),
-            top_ops=_c67(d['top_ops'], (p, 'top_ops')),
-            top_ops_by_self=_c67(d['top_ops_by_self'], (p, 'top_ops_by_self')),
-            launch=_c70(d['launch'], (p, 'launch')),
-            shapes=_c132(d['shapes'], (p, 'shapes')),
-            findings=_c157(d['findings'], (p, 'findings')),
+            meta=_c64(d['meta'], (p, 'meta')),
+            counters=_c69(d['counters'], (p, 'counters')),
+            phases=_c72(d['phases'], (p, 'phases')),
+            steps=_c80(d['steps'], (p, 'steps')),
+            devices=_c85(d['devices'], (p, 'devices')),
+            top_kernels=_c89(d['top_kernels'], (p, 'top_kernels')),
+            top_ops=_c91(d['top_ops'], (p, 'top_ops')),
+            top_ops_by_self=_c91(d['top_ops_by_self'], (p, 'top_ops_by_self')),
+            launch=_c94(d['launch'], (p, 'launch')),
+            shapes=_c156(d['shapes'], (p, 'shapes')),
+            findings=_c181(d['findings'], (p, 'findings')),
             run=_opt(d, 'run', p, _c12),
-            devices_omitted=_opt(d, 'devices_omitted', p, _c63),
-            step_breakdown=_opt(d, 'step_breakdown', p, _c81),
-            efficiency=_opt(d, 'efficiency', p, _c89),
-            memory=_opt(d, 'memory', p, _c96),
-            critical_path=_opt(d, 'critical_path', p, _c115),
-            graphs=_opt(d, 'graphs', p, _c120),
-            device_turns=_opt(d, 'device_turns', p, _c129),
-            roofline=_opt(d, 'roofline', p, _c145),
-            avoidable=_opt(d, 'avoidable', p, _c160),
-            decision=_opt(d, 'decision', p, _c161),
-            measurement=_opt(d, 'measurement', p, _c167),
-            run_details=_opt(d, 'run_details', p, _c176),
-            lint=_opt(d, 'lint', p, _c181),
-            repeatability=_opt(d, 'repeatability', p, _c189),
+            devices_omitted=_opt(d, 'devices_omitted', p, _c87),
+            step_breakdown=_opt(d, 'step_breakdown', p, _c105),
+            efficiency=_opt(d, 'efficiency', p, _c113),
+            memory=_opt(d, 'memory', p, _c120),
+            critical_path=_opt(d, 'critical_path', p, _c139),
+            graphs=_opt(d, 'graphs', p, _c144),
+            device_turns=_opt(d, 'device_turns', p, _c153),
+            roofline=_opt(d, 'roofline', p, _c169),
+            avoidable=_opt(d, 'avoidable', p, _c184),
+            decision=_opt(d, 'decision', p, _c185),
+            measurement=_opt(d, 'measurement', p, _c191),
+            run_details=_opt(d, 'run_details', p, _c199),
+            lint=_opt(d, 'lint', p, _c204),
+            repeatability=_opt(d, 'repeatability', p, _c212),
             key_order=tuple(d),
         )
 
@@ -266,7 +267,7 @@ class Run(_Record):
 class Meta(_Record):
     """An object of the report ($defs/meta)."""
 
-    __slots__ = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep', 'extra', 'key_order')
+    __slots__ = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep', 'key_order')
     device_properties: tuple[MetaDeviceProperty, ...]
     world_size: int
     backend: str
@@ -288,18 +289,17 @@ class Meta(_Record):
     devices: tuple[MetaDevice, ...] | None
     visible_devices: MetaVisibleDevices | None
     other_processes: tuple[MetaOtherProcess, ...] | None
-    agents: tuple[dict, ...] | None
+    agents: tuple[MetaAgent, ...] | None
     batch_sweep: MetaBatchSweep | None
-    extra: dict
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep', 'extra')
+    _FIELDS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep')
     _KEYS: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend', 'base_time_ns', 'schema', 'fastenough_version', 'command', 'cwd', 'git', 'host', 'supervisor_python', 'agent_opts', 'start_wall_ns', 'end_wall_ns', 'exit_status', 'signal', 'interrupted', 'sampler', 'devices', 'visible_devices', 'other_processes', 'agents', 'batch_sweep')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ('device_properties', 'world_size', 'backend')
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, device_properties: tuple[MetaDeviceProperty, ...], world_size: int, backend: str, base_time_ns: int | None = None, schema: str | None = None, fastenough_version: str | None = None, command: tuple[str, ...] | None = None, cwd: str | None = None, git: MetaGit | None = None, host: str | None = None, supervisor_python: str | None = None, agent_opts: MetaAgentOpts | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, exit_status: int | None = None, signal: int | None = None, interrupted: bool | None = None, sampler: MetaSampler | None = None, devices: tuple[MetaDevice, ...] | None = None, visible_devices: MetaVisibleDevices | None = None, other_processes: tuple[MetaOtherProcess, ...] | None = None, agents: tuple[dict, ...] | None = None, batch_sweep: MetaBatchSweep | None = None, extra: dict | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, device_properties: tuple[MetaDeviceProperty, ...], world_size: int, backend: str, base_time_ns: int | None = None, schema: str | None = None, fastenough_version: str | None = None, command: tuple[str, ...] | None = None, cwd: str | None = None, git: MetaGit | None = None, host: str | None = None, supervisor_python: str | None = None, agent_opts: MetaAgentOpts | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, exit_status: int | None = None, signal: int | None = None, interrupted: bool | None = None, sampler: MetaSampler | None = None, devices: tuple[MetaDevice, ...] | None = None, visible_devices: MetaVisibleDevices | None = None, other_processes: tuple[MetaOtherProcess, ...] | None = None, agents: tuple[MetaAgent, ...] | None = None, batch_sweep: MetaBatchSweep | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'device_properties', device_properties)
         _set(self, 'world_size', world_size)
@@ -324,7 +324,6 @@ class Meta(_Record):
         _set(self, 'other_processes', other_processes)
         _set(self, 'agents', agents)
         _set(self, 'batch_sweep', batch_sweep)
-        _set(self, 'extra', {} if extra is None else extra)
         _set(self, 'key_order', key_order)
 
     @classmethod
@@ -333,6 +332,8 @@ class Meta(_Record):
             _not_object(d, p)
         if not d.keys() >= cls._REQUIRED_SET:
             _required(d, p, cls._REQUIRED)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
         return cls(
             device_properties=_c14(d['device_properties'], (p, 'device_properties')),
             world_size=_c15(d['world_size'], (p, 'world_size')),
@@ -355,9 +356,8 @@ class Meta(_Record):
             devices=_opt(d, 'devices', p, _c27),
             visible_devices=_opt(d, 'visible_devices', p, _c29),
             other_processes=_opt(d, 'other_processes', p, _c31),
-            agents=_opt(d, 'agents', p, _c33),
-            batch_sweep=_opt(d, 'batch_sweep', p, _c39),
-            extra={k: v for k, v in d.items() if k not in cls._KEY_SET},
+            agents=_opt(d, 'agents', p, _c58),
+            batch_sweep=_opt(d, 'batch_sweep', p, _c63),
             key_order=tuple(d),
         )
 
@@ -733,6 +733,739 @@ class MetaOtherProcess(_Record):
         return _to_json(self)
 
 
+class MetaAgent(_Record):
+    """An object of the report ($defs/meta_agent)."""
+
+    __slots__ = ('pid', 'rank', 'local_rank', 'world_size', 'role', 'python', 'torch', 'cuda', 'devices', 'compile', 'profile', 'steps', 'step_source', 'step_sources', 'mode_switches', 'steps_deferred', 'batch_dim', 'dataloaders', 'dataloader_site', 'step_split', 'model_call_site', 'model_swaps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'cpu', 'boot_mono_ns', 'boot_wall_ns', 'agent_error', 'own_cost', 'torch_attach', 'torch_imported_unseen', 'checks', 'timing_only', 'records', 'python_roots', 'libraries', 'main_started', 'key_order')
+    pid: int | None
+    rank: int | None
+    local_rank: int | None
+    world_size: int | None
+    role: str | None
+    python: str | None
+    torch: str | None
+    cuda: str | None
+    devices: tuple[MetaAgentDevice, ...] | None
+    compile: MetaAgentCompile | None
+    profile: MetaAgentWindow | None
+    steps: int | None
+    step_source: str | None
+    step_sources: dict | None
+    mode_switches: int | None
+    steps_deferred: int | None
+    batch_dim: int | None
+    dataloaders: tuple[MetaAgentDataloader, ...] | None
+    dataloader_site: dict[str, MetaAgentSite] | None
+    step_split: dict[str, MetaAgentStepSplit] | None
+    model_call_site: dict[str, MetaAgentSite] | None
+    model_swaps: int | None
+    tool_pause_ns: int | None
+    tool_pauses: int | None
+    profile_cost_ns: int | None
+    cpu: MetaAgentCpu | None
+    boot_mono_ns: int | None
+    boot_wall_ns: int | None
+    agent_error: str | None
+    own_cost: MetaAgentOwnCost | None
+    torch_attach: str | None
+    torch_imported_unseen: bool | None
+    checks: bool | None
+    timing_only: bool | None
+    records: MetaAgentRecords | None
+    python_roots: MetaAgentPythonRoots | None
+    libraries: dict | None
+    main_started: bool | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('pid', 'rank', 'local_rank', 'world_size', 'role', 'python', 'torch', 'cuda', 'devices', 'compile', 'profile', 'steps', 'step_source', 'step_sources', 'mode_switches', 'steps_deferred', 'batch_dim', 'dataloaders', 'dataloader_site', 'step_split', 'model_call_site', 'model_swaps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'cpu', 'boot_mono_ns', 'boot_wall_ns', 'agent_error', 'own_cost', 'torch_attach', 'torch_imported_unseen', 'checks', 'timing_only', 'records', 'python_roots', 'libraries', 'main_started')
+    _KEYS: ClassVar[tuple[str, ...]] = ('pid', 'rank', 'local_rank', 'world_size', 'role', 'python', 'torch', 'cuda', 'devices', 'compile', 'profile', 'steps', 'step_source', 'step_sources', 'mode_switches', 'steps_deferred', 'batch_dim', 'dataloaders', 'dataloader_site', 'step_split', 'model_call_site', 'model_swaps', 'tool_pause_ns', 'tool_pauses', 'profile_cost_ns', 'cpu', 'boot_mono_ns', 'boot_wall_ns', 'agent_error', 'own_cost', 'torch_attach', 'torch_imported_unseen', 'checks', 'timing_only', 'records', 'python_roots', 'libraries', 'main_started')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, pid: int | None = None, rank: int | None = None, local_rank: int | None = None, world_size: int | None = None, role: str | None = None, python: str | None = None, torch: str | None = None, cuda: str | None = None, devices: tuple[MetaAgentDevice, ...] | None = None, compile: MetaAgentCompile | None = None, profile: MetaAgentWindow | None = None, steps: int | None = None, step_source: str | None = None, step_sources: dict | None = None, mode_switches: int | None = None, steps_deferred: int | None = None, batch_dim: int | None = None, dataloaders: tuple[MetaAgentDataloader, ...] | None = None, dataloader_site: dict[str, MetaAgentSite] | None = None, step_split: dict[str, MetaAgentStepSplit] | None = None, model_call_site: dict[str, MetaAgentSite] | None = None, model_swaps: int | None = None, tool_pause_ns: int | None = None, tool_pauses: int | None = None, profile_cost_ns: int | None = None, cpu: MetaAgentCpu | None = None, boot_mono_ns: int | None = None, boot_wall_ns: int | None = None, agent_error: str | None = None, own_cost: MetaAgentOwnCost | None = None, torch_attach: str | None = None, torch_imported_unseen: bool | None = None, checks: bool | None = None, timing_only: bool | None = None, records: MetaAgentRecords | None = None, python_roots: MetaAgentPythonRoots | None = None, libraries: dict | None = None, main_started: bool | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'pid', pid)
+        _set(self, 'rank', rank)
+        _set(self, 'local_rank', local_rank)
+        _set(self, 'world_size', world_size)
+        _set(self, 'role', role)
+        _set(self, 'python', python)
+        _set(self, 'torch', torch)
+        _set(self, 'cuda', cuda)
+        _set(self, 'devices', devices)
+        _set(self, 'compile', compile)
+        _set(self, 'profile', profile)
+        _set(self, 'steps', steps)
+        _set(self, 'step_source', step_source)
+        _set(self, 'step_sources', step_sources)
+        _set(self, 'mode_switches', mode_switches)
+        _set(self, 'steps_deferred', steps_deferred)
+        _set(self, 'batch_dim', batch_dim)
+        _set(self, 'dataloaders', dataloaders)
+        _set(self, 'dataloader_site', dataloader_site)
+        _set(self, 'step_split', step_split)
+        _set(self, 'model_call_site', model_call_site)
+        _set(self, 'model_swaps', model_swaps)
+        _set(self, 'tool_pause_ns', tool_pause_ns)
+        _set(self, 'tool_pauses', tool_pauses)
+        _set(self, 'profile_cost_ns', profile_cost_ns)
+        _set(self, 'cpu', cpu)
+        _set(self, 'boot_mono_ns', boot_mono_ns)
+        _set(self, 'boot_wall_ns', boot_wall_ns)
+        _set(self, 'agent_error', agent_error)
+        _set(self, 'own_cost', own_cost)
+        _set(self, 'torch_attach', torch_attach)
+        _set(self, 'torch_imported_unseen', torch_imported_unseen)
+        _set(self, 'checks', checks)
+        _set(self, 'timing_only', timing_only)
+        _set(self, 'records', records)
+        _set(self, 'python_roots', python_roots)
+        _set(self, 'libraries', libraries)
+        _set(self, 'main_started', main_started)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgent:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            pid=_opt(d, 'pid', p, _c4),
+            rank=_opt(d, 'rank', p, _c11),
+            local_rank=_opt(d, 'local_rank', p, _c11),
+            world_size=_opt(d, 'world_size', p, _c9),
+            role=_opt(d, 'role', p, _c1),
+            python=_opt(d, 'python', p, _c1),
+            torch=_opt(d, 'torch', p, _c25),
+            cuda=_opt(d, 'cuda', p, _c25),
+            devices=_opt(d, 'devices', p, _c33),
+            compile=_opt(d, 'compile', p, _c34),
+            profile=_opt(d, 'profile', p, _c38),
+            steps=_opt(d, 'steps', p, _c3),
+            step_source=_opt(d, 'step_source', p, _c25),
+            step_sources=_opt(d, 'step_sources', p, _c39),
+            mode_switches=_opt(d, 'mode_switches', p, _c3),
+            steps_deferred=_opt(d, 'steps_deferred', p, _c3),
+            batch_dim=_opt(d, 'batch_dim', p, _c3),
+            dataloaders=_opt(d, 'dataloaders', p, _c41),
+            dataloader_site=_opt(d, 'dataloader_site', p, _c43),
+            step_split=_opt(d, 'step_split', p, _c45),
+            model_call_site=_opt(d, 'model_call_site', p, _c43),
+            model_swaps=_opt(d, 'model_swaps', p, _c3),
+            tool_pause_ns=_opt(d, 'tool_pause_ns', p, _c4),
+            tool_pauses=_opt(d, 'tool_pauses', p, _c3),
+            profile_cost_ns=_opt(d, 'profile_cost_ns', p, _c4),
+            cpu=_opt(d, 'cpu', p, _c46),
+            boot_mono_ns=_opt(d, 'boot_mono_ns', p, _c4),
+            boot_wall_ns=_opt(d, 'boot_wall_ns', p, _c4),
+            agent_error=_opt(d, 'agent_error', p, _c25),
+            own_cost=_opt(d, 'own_cost', p, _c50),
+            torch_attach=_opt(d, 'torch_attach', p, _c25),
+            torch_imported_unseen=_opt(d, 'torch_imported_unseen', p, _c19),
+            checks=_opt(d, 'checks', p, _c19),
+            timing_only=_opt(d, 'timing_only', p, _c19),
+            records=_opt(d, 'records', p, _c53),
+            python_roots=_opt(d, 'python_roots', p, _c55),
+            libraries=_opt(d, 'libraries', p, _c56),
+            main_started=_opt(d, 'main_started', p, _c19),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentDevice(_Record):
+    """An object of the report ($defs/meta_agent_device)."""
+
+    __slots__ = ('device', 'name', 'key_order')
+    device: str | None
+    name: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('device', 'name')
+    _KEYS: ClassVar[tuple[str, ...]] = ('device', 'name')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, device: str | None = None, name: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'device', device)
+        _set(self, 'name', name)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentDevice:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            device=_opt(d, 'device', p, _c1),
+            name=_opt(d, 'name', p, _c1),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentCompile(_Record):
+    """An object of the report ($defs/meta_agent_compile)."""
+
+    __slots__ = ('compile_time_ns', 'compiles', 'recompiles', 'key_order')
+    compile_time_ns: int | None
+    compiles: int | None
+    recompiles: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('compile_time_ns', 'compiles', 'recompiles')
+    _KEYS: ClassVar[tuple[str, ...]] = ('compile_time_ns', 'compiles', 'recompiles')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, compile_time_ns: int | None = None, compiles: int | None = None, recompiles: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'compile_time_ns', compile_time_ns)
+        _set(self, 'compiles', compiles)
+        _set(self, 'recompiles', recompiles)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentCompile:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            compile_time_ns=_opt(d, 'compile_time_ns', p, _c11),
+            compiles=_opt(d, 'compiles', p, _c9),
+            recompiles=_opt(d, 'recompiles', p, _c9),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentWindow(_Record):
+    """An object of the report ($defs/meta_agent_window)."""
+
+    __slots__ = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved', 'key_order')
+    trace: str | None
+    first_step: int | None
+    last_step: int | None
+    start_wall_ns: int | None
+    end_wall_ns: int | None
+    with_stack: bool | None
+    record_shapes: bool | None
+    mode: str | None
+    skipped: str | None
+    moved: str | None
+    superseded: MetaAgentWindowSuperseded | None
+    peak_rss_rise_bytes: int | None
+    stopped_early: str | None
+    memory_bound_bytes: int | None
+    rss_released_bytes: int | None
+    not_moved: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved')
+    _KEYS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, trace: str | None = None, first_step: int | None = None, last_step: int | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, with_stack: bool | None = None, record_shapes: bool | None = None, mode: str | None = None, skipped: str | None = None, moved: str | None = None, superseded: MetaAgentWindowSuperseded | None = None, peak_rss_rise_bytes: int | None = None, stopped_early: str | None = None, memory_bound_bytes: int | None = None, rss_released_bytes: int | None = None, not_moved: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'trace', trace)
+        _set(self, 'first_step', first_step)
+        _set(self, 'last_step', last_step)
+        _set(self, 'start_wall_ns', start_wall_ns)
+        _set(self, 'end_wall_ns', end_wall_ns)
+        _set(self, 'with_stack', with_stack)
+        _set(self, 'record_shapes', record_shapes)
+        _set(self, 'mode', mode)
+        _set(self, 'skipped', skipped)
+        _set(self, 'moved', moved)
+        _set(self, 'superseded', superseded)
+        _set(self, 'peak_rss_rise_bytes', peak_rss_rise_bytes)
+        _set(self, 'stopped_early', stopped_early)
+        _set(self, 'memory_bound_bytes', memory_bound_bytes)
+        _set(self, 'rss_released_bytes', rss_released_bytes)
+        _set(self, 'not_moved', not_moved)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentWindow:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            trace=_opt(d, 'trace', p, _c25),
+            first_step=_opt(d, 'first_step', p, _c9),
+            last_step=_opt(d, 'last_step', p, _c9),
+            start_wall_ns=_opt(d, 'start_wall_ns', p, _c11),
+            end_wall_ns=_opt(d, 'end_wall_ns', p, _c11),
+            with_stack=_opt(d, 'with_stack', p, _c19),
+            record_shapes=_opt(d, 'record_shapes', p, _c19),
+            mode=_opt(d, 'mode', p, _c25),
+            skipped=_opt(d, 'skipped', p, _c1),
+            moved=_opt(d, 'moved', p, _c1),
+            superseded=_opt(d, 'superseded', p, _c36),
+            peak_rss_rise_bytes=_opt(d, 'peak_rss_rise_bytes', p, _c9),
+            stopped_early=_opt(d, 'stopped_early', p, _c25),
+            memory_bound_bytes=_opt(d, 'memory_bound_bytes', p, _c9),
+            rss_released_bytes=_opt(d, 'rss_released_bytes', p, _c9),
+            not_moved=_opt(d, 'not_moved', p, _c1),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentWindowSuperseded(_Record):
+    """An object of the report ($defs/meta_agent_window_superseded)."""
+
+    __slots__ = ('mode', 'first_step', 'last_step', 'key_order')
+    mode: str | None
+    first_step: int | None
+    last_step: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('mode', 'first_step', 'last_step')
+    _KEYS: ClassVar[tuple[str, ...]] = ('mode', 'first_step', 'last_step')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, mode: str | None = None, first_step: int | None = None, last_step: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'mode', mode)
+        _set(self, 'first_step', first_step)
+        _set(self, 'last_step', last_step)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentWindowSuperseded:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            mode=_opt(d, 'mode', p, _c25),
+            first_step=_opt(d, 'first_step', p, _c9),
+            last_step=_opt(d, 'last_step', p, _c9),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentDataloader(_Record):
+    """An object of the report ($defs/meta_agent_dataloader)."""
+
+    __slots__ = ('dataset', 'num_workers', 'pin_memory', 'batch_size', 'in_memory', 'key_order')
+    dataset: str | None
+    num_workers: int | None
+    pin_memory: bool | None
+    batch_size: int | None
+    in_memory: bool | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('dataset', 'num_workers', 'pin_memory', 'batch_size', 'in_memory')
+    _KEYS: ClassVar[tuple[str, ...]] = ('dataset', 'num_workers', 'pin_memory', 'batch_size', 'in_memory')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, dataset: str | None = None, num_workers: int | None = None, pin_memory: bool | None = None, batch_size: int | None = None, in_memory: bool | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'dataset', dataset)
+        _set(self, 'num_workers', num_workers)
+        _set(self, 'pin_memory', pin_memory)
+        _set(self, 'batch_size', batch_size)
+        _set(self, 'in_memory', in_memory)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentDataloader:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            dataset=_opt(d, 'dataset', p, _c25),
+            num_workers=_opt(d, 'num_workers', p, _c9),
+            pin_memory=_opt(d, 'pin_memory', p, _c19),
+            batch_size=_opt(d, 'batch_size', p, _c9),
+            in_memory=_opt(d, 'in_memory', p, _c19),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentSite(_Record):
+    """An object of the report ($defs/meta_agent_site)."""
+
+    __slots__ = ('file', 'line', 'function', 'key_order')
+    file: str | None
+    line: int | None
+    function: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('file', 'line', 'function')
+    _KEYS: ClassVar[tuple[str, ...]] = ('file', 'line', 'function')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, file: str | None = None, line: int | None = None, function: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'file', file)
+        _set(self, 'line', line)
+        _set(self, 'function', function)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentSite:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            file=_opt(d, 'file', p, _c1),
+            line=_opt(d, 'line', p, _c11),
+            function=_opt(d, 'function', p, _c1),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentStepSplit(_Record):
+    """An object of the report ($defs/meta_agent_step_split)."""
+
+    __slots__ = ('steps', 'step_ns', 'forward_ns', 'backward_ns', 'optimizer_ns', 'data_ns', 'steps_with_forward', 'steps_with_backward', 'steps_with_optimizer', 'steps_training_flag', 'steps_grad_enabled', 'data_ns_p10', 'key_order')
+    steps: int | None
+    step_ns: int | None
+    forward_ns: int | None
+    backward_ns: int | None
+    optimizer_ns: int | None
+    data_ns: int | None
+    steps_with_forward: int | None
+    steps_with_backward: int | None
+    steps_with_optimizer: int | None
+    steps_training_flag: int | None
+    steps_grad_enabled: int | None
+    data_ns_p10: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('steps', 'step_ns', 'forward_ns', 'backward_ns', 'optimizer_ns', 'data_ns', 'steps_with_forward', 'steps_with_backward', 'steps_with_optimizer', 'steps_training_flag', 'steps_grad_enabled', 'data_ns_p10')
+    _KEYS: ClassVar[tuple[str, ...]] = ('steps', 'step_ns', 'forward_ns', 'backward_ns', 'optimizer_ns', 'data_ns', 'steps_with_forward', 'steps_with_backward', 'steps_with_optimizer', 'steps_training_flag', 'steps_grad_enabled', 'data_ns_p10')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, steps: int | None = None, step_ns: int | None = None, forward_ns: int | None = None, backward_ns: int | None = None, optimizer_ns: int | None = None, data_ns: int | None = None, steps_with_forward: int | None = None, steps_with_backward: int | None = None, steps_with_optimizer: int | None = None, steps_training_flag: int | None = None, steps_grad_enabled: int | None = None, data_ns_p10: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'steps', steps)
+        _set(self, 'step_ns', step_ns)
+        _set(self, 'forward_ns', forward_ns)
+        _set(self, 'backward_ns', backward_ns)
+        _set(self, 'optimizer_ns', optimizer_ns)
+        _set(self, 'data_ns', data_ns)
+        _set(self, 'steps_with_forward', steps_with_forward)
+        _set(self, 'steps_with_backward', steps_with_backward)
+        _set(self, 'steps_with_optimizer', steps_with_optimizer)
+        _set(self, 'steps_training_flag', steps_training_flag)
+        _set(self, 'steps_grad_enabled', steps_grad_enabled)
+        _set(self, 'data_ns_p10', data_ns_p10)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentStepSplit:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            steps=_opt(d, 'steps', p, _c3),
+            step_ns=_opt(d, 'step_ns', p, _c4),
+            forward_ns=_opt(d, 'forward_ns', p, _c4),
+            backward_ns=_opt(d, 'backward_ns', p, _c4),
+            optimizer_ns=_opt(d, 'optimizer_ns', p, _c4),
+            data_ns=_opt(d, 'data_ns', p, _c4),
+            steps_with_forward=_opt(d, 'steps_with_forward', p, _c3),
+            steps_with_backward=_opt(d, 'steps_with_backward', p, _c3),
+            steps_with_optimizer=_opt(d, 'steps_with_optimizer', p, _c3),
+            steps_training_flag=_opt(d, 'steps_training_flag', p, _c3),
+            steps_grad_enabled=_opt(d, 'steps_grad_enabled', p, _c3),
+            data_ns_p10=_opt(d, 'data_ns_p10', p, _c4),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentCpu(_Record):
+    """An object of the report ($defs/meta_agent_cpu)."""
+
+    __slots__ = ('cores', 'torch_threads', 'omp_num_threads', 'key_order')
+    cores: int | None
+    torch_threads: int | None
+    omp_num_threads: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('cores', 'torch_threads', 'omp_num_threads')
+    _KEYS: ClassVar[tuple[str, ...]] = ('cores', 'torch_threads', 'omp_num_threads')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, cores: int | None = None, torch_threads: int | None = None, omp_num_threads: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'cores', cores)
+        _set(self, 'torch_threads', torch_threads)
+        _set(self, 'omp_num_threads', omp_num_threads)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentCpu:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            cores=_opt(d, 'cores', p, _c9),
+            torch_threads=_opt(d, 'torch_threads', p, _c9),
+            omp_num_threads=_opt(d, 'omp_num_threads', p, _c25),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentOwnCost(_Record):
+    """An object of the report ($defs/meta_agent_own_cost)."""
+
+    __slots__ = ('hook_ns', 'hook_calls', 'steps', 'ns_per_step', 'steady_intervals', 'base_ns_per_step', 'peak_ns_per_step', 'last_interval', 'records', 'base_records', 'peak_records', 'switched_off', 'key_order')
+    hook_ns: int | None
+    hook_calls: int | None
+    steps: int | None
+    ns_per_step: int | None
+    steady_intervals: int | None
+    base_ns_per_step: int | None
+    peak_ns_per_step: int | None
+    last_interval: MetaAgentOwnCostInterval | None
+    records: int | None
+    base_records: int | None
+    peak_records: int | None
+    switched_off: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('hook_ns', 'hook_calls', 'steps', 'ns_per_step', 'steady_intervals', 'base_ns_per_step', 'peak_ns_per_step', 'last_interval', 'records', 'base_records', 'peak_records', 'switched_off')
+    _KEYS: ClassVar[tuple[str, ...]] = ('hook_ns', 'hook_calls', 'steps', 'ns_per_step', 'steady_intervals', 'base_ns_per_step', 'peak_ns_per_step', 'last_interval', 'records', 'base_records', 'peak_records', 'switched_off')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, hook_ns: int | None = None, hook_calls: int | None = None, steps: int | None = None, ns_per_step: int | None = None, steady_intervals: int | None = None, base_ns_per_step: int | None = None, peak_ns_per_step: int | None = None, last_interval: MetaAgentOwnCostInterval | None = None, records: int | None = None, base_records: int | None = None, peak_records: int | None = None, switched_off: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'hook_ns', hook_ns)
+        _set(self, 'hook_calls', hook_calls)
+        _set(self, 'steps', steps)
+        _set(self, 'ns_per_step', ns_per_step)
+        _set(self, 'steady_intervals', steady_intervals)
+        _set(self, 'base_ns_per_step', base_ns_per_step)
+        _set(self, 'peak_ns_per_step', peak_ns_per_step)
+        _set(self, 'last_interval', last_interval)
+        _set(self, 'records', records)
+        _set(self, 'base_records', base_records)
+        _set(self, 'peak_records', peak_records)
+        _set(self, 'switched_off', switched_off)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentOwnCost:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            hook_ns=_opt(d, 'hook_ns', p, _c4),
+            hook_calls=_opt(d, 'hook_calls', p, _c3),
+            steps=_opt(d, 'steps', p, _c3),
+            ns_per_step=_opt(d, 'ns_per_step', p, _c11),
+            steady_intervals=_opt(d, 'steady_intervals', p, _c3),
+            base_ns_per_step=_opt(d, 'base_ns_per_step', p, _c11),
+            peak_ns_per_step=_opt(d, 'peak_ns_per_step', p, _c4),
+            last_interval=_opt(d, 'last_interval', p, _c49),
+            records=_opt(d, 'records', p, _c3),
+            base_records=_opt(d, 'base_records', p, _c9),
+            peak_records=_opt(d, 'peak_records', p, _c3),
+            switched_off=_opt(d, 'switched_off', p, _c25),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentOwnCostInterval(_Record):
+    """An object of the report ($defs/meta_agent_own_cost_interval)."""
+
+    __slots__ = ('steps', 'own_ns_per_step', 'share', 'records', 'key_order')
+    steps: int | None
+    own_ns_per_step: int | None
+    share: float | int | None
+    records: int | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('steps', 'own_ns_per_step', 'share', 'records')
+    _KEYS: ClassVar[tuple[str, ...]] = ('steps', 'own_ns_per_step', 'share', 'records')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, steps: int | None = None, own_ns_per_step: int | None = None, share: float | int | None = None, records: int | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'steps', steps)
+        _set(self, 'own_ns_per_step', own_ns_per_step)
+        _set(self, 'share', share)
+        _set(self, 'records', records)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentOwnCostInterval:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            steps=_opt(d, 'steps', p, _c3),
+            own_ns_per_step=_opt(d, 'own_ns_per_step', p, _c4),
+            share=_opt(d, 'share', p, _c47),
+            records=_opt(d, 'records', p, _c3),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentRecords(_Record):
+    """An object of the report ($defs/meta_agent_records)."""
+
+    __slots__ = ('dir', 'keys', 'bytes', 'dtypes', 'shards', 'error', 'key_order')
+    dir: str | None
+    keys: int | None
+    bytes: int | None
+    dtypes: dict | None
+    shards: int | None
+    error: str | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('dir', 'keys', 'bytes', 'dtypes', 'shards', 'error')
+    _KEYS: ClassVar[tuple[str, ...]] = ('dir', 'keys', 'bytes', 'dtypes', 'shards', 'error')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, dir: str | None = None, keys: int | None = None, bytes: int | None = None, dtypes: dict | None = None, shards: int | None = None, error: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'dir', dir)
+        _set(self, 'keys', keys)
+        _set(self, 'bytes', bytes)
+        _set(self, 'dtypes', dtypes)
+        _set(self, 'shards', shards)
+        _set(self, 'error', error)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentRecords:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            dir=_opt(d, 'dir', p, _c1),
+            keys=_opt(d, 'keys', p, _c3),
+            bytes=_opt(d, 'bytes', p, _c3),
+            dtypes=_opt(d, 'dtypes', p, _c51),
+            shards=_opt(d, 'shards', p, _c3),
+            error=_opt(d, 'error', p, _c25),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
+class MetaAgentPythonRoots(_Record):
+    """An object of the report ($defs/meta_agent_python_roots)."""
+
+    __slots__ = ('user', 'library', 'tool', 'key_order')
+    user: tuple[str, ...] | None
+    library: tuple[str, ...] | None
+    tool: tuple[str, ...] | None
+    key_order: tuple[str, ...]
+    _FIELDS: ClassVar[tuple[str, ...]] = ('user', 'library', 'tool')
+    _KEYS: ClassVar[tuple[str, ...]] = ('user', 'library', 'tool')
+    _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
+    _REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
+    _RENAMED: ClassVar[frozenset] = frozenset([])
+
+    def __init__(self, user: tuple[str, ...] | None = None, library: tuple[str, ...] | None = None, tool: tuple[str, ...] | None = None, key_order: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, 'user', user)
+        _set(self, 'library', library)
+        _set(self, 'tool', tool)
+        _set(self, 'key_order', key_order)
+
+    @classmethod
+    def _load(cls, d, p) -> MetaAgentPythonRoots:
+        if type(d) is not dict:
+            _not_object(d, p)
+        if not d.keys() <= cls._KEY_SET:
+            _closed(d, p, cls._KEYS)
+        return cls(
+            user=_opt(d, 'user', p, _c8),
+            library=_opt(d, 'library', p, _c8),
+            tool=_opt(d, 'tool', p, _c8),
+            key_order=tuple(d),
+        )
+
+    def to_json(self) -> dict:
+        """This object as JSON again (the keys in the schema's order; an absent optional key stays absent)."""
+        return _to_json(self)
+
+
 class MetaBatchSweep(_Record):
     """fastenough run only, when the workload called fastenough.sweep_batch (sweep_batch.json
     of the run directory): the sizes tried, the knee (the smallest size within `within` of
@@ -780,14 +1513,14 @@ class MetaBatchSweep(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            points=_c38(d['points'], (p, 'points')),
+            points=_c62(d['points'], (p, 'points')),
             device=_c1(d['device'], (p, 'device')),
             protocol_change=_c19(d['protocol_change'], (p, 'protocol_change')),
             semantics=_c8(d['semantics'], (p, 'semantics')),
             notes=_c8(d['notes'], (p, 'notes')),
             knee=_opt(d, 'knee', p, _c10),
             best=_opt(d, 'best', p, _c10),
-            within=_opt(d, 'within', p, _c36),
+            within=_opt(d, 'within', p, _c47),
             out_of_memory_at=_opt(d, 'out_of_memory_at', p, _c10),
             warnings=_opt(d, 'warnings', p, _c8),
             key_order=tuple(d),
@@ -845,13 +1578,13 @@ class MetaBatchSweepPoint(_Record):
         return cls(
             size=_c15(d['size'], (p, 'size')),
             status=_c1(d['status'], (p, 'status')),
-            round_s=_opt(d, 'round_s', p, _c35),
+            round_s=_opt(d, 'round_s', p, _c60),
             calls_per_round=_opt(d, 'calls_per_round', p, _c3),
             median_s=_opt(d, 'median_s', p, _c20),
             items=_opt(d, 'items', p, _c3),
-            items_per_s=_opt(d, 'items_per_s', p, _c36),
+            items_per_s=_opt(d, 'items_per_s', p, _c47),
             tokens=_opt(d, 'tokens', p, _c9),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c47),
             peak_bytes=_opt(d, 'peak_bytes', p, _c9),
             key_order=tuple(d),
         )
@@ -897,10 +1630,10 @@ class Counter(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             name=_c1(d['name'], (p, 'name')),
-            severity=_c41(d['severity'], (p, 'severity')),
+            severity=_c65(d['severity'], (p, 'severity')),
             count=_c15(d['count'], (p, 'count')),
             description=_c1(d['description'], (p, 'description')),
-            per_input=_c43(d['per_input'], (p, 'per_input')),
+            per_input=_c67(d['per_input'], (p, 'per_input')),
             key_order=tuple(d),
         )
 
@@ -1001,11 +1734,11 @@ class Phase(_Record):
             rank=_c3(d['rank'], (p, 'rank')),
             start_ns=_c4(d['start_ns'], (p, 'start_ns')),
             end_ns=_c4(d['end_ns'], (p, 'end_ns')),
-            mode=_opt(d, 'mode', p, _c46),
+            mode=_opt(d, 'mode', p, _c70),
             host_ns=_opt(d, 'host_ns', p, _c11),
-            device_busy_share=_opt(d, 'device_busy_share', p, _c36),
-            util_mean=_opt(d, 'util_mean', p, _c36),
-            power_mean_w=_opt(d, 'power_mean_w', p, _c36),
+            device_busy_share=_opt(d, 'device_busy_share', p, _c47),
+            util_mean=_opt(d, 'util_mean', p, _c47),
+            power_mean_w=_opt(d, 'power_mean_w', p, _c47),
             mem_used_max=_opt(d, 'mem_used_max', p, _c9),
             alloc_peak=_opt(d, 'alloc_peak', p, _c9),
             reserved_peak=_opt(d, 'reserved_peak', p, _c9),
@@ -1072,17 +1805,17 @@ class Steps(_Record):
         return cls(
             count=_c3(d['count'], (p, 'count')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            per_rank=_c55(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c79(d['per_rank'], (p, 'per_rank')),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
             steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
             steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
             steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
-            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c36),
-            items_per_s=_opt(d, 'items_per_s', p, _c36),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c36),
+            steady_steps_per_s=_opt(d, 'steady_steps_per_s', p, _c47),
+            items_per_s=_opt(d, 'items_per_s', p, _c47),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c47),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c47),
             mode=_opt(d, 'mode', p, _c25),
             key_order=tuple(d),
         )
@@ -1142,14 +1875,14 @@ class StepsPerRankItem(_Record):
             rank=_c4(d['rank'], (p, 'rank')),
             count=_c3(d['count'], (p, 'count')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
-            windows=_c53(d['windows'], (p, 'windows')),
+            windows=_c77(d['windows'], (p, 'windows')),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
             steady_median_ns=_opt(d, 'steady_median_ns', p, _c20),
             steady_p10_ns=_opt(d, 'steady_p10_ns', p, _c20),
             steady_p90_ns=_opt(d, 'steady_p90_ns', p, _c20),
-            omitted=_opt(d, 'omitted', p, _c51),
+            omitted=_opt(d, 'omitted', p, _c75),
             key_order=tuple(d),
         )
 
@@ -1191,7 +1924,7 @@ class OmittedRows(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             count=_c15(d['count'], (p, 'count')),
-            kept=_c50(d['kept'], (p, 'kept')),
+            kept=_c74(d['kept'], (p, 'kept')),
             key_order=tuple(d),
         )
 
@@ -1323,9 +2056,9 @@ class Device(_Record):
             span_ns=_c4(d['span_ns'], (p, 'span_ns')),
             busy_ns=_c4(d['busy_ns'], (p, 'busy_ns')),
             idle_ns=_c4(d['idle_ns'], (p, 'idle_ns')),
-            idle_breakdown=_c57(d['idle_breakdown'], (p, 'idle_breakdown')),
+            idle_breakdown=_c81(d['idle_breakdown'], (p, 'idle_breakdown')),
             stream_gap_ns=_c4(d['stream_gap_ns'], (p, 'stream_gap_ns')),
-            device_idle=_c57(d['device_idle'], (p, 'device_idle')),
+            device_idle=_c81(d['device_idle'], (p, 'device_idle')),
             compute_ns=_c4(d['compute_ns'], (p, 'compute_ns')),
             comm_ns=_c4(d['comm_ns'], (p, 'comm_ns')),
             memcpy_ns=_c4(d['memcpy_ns'], (p, 'memcpy_ns')),
@@ -1335,7 +2068,7 @@ class Device(_Record):
             memcpy_count=_c3(d['memcpy_count'], (p, 'memcpy_count')),
             memset_count=_c3(d['memset_count'], (p, 'memset_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            streams=_c59(d['streams'], (p, 'streams')),
+            streams=_c83(d['streams'], (p, 'streams')),
             key_order=tuple(d),
         )
 
@@ -1530,7 +2263,7 @@ class KernelRow(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
             mean_ns=_opt(d, 'mean_ns', p, _c20),
-            share_of_busy=_opt(d, 'share_of_busy', p, _c36),
+            share_of_busy=_opt(d, 'share_of_busy', p, _c47),
             key_order=tuple(d),
         )
 
@@ -1620,7 +2353,7 @@ class Launch(_Record):
             kernel_count=_c3(d['kernel_count'], (p, 'kernel_count')),
             launched_count=_c3(d['launched_count'], (p, 'launched_count')),
             short_kernel_count=_c3(d['short_kernel_count'], (p, 'short_kernel_count')),
-            per_rank=_c69(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c93(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1718,8 +2451,8 @@ class StepBreakdown(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            categories=_c72(d['categories'], (p, 'categories')),
-            per_rank=_c80(d['per_rank'], (p, 'per_rank')),
+            categories=_c96(d['categories'], (p, 'categories')),
+            per_rank=_c104(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -1777,12 +2510,12 @@ class StepBreakdownPerRankItem(_Record):
             whole_trace=_c19(d['whole_trace'], (p, 'whole_trace')),
             steady_begin=_c3(d['steady_begin'], (p, 'steady_begin')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            steady_mean=_c73(d['steady_mean'], (p, 'steady_mean')),
+            steady_mean=_c97(d['steady_mean'], (p, 'steady_mean')),
             plugin_steady_count=_c3(d['plugin_steady_count'], (p, 'plugin_steady_count')),
-            plugin_steady_mean=_c74(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
-            steps=_c78(d['steps'], (p, 'steps')),
+            plugin_steady_mean=_c98(d['plugin_steady_mean'], (p, 'plugin_steady_mean')),
+            steps=_c102(d['steps'], (p, 'steps')),
             worst_step=_opt(d, 'worst_step', p, _c11),
-            omitted=_opt(d, 'omitted', p, _c51),
+            omitted=_opt(d, 'omitted', p, _c75),
             key_order=tuple(d),
         )
 
@@ -1970,7 +2703,7 @@ class StepBreakdownPerRankItemStep(_Record):
             dataloader_ns=_c4(d['dataloader_ns'], (p, 'dataloader_ns')),
             cpu_exec_ns=_c4(d['cpu_exec_ns'], (p, 'cpu_exec_ns')),
             other_ns=_c4(d['other_ns'], (p, 'other_ns')),
-            plugin=_opt(d, 'plugin', p, _c76),
+            plugin=_opt(d, 'plugin', p, _c100),
             key_order=tuple(d),
         )
 
@@ -2077,8 +2810,8 @@ class Efficiency(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             has_launch_args=_c19(d['has_launch_args'], (p, 'has_launch_args')),
-            devices=_c86(d['devices'], (p, 'devices')),
-            kernels=_c88(d['kernels'], (p, 'kernels')),
+            devices=_c110(d['devices'], (p, 'devices')),
+            kernels=_c112(d['kernels'], (p, 'kernels')),
             key_order=tuple(d),
         )
 
@@ -2128,11 +2861,11 @@ class EfficiencyDevice(_Record):
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
             device=_c4(d['device'], (p, 'device')),
-            steady=_c82(d['steady'], (p, 'steady')),
-            steps=_c84(d['steps'], (p, 'steps')),
+            steady=_c106(d['steady'], (p, 'steady')),
+            steps=_c108(d['steps'], (p, 'steps')),
             num_sms=_opt(d, 'num_sms', p, _c9),
             max_warps_per_sm=_opt(d, 'max_warps_per_sm', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c51),
+            omitted=_opt(d, 'omitted', p, _c75),
             key_order=tuple(d),
         )
 
@@ -2186,10 +2919,10 @@ class EfficiencyFigures(_Record):
             kernel_busy_ns=_c4(d['kernel_busy_ns'], (p, 'kernel_busy_ns')),
             kernel_ns=_c4(d['kernel_ns'], (p, 'kernel_ns')),
             tensor_core_ns=_c4(d['tensor_core_ns'], (p, 'tensor_core_ns')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c36),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c36),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c36),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c36),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c47),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c47),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c47),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c47),
             key_order=tuple(d),
         )
 
@@ -2234,10 +2967,10 @@ class EfficiencyDeviceStep(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             number=_c4(d['number'], (p, 'number')),
-            gpu_utilization=_opt(d, 'gpu_utilization', p, _c36),
-            sm_efficiency=_opt(d, 'sm_efficiency', p, _c36),
-            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c36),
-            tensor_core_share=_opt(d, 'tensor_core_share', p, _c36),
+            gpu_utilization=_opt(d, 'gpu_utilization', p, _c47),
+            sm_efficiency=_opt(d, 'sm_efficiency', p, _c47),
+            achieved_occupancy_pct=_opt(d, 'achieved_occupancy_pct', p, _c47),
+            tensor_core_share=_opt(d, 'tensor_core_share', p, _c47),
             key_order=tuple(d),
         )
 
@@ -2297,8 +3030,8 @@ class EfficiencyKernel(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c4(d['total_ns'], (p, 'total_ns')),
             tensor_core=_c19(d['tensor_core'], (p, 'tensor_core')),
-            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c36),
-            occupancy_pct=_opt(d, 'occupancy_pct', p, _c36),
+            share_of_kernel_time=_opt(d, 'share_of_kernel_time', p, _c47),
+            occupancy_pct=_opt(d, 'occupancy_pct', p, _c47),
             blocks_per_sm=_opt(d, 'blocks_per_sm', p, _c20),
             warps_per_sm=_opt(d, 'warps_per_sm', p, _c20),
             key_order=tuple(d),
@@ -2392,9 +3125,9 @@ class MemoryRow(_Record):
             peak_allocated_bytes=_c3(d['peak_allocated_bytes'], (p, 'peak_allocated_bytes')),
             peak_ts_ns=_c4(d['peak_ts_ns'], (p, 'peak_ts_ns')),
             end_allocated_bytes=_c3(d['end_allocated_bytes'], (p, 'end_allocated_bytes')),
-            lifetimes=_c90(d['lifetimes'], (p, 'lifetimes')),
-            steps=_c92(d['steps'], (p, 'steps')),
-            timeline=_c94(d['timeline'], (p, 'timeline')),
+            lifetimes=_c114(d['lifetimes'], (p, 'lifetimes')),
+            steps=_c116(d['steps'], (p, 'steps')),
+            timeline=_c118(d['timeline'], (p, 'timeline')),
             capacity_bytes=_opt(d, 'capacity_bytes', p, _c9),
             start_allocated_bytes=_opt(d, 'start_allocated_bytes', p, _c9),
             peak_op=_opt(d, 'peak_op', p, _c25),
@@ -2402,7 +3135,7 @@ class MemoryRow(_Record):
             cache_at_peak_bytes=_opt(d, 'cache_at_peak_bytes', p, _c9),
             peak_reserved_bytes=_opt(d, 'peak_reserved_bytes', p, _c9),
             end_reserved_bytes=_opt(d, 'end_reserved_bytes', p, _c9),
-            omitted=_opt(d, 'omitted', p, _c51),
+            omitted=_opt(d, 'omitted', p, _c75),
             key_order=tuple(d),
         )
 
@@ -2548,8 +3281,8 @@ class CriticalPath(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c106(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c114),
+            per_rank=_c130(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c138),
             key_order=tuple(d),
         )
 
@@ -2622,7 +3355,7 @@ class CriticalPathPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            status=_c97(d['status'], (p, 'status')),
+            status=_c121(d['status'], (p, 'status')),
             cuda_sync_events=_c19(d['cuda_sync_events'], (p, 'cuda_sync_events')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
@@ -2637,9 +3370,9 @@ class CriticalPathPerRankItem(_Record):
             launch_delay_ns=_c4(d['launch_delay_ns'], (p, 'launch_delay_ns')),
             kernel_gap_ns=_c4(d['kernel_gap_ns'], (p, 'kernel_gap_ns')),
             sync_ns=_c4(d['sync_ns'], (p, 'sync_ns')),
-            streams=_c99(d['streams'], (p, 'streams')),
-            top=_c102(d['top'], (p, 'top')),
-            steps=_c104(d['steps'], (p, 'steps')),
+            streams=_c123(d['streams'], (p, 'streams')),
+            top=_c126(d['top'], (p, 'top')),
+            steps=_c128(d['steps'], (p, 'steps')),
             key_order=tuple(d),
         )
 
@@ -2738,7 +3471,7 @@ class CriticalPathPerRankItemTopItem(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            kind=_c100(d['kind'], (p, 'kind')),
+            kind=_c124(d['kind'], (p, 'kind')),
             name=_c1(d['name'], (p, 'name')),
             ns=_c4(d['ns'], (p, 'ns')),
             count=_c3(d['count'], (p, 'count')),
@@ -2855,16 +3588,16 @@ class CriticalPathJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            status=_c107(d['status'], (p, 'status')),
-            ranks=_c108(d['ranks'], (p, 'ranks')),
+            status=_c131(d['status'], (p, 'status')),
+            ranks=_c132(d['ranks'], (p, 'ranks')),
             collectives=_c3(d['collectives'], (p, 'collectives')),
             window_start_ns=_c4(d['window_start_ns'], (p, 'window_start_ns')),
             window_end_ns=_c4(d['window_end_ns'], (p, 'window_end_ns')),
             length_ns=_c4(d['length_ns'], (p, 'length_ns')),
             work_ns=_c4(d['work_ns'], (p, 'work_ns')),
             transfer_ns=_c4(d['transfer_ns'], (p, 'transfer_ns')),
-            per_rank=_c110(d['per_rank'], (p, 'per_rank')),
-            top=_c112(d['top'], (p, 'top')),
+            per_rank=_c134(d['per_rank'], (p, 'per_rank')),
+            top=_c136(d['top'], (p, 'top')),
             key_order=tuple(d),
         )
 
@@ -2990,7 +3723,7 @@ class Graphs(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c119(d['per_rank'], (p, 'per_rank')),
+            per_rank=_c143(d['per_rank'], (p, 'per_rank')),
             key_order=tuple(d),
         )
 
@@ -3056,7 +3789,7 @@ class GraphsPerRankItem(_Record):
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             triton_kernel_count=_c3(d['triton_kernel_count'], (p, 'triton_kernel_count')),
             triton_kernels_outside_regions=_c3(d['triton_kernels_outside_regions'], (p, 'triton_kernels_outside_regions')),
-            compiled_regions=_c117(d['compiled_regions'], (p, 'compiled_regions')),
+            compiled_regions=_c141(d['compiled_regions'], (p, 'compiled_regions')),
             key_order=tuple(d),
         )
 
@@ -3142,8 +3875,8 @@ class DeviceTurns(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c125(d['per_rank'], (p, 'per_rank')),
-            job=_opt(d, 'job', p, _c128),
+            per_rank=_c149(d['per_rank'], (p, 'per_rank')),
+            job=_opt(d, 'job', p, _c152),
             key_order=tuple(d),
         )
 
@@ -3198,15 +3931,15 @@ class DeviceTurnsPerRankItem(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            devices=_c121(d['devices'], (p, 'devices')),
-            busy_ns=_c122(d['busy_ns'], (p, 'busy_ns')),
+            devices=_c145(d['devices'], (p, 'devices')),
+            busy_ns=_c146(d['busy_ns'], (p, 'busy_ns')),
             windows=_c3(d['windows'], (p, 'windows')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c123),
+            omitted=_opt(d, 'omitted', p, _c147),
             key_order=tuple(d),
         )
 
@@ -3298,15 +4031,15 @@ class DeviceTurnsJob(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            ranks=_c121(d['ranks'], (p, 'ranks')),
-            busy_ns=_c122(d['busy_ns'], (p, 'busy_ns')),
+            ranks=_c145(d['ranks'], (p, 'ranks')),
+            busy_ns=_c146(d['busy_ns'], (p, 'busy_ns')),
             steps=_c3(d['steps'], (p, 'steps')),
             window_ns=_c4(d['window_ns'], (p, 'window_ns')),
             all_busy_ns=_c4(d['all_busy_ns'], (p, 'all_busy_ns')),
             taking_turns_ns=_c4(d['taking_turns_ns'], (p, 'taking_turns_ns')),
             all_idle_ns=_c4(d['all_idle_ns'], (p, 'all_idle_ns')),
             overlap_bound_ns=_c4(d['overlap_bound_ns'], (p, 'overlap_bound_ns')),
-            omitted=_opt(d, 'omitted', p, _c126),
+            omitted=_opt(d, 'omitted', p, _c150),
             key_order=tuple(d),
         )
 
@@ -3400,10 +4133,10 @@ class ShapeRow(_Record):
             count=_c3(d['count'], (p, 'count')),
             total_ns=_c3(d['total_ns'], (p, 'total_ns')),
             device_ns=_c3(d['device_ns'], (p, 'device_ns')),
-            input_dims=_opt(d, 'input_dims', p, _c130),
-            input_types=_opt(d, 'input_types', p, _c130),
-            input_strides=_opt(d, 'input_strides', p, _c130),
-            input_concrete=_opt(d, 'input_concrete', p, _c130),
+            input_dims=_opt(d, 'input_dims', p, _c154),
+            input_types=_opt(d, 'input_types', p, _c154),
+            input_strides=_opt(d, 'input_strides', p, _c154),
+            input_concrete=_opt(d, 'input_concrete', p, _c154),
             key_order=tuple(d),
         )
 
@@ -3441,8 +4174,8 @@ class Roofline(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            per_rank=_c141(d['per_rank'], (p, 'per_rank')),
-            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c144),
+            per_rank=_c165(d['per_rank'], (p, 'per_rank')),
+            worst_rank_per_op=_opt(d, 'worst_rank_per_op', p, _c168),
             key_order=tuple(d),
         )
 
@@ -3483,8 +4216,8 @@ class RankRoofline(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             rank=_c4(d['rank'], (p, 'rank')),
-            ops=_c138(d['ops'], (p, 'ops')),
-            unmodelled=_c139(d['unmodelled'], (p, 'unmodelled')),
+            ops=_c162(d['ops'], (p, 'ops')),
+            unmodelled=_c163(d['unmodelled'], (p, 'unmodelled')),
             key_order=tuple(d),
         )
 
@@ -3554,20 +4287,20 @@ class RooflineOp(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            family=_c133(d['family'], (p, 'family')),
+            family=_c157(d['family'], (p, 'family')),
             calls=_c15(d['calls'], (p, 'calls')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
-            peak=_c136(d['peak'], (p, 'peak')),
+            peak=_c160(d['peak'], (p, 'peak')),
             notes=_c8(d['notes'], (p, 'notes')),
             input_types=_opt(d, 'input_types', p, _c25),
-            flops=_opt(d, 'flops', p, _c36),
-            bytes=_opt(d, 'bytes', p, _c36),
+            flops=_opt(d, 'flops', p, _c47),
+            bytes=_opt(d, 'bytes', p, _c47),
             arithmetic_intensity=_opt(d, 'arithmetic_intensity', p, _c20),
-            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c36),
-            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c36),
-            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c36),
-            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c36),
-            bound=_opt(d, 'bound', p, _c134),
+            achieved_flop_per_s=_opt(d, 'achieved_flop_per_s', p, _c47),
+            achieved_bytes_per_s=_opt(d, 'achieved_bytes_per_s', p, _c47),
+            pct_of_compute_peak=_opt(d, 'pct_of_compute_peak', p, _c47),
+            pct_of_memory_peak=_opt(d, 'pct_of_memory_peak', p, _c47),
+            bound=_opt(d, 'bound', p, _c158),
             time_at_roof_ns=_opt(d, 'time_at_roof_ns', p, _c20),
             key_order=tuple(d),
         )
@@ -3611,9 +4344,9 @@ class RooflinePeak(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             device=_opt(d, 'device', p, _c25),
-            dtype=_opt(d, 'dtype', p, _c135),
-            flop_per_s=_opt(d, 'flop_per_s', p, _c36),
-            bytes_per_s=_opt(d, 'bytes_per_s', p, _c36),
+            dtype=_opt(d, 'dtype', p, _c159),
+            flop_per_s=_opt(d, 'flop_per_s', p, _c47),
+            bytes_per_s=_opt(d, 'bytes_per_s', p, _c47),
             source=_opt(d, 'source', p, _c25),
             key_order=tuple(d),
         )
@@ -3712,14 +4445,14 @@ class RooflineWorstRank(_Record):
         return cls(
             op=_c1(d['op'], (p, 'op')),
             input_dims=_c1(d['input_dims'], (p, 'input_dims')),
-            ranks=_c108(d['ranks'], (p, 'ranks')),
+            ranks=_c132(d['ranks'], (p, 'ranks')),
             device_ns=_c4(d['device_ns'], (p, 'device_ns')),
             worst_rank=_c4(d['worst_rank'], (p, 'worst_rank')),
-            worst_bound=_c142(d['worst_bound'], (p, 'worst_bound')),
+            worst_bound=_c166(d['worst_bound'], (p, 'worst_bound')),
             best_rank=_c4(d['best_rank'], (p, 'best_rank')),
             input_types=_opt(d, 'input_types', p, _c25),
-            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c36),
-            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c36),
+            worst_pct_of_roof=_opt(d, 'worst_pct_of_roof', p, _c47),
+            best_pct_of_roof=_opt(d, 'best_pct_of_roof', p, _c47),
             key_order=tuple(d),
         )
 
@@ -3775,17 +4508,17 @@ class Finding(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c146(d['code'], (p, 'code')),
-            verdict=_c147(d['verdict'], (p, 'verdict')),
-            title=_c148(d['title'], (p, 'title')),
-            source=_c149(d['source'], (p, 'source')),
-            evidence=_c150(d['evidence'], (p, 'evidence')),
-            where=_c152(d['where'], (p, 'where')),
-            saving=_c153(d['saving'], (p, 'saving')),
-            action=_c148(d['action'], (p, 'action')),
+            code=_c170(d['code'], (p, 'code')),
+            verdict=_c171(d['verdict'], (p, 'verdict')),
+            title=_c172(d['title'], (p, 'title')),
+            source=_c173(d['source'], (p, 'source')),
+            evidence=_c174(d['evidence'], (p, 'evidence')),
+            where=_c176(d['where'], (p, 'where')),
+            saving=_c177(d['saving'], (p, 'saving')),
+            action=_c172(d['action'], (p, 'action')),
             overlaps=_opt(d, 'overlaps', p, _c8),
             rank=_opt(d, 'rank', p, _c9),
-            also_in_source=_opt(d, 'also_in_source', p, _c155),
+            also_in_source=_opt(d, 'also_in_source', p, _c179),
             key_order=tuple(d),
         )
 
@@ -3887,7 +4620,7 @@ class FindingSaving(_Record):
         return cls(
             upper_bound=_c19(d['upper_bound'], (p, 'upper_bound')),
             per_step_ns=_opt(d, 'per_step_ns', p, _c11),
-            share_of_step=_opt(d, 'share_of_step', p, _c36),
+            share_of_step=_opt(d, 'share_of_step', p, _c47),
             total_ns=_opt(d, 'total_ns', p, _c11),
             key_order=tuple(d),
         )
@@ -3978,7 +4711,7 @@ class AvoidableItem(_Record):
             per_step_ns=_c4(d['per_step_ns'], (p, 'per_step_ns')),
             findings=_c15(d['findings'], (p, 'findings')),
             groups=_c3(d['groups'], (p, 'groups')),
-            share_of_step=_opt(d, 'share_of_step', p, _c158),
+            share_of_step=_opt(d, 'share_of_step', p, _c182),
             key_order=tuple(d),
         )
 
@@ -4039,8 +4772,8 @@ class Measurement(_Record):
             _closed(d, p, cls._KEYS)
         _if_then_else(d, p, {'properties': {'status': {'const': 'complete'}}}, {'properties': {'reasons': {'maxItems': 0}}}, {'properties': {'reasons': {'minItems': 1}}})
         return cls(
-            status=_c162(d['status'], (p, 'status')),
-            reasons=_c166(d['reasons'], (p, 'reasons')),
+            status=_c186(d['status'], (p, 'status')),
+            reasons=_c190(d['reasons'], (p, 'reasons')),
             processes=_c3(d['processes'], (p, 'processes')),
             steady_steps=_c3(d['steady_steps'], (p, 'steady_steps')),
             tool_pause_ns=_c3(d['tool_pause_ns'], (p, 'tool_pause_ns')),
@@ -4091,9 +4824,9 @@ class MeasurementReason(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            code=_c163(d['code'], (p, 'code')),
-            level=_c164(d['level'], (p, 'level')),
-            text=_c148(d['text'], (p, 'text')),
+            code=_c187(d['code'], (p, 'code')),
+            level=_c188(d['level'], (p, 'level')),
+            text=_c172(d['text'], (p, 'text')),
             key_order=tuple(d),
         )
 
@@ -4139,12 +4872,12 @@ class RunDetails(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            phases=_c169(d['phases'], (p, 'phases')),
-            steps_per_rank=_c171(d['steps_per_rank'], (p, 'steps_per_rank')),
-            steps_by_mode=_c173(d['steps_by_mode'], (p, 'steps_by_mode')),
+            phases=_c193(d['phases'], (p, 'phases')),
+            steps_per_rank=_c195(d['steps_per_rank'], (p, 'steps_per_rank')),
+            steps_by_mode=_c197(d['steps_by_mode'], (p, 'steps_by_mode')),
             traces=_c8(d['traces'], (p, 'traces')),
             problems=_c8(d['problems'], (p, 'problems')),
-            in_job=_opt(d, 'in_job', p, _c175),
+            in_job=_opt(d, 'in_job', p, _c198),
             key_order=tuple(d),
         )
 
@@ -4209,9 +4942,9 @@ class RunDetailsPhase(_Record):
             complete=_c19(d['complete'], (p, 'complete')),
             device_samples=_c3(d['device_samples'], (p, 'device_samples')),
             instances=_opt(d, 'instances', p, _c15),
-            mode=_opt(d, 'mode', p, _c46),
+            mode=_opt(d, 'mode', p, _c70),
             busy_source=_opt(d, 'busy_source', p, _c25),
-            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c36),
+            cpu_mean_pct=_opt(d, 'cpu_mean_pct', p, _c47),
             rss_max=_opt(d, 'rss_max', p, _c9),
             mem_total=_opt(d, 'mem_total', p, _c9),
             key_order=tuple(d),
@@ -4277,15 +5010,15 @@ class RunDetailsStepsPerRankItem(_Record):
             steps=_c3(d['steps'], (p, 'steps')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
             source=_c1(d['source'], (p, 'source')),
-            mode=_opt(d, 'mode', p, _c46),
+            mode=_opt(d, 'mode', p, _c70),
             median_ns=_opt(d, 'median_ns', p, _c4),
             p10_ns=_opt(d, 'p10_ns', p, _c4),
             p90_ns=_opt(d, 'p90_ns', p, _c4),
             span_ns=_opt(d, 'span_ns', p, _c4),
             steady_ns=_opt(d, 'steady_ns', p, _c4),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c36),
-            items_per_s=_opt(d, 'items_per_s', p, _c36),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c47),
+            items_per_s=_opt(d, 'items_per_s', p, _c47),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c47),
             key_order=tuple(d),
         )
 
@@ -4341,14 +5074,14 @@ class RunDetailsStepsByModeItem(_Record):
         return cls(
             ranks=_c3(d['ranks'], (p, 'ranks')),
             steady_count=_c3(d['steady_count'], (p, 'steady_count')),
-            mode=_opt(d, 'mode', p, _c46),
+            mode=_opt(d, 'mode', p, _c70),
             median_ns=_opt(d, 'median_ns', p, _c20),
             p10_ns=_opt(d, 'p10_ns', p, _c20),
             p90_ns=_opt(d, 'p90_ns', p, _c20),
-            steps_per_s=_opt(d, 'steps_per_s', p, _c36),
-            items_per_s=_opt(d, 'items_per_s', p, _c36),
-            tokens_per_s=_opt(d, 'tokens_per_s', p, _c36),
-            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c36),
+            steps_per_s=_opt(d, 'steps_per_s', p, _c47),
+            items_per_s=_opt(d, 'items_per_s', p, _c47),
+            tokens_per_s=_opt(d, 'tokens_per_s', p, _c47),
+            real_tokens_per_s=_opt(d, 'real_tokens_per_s', p, _c47),
             key_order=tuple(d),
         )
 
@@ -4396,7 +5129,7 @@ class RunDetailsInJob(_Record):
             used=_c19(d['used'], (p, 'used')),
             ranks=_c5(d['ranks'], (p, 'ranks')),
             missing_ranks=_c5(d['missing_ranks'], (p, 'missing_ranks')),
-            why_missing=_c174(d['why_missing'], (p, 'why_missing')),
+            why_missing=_c56(d['why_missing'], (p, 'why_missing')),
             note=_opt(d, 'note', p, _c1),
             key_order=tuple(d),
         )
@@ -4443,8 +5176,8 @@ class Lint(_Record):
         return cls(
             files=_c8(d['files'], (p, 'files')),
             confirmed=_c3(d['confirmed'], (p, 'confirmed')),
-            unconfirmed=_c178(d['unconfirmed'], (p, 'unconfirmed')),
-            errors=_c180(d['errors'], (p, 'errors')),
+            unconfirmed=_c201(d['unconfirmed'], (p, 'unconfirmed')),
+            errors=_c203(d['errors'], (p, 'errors')),
             key_order=tuple(d),
         )
 
@@ -4582,10 +5315,10 @@ class Repeatability(_Record):
         if not d.keys() <= cls._KEY_SET:
             _closed(d, p, cls._KEYS)
         return cls(
-            runs=_c108(d['runs'], (p, 'runs')),
-            earlier=_c183(d['earlier'], (p, 'earlier')),
-            stable=_c186(d['stable'], (p, 'stable')),
-            varied=_c188(d['varied'], (p, 'varied')),
+            runs=_c132(d['runs'], (p, 'runs')),
+            earlier=_c206(d['earlier'], (p, 'earlier')),
+            stable=_c209(d['stable'], (p, 'stable')),
+            varied=_c211(d['varied'], (p, 'varied')),
             key_order=tuple(d),
         )
 
@@ -4674,8 +5407,8 @@ class RepeatabilityStableItem(_Record):
             code=_c1(d['code'], (p, 'code')),
             verdict=_c1(d['verdict'], (p, 'verdict')),
             rank=_opt(d, 'rank', p, _c3),
-            per_step_ns=_opt(d, 'per_step_ns', p, _c184),
-            share_of_step=_opt(d, 'share_of_step', p, _c184),
+            per_step_ns=_opt(d, 'per_step_ns', p, _c207),
+            share_of_step=_opt(d, 'share_of_step', p, _c207),
             key_order=tuple(d),
         )
 
@@ -4716,8 +5449,8 @@ class RepeatSpread(_Record):
             _closed(d, p, cls._KEYS)
         return cls(
             runs=_c15(d['runs'], (p, 'runs')),
-            min=_opt(d, 'min', p, _c36),
-            max=_opt(d, 'max', p, _c36),
+            min=_opt(d, 'min', p, _c47),
+            max=_opt(d, 'max', p, _c47),
             key_order=tuple(d),
         )
 
@@ -4807,161 +5540,184 @@ _c28 = MetaVisibleDevices._load
 _c29 = _nullable(_c28)
 _c30 = MetaOtherProcess._load
 _c31 = _array_fn(_c30, None, None)
-_c32 = _json_object_fn(None)
+_c32 = MetaAgentDevice._load
 _c33 = _array_fn(_c32, None, None)
-_c34 = _scalar_fn(('number',))
-_c35 = _array_fn(_c34, None, None)
-_c36 = _scalar_fn(('number', 'null'), minimum=0)
-_c37 = MetaBatchSweepPoint._load
-_c38 = _array_fn(_c37, None, None)
-_c39 = MetaBatchSweep._load
-_c40 = Meta._load
-_c41 = _enum_fn(('info', 'data-loss', 'error'))
-_c42 = CounterPerInputItem._load
-_c43 = _array_fn(_c42, None, None)
-_c44 = Counter._load
-_c45 = _array_fn(_c44, None, None)
-_c46 = _enum_fn(('train', 'eval', None))
-_c47 = Phase._load
-_c48 = _array_fn(_c47, None, None)
-_c49 = _array_fn(_c3, 2, 2)
-_c50 = _array_fn(_c49, None, None)
-_c51 = OmittedRows._load
-_c52 = StepsPerRankItemWindow._load
-_c53 = _array_fn(_c52, None, None)
-_c54 = StepsPerRankItem._load
-_c55 = _array_fn(_c54, None, None)
-_c56 = Steps._load
-_c57 = Idle._load
-_c58 = DeviceStream._load
-_c59 = _array_fn(_c58, None, None)
-_c60 = Device._load
-_c61 = _array_fn(_c60, None, None)
-_c62 = DevicesOmittedItem._load
-_c63 = _array_fn(_c62, None, None)
-_c64 = KernelRow._load
-_c65 = _array_fn(_c64, None, None)
-_c66 = OpRow._load
+_c34 = MetaAgentCompile._load
+_c35 = MetaAgentWindowSuperseded._load
+_c36 = _nullable(_c35)
+_c37 = MetaAgentWindow._load
+_c38 = _nullable(_c37)
+_c39 = _json_object_fn(('string', 'null'))
+_c40 = MetaAgentDataloader._load
+_c41 = _array_fn(_c40, None, None)
+_c42 = MetaAgentSite._load
+_c43 = _map_fn(_c42)
+_c44 = MetaAgentStepSplit._load
+_c45 = _map_fn(_c44)
+_c46 = MetaAgentCpu._load
+_c47 = _scalar_fn(('number', 'null'), minimum=0)
+_c48 = MetaAgentOwnCostInterval._load
+_c49 = _nullable(_c48)
+_c50 = MetaAgentOwnCost._load
+_c51 = _json_object_fn(('integer',))
+_c52 = MetaAgentRecords._load
+_c53 = _nullable(_c52)
+_c54 = MetaAgentPythonRoots._load
+_c55 = _nullable(_c54)
+_c56 = _json_object_fn(('string',))
+_c57 = MetaAgent._load
+_c58 = _array_fn(_c57, None, None)
+_c59 = _scalar_fn(('number',))
+_c60 = _array_fn(_c59, None, None)
+_c61 = MetaBatchSweepPoint._load
+_c62 = _array_fn(_c61, None, None)
+_c63 = MetaBatchSweep._load
+_c64 = Meta._load
+_c65 = _enum_fn(('info', 'data-loss', 'error'))
+_c66 = CounterPerInputItem._load
 _c67 = _array_fn(_c66, None, None)
-_c68 = LaunchPerRankItem._load
+_c68 = Counter._load
 _c69 = _array_fn(_c68, None, None)
-_c70 = Launch._load
-_c71 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
+_c70 = _enum_fn(('train', 'eval', None))
+_c71 = Phase._load
 _c72 = _array_fn(_c71, None, None)
-_c73 = StepBreakdownPerRankItemSteadyMean._load
-_c74 = StepBreakdownPerRankItemPluginSteadyMean._load
-_c75 = PluginWindow._load
-_c76 = _nullable(_c75)
-_c77 = StepBreakdownPerRankItemStep._load
-_c78 = _array_fn(_c77, None, None)
-_c79 = StepBreakdownPerRankItem._load
-_c80 = _array_fn(_c79, None, None)
-_c81 = StepBreakdown._load
-_c82 = EfficiencyFigures._load
-_c83 = EfficiencyDeviceStep._load
-_c84 = _array_fn(_c83, None, None)
-_c85 = EfficiencyDevice._load
-_c86 = _array_fn(_c85, None, None)
-_c87 = EfficiencyKernel._load
-_c88 = _array_fn(_c87, None, None)
-_c89 = Efficiency._load
-_c90 = MemoryRowLifetimes._load
-_c91 = MemoryRowStep._load
-_c92 = _array_fn(_c91, None, None)
-_c93 = _json_array
-_c94 = _array_fn(_c93, None, None)
-_c95 = MemoryRow._load
+_c73 = _array_fn(_c3, 2, 2)
+_c74 = _array_fn(_c73, None, None)
+_c75 = OmittedRows._load
+_c76 = StepsPerRankItemWindow._load
+_c77 = _array_fn(_c76, None, None)
+_c78 = StepsPerRankItem._load
+_c79 = _array_fn(_c78, None, None)
+_c80 = Steps._load
+_c81 = Idle._load
+_c82 = DeviceStream._load
+_c83 = _array_fn(_c82, None, None)
+_c84 = Device._load
+_c85 = _array_fn(_c84, None, None)
+_c86 = DevicesOmittedItem._load
+_c87 = _array_fn(_c86, None, None)
+_c88 = KernelRow._load
+_c89 = _array_fn(_c88, None, None)
+_c90 = OpRow._load
+_c91 = _array_fn(_c90, None, None)
+_c92 = LaunchPerRankItem._load
+_c93 = _array_fn(_c92, None, None)
+_c94 = Launch._load
+_c95 = _enum_fn(('kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'))
 _c96 = _array_fn(_c95, None, None)
-_c97 = _enum_fn(('ok', 'no-events', 'cycle'))
-_c98 = CriticalPathPerRankItemStream._load
-_c99 = _array_fn(_c98, None, None)
-_c100 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
-_c101 = CriticalPathPerRankItemTopItem._load
+_c97 = StepBreakdownPerRankItemSteadyMean._load
+_c98 = StepBreakdownPerRankItemPluginSteadyMean._load
+_c99 = PluginWindow._load
+_c100 = _nullable(_c99)
+_c101 = StepBreakdownPerRankItemStep._load
 _c102 = _array_fn(_c101, None, None)
-_c103 = CriticalPathPerRankItemStep._load
+_c103 = StepBreakdownPerRankItem._load
 _c104 = _array_fn(_c103, None, None)
-_c105 = CriticalPathPerRankItem._load
-_c106 = _array_fn(_c105, None, None)
-_c107 = _enum_fn(('ok', 'no-collectives'))
-_c108 = _scalar_fn(('integer',), minimum=2)
-_c109 = CriticalPathJobPerRankItem._load
+_c105 = StepBreakdown._load
+_c106 = EfficiencyFigures._load
+_c107 = EfficiencyDeviceStep._load
+_c108 = _array_fn(_c107, None, None)
+_c109 = EfficiencyDevice._load
 _c110 = _array_fn(_c109, None, None)
-_c111 = CriticalPathJobTopItem._load
+_c111 = EfficiencyKernel._load
 _c112 = _array_fn(_c111, None, None)
-_c113 = CriticalPathJob._load
-_c114 = _nullable(_c113)
-_c115 = CriticalPath._load
-_c116 = GraphsPerRankItemCompiledRegion._load
-_c117 = _array_fn(_c116, None, None)
-_c118 = GraphsPerRankItem._load
-_c119 = _array_fn(_c118, None, None)
-_c120 = Graphs._load
-_c121 = _array_fn(_c4, 2, None)
-_c122 = _array_fn(_c3, 2, None)
-_c123 = DeviceTurnsPerRankItemOmitted._load
-_c124 = DeviceTurnsPerRankItem._load
-_c125 = _array_fn(_c124, None, None)
-_c126 = DeviceTurnsJobOmitted._load
-_c127 = DeviceTurnsJob._load
-_c128 = _nullable(_c127)
-_c129 = DeviceTurns._load
-_c130 = _nullable(_c93)
-_c131 = ShapeRow._load
-_c132 = _array_fn(_c131, None, None)
-_c133 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
-_c134 = _enum_fn(('compute', 'memory', None))
-_c135 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
-_c136 = RooflinePeak._load
-_c137 = RooflineOp._load
-_c138 = _array_fn(_c137, None, None)
-_c139 = RooflineUnmodelled._load
-_c140 = RankRoofline._load
+_c113 = Efficiency._load
+_c114 = MemoryRowLifetimes._load
+_c115 = MemoryRowStep._load
+_c116 = _array_fn(_c115, None, None)
+_c117 = _json_array
+_c118 = _array_fn(_c117, None, None)
+_c119 = MemoryRow._load
+_c120 = _array_fn(_c119, None, None)
+_c121 = _enum_fn(('ok', 'no-events', 'cycle'))
+_c122 = CriticalPathPerRankItemStream._load
+_c123 = _array_fn(_c122, None, None)
+_c124 = _enum_fn(('host', 'kernel', 'memcpy', 'memset', 'launch_delay', 'kernel_gap'))
+_c125 = CriticalPathPerRankItemTopItem._load
+_c126 = _array_fn(_c125, None, None)
+_c127 = CriticalPathPerRankItemStep._load
+_c128 = _array_fn(_c127, None, None)
+_c129 = CriticalPathPerRankItem._load
+_c130 = _array_fn(_c129, None, None)
+_c131 = _enum_fn(('ok', 'no-collectives'))
+_c132 = _scalar_fn(('integer',), minimum=2)
+_c133 = CriticalPathJobPerRankItem._load
+_c134 = _array_fn(_c133, None, None)
+_c135 = CriticalPathJobTopItem._load
+_c136 = _array_fn(_c135, None, None)
+_c137 = CriticalPathJob._load
+_c138 = _nullable(_c137)
+_c139 = CriticalPath._load
+_c140 = GraphsPerRankItemCompiledRegion._load
 _c141 = _array_fn(_c140, None, None)
-_c142 = _enum_fn(('compute', 'memory'))
-_c143 = RooflineWorstRank._load
-_c144 = _array_fn(_c143, None, None)
-_c145 = Roofline._load
-_c146 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
-_c147 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
-_c148 = _scalar_fn(('string',), minLength=1)
-_c149 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
-_c150 = _json_object_fn(('integer', 'number', 'string', 'null'))
-_c151 = Location._load
-_c152 = _array_fn(_c151, None, None)
-_c153 = FindingSaving._load
-_c154 = FindingAlsoInSourceItem._load
-_c155 = _array_fn(_c154, None, None)
-_c156 = Finding._load
-_c157 = _array_fn(_c156, None, None)
-_c158 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
-_c159 = AvoidableItem._load
-_c160 = _array_fn(_c159, None, None)
-_c161 = _scalar_fn(('null',))
-_c162 = _enum_fn(('complete', 'partial', 'blind'))
-_c163 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
-_c164 = _enum_fn(('partial', 'blind'))
-_c165 = MeasurementReason._load
-_c166 = _array_fn(_c165, None, None)
-_c167 = Measurement._load
-_c168 = RunDetailsPhase._load
-_c169 = _array_fn(_c168, None, None)
-_c170 = RunDetailsStepsPerRankItem._load
-_c171 = _array_fn(_c170, None, None)
-_c172 = RunDetailsStepsByModeItem._load
-_c173 = _array_fn(_c172, None, None)
-_c174 = _json_object_fn(('string',))
-_c175 = RunDetailsInJob._load
-_c176 = RunDetails._load
-_c177 = LintUnconfirmedItem._load
-_c178 = _array_fn(_c177, None, None)
-_c179 = LintError._load
-_c180 = _array_fn(_c179, None, None)
-_c181 = Lint._load
-_c182 = RepeatabilityEarlierItem._load
-_c183 = _array_fn(_c182, None, None)
-_c184 = RepeatSpread._load
-_c185 = RepeatabilityStableItem._load
-_c186 = _array_fn(_c185, None, None)
-_c187 = RepeatabilityVariedItem._load
-_c188 = _array_fn(_c187, None, None)
-_c189 = Repeatability._load
+_c142 = GraphsPerRankItem._load
+_c143 = _array_fn(_c142, None, None)
+_c144 = Graphs._load
+_c145 = _array_fn(_c4, 2, None)
+_c146 = _array_fn(_c3, 2, None)
+_c147 = DeviceTurnsPerRankItemOmitted._load
+_c148 = DeviceTurnsPerRankItem._load
+_c149 = _array_fn(_c148, None, None)
+_c150 = DeviceTurnsJobOmitted._load
+_c151 = DeviceTurnsJob._load
+_c152 = _nullable(_c151)
+_c153 = DeviceTurns._load
+_c154 = _nullable(_c117)
+_c155 = ShapeRow._load
+_c156 = _array_fn(_c155, None, None)
+_c157 = _enum_fn(('matmul', 'attention', 'convolution', 'elementwise', 'reduction', 'normalization', 'softmax', 'embedding'))
+_c158 = _enum_fn(('compute', 'memory', None))
+_c159 = _enum_fn(('bf16', 'fp16', 'fp8', 'tf32', 'fp32', 'fp32_matrix', 'fp64', 'fp64_matrix', None))
+_c160 = RooflinePeak._load
+_c161 = RooflineOp._load
+_c162 = _array_fn(_c161, None, None)
+_c163 = RooflineUnmodelled._load
+_c164 = RankRoofline._load
+_c165 = _array_fn(_c164, None, None)
+_c166 = _enum_fn(('compute', 'memory'))
+_c167 = RooflineWorstRank._load
+_c168 = _array_fn(_c167, None, None)
+_c169 = Roofline._load
+_c170 = _scalar_fn(('string',), pattern='^[a-z0-9]+(-[a-z0-9]+)*$')
+_c171 = _enum_fn(('avoidable', 'bounded', 'insufficient-evidence'))
+_c172 = _scalar_fn(('string',), minLength=1)
+_c173 = _enum_fn(('trace', 'agent', 'sampler', 'lint'))
+_c174 = _json_object_fn(('integer', 'number', 'string', 'null'))
+_c175 = Location._load
+_c176 = _array_fn(_c175, None, None)
+_c177 = FindingSaving._load
+_c178 = FindingAlsoInSourceItem._load
+_c179 = _array_fn(_c178, None, None)
+_c180 = Finding._load
+_c181 = _array_fn(_c180, None, None)
+_c182 = _scalar_fn(('number', 'null'), minimum=0, maximum=1)
+_c183 = AvoidableItem._load
+_c184 = _array_fn(_c183, None, None)
+_c185 = _scalar_fn(('null',))
+_c186 = _enum_fn(('complete', 'partial', 'blind'))
+_c187 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c188 = _enum_fn(('partial', 'blind'))
+_c189 = MeasurementReason._load
+_c190 = _array_fn(_c189, None, None)
+_c191 = Measurement._load
+_c192 = RunDetailsPhase._load
+_c193 = _array_fn(_c192, None, None)
+_c194 = RunDetailsStepsPerRankItem._load
+_c195 = _array_fn(_c194, None, None)
+_c196 = RunDetailsStepsByModeItem._load
+_c197 = _array_fn(_c196, None, None)
+_c198 = RunDetailsInJob._load
+_c199 = RunDetails._load
+_c200 = LintUnconfirmedItem._load
+_c201 = _array_fn(_c200, None, None)
+_c202 = LintError._load
+_c203 = _array_fn(_c202, None, None)
+_c204 = Lint._load
+_c205 = RepeatabilityEarlierItem._load
+_c206 = _array_fn(_c205, None, None)
+_c207 = RepeatSpread._load
+_c208 = RepeatabilityStableItem._load
+_c209 = _array_fn(_c208, None, None)
+_c210 = RepeatabilityVariedItem._load
+_c211 = _array_fn(_c210, None, None)
+_c212 = Repeatability._load

@@ -57,7 +57,7 @@ def test_an_unknown_document_is_a_clear_error():
 
 def test_meta_json_s_record_is_declared_key_by_key():
     """meta.json's keys are Recorded() in meta (written only when the file had them,
-    each typed); only the agents' records are still an open part."""
+    each typed), and so are the agents' records: no part of the report is open."""
     by_path = {r["path"]: r for r in _rows("report")}
     for key in ("schema", "command", "cwd", "git", "agent_opts", "start_wall_ns",
                 "end_wall_ns", "sampler", "devices", "visible_devices", "other_processes"):
@@ -67,8 +67,10 @@ def test_meta_json_s_record_is_declared_key_by_key():
     assert by_path["$.meta.sampler.hz"]["type"] == "number"
     assert by_path["$.meta.visible_devices.value"]["nullable"] is True
     assert by_path["$.meta.devices[].uuid"]["type"] == "string"
-    extra = [r for r in by_path.values() if r["kind"] == "extra"]
-    assert [r["path"] for r in extra] == ["$.meta.*"]  # meta.agents, not declared yet
+    assert by_path["$.meta.agents[].step_split"]["type"] == "object of objects"
+    assert by_path["$.meta.agents[].step_split.*.data_ns_p10"]["kind"] == "recorded"
+    assert by_path["$.meta.agents[].profile"]["nullable"] is True
+    assert [r["path"] for r in by_path.values() if r["kind"] == "extra"] == []
 
 
 def test_a_report_whose_meta_record_is_mistyped_is_refused_by_the_loader():

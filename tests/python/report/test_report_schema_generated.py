@@ -49,6 +49,9 @@ def _node(schema: dict, path: str) -> dict:
     node = schema
     for part in path[2:].split("."):
         key, items = part.removesuffix("[]"), part.endswith("[]")
+        if key == "*":  # a map's value (View<AsMap>)
+            node = deref(deref(node)["additionalProperties"])
+            continue
         node = deref(deref(node)["properties"][key])
         if items:
             node = deref(node["items"])

@@ -27,7 +27,7 @@ struct FieldInfo {
   // "context" (where the object is: its rank, its step), "constant",
   // "custom" (the declaration's own code; keys below it are not declared),
   // "reserved" (a key kept for later, always null),
-  // "extra" (pre-serialised keys), "omitted" (a bounded list's left-out rows),
+  // "omitted" (a bounded list's left-out rows),
   // "map" (an object whose keys are names: View<AsMap>).
   std::string kind;
   std::string meaning;
@@ -96,6 +96,22 @@ constexpr const char* JsonTypeOf() {
   }
 }
 
+// The JSON type of a View<AsMap> map whose values are E ("object of <what>").
+template <class E>
+constexpr const char* MapTypeOf() {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return "object of strings";
+  } else if constexpr (std::is_same_v<E, std::optional<std::string>>) {
+    return "object of strings or null";
+  } else if constexpr (std::is_same_v<E, int64_t>) {
+    return "object of integers";
+  } else if constexpr (kDeclaredObject<E>) {
+    return "object of objects";
+  } else {
+    return "object of integers, numbers (null: not finite) and strings";
+  }
+}
+
 template <class T>
 class FieldDescriber {
  public:
@@ -108,10 +124,14 @@ class FieldDescriber {
     using M = Unwrapped<MemberType<T, A>>;
     if constexpr (std::is_same_v<ViewT, AsMap>) {
       using E = typename M::value_type::second_type;
-      Add(key, std::is_same_v<E, std::string> ? "object of strings"
-                                              : "object of integers, numbers (null: not finite) and strings",
-          unit, false, "map", meaning);
+      Add(key, MapTypeOf<E>(), unit, false, "map", meaning);
       out_.back().required = !attr.since_later;
+      if constexpr (kDeclaredObject<E>) {  // each value: a row that takes its object's name
+        out_.push_back({Path(key) + ".*", "object", "", false, "name",
+                        "a value of " + Path(key) + ", by its name", true, "", "", "", "", "",
+                        false, ""});
+        DescribeFields<E>(Path(key) + ".*", out_);
+      }
       return;
     }
     if (attr.per_step) Add("omitted", "object", Unit::kNone, false, "omitted",
@@ -148,11 +168,12 @@ class FieldDescriber {
   }
 
   // Written only when the file read had the key; null when Field's would be.
-  template <class A>
+  // (A map keeps its kind: its type says what its values are.)
+  template <class A, class ViewT = void>
   void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
-                Attr attr = {}) {
+                Attr attr = {}, View<ViewT> = {}) {
     const size_t at = out_.size();
-    Field(key, acc, unit, meaning, attr);
+    Field(key, acc, unit, meaning, attr, View<ViewT>{});
     out_[at].kind = "recorded";
     out_[at].required = false;
   }
@@ -232,11 +253,6 @@ class FieldDescriber {
                 const P&, const W&, const R&) {
     Add(key, type, unit, false, "custom", meaning);
     out_.back().required = false;
-  }
-
-  template <class A>
-  void Extra(const A&, std::string_view meaning) {
-    Add("*", "any", Unit::kNone, false, "extra", meaning);
   }
 
   template <class C>

@@ -22,16 +22,20 @@
 //       a value: string, bool, double (NaN: null), integer, a list of
 //       integers, doubles or strings, a list of integer pairs ([a, b] each), a
 //       declared struct (an object) or a list of them (objects), a list of
-//       (name, value) pairs as one object (View<AsMap>);
+//       (name, value) pairs as one object (View<AsMap>; a value: a string, a
+//       string or null, an integer, a declared struct, or a variant of
+//       int64_t, double and string);
 //       View<X> picks another declaration of the element struct.
 //       A std::optional member is its value, or null when empty.
 //   FieldIf(key, member, unit, meaning, present[, attr])  an optional key:
 //       written when present(struct), read when there (a std::optional
 //       member with present = has_value: never null).
-//   Recorded(key, member, unit, meaning[, attr])  a key of a record read
-//       from a file of another writer (meta.json): written back only when the
-//       file had it (the struct's `recorded` member, report/meta_record.h,
-//       lists the keys read), its value as Field's.
+//   Recorded(key, member, unit, meaning[, attr][, View<X>{}])  a key of a
+//       record read from a file of another writer (meta.json, an agent's
+//       record): written back only when the file had it (the struct's
+//       `recorded` member, report/meta_record.h, lists the keys read, in the
+//       file's order, which is the order they are written back in, each value
+//       compact), its value as Field's.
 //   Derived(key, fn, unit, meaning[, attr])  written from fn(struct), not read
 //       back (it follows from other fields: dur_ns = end_ns - start_ns).
 //   Rank(meaning) / StepNumber(meaning)  written from where the object is
@@ -53,7 +57,6 @@
 //       code, named here (attr: since_later only).
 //   CustomIf(key, type, unit, meaning, present, write, read)  the same, the
 //       key written only when present(struct, context), read when there.
-//   Extra(member, meaning)  pre-serialised (key, JSON text) pairs.
 //   AfterRead(check)  a check of the whole object once read (reader only).
 //   Name(name)  the object's name in the JSON Schema ($defs/<name>) and the
 //       typed Python model's class (describer only).
@@ -77,6 +80,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace fastenough::analysis {
@@ -185,8 +189,9 @@ template <class X = void>
 struct View {};
 
 // View<AsMap>: a list of (name, value) pairs written as one JSON object, the
-// names its keys (a value: a string, an integer, a double, or a variant of
-// int64_t, double and string, as a finding's evidence).
+// names its keys (a value: a string, std::optional<std::string>, an integer, a
+// declared struct, or a variant of int64_t, double and string, as a finding's
+// evidence).
 struct AsMap;
 template <class T>
 constexpr bool kNamedPairs = false;
@@ -246,11 +251,32 @@ constexpr bool kIntPair = false;
 template <class A, class B>
 constexpr bool kIntPair<std::pair<A, B>> = std::is_integral_v<A> && std::is_integral_v<B>;
 
+template <class T>
+constexpr bool kVariant = false;
+template <class... A>
+constexpr bool kVariant<std::variant<A...>> = true;
+
+// A struct with a declaration of its own (a JSON object), as a map's value.
+template <class T>
+constexpr bool kDeclaredObject = std::is_class_v<T> && !kScalar<T> && !IsOptional<T>::value &&
+                                 !IsVector<T>::value && !kVariant<T>;
+
+// A record read from another writer's file (report/meta_record.h): its
+// `recorded` keys say which keys it had, in the file's order.
+template <class T>
+constexpr bool kRecordedKeys = requires(const T& t) { t.recorded.keys; };
+
 // A list of declared structs (a JSON array of objects).
 template <class T>
 constexpr bool kObjectList = false;
 template <class E, class A>
 constexpr bool kObjectList<std::vector<E, A>> = !kScalar<E> && !kIntPair<E>;
+
+// std::optional of a list of declared structs: the list, or null.
+template <class T>
+constexpr bool kOptionalObjectList = false;
+template <class E>
+constexpr bool kOptionalObjectList<std::optional<E>> = kObjectList<E>;
 
 // Where an object is written: what Rank(), StepNumber() and per-step lists read.
 struct WriteContext {

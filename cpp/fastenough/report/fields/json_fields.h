@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -62,7 +63,17 @@ class FieldWriter {
     }
     const auto& value = Get(obj_, acc);
     using M = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_same_v<ViewT, AsMap>) {
+    if constexpr (kOptionalObjectList<M>) {  // a list of objects, or null
+      using E = typename IsVector<typename IsOptional<M>::Element>::Element;
+      w_.Key(key);
+      if (!value) {
+        w_.Null();
+        return;
+      }
+      w_.BeginArray();
+      for (const E& e : *value) WriteObject<E, ViewT>(w_, e, ctx_);
+      w_.EndArray();
+    } else if constexpr (std::is_same_v<ViewT, AsMap>) {
       static_assert(kNamedPairs<M>, "View<AsMap> takes a list of (name, value) pairs");
       w_.Key(key).BeginObject();
       for (const auto& [name, v] : value) {
@@ -124,11 +135,29 @@ class FieldWriter {
     if (present(obj_)) Field(key, acc, unit, meaning, attr);
   }
 
-  // A key of a record read from a file: written only when the file had it.
-  template <class A>
+  // A key of a record read from a file: written only when the file had it;
+  // collected (its value's text, compact) when WriteFields puts the keys back
+  // in the file's order.
+  template <class A, class ViewT = void>
   void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
-                Attr attr = {}) {
-    if (obj_.recorded.Has(key)) Field(key, acc, unit, meaning, attr);
+                Attr attr = {}, View<ViewT> = {}) {
+    if (!obj_.recorded.Has(key)) return;
+    if (collected_ == nullptr) {
+      Field(key, acc, unit, meaning, attr, View<ViewT>{});
+      return;
+    }
+    attr.one_line = false;
+    JsonWriter one;
+    FieldWriter<T> inner(one, obj_, ctx_);
+    inner.Field(key, acc, unit, meaning, attr, View<ViewT>{});
+    std::string prefix;  // what `one` wrote before the value: "key":
+    JsonWriter::AppendEscaped(prefix, key);
+    collected_->emplace_back(key, std::string(one.str()).substr(prefix.size() + 1));
+  }
+
+  // Recorded() keys are collected into `into` (key, value text) instead of written.
+  void CollectRecorded(std::vector<std::pair<std::string_view, std::string>>* into) {
+    collected_ = into;
   }
 
   template <class F>
@@ -203,11 +232,6 @@ class FieldWriter {
     if (present(obj_, ctx_)) Custom(key, type, unit, meaning, write, read);
   }
 
-  template <class A>
-  void Extra(const A& acc, std::string_view) {
-    for (const auto& [k, v] : Get(obj_, acc)) w_.Key(k).Raw(v);
-  }
-
   template <class C>
   void AfterRead(const C&) {}
   void Name(std::string_view) {}
@@ -272,6 +296,14 @@ class FieldWriter {
   void MapValue(const E& v) {
     if constexpr (std::is_same_v<E, std::string>) {
       w_.String(v);
+    } else if constexpr (IsOptional<E>::value) {
+      if (v) {
+        MapValue(*v);
+      } else {
+        w_.Null();
+      }
+    } else if constexpr (kDeclaredObject<E>) {
+      WriteObject<E>(w_, v, ctx_);
     } else if constexpr (std::is_floating_point_v<E>) {
       w_.Double(v);
     } else if constexpr (std::is_integral_v<E>) {
@@ -284,6 +316,7 @@ class FieldWriter {
   JsonWriter& w_;
   const T& obj_;
   const WriteContext& ctx_;
+  std::vector<std::pair<std::string_view, std::string>>* collected_ = nullptr;
 };
 
 template <class T>
@@ -304,12 +337,32 @@ class FieldReader {
         int64_t i;
         double d;
         std::string_view text;
-        if constexpr (std::is_same_v<E, std::string>) {
-          if (value.get_string().get(text) != simdjson::SUCCESS) {
-            members.Fail(name, "expected a string");
+        if constexpr (std::is_same_v<E, std::string> ||
+                      std::is_same_v<E, std::optional<std::string>>) {
+          if (value.get_string().get(text) == simdjson::SUCCESS) {
+            dst.emplace_back(name, std::string(text));
+          } else if (std::is_same_v<E, std::optional<std::string>> && value.is_null()) {
+            dst.emplace_back(name, E{});
+          } else {
+            members.Fail(name, std::is_same_v<E, std::string> ? "expected a string"
+                                                               : "expected a string or null");
             return;
           }
-          dst.emplace_back(name, std::string(text));
+        } else if constexpr (std::is_same_v<E, int64_t>) {
+          if (value.get_int64().get(i) != simdjson::SUCCESS) {
+            members.Fail(name, "expected an integer");
+            return;
+          }
+          dst.emplace_back(name, i);
+        } else if constexpr (kDeclaredObject<E>) {
+          std::optional<ObjectReader> sub = members.ObjectOrNull(name);
+          if (!sub) {
+            members.Fail(name, "expected an object");
+            return;
+          }
+          E e;
+          ReadFields<E>(*sub, e);
+          dst.emplace_back(name, std::move(e));
         } else {  // an integer, a number (null: one that was not finite), a string
           if (value.get_int64().get(i) == simdjson::SUCCESS) {
             dst.emplace_back(name, i);
@@ -355,6 +408,18 @@ class FieldReader {
         const int64_t absent = std::numeric_limits<int64_t>::min();
         const int64_t v = o_.IntOrNull(key, absent);
         if (v == absent) dst.reset(); else dst = static_cast<E>(v);
+      } else if constexpr (kObjectList<E>) {
+        if (o_.IsNull(key)) {
+          dst.reset();
+        } else {
+          E list;
+          for (ObjectReader r : o_.Objects(key)) {
+            typename IsVector<E>::Element e;
+            ReadFields<typename IsVector<E>::Element, ViewT>(r, e);
+            list.push_back(std::move(e));
+          }
+          dst = std::move(list);
+        }
       } else {
         static_assert(!kScalar<E>, "an optional number is not read back yet");
         if (std::optional<ObjectReader> sub = o_.ObjectOrNull(key)) {
@@ -428,13 +493,13 @@ class FieldReader {
     if (o_.Has(key)) Field(key, acc, unit, meaning, attr);
   }
 
-  // The key read when there, and listed among the keys the file had.
-  template <class A>
+  // The key read when there, and listed among the keys the file had, in its order.
+  template <class A, class ViewT = void>
   void Recorded(std::string_view key, const A& acc, Unit unit, std::string_view meaning,
-                Attr attr = {}) {
+                Attr attr = {}, View<ViewT> = {}) {
     if (!o_.Has(key)) return;
     obj_.recorded.keys.emplace_back(key);
-    Field(key, acc, unit, meaning, attr);
+    Field(key, acc, unit, meaning, attr, View<ViewT>{});
   }
 
   template <class F>
@@ -500,9 +565,6 @@ class FieldReader {
     if (o_.Has(key)) read(o_, obj_);
   }
 
-  template <class A>
-  void Extra(const A&, std::string_view) {}
-
   void Name(std::string_view) {}
   template <class C>
   void AfterRead(const C& check) {
@@ -517,6 +579,24 @@ class FieldReader {
 template <class T, class ViewT>
 void WriteFields(JsonWriter& w, const T& obj, const WriteContext& ctx) {
   FieldWriter<T> v(w, obj, ctx);
+  if constexpr (kRecordedKeys<T>) {
+    // A record another writer wrote (meta.json, agent/<pid>.json): its keys
+    // come back in the file's order (a Python dict's keys come in the order
+    // the program set them, which a declaration cannot know), each value
+    // compact, as the report always showed these records.
+    std::vector<std::pair<std::string_view, std::string>> values;
+    v.CollectRecorded(&values);
+    Fields(v, Of<T, ViewT>{});
+    for (const std::string& key : obj.recorded.keys) {
+      for (const auto& [k, text] : values) {
+        if (k == key) {
+          w.Key(k).Raw(text);
+          break;
+        }
+      }
+    }
+    return;
+  }
   Fields(v, Of<T, ViewT>{});
 }
 
@@ -524,6 +604,17 @@ template <class T, class ViewT>
 void ReadFields(ObjectReader& o, T& obj) {
   FieldReader<T> v(o, obj);
   Fields(v, Of<T, ViewT>{});
+  if constexpr (kRecordedKeys<T>) {
+    // The keys read, in the file's order (WriteFields writes them back in it).
+    std::vector<std::string> in_file;
+    for (const auto& member : o.Members()) {
+      if (obj.recorded.Has(member.first) &&
+          std::find(in_file.begin(), in_file.end(), member.first) == in_file.end()) {
+        in_file.push_back(member.first);  // (a key given twice: once)
+      }
+    }
+    obj.recorded.keys = std::move(in_file);
+  }
 }
 
 }  // namespace fastenough::report::fields

@@ -21,6 +21,7 @@
 #include "fastenough/analysis/top_kernels.h"
 #include "fastenough/analysis/top_ops.h"
 #include "fastenough/report/fields/field.h"
+#include "fastenough/report/fields/meta_agent_fields.h"
 #include "fastenough/report/fields/meta_record_fields.h"
 #include "fastenough/report/json_object_reader.h"
 #include "fastenough/report/json_writer.h"
@@ -121,7 +122,10 @@ void Fields(V& v, Of<Meta>) {
   v.Field("base_time_ns", &T::base_time_ns, Unit::kNs,
           "the trace's baseTimeNanoseconds (wall clock of its time 0); null absent", kNullIfNone);
   v.Inline(&T::record);  // meta.json's keys (meta_record_fields.h), as the file had them
-  v.Extra(&T::extra, "the reproducibility record's other keys (the agents' records)");
+  v.FieldIf("agents", &T::agents, Unit::kNone,
+            "fastenough run only: each Python process's agent record (agent/<pid>.json), "
+            "as its agent wrote it, in the files' name order",
+            [](const T& m) { return m.agents.has_value(); }, kOneLine);
   v.FieldIf("batch_sweep", &T::batch_sweep, Unit::kNone,
             "fastenough run only, when the workload called fastenough.sweep_batch "
             "(sweep_batch.json of the run directory): the sizes tried, the knee (the smallest "

@@ -9,19 +9,19 @@ from fastenough.report.model import Report
 
 
 def recorded_outputs_table(report: Report) -> Table | None:
-    """From each agent's record (meta.agents[], open objects): its "records"."""
+    """From each agent's record (meta.agents[]): its "records"."""
     rows = []
     errors = []
     for a in meta_agents(report):
-        rec = a.get("records") if isinstance(a, dict) else None
-        if not isinstance(rec, dict):
+        rec = a.records
+        if rec is None:
             continue
-        rank = "-" if a.get("rank") is None else str(a["rank"])
-        dtypes = ", ".join(f"{k} x{v}" for k, v in (rec.get("dtypes") or {}).items()) or "-"
-        rows.append([rank, fmt_num(rec.get("keys")), dtypes, fmt_bytes(rec.get("bytes")),
-                     fmt_num(rec.get("shards")), "stopped" if rec.get("error") else "ok"])
-        if rec.get("error"):
-            errors.append(f"rank {rank}: {rec['error']}")
+        rank = "-" if a.rank is None else str(a.rank)
+        dtypes = ", ".join(f"{k} x{v}" for k, v in (rec.dtypes or {}).items()) or "-"
+        rows.append([rank, fmt_num(rec.keys), dtypes, fmt_bytes(rec.bytes),
+                     fmt_num(rec.shards), "stopped" if rec.error else "ok"])
+        if rec.error:
+            errors.append(f"rank {rank}: {rec.error}")
     if not rows:
         return None
     note = "compare two runs with `fastenough compare RUN_A RUN_B`"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from fastenough.render.bounded import steps_omitted_lines
 from fastenough.render.units import fmt_ns, fmt_num
-from fastenough.report.model import Report, RunDetailsStepsByModeItem
+from fastenough.report.model import MetaAgent, Report, RunDetailsStepsByModeItem
 
 
 def steps_lines(report: Report) -> list[str]:
@@ -90,7 +90,7 @@ def _steps_notes(report: Report, by_mode: list) -> list[str]:
     if ranks > 1:
         notes.append(f"steps/s of rank 0, items and tokens summed over {ranks} ranks")
     agents = meta_agents(report)
-    if any(a.get("batch_dim") == 1 for a in agents if a.get("role") in ("main", "rank")):
+    if any(a.batch_dim == 1 for a in agents if a.role in ("main", "rank")):
         notes.append("items from dimension 1 of the input: the model's recurrent/attention "
                      "layers are sequence-first")
     if any(m.real_tokens_per_s for m in by_mode):
@@ -98,8 +98,8 @@ def _steps_notes(report: Report, by_mode: list) -> list[str]:
     return notes
 
 
-def meta_agents(report: Report) -> tuple[dict, ...]:
-    """meta.agents: each process's agent record (open objects)."""
+def meta_agents(report: Report) -> tuple[MetaAgent, ...]:
+    """meta.agents: each process's agent record."""
     return report.meta.agents or ()
 
 
