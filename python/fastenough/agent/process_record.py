@@ -55,15 +55,29 @@ _LIBRARIES = ("numpy", "transformers", "tokenizers", "sentence_transformers", "t
 
 def main_started() -> bool:
     """Whether the program's own code began to run. False when python exited before
-    it: `python missing.py` (can't open file: __main__ never got a __file__) or
-    `python -m missing` (no module: runpy replaces argv[0] "-m" by the module's path
-    only once it found it). `python -c` and stdin always start."""
+    it: `python missing.py` (can't open file) or `python -m missing` (no module:
+    runpy replaces argv[0] "-m" by the module's path only once it found it).
+    `python -c` and stdin always start.
+
+    A script's __main__ has a __file__ while it runs, but CPython deletes it once the
+    script has run (pymain's run of a file), so at exit, when this record is written
+    last, only the loader it set is left: a file's loader (SourceFileLoader, a zip's
+    importer), where a script that could not be opened leaves the interpreter's
+    BuiltinImporter. Reading __file__ alone, every script that ended was taken for
+    one that never started: a script without torch that printed and raised was told
+    "could not start ... before any of its code ran"."""
     argv0 = sys.argv[0] if sys.argv else ""
     if argv0 == "-m":
         return False
     if argv0 in ("", "-c"):
         return True
-    return hasattr(sys.modules.get("__main__"), "__file__")
+    main = sys.modules.get("__main__")
+    if hasattr(main, "__file__"):
+        return True
+    loader = getattr(main, "__loader__", None)
+    # (the interpreter's own import machinery: no module imported for the program)
+    builtin = getattr(sys.modules.get("_frozen_importlib"), "BuiltinImporter", None)
+    return loader is not None and loader is not builtin
 
 
 def loaded_library_versions() -> dict:

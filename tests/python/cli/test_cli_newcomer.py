@@ -46,6 +46,16 @@ def test_a_script_that_does_not_exist_could_not_start(tmp_path):
     assert r.returncode == 1 and "the program could not start" in r.stderr
 
 
+def test_a_script_that_ran_and_failed_before_torch_did_start(tmp_path):
+    """CPython deletes __main__.__file__ once a script has run: read at exit, it made
+    every script that ended look like one that never started."""
+    (tmp_path / "fails.py").write_text('print("running")\nraise ValueError("boom")\n')
+    r = run_cli("run", "--", sys.executable, "fails.py", cwd=tmp_path)
+    assert r.returncode == 1 and "running" in r.stdout and "ValueError: boom" in r.stderr
+    assert "could not start" not in r.stderr, r.stderr
+    assert "failed with status 1 before it imported torch" in r.stderr
+
+
 def test_a_program_that_fails_before_torch_shows_no_report_of_zeros(tmp_path):
     r = run_cli("run", "--", sys.executable, "-c", "import sys; sys.exit(3)", cwd=tmp_path)
     assert r.returncode == 3
