@@ -195,9 +195,7 @@ def _not_measured(outcome) -> str | None:
             not codes & {"no-torch", "no-agent"} or m.steady_steps:
         return None
     command = shlex.join(report.run.command if report.run else ())
-    from fastenough.store.run_dir import read_agents
-
-    if any(a.get("main_started") is False for a in read_agents(outcome.run_dir)):
+    if any(a.main_started is False for a in report.meta.agents or ()):
         return (f"the program could not start: `{command}` exited with status "
                 f"{outcome.exit_status} before any of its code ran (its own message is above); "
                 "nothing was measured, so there is no report to show")
