@@ -458,6 +458,35 @@ def test_the_step_peak_sampler_reports_each_step_s_rise():
         s.stop()
 
 
+def _polled(times, values, bound):
+    """A watchdog fed a clock and readings (MiB) poll by poll: the reading at which
+    it asked to stop, and the growth it said."""
+    from fastenough.agent.memory_watchdog import MemoryWatchdog
+
+    t, v = iter(times), iter(values)
+    w = MemoryWatchdog(0, bound << 20, lambda grew, frame: None,
+                       measure=lambda: next(v) << 20, clock=lambda: next(t))
+    for reading in values:
+        w.poll()
+        if w.grew is not None:
+            return reading, w.grew >> 20
+    return None, None
+
+
+def test_late_polls_ask_one_poll_ahead_of_the_bound():
+    # Polls 100 ms apart (a starved thread on a loaded machine), the process
+    # growing 10 MiB a poll: at 40 MiB the next poll would read 50, past 48;
+    # waiting for it let the window's first step raise the peak 73.6 MiB
+    # against 64 (before: asked at 50).
+    times = [0.1 * k for k in range(8)]
+    assert _polled(times, [0, 10, 20, 30, 40, 50, 60, 70], 48) == (40, 50)
+    # Polls on time (10 ms): no projection, whatever the rate; a jump (a step's
+    # end raising the prediction to its records) is asked for when it is seen.
+    times = [0.01 * k for k in range(8)]
+    assert _polled(times, [0, 10, 20, 30, 40, 50, 60, 70], 48) == (50, 50)
+    assert _polled(times, [0, 1, 2, 45, 46, 47, 60, 61], 48) == (60, 60)
+
+
 def test_a_second_window_needs_room_for_one_step_as_long_as_the_last():
     # At the first window's cost per profiled second (270 MiB/s), one step of
     # half a second would cost 135 MiB.
