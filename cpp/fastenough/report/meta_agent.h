@@ -65,6 +65,10 @@ struct MetaAgentWindow {
   std::optional<std::string> stopped_early;
   std::optional<int64_t> memory_bound_bytes;
   std::optional<int64_t> rss_released_bytes;
+  // The main thread's time on a core, and its wait for one (Linux schedstat
+  // run_delay), over the window's steps; nullopt: unknown.
+  std::optional<int64_t> thread_cpu_ns;
+  std::optional<int64_t> run_delay_ns;
   std::string not_moved;
 };
 

@@ -53,6 +53,11 @@ AgentRecord FromRecord(report::MetaAgent record) {
     a.profile_stopped_early = p.stopped_early.value_or("");
     a.profile_moved = p.moved;
     a.profile_not_moved = p.not_moved;
+    if (p.first_step && p.last_step && *p.last_step >= *p.first_step) {
+      a.profile_steps = *p.last_step - *p.first_step + 1;
+    }
+    a.profile_thread_cpu_ns = p.thread_cpu_ns;
+    a.profile_run_delay_ns = p.run_delay_ns;
   }
   if (r.python_roots) {
     a.python_roots.user = r.python_roots->user;

@@ -60,6 +60,11 @@ struct AgentRecord {
   std::string profile_stopped_early;  // why the window ended before its steps (memory)
   std::string profile_moved;  // why the window ran again on other steps
   std::string profile_not_moved;  // why it did not, when it should have (memory)
+  int64_t profile_steps = 0;      // the window's steps (last - first + 1; 0: none)
+  // The main thread's time on a core and its wait for one over the window's
+  // steps; nullopt: unknown.
+  std::optional<int64_t> profile_thread_cpu_ns;
+  std::optional<int64_t> profile_run_delay_ns;
   int64_t batch_dim = 0;
   int64_t tool_pause_ns = 0, tool_pauses = 0, profile_cost_ns = 0;
   std::optional<int64_t> cores, torch_threads;

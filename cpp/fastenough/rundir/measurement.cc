@@ -9,15 +9,20 @@
 
 namespace fastenough::rundir {
 
-namespace {
-
-void Add(Measurement& m, const char* code, const char* level, std::string text) {
+void AddMeasurementReason(Measurement& m, const char* code, const char* level,
+                          std::string text) {
   m.reasons.push_back({code, level, std::move(text)});
   if (std::string_view(level) == "blind") {
     m.status = "blind";
   } else if (m.status == "complete") {
     m.status = "partial";
   }
+}
+
+namespace {
+
+void Add(Measurement& m, const char* code, const char* level, std::string text) {
+  AddMeasurementReason(m, code, level, std::move(text));
 }
 
 }  // namespace

@@ -42,6 +42,11 @@ struct MeasurementInputs {
 using Measurement = report::Measurement;  // report/run_blocks.h
 Measurement AssessMeasurement(const MeasurementInputs& in);
 
+// A reason found after the assessment (a finding the machine explains:
+// scheduler_wait.h): listed, and the status no better than its level.
+void AddMeasurementReason(Measurement& m, const char* code, const char* level,
+                          std::string text);
+
 // The report's "measurement" object as a document of its own (tests); the
 // report writes it from its declaration (report/fields/run_fields.h).
 std::string MeasurementJson(const Measurement& m);

@@ -19,6 +19,7 @@
 #include "fastenough/rundir/dataloader_wait.h"
 #include "fastenough/rundir/meta_facts.h"
 #include "fastenough/rundir/run_files.h"
+#include "fastenough/rundir/scheduler_wait.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/rundir/sampler_findings.h"
 #include "fastenough/rundir/step_reference.h"
@@ -383,6 +384,8 @@ StatusOr<RunReport> AnalyzeRunDir(const std::string& dir, const RunReportOptions
       has_device = has_device || d.device.rfind("cuda", 0) == 0 || d.device.rfind("npu", 0) == 0;
     }
   }
+  // A rank the scheduler kept waiting for cores is not the program's straggler.
+  LeaveOutRankFindingsTheSchedulerExplains(rr.agents, has_device, &r.findings, &*r.measurement);
   AddSamplerFindings(meta, rr.phases, options, &r.findings);
   AddGrowingInputFindings(rr.step_records, rr.agents, &r.findings);
   AddCpuThreadFindings(rr.agents, MeasureLoopCpu(rr.phases, rr.agents), &r.findings);

@@ -124,6 +124,7 @@ from fastenough.agent.memory import (
     rss_bytes,
 )
 from fastenough.agent.quiet_warnings import ignoring_warnings
+from fastenough.agent.scheduler_wait import run_delay_ns
 
 _KINETO_LINE = re.compile(rb"^(USDT|STAGE):\S+ \S+ \d+:\d+ \S+\.cpp:\d+\] ")
 
@@ -226,6 +227,8 @@ class ProfileWindow:
             )
             prof.start()
         self._prof = prof
+        self._run_delay = run_delay_ns()
+        self._thread_cpu = time.thread_time_ns()
         self.info = {"trace": None, "first_step": first_step, "last_step": None,
                      "start_wall_ns": time.time_ns(), "end_wall_ns": None,
                      "with_stack": self.with_stack, "record_shapes": shapes}
@@ -512,6 +515,8 @@ class ProfileWindow:
             return
         t0 = time.monotonic_ns()
         end_wall = time.time_ns()
+        # (the window's steps: before its stop and export)
+        end_delay, end_cpu = run_delay_ns(), time.thread_time_ns()
         before = (rss_bytes(), peak_rss_bytes(), _host_bytes())
         with ignoring_warnings(), kineto_quiet(), self._ours():
             prof.stop()
@@ -538,6 +543,12 @@ class ProfileWindow:
                           "peak_rss_rise_bytes": rise, "stopped_early": self.stopped_early,
                           "memory_bound_bytes": self.bound_of(self._base[0] or 0)})
         self.info["rss_released_bytes"] = _release(prof)
+        # The main thread's time on a core and its wait for one over the window's
+        # steps (scheduler_wait.py): more work, or less of the machine.
+        start_delay = getattr(self, "_run_delay", None)
+        self.info["thread_cpu_ns"] = end_cpu - self._thread_cpu
+        self.info["run_delay_ns"] = (end_delay - start_delay if end_delay is not None
+                                     and start_delay is not None else None)
         self.cost_ns += time.monotonic_ns() - t0
 
     def _note_rise(self) -> int | None:

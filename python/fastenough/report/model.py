@@ -958,7 +958,7 @@ class MetaAgentCompile(_Record):
 class MetaAgentWindow(_Record):
     """An object of the report ($defs/meta_agent_window)."""
 
-    __slots__ = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved', 'key_order')
+    __slots__ = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'thread_cpu_ns', 'run_delay_ns', 'not_moved', 'key_order')
     trace: str | None
     first_step: int | None
     last_step: int | None
@@ -974,16 +974,18 @@ class MetaAgentWindow(_Record):
     stopped_early: str | None
     memory_bound_bytes: int | None
     rss_released_bytes: int | None
+    thread_cpu_ns: int | None
+    run_delay_ns: int | None
     not_moved: str | None
     key_order: tuple[str, ...]
-    _FIELDS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved')
-    _KEYS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'not_moved')
+    _FIELDS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'thread_cpu_ns', 'run_delay_ns', 'not_moved')
+    _KEYS: ClassVar[tuple[str, ...]] = ('trace', 'first_step', 'last_step', 'start_wall_ns', 'end_wall_ns', 'with_stack', 'record_shapes', 'mode', 'skipped', 'moved', 'superseded', 'peak_rss_rise_bytes', 'stopped_early', 'memory_bound_bytes', 'rss_released_bytes', 'thread_cpu_ns', 'run_delay_ns', 'not_moved')
     _KEY_SET: ClassVar[frozenset] = frozenset(_KEYS)
     _REQUIRED: ClassVar[tuple[str, ...]] = ()
     _REQUIRED_SET: ClassVar[frozenset] = frozenset(_REQUIRED)
     _RENAMED: ClassVar[frozenset] = frozenset([])
 
-    def __init__(self, trace: str | None = None, first_step: int | None = None, last_step: int | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, with_stack: bool | None = None, record_shapes: bool | None = None, mode: str | None = None, skipped: str | None = None, moved: str | None = None, superseded: MetaAgentWindowSuperseded | None = None, peak_rss_rise_bytes: int | None = None, stopped_early: str | None = None, memory_bound_bytes: int | None = None, rss_released_bytes: int | None = None, not_moved: str | None = None, key_order: tuple[str, ...] = ()) -> None:
+    def __init__(self, trace: str | None = None, first_step: int | None = None, last_step: int | None = None, start_wall_ns: int | None = None, end_wall_ns: int | None = None, with_stack: bool | None = None, record_shapes: bool | None = None, mode: str | None = None, skipped: str | None = None, moved: str | None = None, superseded: MetaAgentWindowSuperseded | None = None, peak_rss_rise_bytes: int | None = None, stopped_early: str | None = None, memory_bound_bytes: int | None = None, rss_released_bytes: int | None = None, thread_cpu_ns: int | None = None, run_delay_ns: int | None = None, not_moved: str | None = None, key_order: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, 'trace', trace)
         _set(self, 'first_step', first_step)
@@ -1000,6 +1002,8 @@ class MetaAgentWindow(_Record):
         _set(self, 'stopped_early', stopped_early)
         _set(self, 'memory_bound_bytes', memory_bound_bytes)
         _set(self, 'rss_released_bytes', rss_released_bytes)
+        _set(self, 'thread_cpu_ns', thread_cpu_ns)
+        _set(self, 'run_delay_ns', run_delay_ns)
         _set(self, 'not_moved', not_moved)
         _set(self, 'key_order', key_order)
 
@@ -1025,6 +1029,8 @@ class MetaAgentWindow(_Record):
             stopped_early=_opt(d, 'stopped_early', p, _c25),
             memory_bound_bytes=_opt(d, 'memory_bound_bytes', p, _c9),
             rss_released_bytes=_opt(d, 'rss_released_bytes', p, _c9),
+            thread_cpu_ns=_opt(d, 'thread_cpu_ns', p, _c11),
+            run_delay_ns=_opt(d, 'run_delay_ns', p, _c11),
             not_moved=_opt(d, 'not_moved', p, _c1),
             key_order=tuple(d),
         )
@@ -5695,7 +5701,7 @@ _c183 = AvoidableItem._load
 _c184 = _array_fn(_c183, None, None)
 _c185 = _scalar_fn(('null',))
 _c186 = _enum_fn(('complete', 'partial', 'blind'))
-_c187 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost'))
+_c187 = _enum_fn(('no-agent', 'no-torch', 'torch-unseen', 'agent-off', 'checks-off', 'checks-stopped', 'checks-missing', 'no-steps', 'few-steady-steps', 'steps-drift', 'no-trace', 'trace-data-lost', 'rank-waited-for-cores'))
 _c188 = _enum_fn(('partial', 'blind'))
 _c189 = MeasurementReason._load
 _c190 = _array_fn(_c189, None, None)

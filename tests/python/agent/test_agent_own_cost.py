@@ -14,6 +14,8 @@ no dispatch mode left installed.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest.importorskip("torch")
@@ -325,3 +327,7 @@ def test_the_profiler_window_s_records_go_when_it_stops(tmp_path):
     # Before: "windows True alive 1" (the window's results, for the rest of the run).
     assert r.proc.stdout.split() == ["windows", "True", "alive", "0"], r.proc.stdout
     assert record["profile"]["rss_released_bytes"] is not None
+    # The main thread's wait for a core over the window's steps (Linux schedstat).
+    if os.path.exists("/proc/thread-self/schedstat"):
+        delay = record["profile"]["run_delay_ns"]
+        assert isinstance(delay, int) and delay >= 0, record["profile"]

@@ -66,6 +66,11 @@ void Fields(V& v, Of<MetaAgentWindow>) {
              "what fastenough's memory bound allowed the process");
   v.Recorded("rss_released_bytes", &T::rss_released_bytes, Unit::kBytes,
              "how much the RSS fell when the profiler's records were freed; null unknown");
+  v.Recorded("thread_cpu_ns", &T::thread_cpu_ns, Unit::kNs,
+             "the main thread's CPU time over the window's steps");
+  v.Recorded("run_delay_ns", &T::run_delay_ns, Unit::kNs,
+             "the main thread's wait for a core over the window's steps (Linux's "
+             "schedstat run_delay: ready to run, every core taken); null unknown");
   v.Recorded("not_moved", &T::not_moved, Unit::kNone,
              "why the window did not run again where it should have (the memory bound)");
 }

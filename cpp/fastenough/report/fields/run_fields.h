@@ -18,7 +18,8 @@ void Fields(V& v, Of<MeasurementReason>) {
   using T = MeasurementReason;
   v.Field("code", &T::code, Unit::kNone, "what was not measured, or not fully",
           OneOf("no-agent|no-torch|torch-unseen|agent-off|checks-off|checks-stopped|checks-missing|"
-                "no-steps|few-steady-steps|steps-drift|no-trace|trace-data-lost"));
+                "no-steps|few-steady-steps|steps-drift|no-trace|trace-data-lost|"
+                "rank-waited-for-cores"));
   v.Field("level", &T::level, Unit::kNone,
           "blind: nothing of that kind was measured; partial: some was", OneOf("partial|blind"));
   v.Field("text", &T::text, Unit::kNone, "the reason, in words", Attr{.non_empty = true});
