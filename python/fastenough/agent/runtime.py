@@ -199,6 +199,7 @@ class Agent:
 
             self.checks = checks.install(self.dir.path, self.opts, at_exit=False)
             self.checks.own = self.own  # its hooks' time is the agent's own cost
+            self.checks.profiling = lambda: self.window.active
             self._checks_step = self.checks.on_step_end
             self.checks.on_eval_stretch = self._loop_without_backward
         except Exception:  # noqa: BLE001

@@ -105,6 +105,10 @@ class Registry:
         self.enabled = True
         self.error: str | None = None
         self.own = None  # the agent's own_cost.OwnCost, set by the agent
+        # Whether the agent's profiler window is recording (set by the agent): a
+        # check that runs Python for every op (a dispatch mode) waits until it
+        # is not, or the window records the check's frames and times.
+        self.profiling = lambda: False
         self.finished = False
         self.in_steady = False
         self._forwards_py = 0  # root forwards seen by the Python hooks
