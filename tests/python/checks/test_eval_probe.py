@@ -395,6 +395,14 @@ def test_a_probe_over_its_time_budget_at_one_edge_is_tried_at_a_later_one(tmp_pa
         checks.reset()
 
 
+def _timed(fn) -> int:
+    import time
+
+    t0 = time.perf_counter_ns()
+    fn()
+    return time.perf_counter_ns() - t0
+
+
 def test_the_probe_is_carried_to_forwards_like_its_own_not_the_run_s_median(tmp_path):
     """DLRM (session 6): 64-row training forwards of ~1 ms beside evaluation
     forwards of large batches of ~31 ms; the probe timed an evaluation call, and
@@ -424,9 +432,12 @@ def test_the_probe_is_carried_to_forwards_like_its_own_not_the_run_s_median(tmp_
     ev = f["evidence"]
     assert ev.get("saving_basis", "").startswith("measured"), (ev, doc["checks"]["probe_ns"])
     # The probed call is a 1024-row forward; the median it is carried to is of
-    # 1024-row forwards too (the run's median of all forwards is a 4-row one,
-    # many times shorter: a scale of about a tenth before). Above 1 is the
-    # run's own load and the agent's hooks, which the probe's fastest calls
-    # leave out.
-    assert ev["probe_scale"] > 0.4, ev
-    assert ev["probe_forward_median_ns"] > 0.4 * ev["probe_as_ran_ns"], ev
+    # 1024-row forwards too, not the run's median of all forwards, a 4-row one
+    # (a scale of about a tenth before). Told apart by the forwards themselves:
+    # a 1024-row forward takes many times a 4-row one, however loaded the
+    # machine. (Not by probe_scale against the probe's own time: on a loaded
+    # two-core machine the probe's fastest calls of torch's two-thread matmuls
+    # ran 7 times the run's median once, a scale of 0.14.)
+    small_ns = min(_timed(lambda: model(small)) for _ in range(20))
+    assert ev["probe_forward_median_ns"] > 8 * small_ns, (ev, small_ns)
+    assert ev["probe_scale"] == pytest.approx(ev["probe_forward_median_ns"] / ev["probe_as_ran_ns"]), ev
