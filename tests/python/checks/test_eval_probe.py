@@ -440,4 +440,5 @@ def test_the_probe_is_carried_to_forwards_like_its_own_not_the_run_s_median(tmp_
     # ran 7 times the run's median once, a scale of 0.14.)
     small_ns = min(_timed(lambda: model(small)) for _ in range(20))
     assert ev["probe_forward_median_ns"] > 8 * small_ns, (ev, small_ns)
-    assert ev["probe_scale"] == pytest.approx(ev["probe_forward_median_ns"] / ev["probe_as_ran_ns"]), ev
+    scale = ev["probe_forward_median_ns"] / ev["probe_as_ran_ns"]
+    assert ev["probe_scale"] == pytest.approx(scale), ev
