@@ -51,14 +51,7 @@ class FieldWriter {
   void Field(std::string_view key, const A& acc, Unit, std::string_view, Attr attr = {},
              View<ViewT> = {}) {
     if (attr.one_line) {  // the value compact, then placed after the key
-      Attr rest = attr;
-      rest.one_line = false;
-      JsonWriter one;
-      FieldWriter<T> inner(one, obj_, ctx_);
-      inner.Field(key, acc, Unit::kNone, {}, rest, View<ViewT>{});
-      std::string prefix;  // what `one` wrote before the value: "key":
-      JsonWriter::AppendEscaped(prefix, key);
-      w_.Key(key).Raw(std::string_view(one.str()).substr(prefix.size() + 1));
+      w_.Key(key).Raw(CompactValue(key, acc, attr, View<ViewT>{}));
       return;
     }
     const auto& value = Get(obj_, acc);
@@ -146,13 +139,7 @@ class FieldWriter {
       Field(key, acc, unit, meaning, attr, View<ViewT>{});
       return;
     }
-    attr.one_line = false;
-    JsonWriter one;
-    FieldWriter<T> inner(one, obj_, ctx_);
-    inner.Field(key, acc, unit, meaning, attr, View<ViewT>{});
-    std::string prefix;  // what `one` wrote before the value: "key":
-    JsonWriter::AppendEscaped(prefix, key);
-    collected_->emplace_back(key, std::string(one.str()).substr(prefix.size() + 1));
+    collected_->emplace_back(key, CompactValue(key, acc, attr, View<ViewT>{}));
   }
 
   // Recorded() keys are collected into `into` (key, value text) instead of written.
@@ -290,6 +277,19 @@ class FieldWriter {
     } else {
       WriteObject<M, ViewT>(w_, v, ctx_);
     }
+  }
+
+  // The member's value as compact JSON text (one_line, and a record's
+  // collected keys).
+  template <class A, class ViewT>
+  std::string CompactValue(std::string_view key, const A& acc, Attr attr, View<ViewT>) {
+    attr.one_line = false;
+    JsonWriter one;
+    FieldWriter<T> inner(one, obj_, ctx_);
+    inner.Field(key, acc, Unit::kNone, {}, attr, View<ViewT>{});
+    std::string prefix;  // what `one` wrote before the value: "key":
+    JsonWriter::AppendEscaped(prefix, key);
+    return std::string(one.str()).substr(prefix.size() + 1);
   }
 
   template <class E>

@@ -12,7 +12,9 @@
 namespace fastenough::report::fields {
 
 inline constexpr Attr kPythonFloat{.python_float = true};
-// meta.json's lists and objects: on one line in the report, as always.
+// A value written compact on one line in the indented report (the agents'
+// records, meta.agents). A Recorded() key needs none: a record's keys are
+// written compact, in the file's order (WriteFields).
 inline constexpr Attr kOneLine{.one_line = true};
 
 template <class V>
@@ -111,18 +113,15 @@ void Fields(V& v, Of<MetaRecord>) {
              "fastenough run only: meta.json's schema (fastenough.meta/1)");
   v.Recorded("fastenough_version", &T::fastenough_version, Unit::kNone,
              "fastenough run only: the version that ran the command");
-  v.Recorded("command", &T::command, Unit::kNone, "fastenough run only: the command, as argv",
-             kOneLine);
+  v.Recorded("command", &T::command, Unit::kNone, "fastenough run only: the command, as argv");
   v.Recorded("cwd", &T::cwd, Unit::kNone, "fastenough run only: where the command ran");
   v.Recorded("git", &T::git, Unit::kNone,
-             "fastenough run only: the work tree's revision; null not in a git work tree",
-             kOneLine);
+             "fastenough run only: the work tree's revision; null not in a git work tree");
   v.Recorded("host", &T::host, Unit::kNone, "fastenough run only: the host's name");
   v.Recorded("supervisor_python", &T::supervisor_python, Unit::kNone,
              "fastenough run only: the Python version of the supervisor");
   v.Recorded("agent_opts", &T::agent_opts, Unit::kNone,
-             "fastenough run only: what the run asked of the agent",
-             kOneLine);
+             "fastenough run only: what the run asked of the agent");
   v.Recorded("start_wall_ns", &T::start_wall_ns, Unit::kNs,
              "fastenough run only: wall clock when the command started");
   v.Recorded("end_wall_ns", &T::end_wall_ns, Unit::kNs,
@@ -134,17 +133,13 @@ void Fields(V& v, Of<MetaRecord>) {
   v.Recorded("interrupted", &T::interrupted, Unit::kNone,
              "fastenough run only: the run was stopped (a signal reached the supervisor)");
   v.Recorded("sampler", &T::sampler, Unit::kNone,
-             "fastenough run only: the device and process sampler",
-             kOneLine);
+             "fastenough run only: the device and process sampler");
   v.Recorded("devices", &T::devices, Unit::kNone,
-             "fastenough run only: the devices the sampler saw (absent: it did not start)",
-             kOneLine);
+             "fastenough run only: the devices the sampler saw (absent: it did not start)");
   v.Recorded("visible_devices", &T::visible_devices, Unit::kNone,
-             "fastenough run only: the program's devices as physical ones; null no devices",
-             kOneLine);
+             "fastenough run only: the program's devices as physical ones; null no devices");
   v.Recorded("other_processes", &T::other_processes, Unit::kNone,
-             "fastenough run only, once it ended: processes outside the run seen on a device",
-             kOneLine);
+             "fastenough run only, once it ended: processes outside the run seen on a device");
 }
 
 }  // namespace fastenough::report::fields
