@@ -19,9 +19,9 @@
 #include "fastenough/rundir/dataloader_wait.h"
 #include "fastenough/rundir/meta_facts.h"
 #include "fastenough/rundir/run_files.h"
-#include "fastenough/rundir/scheduler_wait.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/rundir/sampler_findings.h"
+#include "fastenough/rundir/scheduler_wait.h"
 #include "fastenough/rundir/step_reference.h"
 #include "fastenough/trace/load_trace.h"
 

@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <map>
 
-
 #include "fastenough/findings/catalog.h"
 #include "fastenough/rundir/run_findings.h"
 #include "fastenough/util/units.h"
