@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from fastenough.report.dtype import compute_dtype
-from fastenough.report.main_agent import main_agent
+from fastenough.report.main_agent import agent_devices_text, main_agent
 from fastenough.report.model import Report
 from fastenough.store.run_dir import MAX_AGENT_FILE_BYTES, read_run_file
 
@@ -98,14 +98,12 @@ def protocol_of(report: Report, run_dir: Path | None, env: dict[str, str]) -> di
     run directory (a report.json alone) the fields from its files are None."""
     agent = main_agent(report.meta)
     batch, length = _steps_totals(run_dir)
-    devices = ", ".join(f"{d.device} {d.name or ''}".strip()
-                        for d in (agent.devices if agent else None) or ()) or None
     fields = {
         "batch size (items per steady step)": batch,
         "tokens per item (padded length)": None if length is None else round(length, 2),
         "compute dtype": compute_dtype(report),
         "torch": agent.torch if agent else None,
-        "device": devices,
+        "device": agent_devices_text(agent),
         "world size": report.meta.world_size,
     }
     for k, v in sorted(env.items()):

@@ -545,10 +545,9 @@ class ProfileWindow:
         self.info["rss_released_bytes"] = _release(prof)
         # The main thread's time on a core and its wait for one over the window's
         # steps (scheduler_wait.py): more work, or less of the machine.
-        start_delay = getattr(self, "_run_delay", None)
         self.info["thread_cpu_ns"] = end_cpu - self._thread_cpu
-        self.info["run_delay_ns"] = (end_delay - start_delay if end_delay is not None
-                                     and start_delay is not None else None)
+        self.info["run_delay_ns"] = (end_delay - self._run_delay if end_delay is not None
+                                     and self._run_delay is not None else None)
         self.cost_ns += time.monotonic_ns() - t0
 
     def _note_rise(self) -> int | None:

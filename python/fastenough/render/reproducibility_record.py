@@ -11,7 +11,7 @@ from fastenough.render.table import Table
 from fastenough.render.units import fmt_bytes, fmt_ns
 from fastenough.render.view.phases import aligned_details, detail, phase_groups
 from fastenough.report.dtype import compute_dtype
-from fastenough.report.main_agent import main_agent
+from fastenough.report.main_agent import agent_devices_text, main_agent
 from fastenough.report.model import Meta, MetaAgent, Report
 
 
@@ -48,10 +48,7 @@ def _devices_text(meta: Meta, agent: MetaAgent | None) -> str | None:
                 label += f" ({fmt_bytes(p.total_memory_bytes)})"
             names[label] = names.get(label, 0) + 1
         return ", ".join(f"{n} × {k}" if n > 1 else k for k, n in names.items())
-    devices = (agent.devices if agent else None) or ()
-    if devices:
-        return ", ".join(f"{d.device} {d.name or ''}".strip() for d in devices)
-    return None
+    return agent_devices_text(agent)
 
 
 def _peaks(report: Report) -> list[str]:

@@ -14,3 +14,10 @@ def main_agent(meta: Meta) -> MetaAgent | None:
             if a.role == role:
                 return a
     return agents[0] if agents else None
+
+
+def agent_devices_text(agent: MetaAgent | None) -> str | None:
+    """The devices torch saw in that process ("cpu x86_64", "cuda:0 NVIDIA H100"); None:
+    none recorded."""
+    devices = (agent.devices if agent else None) or ()
+    return ", ".join(f"{d.device} {d.name or ''}".strip() for d in devices) or None
